@@ -1,0 +1,320 @@
+// Package store keeps Jean-Claude's state in one SQLite file: projects,
+// tasks, agent messages (normalized and raw), settings. It opens the file
+// through modernc.org/sqlite with WAL, a busy timeout, foreign keys on and
+// immediate transactions for writers, and runs the embedded migrations.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/golang-migrate/migrate/v4"
+	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite"
+	"github.com/golang-migrate/migrate/v4/source"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/jean-claude/jean-claude/migrations"
+)
+
+// EnvDB names the environment variable that overrides the database path.
+const EnvDB = "JEAN_CLAUDE_DB"
+
+// DefaultPath returns where the database lives when nothing overrides it:
+// $JEAN_CLAUDE_DB, else os.UserConfigDir()/jean-claude/jean-claude.db.
+func DefaultPath() (string, error) {
+	if p := os.Getenv(EnvDB); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("store: no user config dir: %w", err)
+	}
+	return filepath.Join(dir, "jean-claude", "jean-claude.db"), nil
+}
+
+// Errors callers branch on.
+var (
+	// ErrDirty: a previous migration failed half-way; the file needs repair.
+	ErrDirty = errors.New("database schema is dirty")
+	// ErrMigrate: a migration failed; the file was restored as it was.
+	ErrMigrate = errors.New("database migration failed")
+	// ErrNotFound: no row with that id.
+	ErrNotFound = errors.New("not found")
+	// ErrTooNew: the file was written by a newer Jean-Claude.
+	ErrTooNew = errors.New("database is newer than this version of Jean-Claude")
+)
+
+// DB is an open database: one writer connection (writes are serialized
+// here, not by retrying on SQLITE_BUSY) and a pool of readers.
+type DB struct {
+	W    *sql.DB
+	R    *sql.DB
+	Path string
+}
+
+// Options tune Open.
+type Options struct {
+	// Migrations replaces the embedded migrations (tests use it to inject
+	// a failing one). Nil means migrations.FS.
+	Migrations fs.FS
+	// NoMigrate opens without migrating.
+	NoMigrate bool
+}
+
+func dsn(path string, writer bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if writer {
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and migrates it to
+// the newest schema. A failed migration restores the file to its exact
+// previous bytes and returns an error wrapping ErrMigrate; a file left dirty
+// by an older crash is not touched and gives ErrDirty.
+func Open(ctx context.Context, path string, opt Options) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("store: empty database path")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("store: create data dir: %w", err)
+	}
+	if !opt.NoMigrate {
+		src := opt.Migrations
+		if src == nil {
+			src = migrations.FS
+		}
+		if err := Migrate(ctx, path, src); err != nil {
+			return nil, err
+		}
+	}
+	w, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxLifetime(0)
+	r, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return &DB{W: w, R: r, Path: path}, nil
+}
+
+// Close closes both pools, checkpointing the WAL first.
+func (db *DB) Close() error {
+	_, _ = db.W.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	return errors.Join(db.R.Close(), db.W.Close())
+}
+
+// Tx runs fn in one immediate write transaction.
+func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// Now is the store's clock in milliseconds.
+func Now() int64 { return time.Now().UnixMilli() }
+
+// SchemaVersion returns the file's migration version and dirty flag
+// (0, false for a new file).
+func SchemaVersion(ctx context.Context, path string) (uint, bool, error) {
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return 0, false, err
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'`).Scan(&n); err != nil {
+		return 0, false, fmt.Errorf("store: read schema version: %w", err)
+	}
+	if n == 0 {
+		return 0, false, nil
+	}
+	var v sql.NullInt64
+	var dirty sql.NullBool
+	err = db.QueryRowContext(ctx, `SELECT version, dirty FROM schema_migrations LIMIT 1`).Scan(&v, &dirty)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("store: read schema version: %w", err)
+	}
+	return uint(v.Int64), dirty.Bool, nil
+}
+
+// Migrate brings the file at path to the newest version in src.
+func Migrate(ctx context.Context, path string, src fs.FS) error {
+	existed := fileExists(path)
+	if existed {
+		v, dirty, err := SchemaVersion(ctx, path)
+		if err != nil {
+			return err
+		}
+		if dirty {
+			return fmt.Errorf("%w at version %d: a previous migration failed half-way; "+
+				"restore %s from a backup or remove it (nothing was changed)", ErrDirty, v, path)
+		}
+	}
+	d, err := iofs.New(src, ".")
+	if err != nil {
+		return fmt.Errorf("store: read migrations: %w", err)
+	}
+	newest, err := lastVersion(d)
+	if err != nil {
+		return err
+	}
+	if existed {
+		v, _, err := SchemaVersion(ctx, path)
+		if err != nil {
+			return err
+		}
+		if v == newest {
+			return nil // nothing to do: never copy or rewrite the file
+		}
+		if v > newest {
+			return fmt.Errorf("%w: file at schema %d, this build knows %d", ErrTooNew, v, newest)
+		}
+	}
+
+	// Take an exact copy to restore on failure.
+	var backup string
+	if existed {
+		if err := checkpoint(ctx, path); err != nil {
+			return err
+		}
+		backup = path + ".premigrate"
+		if err := copyFile(path, backup); err != nil {
+			return fmt.Errorf("store: back up before migrating: %w", err)
+		}
+		defer os.Remove(backup)
+	}
+
+	runErr := runMigrations(path, d)
+	if runErr == nil {
+		return nil
+	}
+	// Restore the file exactly as it was (or remove the new one).
+	removeSidecars(path)
+	if existed {
+		if err := copyFile(backup, path); err != nil {
+			return fmt.Errorf("%w: %v; restoring the previous file also failed: %v (a copy is at %s)",
+				ErrMigrate, runErr, err, backup)
+		}
+	} else {
+		os.Remove(path)
+	}
+	return fmt.Errorf("%w: %v (the database file was left as it was)", ErrMigrate, runErr)
+}
+
+func runMigrations(path string, d source.Driver) (err error) {
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return err
+	}
+	db.SetMaxOpenConns(1)
+	defer func() { err = errors.Join(err, db.Close()) }()
+	drv, err := msqlite.WithInstance(db, &msqlite.Config{})
+	if err != nil {
+		return err
+	}
+	m, err := migrate.NewWithInstance("iofs", d, "sqlite", drv)
+	if err != nil {
+		return err
+	}
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return err
+	}
+	return nil
+}
+
+func lastVersion(d source.Driver) (uint, error) {
+	v, err := d.First()
+	if err != nil {
+		return 0, fmt.Errorf("store: no migrations: %w", err)
+	}
+	for {
+		n, err := d.Next(v)
+		if err != nil {
+			return v, nil
+		}
+		v = n
+	}
+}
+
+// checkpoint folds the WAL into the main file so a byte copy is complete.
+func checkpoint(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("store: checkpoint: %w", err)
+	}
+	return nil
+}
+
+func removeSidecars(path string) {
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Size() > 0
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

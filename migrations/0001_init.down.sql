@@ -1,0 +1,9 @@
+DROP TABLE IF EXISTS settings;
+DROP TABLE IF EXISTS raw_frames;
+DROP INDEX IF EXISTS agent_messages_version;
+DROP INDEX IF EXISTS agent_messages_order;
+DROP TABLE IF EXISTS agent_messages;
+DROP INDEX IF EXISTS tasks_status;
+DROP INDEX IF EXISTS tasks_project;
+DROP TABLE IF EXISTS tasks;
+DROP TABLE IF EXISTS projects;

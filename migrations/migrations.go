@@ -1,0 +1,14 @@
+// Package migrations holds the SQL schema migrations, embedded into the
+// binary and run at startup by backend/store with golang-migrate.
+//
+// Files are NNNN_name.up.sql / NNNN_name.down.sql. Version ranges by area, so
+// parallel work does not collide: 0001-0009 foundation, 0010-0019
+// orchestrator, 0020-0029 git worktrees, 0030-0039 agent settings.
+package migrations
+
+import "embed"
+
+// FS holds every migration file.
+//
+//go:embed *.sql
+var FS embed.FS
