@@ -1,0 +1,34 @@
+// Package agents wires every agent backend the app ships: it builds the
+// backend registry and the set of raw formats (for the normalize command and
+// re-normalization). Each backend package contributes one line here.
+package agents
+
+import (
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// Options configure the backends (binary paths, data dir, ...).
+type Options struct {
+	// DataDir is the app's data directory (installed agents, generated
+	// agent configs live under it).
+	DataDir string
+	// Binaries overrides where a backend's CLI is, by backend name.
+	Binaries map[agent.BackendType]string
+}
+
+// NewRegistry returns a registry holding every backend.
+func NewRegistry(opt Options) *agent.Registry {
+	r := agent.NewRegistry()
+	// claude-code: replaced by claude.New(...) when backend/agent/claude lands.
+	r.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendClaudeCode, DisplayName: "Claude Code"}})
+	// opencode: replaced by opencode.New(...) when backend/agent/opencode lands.
+	r.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendOpenCode, DisplayName: "OpenCode"}})
+	return r
+}
+
+// Formats returns every raw format the app can normalize.
+func Formats() *agent.Formats {
+	return agent.NewFormats(
+	// claude.Format(), opencode.Format(), gemini.Format(), codex.Format(), acp.Format() ...
+	)
+}
