@@ -1,0 +1,3 @@
+export function App() {
+  return <div className="app">Jean-Claude</div>;
+}
