@@ -1,0 +1,68 @@
+// toDisplayRows turns the normalized timeline state into the flat list of
+// rows the virtualized stream renders. A row is one top-level message with
+// everything that renders inside it (its tools' results, the sub-agent
+// messages they spawned), a result summary, or a session notice.
+//
+// Hidden from the top level:
+//   - messages whose parentToolUseId names a known tool use (they render
+//     under that tool's card);
+//   - messages made only of tool results whose tool uses are known (the
+//     results render in the cards).
+
+import type { Message } from "./types";
+import type { Notice, TimelineState } from "./state";
+
+export type DisplayRow =
+  | { kind: "message"; key: string; id: string; rev: number; role: Message["role"] }
+  | { kind: "result"; key: string; id: string; rev: number }
+  | { kind: "notice"; key: string; notice: Notice };
+
+/** isAbsorbed reports whether a message renders inside another row, not on its own. */
+export function isAbsorbed(s: TimelineState, m: Message): boolean {
+  if (m.parentToolUseId && s.toolUses.has(m.parentToolUseId)) {
+    const use = s.toolUses.get(m.parentToolUseId);
+    if (use && use.messageId !== m.id) return true;
+  }
+  const parts = m.parts ?? [];
+  if (parts.length === 0) return m.role === "user" || m.role === "assistant";
+  for (const p of parts) {
+    if (p.type !== "tool-result") return false;
+    if (!p.toolId || !s.toolUses.has(p.toolId)) return false;
+  }
+  return true;
+}
+
+export function toDisplayRows(s: TimelineState): DisplayRow[] {
+  const rows: DisplayRow[] = [];
+  let ni = 0;
+  const notices = s.notices;
+  const pushNotices = (upTo: number) => {
+    while (ni < notices.length && notices[ni].after <= upTo) {
+      rows.push({ kind: "notice", key: notices[ni].key, notice: notices[ni] });
+      ni++;
+    }
+  };
+  for (let i = 0; i < s.order.length; i++) {
+    pushNotices(i);
+    const e = s.messages.get(s.order[i]);
+    if (!e) continue;
+    const m = e.msg;
+    if (isAbsorbed(s, m)) continue;
+    if (m.role === "result") rows.push({ kind: "result", key: m.id, id: m.id, rev: e.rev });
+    else rows.push({ kind: "message", key: m.id, id: m.id, rev: e.rev, role: m.role });
+  }
+  pushNotices(Number.MAX_SAFE_INTEGER);
+  return rows;
+}
+
+/** childMessages returns the sub-agent messages spawned by a tool call. */
+export function childMessages(s: TimelineState, toolId: string): Message[] {
+  const ids = s.children.get(toolId);
+  if (!ids) return [];
+  const out: Message[] = [];
+  for (const id of ids) {
+    const e = s.messages.get(id);
+    if (e) out.push(e.msg);
+  }
+  return out;
+}

@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import { applyEnvelopes, applyEvent, emptyState, toolView, textOf } from "./state";
+import { childMessages, toDisplayRows } from "./groups";
+import { queueReducer } from "./queue";
+import { TimelineStore } from "./store";
+import type { AgentEvent, Message, QueuedMessage } from "./types";
+
+const msg = (m: Partial<Message> & { id: string }): AgentEvent => ({
+  type: "message",
+  message: { role: "assistant", parts: [], timestamp: "2026-01-01T00:00:00Z", ...m },
+});
+
+describe("applyEvent", () => {
+  it("upserts messages by id in place and keeps arrival order", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "a", parts: [{ type: "text", text: "Hel" }] }));
+    applyEvent(s, msg({ id: "b", role: "user", parts: [{ type: "text", text: "hi" }] }));
+    const revA = s.messages.get("a")!.rev;
+    applyEvent(s, msg({ id: "a", parts: [{ type: "text", text: "Hello" }] }));
+    expect(s.order).toEqual(["a", "b"]);
+    expect(s.messages.get("a")!.msg.parts![0].text).toBe("Hello");
+    expect(s.messages.get("a")!.rev).toBeGreaterThan(revA);
+  });
+
+  it("removes a message on message-removed", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "a", parts: [{ type: "text", text: "x" }] }));
+    applyEvent(s, msg({ id: "b", parts: [{ type: "text", text: "y" }] }));
+    applyEvent(s, { type: "message-removed", messageId: "a" });
+    expect(s.order).toEqual(["b"]);
+    expect(s.messages.has("a")).toBe(false);
+  });
+
+  it("matches a tool use to its result by toolId and bumps the tool's message", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "a", timestamp: "2026-01-01T00:00:00Z", parts: [{ type: "tool-use", toolId: "t1", toolName: "Bash", kind: "execute", input: { command: "ls" } }] }));
+    const use = s.messages.get("a")!.msg.parts![0];
+    expect(toolView(s, use, "a").state).toBe("pending");
+    const rev = s.messages.get("a")!.rev;
+    applyEvent(s, msg({ id: "r", role: "user", timestamp: "2026-01-01T00:00:02.5Z", parts: [{ type: "tool-result", toolId: "t1", content: "file.txt" }] }));
+    expect(s.messages.get("a")!.rev).toBeGreaterThan(rev);
+    const v = toolView(s, use, "a");
+    expect(v.state).toBe("completed");
+    expect(textOf(v.result!.content)).toBe("file.txt");
+    expect(v.endedAt! - v.startedAt!).toBe(2500);
+    // The result-only user message renders inside the card, not as a row.
+    expect(toDisplayRows(s).map((r) => r.key)).toEqual(["a"]);
+  });
+
+  it("marks an errored tool result as error", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "a", parts: [{ type: "tool-use", toolId: "t1", toolName: "Bash" }] }));
+    applyEvent(s, msg({ id: "r", role: "user", parts: [{ type: "tool-result", toolId: "t1", content: "boom", isError: true }] }));
+    expect(toolView(s, s.messages.get("a")!.msg.parts![0], "a").state).toBe("error");
+  });
+
+  it("applies live tool-state-updates until a result arrives", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "a", parts: [{ type: "tool-use", toolId: "t1", toolName: "bash", state: "pending" }] }));
+    applyEvent(s, { type: "tool-state-update", messageId: "a", toolId: "t1", state: "running", result: "partial" });
+    const use = s.messages.get("a")!.msg.parts![0];
+    expect(toolView(s, use, "a")).toMatchObject({ state: "running", liveResult: "partial" });
+    applyEvent(s, { type: "tool-state-update", messageId: "a", toolId: "t1", state: "error", error: "denied" });
+    expect(toolView(s, use, "a")).toMatchObject({ state: "error", error: "denied" });
+  });
+
+  it("shows a result-only message whose tool use is unknown", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "r", role: "user", parts: [{ type: "tool-result", toolId: "ghost", content: "?" }] }));
+    expect(toDisplayRows(s).map((r) => r.key)).toEqual(["r"]);
+  });
+
+  it("groups sub-agent messages under the tool call that spawned them", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "a", parts: [{ type: "tool-use", toolId: "task1", toolName: "Task", kind: "sub-agent" }] }));
+    const rev = s.messages.get("a")!.rev;
+    applyEvent(s, msg({ id: "c1", parentToolUseId: "task1", parts: [{ type: "text", text: "child thinking" }] }));
+    applyEvent(s, msg({ id: "c2", parentToolUseId: "task1", parts: [{ type: "tool-use", toolId: "inner", toolName: "Read" }] }));
+    applyEvent(s, msg({ id: "c3", role: "user", parentToolUseId: "task1", parts: [{ type: "tool-result", toolId: "inner", content: "x" }] }));
+    applyEvent(s, msg({ id: "b", parts: [{ type: "text", text: "after" }] }));
+    expect(toDisplayRows(s).map((r) => r.key)).toEqual(["a", "b"]);
+    expect(childMessages(s, "task1").map((m) => m.id)).toEqual(["c1", "c2", "c3"]);
+    // A change deep inside the sub-agent re-renders the top-level row.
+    expect(s.messages.get("a")!.rev).toBeGreaterThan(rev);
+    const before = s.messages.get("a")!.rev;
+    applyEvent(s, { type: "tool-state-update", toolId: "inner", state: "running" });
+    expect(s.messages.get("a")!.rev).toBeGreaterThan(before);
+  });
+
+  it("shows sub-agent messages at top level when the parent tool is unknown", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "c1", parentToolUseId: "nope", parts: [{ type: "text", text: "orphan" }] }));
+    expect(toDisplayRows(s).map((r) => r.key)).toEqual(["c1"]);
+  });
+
+  it("renders result messages as result rows and records model usage", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "u", role: "user", parts: [{ type: "text", text: "go" }] }));
+    applyEvent(s, msg({ id: "res", role: "result", durationMs: 1200, modelUsage: { m: { inputTokens: 10, outputTokens: 5, contextWindow: 200000 } } }));
+    applyEvent(s, { type: "complete", result: { isError: false, durationMs: 1200 } }, 3);
+    const rows = toDisplayRows(s);
+    expect(rows.map((r) => r.kind)).toEqual(["message", "result"]);
+    expect(s.modelUsage?.m.contextWindow).toBe(200000);
+  });
+
+  it("adds a complete notice when no result message summarized the turn", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "u", role: "user", parts: [{ type: "text", text: "go" }] }));
+    applyEvent(s, { type: "complete", result: { isError: false, durationMs: 900, interrupted: true } }, 2);
+    applyEvent(s, { type: "error", error: "boom", fatal: true }, 3);
+    applyEvent(s, msg({ id: "u2", role: "user", parts: [{ type: "text", text: "again" }] }));
+    expect(toDisplayRows(s).map((r) => (r.kind === "notice" ? r.notice.kind : r.key))).toEqual(["u", "complete", "error", "u2"]);
+  });
+
+  it("keeps pending permission requests and questions by request id", () => {
+    const s = emptyState();
+    applyEvent(s, { type: "permission-request", request: { requestId: "p1", toolName: "Bash", input: { command: "rm -rf x" } } });
+    applyEvent(s, { type: "question", request: { requestId: "q1", question: "Which?", options: [{ id: "a", label: "A" }] } });
+    expect([...s.pending.values()].map((p) => p.kind)).toEqual(["permission", "question"]);
+  });
+
+  it("tracks mode, session id and title", () => {
+    const s = emptyState();
+    applyEvent(s, { type: "mode-change", mode: "plan" });
+    applyEvent(s, { type: "session-id", sessionId: "sess" });
+    applyEvent(s, { type: "session-updated", title: "Fix bug" });
+    expect(s).toMatchObject({ mode: "plan", sessionId: "sess", title: "Fix bug" });
+  });
+
+  it("skips replayed non-message envelopes by seq", () => {
+    const s = emptyState();
+    applyEnvelopes(s, [
+      { taskId: "t", seq: 1, event: { type: "error", error: "x" } },
+      { taskId: "t", seq: 1, event: { type: "error", error: "x" } },
+    ]);
+    expect(s.notices).toHaveLength(1);
+  });
+});
+
+describe("TimelineStore", () => {
+  it("batches pushed events into one flush per frame", () => {
+    const frames: (() => void)[] = [];
+    const st = new TimelineStore((cb) => frames.push(cb));
+    st.load([]);
+    let notified = 0;
+    st.subscribe(() => notified++);
+    for (let i = 0; i < 50; i++) {
+      st.push({ taskId: "t", seq: i + 1, event: msg({ id: "a", parts: [{ type: "text", text: "x".repeat(i) }] }) });
+    }
+    expect(frames).toHaveLength(1);
+    frames[0]();
+    expect(notified).toBe(1);
+    expect(st.flushes).toBe(1);
+    expect(st.getSnapshot().rows).toHaveLength(1);
+    expect(st.state.messages.get("a")!.msg.parts![0].text).toHaveLength(49);
+  });
+
+  it("holds events that arrive before the transcript loads", () => {
+    const st = new TimelineStore((cb) => cb());
+    st.push({ taskId: "t", seq: 5, event: msg({ id: "late", parts: [{ type: "text", text: "live" }] }) });
+    expect(st.getSnapshot().rows).toHaveLength(0);
+    st.load([{ id: "old", role: "user", parts: [{ type: "text", text: "stored" }], timestamp: "" }]);
+    expect(st.getSnapshot().rows.map((r) => r.key)).toEqual(["old", "late"]);
+  });
+});
+
+describe("queueReducer", () => {
+  const q = (id: string, position: number, text = id): QueuedMessage => ({ id, taskId: "t", text, position, createdAt: position });
+  it("replaces sorted by position, edits and removes", () => {
+    let items = queueReducer([], { type: "replace", items: [q("b", 2), q("a", 1)] });
+    expect(items.map((i) => i.id)).toEqual(["a", "b"]);
+    items = queueReducer(items, { type: "edit", id: "b", text: "new" });
+    expect(items[1].text).toBe("new");
+    items = queueReducer(items, { type: "remove", id: "a" });
+    expect(items.map((i) => i.id)).toEqual(["b"]);
+    items = queueReducer(items, { type: "add", item: q("c", 0) });
+    expect(items.map((i) => i.id)).toEqual(["c", "b"]);
+  });
+});

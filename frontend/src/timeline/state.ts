@@ -1,0 +1,356 @@
+// The task view's normalized state and the pure reducer that applies agent
+// events to it. Messages live in a map keyed by id and are replaced in place
+// when the agent re-sends them; tool uses and tool results are indexed by
+// toolId so a tool card finds its result in O(1); sub-agent messages are
+// indexed under the tool call that spawned them (parentToolUseId).
+//
+// Every message entry carries a revision number. Anything that changes how a
+// message renders (the message itself, a matching tool result, a live tool
+// state, a sub-agent child) bumps the revision of that message and of the
+// messages that contain it, so memoized rows re-render exactly when needed.
+
+import type {
+  AgentEvent,
+  AgentEventEnvelope,
+  InteractionMode,
+  Message,
+  ModelUsage,
+  Part,
+  Request,
+  Result,
+  ToolState,
+} from "./types";
+
+export interface MessageEntry {
+  msg: Message;
+  rev: number;
+}
+
+export interface ToolRef {
+  part: Part;
+  messageId: string;
+}
+
+export interface ToolLive {
+  state: ToolState;
+  result?: string;
+  error?: string;
+}
+
+/** A session-level happening shown inline in the stream (not a message). */
+export interface Notice {
+  key: string;
+  kind: "error" | "rate-limit" | "complete";
+  /** Position: shown after this many messages of `order`. */
+  after: number;
+  text: string;
+  fatal?: boolean;
+  result?: Result;
+  retryAfterMs?: number;
+  attempt?: number;
+  maxRetries?: number;
+}
+
+export type PendingKind = "permission" | "question";
+
+export interface PendingCard {
+  kind: PendingKind;
+  request: Request;
+}
+
+export interface TimelineState {
+  messages: Map<string, MessageEntry>;
+  /** Message ids in arrival order. */
+  order: string[];
+  toolUses: Map<string, ToolRef>;
+  toolResults: Map<string, ToolRef>;
+  toolLive: Map<string, ToolLive>;
+  /** parentToolUseId -> ids of the sub-agent messages it spawned, in order. */
+  children: Map<string, string[]>;
+  notices: Notice[];
+  pending: Map<string, PendingCard>;
+  mode?: InteractionMode;
+  sessionId?: string;
+  title?: string;
+  /** Latest per-model usage seen (result message or complete event). */
+  modelUsage?: Record<string, ModelUsage>;
+  lastSeq: number;
+  /** Bumped whenever the set or order of rows may have changed. */
+  structureRev: number;
+  revCounter: number;
+}
+
+export function emptyState(): TimelineState {
+  return {
+    messages: new Map(),
+    order: [],
+    toolUses: new Map(),
+    toolResults: new Map(),
+    toolLive: new Map(),
+    children: new Map(),
+    notices: [],
+    pending: new Map(),
+    lastSeq: 0,
+    structureRev: 0,
+    revCounter: 0,
+  };
+}
+
+function nextRev(s: TimelineState): number {
+  s.revCounter += 1;
+  return s.revCounter;
+}
+
+/** bump marks a message (and every message containing it) as changed. */
+function bump(s: TimelineState, messageId: string, depth = 0): void {
+  const e = s.messages.get(messageId);
+  if (!e || depth > 32) return;
+  e.rev = nextRev(s);
+  const parentTool = e.msg.parentToolUseId;
+  if (parentTool) {
+    const use = s.toolUses.get(parentTool);
+    if (use && use.messageId !== messageId) bump(s, use.messageId, depth + 1);
+    else s.structureRev++;
+  }
+}
+
+function bumpTool(s: TimelineState, toolId: string): void {
+  const use = s.toolUses.get(toolId);
+  if (use) bump(s, use.messageId);
+}
+
+function unindex(s: TimelineState, e: MessageEntry): void {
+  const id = e.msg.id;
+  for (const p of e.msg.parts ?? []) {
+    if (!p.toolId) continue;
+    if (p.type === "tool-use" && s.toolUses.get(p.toolId)?.messageId === id) s.toolUses.delete(p.toolId);
+    if (p.type === "tool-result" && s.toolResults.get(p.toolId)?.messageId === id) s.toolResults.delete(p.toolId);
+  }
+  const parent = e.msg.parentToolUseId;
+  if (parent) {
+    const list = s.children.get(parent);
+    if (list) {
+      const i = list.indexOf(id);
+      if (i >= 0) list.splice(i, 1);
+      if (list.length === 0) s.children.delete(parent);
+    }
+  }
+}
+
+/** upsertMessage inserts a message or replaces the one with the same id in place. */
+export function upsertMessage(s: TimelineState, msg: Message): void {
+  const prev = s.messages.get(msg.id);
+  const toolsToBump = new Set<string>();
+  if (prev) {
+    unindex(s, prev);
+    prev.msg = msg;
+  } else {
+    s.messages.set(msg.id, { msg, rev: 0 });
+    s.order.push(msg.id);
+    s.structureRev++;
+  }
+  const prevParent = prev?.msg.parentToolUseId;
+  for (const p of msg.parts ?? []) {
+    if (!p.toolId) continue;
+    if (p.type === "tool-use") {
+      s.toolUses.set(p.toolId, { part: p, messageId: msg.id });
+      // Children that arrived before their parent now have a home.
+      if (s.children.has(p.toolId)) s.structureRev++;
+    } else if (p.type === "tool-result") {
+      s.toolResults.set(p.toolId, { part: p, messageId: msg.id });
+      toolsToBump.add(p.toolId);
+    }
+  }
+  if (msg.parentToolUseId) {
+    const list = s.children.get(msg.parentToolUseId) ?? [];
+    if (!list.includes(msg.id)) list.push(msg.id);
+    s.children.set(msg.parentToolUseId, list);
+  }
+  if (prevParent !== msg.parentToolUseId) s.structureRev++;
+  if (msg.role === "result" && msg.modelUsage && Object.keys(msg.modelUsage).length > 0) {
+    s.modelUsage = msg.modelUsage;
+  }
+  bump(s, msg.id);
+  for (const t of toolsToBump) bumpTool(s, t);
+  // A message made only of tool results renders inside the cards it answers:
+  // its visibility may have changed.
+  if (prev && (msg.parts ?? []).some((p) => p.type === "tool-result")) s.structureRev++;
+}
+
+export function removeMessage(s: TimelineState, id: string): void {
+  const e = s.messages.get(id);
+  if (!e) return;
+  const toolIds = (e.msg.parts ?? []).filter((p) => p.type === "tool-result" && p.toolId).map((p) => p.toolId as string);
+  const parent = e.msg.parentToolUseId;
+  unindex(s, e);
+  s.messages.delete(id);
+  const i = s.order.indexOf(id);
+  if (i >= 0) {
+    s.order.splice(i, 1);
+    for (const n of s.notices) if (n.after > i) n.after--;
+  }
+  s.structureRev++;
+  for (const t of toolIds) bumpTool(s, t);
+  if (parent) bumpTool(s, parent);
+}
+
+function requestKind(ev: AgentEvent): PendingKind {
+  return ev.type === "question" ? "question" : "permission";
+}
+
+/** applyEvent applies one agent event to the state, in place. */
+export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
+  if (seq > s.lastSeq) s.lastSeq = seq;
+  switch (ev.type) {
+    case "message":
+      if (ev.message) upsertMessage(s, ev.message);
+      return;
+    case "message-removed":
+      if (ev.messageId) removeMessage(s, ev.messageId);
+      return;
+    case "permission-request":
+    case "question":
+      if (ev.request) s.pending.set(ev.request.requestId, { kind: requestKind(ev), request: ev.request });
+      return;
+    case "session-id":
+      s.sessionId = ev.sessionId;
+      return;
+    case "session-updated":
+      if (ev.title) s.title = ev.title;
+      return;
+    case "mode-change":
+      if (ev.mode) s.mode = ev.mode;
+      return;
+    case "tool-state-update": {
+      if (!ev.toolId || !ev.state) return;
+      s.toolLive.set(ev.toolId, {
+        state: ev.state,
+        result: typeof ev.result === "string" ? ev.result : undefined,
+        error: ev.error,
+      });
+      bumpTool(s, ev.toolId);
+      return;
+    }
+    case "complete": {
+      const r = typeof ev.result === "object" && ev.result ? ev.result : undefined;
+      if (r?.modelUsage && Object.keys(r.modelUsage).length > 0) s.modelUsage = r.modelUsage;
+      // Running tools of a finished turn are not running any more.
+      for (const [id, live] of s.toolLive) {
+        if (live.state === "running" || live.state === "pending") {
+          if (!s.toolResults.has(id)) {
+            s.toolLive.set(id, { ...live, state: r?.interrupted ? "error" : live.state, error: r?.interrupted ? "interrupted" : live.error });
+            bumpTool(s, id);
+          }
+        }
+      }
+      // The result message already summarizes the turn when the agent sent one.
+      if (lastRowIsResult(s)) return;
+      s.notices.push({ key: `complete:${seq}:${s.notices.length}`, kind: "complete", after: s.order.length, text: r?.text ?? "", result: r });
+      s.structureRev++;
+      return;
+    }
+    case "error":
+      s.notices.push({ key: `error:${seq}:${s.notices.length}`, kind: "error", after: s.order.length, text: ev.error ?? "error", fatal: ev.fatal });
+      s.structureRev++;
+      return;
+    case "rate-limit":
+      s.notices.push({
+        key: `rate:${seq}:${s.notices.length}`,
+        kind: "rate-limit",
+        after: s.order.length,
+        text: ev.error ?? "rate limited",
+        retryAfterMs: ev.retryAfterMs,
+        attempt: ev.attempt,
+        maxRetries: ev.maxRetries,
+      });
+      s.structureRev++;
+      return;
+    default: {
+      const _exhaustive: never = ev.type;
+      void _exhaustive;
+    }
+  }
+}
+
+function lastRowIsResult(s: TimelineState): boolean {
+  for (let i = s.order.length - 1; i >= 0; i--) {
+    const e = s.messages.get(s.order[i]);
+    if (!e) continue;
+    if (e.msg.parentToolUseId) continue;
+    return e.msg.role === "result";
+  }
+  return false;
+}
+
+/** applyEnvelopes applies a batch of "agent:event" payloads for one task, skipping duplicates. */
+export function applyEnvelopes(s: TimelineState, envs: readonly AgentEventEnvelope[]): void {
+  for (const env of envs) {
+    if (env.seq > 0 && env.seq <= s.lastSeq && env.event.type !== "message") continue;
+    applyEvent(s, env.event, env.seq);
+  }
+}
+
+/** loadMessages replaces the state's messages with a stored transcript. */
+export function loadMessages(s: TimelineState, msgs: readonly Message[]): void {
+  for (const m of msgs) upsertMessage(s, m);
+}
+
+/** setPending replaces the pending cards with the orchestrator's list. */
+export function setPending(s: TimelineState, cards: readonly PendingCard[]): void {
+  s.pending = new Map(cards.map((c) => [c.request.requestId, c]));
+}
+
+// ---- tool view: what a tool card shows ----
+
+export interface ToolView {
+  use: Part;
+  result?: Part;
+  state: ToolState;
+  /** Start and end as epoch ms when known. */
+  startedAt?: number;
+  endedAt?: number;
+  liveResult?: string;
+  error?: string;
+}
+
+function ts(s: TimelineState, messageId: string): number | undefined {
+  const t = s.messages.get(messageId)?.msg.timestamp;
+  if (!t) return undefined;
+  const n = Date.parse(t);
+  return Number.isNaN(n) ? undefined : n;
+}
+
+/** toolView joins a tool use with its result and live state. */
+export function toolView(s: TimelineState, use: Part, messageId: string): ToolView {
+  const id = use.toolId ?? "";
+  const res = s.toolResults.get(id);
+  const live = s.toolLive.get(id);
+  let state: ToolState;
+  if (res) state = res.part.isError ? "error" : "completed";
+  else if (live) state = live.state;
+  else state = use.state ?? "pending";
+  return {
+    use,
+    result: res?.part,
+    state,
+    startedAt: ts(s, messageId),
+    endedAt: res ? ts(s, res.messageId) : undefined,
+    liveResult: live?.result,
+    error: live?.error,
+  };
+}
+
+/** textOf returns a tool result's content as text (a string, or text parts joined). */
+export function textOf(content: Part["content"]): string {
+  if (content == null) return "";
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    const out: string[] = [];
+    for (const c of content) {
+      if (typeof c === "string") out.push(c);
+      else if (c && typeof c === "object" && !Array.isArray(c) && typeof c.text === "string") out.push(c.text);
+    }
+    return out.join("\n");
+  }
+  return JSON.stringify(content);
+}

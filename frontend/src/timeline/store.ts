@@ -1,0 +1,99 @@
+// TimelineStore owns one task's TimelineState and batches incoming events:
+// events are queued and applied together once per animation frame, then
+// subscribers are notified once. The display rows are recomputed only when
+// the structure or a revision changed.
+
+import { applyEnvelopes, emptyState, loadMessages, setPending, type PendingCard, type TimelineState } from "./state";
+import { toDisplayRows, type DisplayRow } from "./groups";
+import type { AgentEventEnvelope, Message } from "./types";
+
+export type Scheduler = (cb: () => void) => void;
+
+const rafScheduler: Scheduler = (cb) => {
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => cb());
+  else setTimeout(cb, 16);
+};
+
+export interface TimelineSnapshot {
+  rows: DisplayRow[];
+  /** Bumped at every flush that changed anything. */
+  version: number;
+  pendingCount: number;
+}
+
+export class TimelineStore {
+  readonly state: TimelineState = emptyState();
+  private queue: AgentEventEnvelope[] = [];
+  private scheduled = false;
+  private listeners = new Set<() => void>();
+  private snapshot: TimelineSnapshot = { rows: [], version: 0, pendingCount: 0 };
+  private lastRevCounter = -1;
+  private lastStructure = -1;
+  private loaded = false;
+  /** Number of flushes, for tests and the benchmark. */
+  flushes = 0;
+
+  constructor(private readonly schedule: Scheduler = rafScheduler) {}
+
+  /** load installs the stored transcript; events that arrived before it are applied after. */
+  load(msgs: readonly Message[], pending: readonly PendingCard[] = []): void {
+    loadMessages(this.state, msgs);
+    setPending(this.state, pending);
+    this.loaded = true;
+    const q = this.queue;
+    this.queue = [];
+    applyEnvelopes(this.state, q);
+    this.publish();
+  }
+
+  isLoaded(): boolean {
+    return this.loaded;
+  }
+
+  /** push queues events for the next animation frame. */
+  push(...envs: AgentEventEnvelope[]): void {
+    for (const e of envs) this.queue.push(e);
+    if (!this.loaded || this.scheduled) return;
+    this.scheduled = true;
+    this.schedule(() => this.flush());
+  }
+
+  /** flush applies every queued event now. */
+  flush(): void {
+    this.scheduled = false;
+    if (!this.loaded || this.queue.length === 0) return;
+    const q = this.queue;
+    this.queue = [];
+    applyEnvelopes(this.state, q);
+    this.flushes++;
+    this.publish();
+  }
+
+  setPending(cards: readonly PendingCard[]): void {
+    setPending(this.state, cards);
+    this.publish(true);
+  }
+
+  removePending(requestId: string): void {
+    if (this.state.pending.delete(requestId)) this.publish(true);
+  }
+
+  /** publish recomputes the rows if needed and notifies subscribers. */
+  publish(force = false): void {
+    const s = this.state;
+    if (!force && s.revCounter === this.lastRevCounter && s.structureRev === this.lastStructure && this.snapshot.pendingCount === s.pending.size) {
+      return;
+    }
+    this.lastRevCounter = s.revCounter;
+    this.lastStructure = s.structureRev;
+    this.snapshot = { rows: toDisplayRows(s), version: this.snapshot.version + 1, pendingCount: s.pending.size };
+    for (const l of this.listeners) l();
+  }
+
+  subscribe = (l: () => void): (() => void) => {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  };
+
+  getSnapshot = (): TimelineSnapshot => this.snapshot;
+}
