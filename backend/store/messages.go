@@ -1,0 +1,172 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// MessageWrite is one normalized message to upsert.
+type MessageWrite struct {
+	TaskID  string
+	Message agent.Message
+	// Raw is the frames that rebuild the message (agent.Event.Raw).
+	Raw     []byte
+	Format  string
+	Version int
+	Now     int64
+}
+
+// StampTimestamp fills an empty message timestamp from the row's createdAt
+// (milliseconds), as the store does on every write.
+func StampTimestamp(m *agent.Message, createdAt int64) {
+	if m.Timestamp == "" {
+		m.Timestamp = time.UnixMilli(createdAt).UTC().Format(time.RFC3339Nano)
+	}
+}
+
+// UpsertMessage inserts w.Message or, when the task already has a message with
+// that id, replaces it in place: messageIndex and createdAt stay those of the
+// first insert. An empty timestamp is stamped with createdAt. It returns the
+// message as stored.
+func UpsertMessage(ctx context.Context, q SQLRunner, w MessageWrite) (agent.Message, error) {
+	m := w.Message
+	if m.ID == "" {
+		return m, fmt.Errorf("store: message of task %s without id", w.TaskID)
+	}
+	if m.Parts == nil {
+		m.Parts = []agent.Part{}
+	}
+	created := w.Now
+	if m.Timestamp == "" {
+		err := q.QueryRowContext(ctx, `SELECT createdAt FROM agent_messages WHERE taskId = ? AND messageId = ?`,
+			w.TaskID, m.ID).Scan(&created)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return m, fmt.Errorf("store: message %s of task %s: %w", m.ID, w.TaskID, err)
+		}
+		StampTimestamp(&m, created)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return m, fmt.Errorf("store: encode message %s: %w", m.ID, err)
+	}
+	var raw any
+	if w.Raw != nil {
+		raw = string(w.Raw)
+	}
+	_, err = q.ExecContext(ctx, `INSERT INTO agent_messages
+		(taskId, messageId, messageIndex, role, normalizedData, rawData, rawFormat, normalizedVersion, createdAt, updatedAt)
+		VALUES (?, ?, (SELECT coalesce(max(messageIndex), -1) + 1 FROM agent_messages WHERE taskId = ?), ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (taskId, messageId) DO UPDATE SET
+			role = excluded.role, normalizedData = excluded.normalizedData, rawData = excluded.rawData,
+			rawFormat = excluded.rawFormat, normalizedVersion = excluded.normalizedVersion, updatedAt = excluded.updatedAt`,
+		w.TaskID, m.ID, w.TaskID, string(m.Role), string(data), raw, w.Format, w.Version, w.Now, w.Now)
+	if err != nil {
+		return m, fmt.Errorf("store: upsert message %s of task %s: %w", m.ID, w.TaskID, err)
+	}
+	return m, nil
+}
+
+// DeleteMessage removes one message of a task (message-removed).
+func DeleteMessage(ctx context.Context, q SQLRunner, taskID, messageID string) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM agent_messages WHERE taskId = ? AND messageId = ?`, taskID, messageID); err != nil {
+		return fmt.Errorf("store: delete message %s of task %s: %w", messageID, taskID, err)
+	}
+	return nil
+}
+
+// Messages returns a task's transcript in order.
+func Messages(ctx context.Context, q SQLRunner, taskID string) ([]agent.Message, error) {
+	rows, err := q.QueryContext(ctx, `SELECT normalizedData FROM agent_messages WHERE taskId = ? ORDER BY messageIndex`, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("store: messages of task %s: %w", taskID, err)
+	}
+	defer rows.Close()
+	out := []agent.Message{}
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return nil, fmt.Errorf("store: messages of task %s: %w", taskID, err)
+		}
+		var m agent.Message
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			return nil, fmt.Errorf("store: messages of task %s: decode: %w", taskID, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: messages of task %s: %w", taskID, err)
+	}
+	return out, nil
+}
+
+// StoredMessage is one agent_messages row, for re-normalization.
+type StoredMessage struct {
+	RowID     int64
+	TaskID    string
+	MessageID string
+	Data      []byte // normalizedData
+	Raw       []byte // rawData (nil when none)
+	Format    string
+	Version   int
+	CreatedAt int64
+}
+
+// CountStaleMessages counts rows normalized by a version older than version.
+func CountStaleMessages(ctx context.Context, q SQLRunner, version int) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM agent_messages WHERE normalizedVersion < ?`, version).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count stale messages: %w", err)
+	}
+	return n, nil
+}
+
+// StaleMessages returns up to limit rows older than version with a row id
+// above afterRowID, in row id order.
+func StaleMessages(ctx context.Context, q SQLRunner, version int, afterRowID int64, limit int) ([]StoredMessage, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, taskId, messageId, normalizedData, rawData, rawFormat, normalizedVersion, createdAt
+		FROM agent_messages WHERE normalizedVersion < ? AND id > ? ORDER BY id LIMIT ?`, version, afterRowID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: stale messages: %w", err)
+	}
+	defer rows.Close()
+	var out []StoredMessage
+	for rows.Next() {
+		var m StoredMessage
+		var data string
+		var raw sql.NullString
+		if err := rows.Scan(&m.RowID, &m.TaskID, &m.MessageID, &data, &raw, &m.Format, &m.Version, &m.CreatedAt); err != nil {
+			return nil, fmt.Errorf("store: stale messages: %w", err)
+		}
+		m.Data = []byte(data)
+		if raw.Valid {
+			m.Raw = []byte(raw.String)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: stale messages: %w", err)
+	}
+	return out, nil
+}
+
+// RewriteMessage stores a re-normalized message for row rowID. A nil data
+// keeps the normalized data and only records the version.
+func RewriteMessage(ctx context.Context, q SQLRunner, rowID int64, data []byte, role string, version int) error {
+	var err error
+	if data == nil {
+		_, err = q.ExecContext(ctx, `UPDATE agent_messages SET normalizedVersion = ? WHERE id = ?`, version, rowID)
+	} else {
+		_, err = q.ExecContext(ctx, `UPDATE agent_messages SET normalizedData = ?, role = ?, normalizedVersion = ? WHERE id = ?`,
+			string(data), role, version, rowID)
+	}
+	if err != nil {
+		return fmt.Errorf("store: rewrite message row %d: %w", rowID, err)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// SQLRunner is what both *sql.DB and *sql.Tx offer; the orchestrator's
+// repository functions take one so they run inside or outside a transaction.
+type SQLRunner interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Task statuses.
+const (
+	StatusCreated     = "created"
+	StatusRunning     = "running"
+	StatusWaiting     = "waiting"
+	StatusCompleted   = "completed"
+	StatusErrored     = "errored"
+	StatusInterrupted = "interrupted"
+)
+
+// TaskRun is what the orchestrator needs to run a task: the task row and its
+// project's name and path.
+type TaskRun struct {
+	ID              string
+	ProjectID       string
+	ProjectName     string
+	ProjectPath     string
+	Name            string
+	Prompt          string
+	Status          string
+	StatusReason    string
+	AgentBackend    string
+	Model           string
+	InteractionMode string
+	SessionID       string
+	HasUnread       bool
+	CreatedAt       int64
+	UpdatedAt       int64
+	StartedAt       int64 // 0 when never started
+	EndedAt         int64 // 0 while not ended
+}
+
+const taskRunCols = `t.id, t.projectId, p.name, p.path, t.name, t.prompt, t.status, t.statusReason,
+	t.agentBackend, t.model, t.interactionMode, t.sessionId, t.hasUnread, t.createdAt, t.updatedAt,
+	coalesce(t.startedAt, 0), coalesce(t.endedAt, 0)`
+
+func scanTaskRun(sc interface{ Scan(...any) error }) (TaskRun, error) {
+	var t TaskRun
+	err := sc.Scan(&t.ID, &t.ProjectID, &t.ProjectName, &t.ProjectPath, &t.Name, &t.Prompt, &t.Status,
+		&t.StatusReason, &t.AgentBackend, &t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread,
+		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt)
+	return t, err
+}
+
+// LoadTaskRun reads task id with its project.
+func LoadTaskRun(ctx context.Context, q SQLRunner, id string) (TaskRun, error) {
+	row := q.QueryRowContext(ctx, `SELECT `+taskRunCols+` FROM tasks t JOIN projects p ON p.id = t.projectId WHERE t.id = ?`, id)
+	t, err := scanTaskRun(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return TaskRun{}, fmt.Errorf("store: task %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return TaskRun{}, fmt.Errorf("store: task %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// TasksWithStatus lists the tasks whose status is one of statuses.
+func TasksWithStatus(ctx context.Context, q SQLRunner, statuses ...string) ([]TaskRun, error) {
+	var out []TaskRun
+	for _, s := range statuses {
+		rows, err := q.QueryContext(ctx, `SELECT `+taskRunCols+` FROM tasks t JOIN projects p ON p.id = t.projectId WHERE t.status = ? ORDER BY t.createdAt`, s)
+		if err != nil {
+			return nil, fmt.Errorf("store: tasks with status %s: %w", s, err)
+		}
+		for rows.Next() {
+			t, err := scanTaskRun(rows)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: tasks with status %s: %w", s, err)
+			}
+			out = append(out, t)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store: tasks with status %s: %w", s, err)
+		}
+	}
+	return out, nil
+}
+
+// SetTaskStatus stores a status transition. Entering running stamps startedAt
+// (first time only) and clears endedAt; entering completed, errored or
+// interrupted stamps endedAt.
+func SetTaskStatus(ctx context.Context, q SQLRunner, id, status, reason string, now int64) error {
+	var res sql.Result
+	var err error
+	switch status {
+	case StatusRunning, StatusWaiting:
+		res, err = q.ExecContext(ctx, `UPDATE tasks SET status = ?, statusReason = ?, updatedAt = ?,
+			startedAt = coalesce(startedAt, ?), endedAt = NULL WHERE id = ?`, status, reason, now, now, id)
+	case StatusCompleted, StatusErrored, StatusInterrupted:
+		res, err = q.ExecContext(ctx, `UPDATE tasks SET status = ?, statusReason = ?, updatedAt = ?, endedAt = ?
+			WHERE id = ?`, status, reason, now, now, id)
+	default:
+		res, err = q.ExecContext(ctx, `UPDATE tasks SET status = ?, statusReason = ?, updatedAt = ? WHERE id = ?`,
+			status, reason, now, id)
+	}
+	return checkOne(res, err, "set status of task", id)
+}
+
+// SetTaskSessionID stores the agent's session id for resuming.
+func SetTaskSessionID(ctx context.Context, q SQLRunner, id, sessionID string, now int64) error {
+	res, err := q.ExecContext(ctx, `UPDATE tasks SET sessionId = ?, updatedAt = ? WHERE id = ?`, sessionID, now, id)
+	return checkOne(res, err, "set session id of task", id)
+}
+
+// SetTaskMode stores the task's interaction mode.
+func SetTaskMode(ctx context.Context, q SQLRunner, id, mode string, now int64) error {
+	res, err := q.ExecContext(ctx, `UPDATE tasks SET interactionMode = ?, updatedAt = ? WHERE id = ?`, mode, now, id)
+	return checkOne(res, err, "set mode of task", id)
+}
+
+// SetTaskModel stores the task's model.
+func SetTaskModel(ctx context.Context, q SQLRunner, id, model string, now int64) error {
+	res, err := q.ExecContext(ctx, `UPDATE tasks SET model = ?, updatedAt = ? WHERE id = ?`, model, now, id)
+	return checkOne(res, err, "set model of task", id)
+}
+
+// SetTaskUnread sets or clears the task's unread flag.
+func SetTaskUnread(ctx context.Context, q SQLRunner, id string, unread bool, now int64) error {
+	res, err := q.ExecContext(ctx, `UPDATE tasks SET hasUnread = ?, updatedAt = ? WHERE id = ?`, unread, now, id)
+	return checkOne(res, err, "set unread of task", id)
+}
+
+// SettingValue returns the settings row key, or ok=false when unset.
+func SettingValue(ctx context.Context, q SQLRunner, key string) (value string, ok bool, err error) {
+	err = q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store: setting %s: %w", key, err)
+	}
+	return value, true, nil
+}
+
+func checkOne(res sql.Result, err error, what, id string) error {
+	if err != nil {
+		return fmt.Errorf("store: %s %s: %w", what, id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("store: %s %s: %w", what, id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("store: %s %s: %w", what, id, ErrNotFound)
+	}
+	return nil
+}

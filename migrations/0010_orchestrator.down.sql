@@ -1,0 +1,9 @@
+DROP INDEX IF EXISTS task_events_task;
+DROP TABLE IF EXISTS task_events;
+DROP INDEX IF EXISTS permission_decisions_task;
+DROP TABLE IF EXISTS permission_decisions;
+DROP INDEX IF EXISTS permission_rules_project;
+DROP TABLE IF EXISTS permission_rules;
+DROP TABLE IF EXISTS pending_requests;
+DROP INDEX IF EXISTS queued_messages_task;
+DROP TABLE IF EXISTS queued_messages;
