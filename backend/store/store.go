@@ -70,6 +70,18 @@ type Options struct {
 	NoMigrate bool
 }
 
+// fileURI turns a file path into a SQLite "file:" URI, percent-escaping what
+// the URI syntax would otherwise eat ('?', '#', '%', spaces).
+func fileURI(path string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath()
+}
+
+// roDSN opens the file read-only without touching its journal mode, so
+// inspecting a file (schema version, dirty flag) never changes its bytes.
+func roDSN(path string) string {
+	return fileURI(path) + "?mode=ro&_pragma=busy_timeout(10000)"
+}
+
 func dsn(path string, writer bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
@@ -81,7 +93,7 @@ func dsn(path string, writer bool) string {
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}
-	return "file:" + path + "?" + q.Encode()
+	return fileURI(path) + "?" + q.Encode()
 }
 
 // Open opens (creating if needed) the database at path and migrates it to
@@ -130,14 +142,15 @@ func (db *DB) Close() error {
 	return errors.Join(db.R.Close(), db.W.Close())
 }
 
-// Tx runs fn in one immediate write transaction.
+// Tx runs fn in one immediate write transaction. fn's error (or a panic)
+// rolls the transaction back.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.W.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -150,16 +163,16 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func Now() int64 { return time.Now().UnixMilli() }
 
 // SchemaVersion returns the file's migration version and dirty flag
-// (0, false for a new file).
+// (0, false for a new file). It opens the file read-only and never changes it.
 func SchemaVersion(ctx context.Context, path string) (uint, bool, error) {
-	db, err := sql.Open("sqlite", dsn(path, true))
+	db, err := sql.Open("sqlite", roDSN(path))
 	if err != nil {
-		return 0, false, err
+		return 0, false, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	defer db.Close()
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='schema_migrations'`).Scan(&n); err != nil {
-		return 0, false, fmt.Errorf("store: read schema version: %w", err)
+		return 0, false, fmt.Errorf("store: read schema version of %s: %w", path, err)
 	}
 	if n == 0 {
 		return 0, false, nil
@@ -171,15 +184,35 @@ func SchemaVersion(ctx context.Context, path string) (uint, bool, error) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("store: read schema version: %w", err)
+		return 0, false, fmt.Errorf("store: read schema version of %s: %w", path, err)
 	}
 	return uint(v.Int64), dirty.Bool, nil
 }
 
-// Migrate brings the file at path to the newest version in src.
+// Migrate brings the file at path to the newest version in src. The file is
+// changed only when a migration is needed and they all succeed: a failure
+// puts the previous bytes back and returns an error wrapping ErrMigrate; a
+// dirty file (ErrDirty) or a file newer than src (ErrTooNew) is not touched.
 func Migrate(ctx context.Context, path string, src fs.FS) error {
-	existed := fileExists(path)
-	if existed {
+	d, err := iofs.New(src, ".")
+	if err != nil {
+		return fmt.Errorf("store: read migrations: %w", err)
+	}
+	defer d.Close()
+	newest, err := lastVersion(d)
+	if err != nil {
+		return err
+	}
+
+	st, statErr := os.Stat(path)
+	existed := statErr == nil
+	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
+		return fmt.Errorf("store: %w", statErr)
+	}
+	if existed && !st.Mode().IsRegular() {
+		return fmt.Errorf("store: %s is not a regular file", path)
+	}
+	if existed && st.Size() > 0 {
 		v, dirty, err := SchemaVersion(ctx, path)
 		if err != nil {
 			return err
@@ -188,65 +221,59 @@ func Migrate(ctx context.Context, path string, src fs.FS) error {
 			return fmt.Errorf("%w at version %d: a previous migration failed half-way; "+
 				"restore %s from a backup or remove it (nothing was changed)", ErrDirty, v, path)
 		}
-	}
-	d, err := iofs.New(src, ".")
-	if err != nil {
-		return fmt.Errorf("store: read migrations: %w", err)
-	}
-	newest, err := lastVersion(d)
-	if err != nil {
-		return err
-	}
-	if existed {
-		v, _, err := SchemaVersion(ctx, path)
-		if err != nil {
-			return err
-		}
 		if v == newest {
 			return nil // nothing to do: never copy or rewrite the file
 		}
 		if v > newest {
-			return fmt.Errorf("%w: file at schema %d, this build knows %d", ErrTooNew, v, newest)
+			return fmt.Errorf("%w: %s is at schema %d, this build knows up to %d (nothing was changed)",
+				ErrTooNew, path, v, newest)
 		}
 	}
 
-	// Take an exact copy to restore on failure.
-	var backup string
+	// Take an exact copy to put back on failure.
+	backup := path + ".premigrate"
 	if existed {
 		if err := checkpoint(ctx, path); err != nil {
 			return err
 		}
-		backup = path + ".premigrate"
 		if err := copyFile(path, backup); err != nil {
+			os.Remove(backup)
 			return fmt.Errorf("store: back up before migrating: %w", err)
 		}
-		defer os.Remove(backup)
 	}
 
-	runErr := runMigrations(path, d)
+	runErr := runMigrations(ctx, path, d)
 	if runErr == nil {
+		if existed {
+			os.Remove(backup)
+		}
 		return nil
 	}
-	// Restore the file exactly as it was (or remove the new one).
+	// Put the file back exactly as it was (or remove the one we created).
 	removeSidecars(path)
-	if existed {
-		if err := copyFile(backup, path); err != nil {
-			return fmt.Errorf("%w: %v; restoring the previous file also failed: %v (a copy is at %s)",
-				ErrMigrate, runErr, err, backup)
-		}
-	} else {
+	if !existed {
 		os.Remove(path)
+		return fmt.Errorf("%w: %v (no database file was created)", ErrMigrate, runErr)
 	}
+	if err := copyFile(backup, path); err != nil {
+		return fmt.Errorf("%w: %v; restoring the previous file also failed: %v (a copy is at %s)",
+			ErrMigrate, runErr, err, backup)
+	}
+	os.Remove(backup)
 	return fmt.Errorf("%w: %v (the database file was left as it was)", ErrMigrate, runErr)
 }
 
-func runMigrations(path string, d source.Driver) (err error) {
+// runMigrations applies every pending migration of d to the file at path.
+func runMigrations(ctx context.Context, path string, d source.Driver) (err error) {
 	db, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		return err
 	}
 	db.SetMaxOpenConns(1)
 	defer func() { err = errors.Join(err, db.Close()) }()
+	if err := db.PingContext(ctx); err != nil {
+		return err
+	}
 	drv, err := msqlite.WithInstance(db, &msqlite.Config{})
 	if err != nil {
 		return err
@@ -255,10 +282,18 @@ func runMigrations(path string, d source.Driver) (err error) {
 	if err != nil {
 		return err
 	}
+	// Stop between migrations when ctx is cancelled.
+	stop := context.AfterFunc(ctx, func() {
+		select {
+		case m.GracefulStop <- true:
+		default:
+		}
+	})
+	defer stop()
 	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return err
 	}
-	return nil
+	return ctx.Err()
 }
 
 func lastVersion(d source.Driver) (uint, error) {
@@ -275,15 +310,16 @@ func lastVersion(d source.Driver) (uint, error) {
 	}
 }
 
-// checkpoint folds the WAL into the main file so a byte copy is complete.
+// checkpoint folds the WAL into the main file so a byte copy is complete. It
+// leaves the journal mode alone (a no-op for a file not in WAL mode).
 func checkpoint(ctx context.Context, path string) error {
-	db, err := sql.Open("sqlite", dsn(path, true))
+	db, err := sql.Open("sqlite", fileURI(path)+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	if _, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return fmt.Errorf("store: checkpoint: %w", err)
+		return fmt.Errorf("store: checkpoint %s: %w", path, err)
 	}
 	return nil
 }
@@ -293,18 +329,13 @@ func removeSidecars(path string) {
 	os.Remove(path + "-shm")
 }
 
-func fileExists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Size() > 0
-}
-
 func copyFile(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,121 @@
+package store_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+func TestProjects(t *testing.T) {
+	db, _ := openTemp(t)
+	ctx := t.Context()
+	r := store.NewProjects(db)
+
+	a, err := r.Add(ctx, store.NewProject{Name: "alpha", Path: "/src/alpha", IsGitRepo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID == "" || a.CreatedAt == 0 || a.UpdatedAt != a.CreatedAt {
+		t.Errorf("Add returned %+v", a)
+	}
+	if a.DefaultAgentBackend != agent.BackendClaudeCode {
+		t.Errorf("default backend = %q, want claude-code when none given", a.DefaultAgentBackend)
+	}
+	b, err := r.Add(ctx, store.NewProject{Name: "beta", Path: "/src/beta", DefaultAgentBackend: agent.BackendOpenCode, DefaultModel: "m1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.SortOrder != a.SortOrder+1 {
+		t.Errorf("sort orders %d then %d, want consecutive", a.SortOrder, b.SortOrder)
+	}
+
+	if _, err := r.Add(ctx, store.NewProject{Name: "again", Path: "/src/alpha"}); !errors.Is(err, store.ErrDuplicate) {
+		t.Errorf("duplicate path: err = %v, want ErrDuplicate", err)
+	}
+
+	got, err := r.Get(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a, got); diff != "" {
+		t.Errorf("Get (-want +got):\n%s", diff)
+	}
+	if got, err := r.GetByPath(ctx, "/src/beta"); err != nil || got.ID != b.ID {
+		t.Errorf("GetByPath = %+v, %v", got, err)
+	}
+	list, err := r.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]store.Project{a, b}, list); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+
+	ren, err := r.Rename(ctx, a.ID, "Alpha!")
+	if err != nil || ren.Name != "Alpha!" || ren.UpdatedAt < a.UpdatedAt {
+		t.Errorf("Rename = %+v, %v", ren, err)
+	}
+	sb, err := r.SetDefaultBackend(ctx, a.ID, agent.BackendOpenCode)
+	if err != nil || sb.DefaultAgentBackend != agent.BackendOpenCode || sb.Name != "Alpha!" {
+		t.Errorf("SetDefaultBackend = %+v, %v", sb, err)
+	}
+	sm, err := r.SetDefaultModel(ctx, a.ID, "opus")
+	if err != nil || sm.DefaultModel != "opus" || sm.DefaultAgentBackend != agent.BackendOpenCode {
+		t.Errorf("SetDefaultModel = %+v, %v", sm, err)
+	}
+	if got, _ := r.Get(ctx, a.ID); got != sm {
+		t.Errorf("Get after updates = %+v, want %+v", got, sm)
+	}
+
+	for name, err := range map[string]error{
+		"Get":    func() error { _, err := r.Get(ctx, "nope"); return err }(),
+		"Rename": func() error { _, err := r.Rename(ctx, "nope", "x"); return err }(),
+		"Remove": r.Remove(ctx, "nope"),
+	} {
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s of a missing project: err = %v, want ErrNotFound", name, err)
+		}
+	}
+
+	// Removing a project removes its tasks.
+	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: b.ID, Prompt: "hi", AgentBackend: agent.BackendOpenCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Remove(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.NewTasks(db).Get(ctx, task.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("task of a removed project: err = %v, want ErrNotFound", err)
+	}
+	if list, _ := r.List(ctx); len(list) != 1 || list[0].ID != a.ID {
+		t.Errorf("List after Remove = %+v", list)
+	}
+}
+
+func TestSettings(t *testing.T) {
+	db, _ := openTemp(t)
+	ctx := t.Context()
+	s := store.NewSettings(db)
+	if v, ok, err := s.Get(ctx, store.SettingDefaultBackend); ok || v != "" || err != nil {
+		t.Fatalf("unset Get = %q %v %v", v, ok, err)
+	}
+	for _, want := range []string{"opencode", "claude-code"} {
+		if err := s.Set(ctx, store.SettingDefaultBackend, want); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok, err := s.Get(ctx, store.SettingDefaultBackend); !ok || v != want || err != nil {
+			t.Fatalf("Get = %q %v %v, want %q", v, ok, err, want)
+		}
+	}
+	if err := s.Delete(ctx, store.SettingDefaultBackend); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.Get(ctx, store.SettingDefaultBackend); ok {
+		t.Fatal("still set after Delete")
+	}
+}

@@ -1,0 +1,262 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"modernc.org/sqlite"
+)
+
+// TaskStatus is where a task is in its life.
+type TaskStatus string
+
+// The status constants (StatusCreated, ...) are untyped strings declared in
+// taskstate.go, next to the orchestrator's transitions; they convert to
+// TaskStatus implicitly.
+
+// AllStatuses lists the task statuses.
+var AllStatuses = []TaskStatus{StatusCreated, StatusRunning, StatusWaiting, StatusCompleted, StatusErrored, StatusInterrupted}
+
+// Valid reports whether s is a known status.
+func (s TaskStatus) Valid() bool {
+	for _, k := range AllStatuses {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrInvalid: a value the store refuses (an unknown status).
+var ErrInvalid = errors.New("invalid value")
+
+// Task is one conversation with one agent backend inside a project.
+type Task struct {
+	ID              string
+	ProjectID       string
+	Name            string
+	Prompt          string
+	Status          TaskStatus
+	StatusReason    string
+	AgentBackend    agent.BackendType
+	Model           string
+	InteractionMode agent.InteractionMode
+	SessionID       string
+	HasUnread       bool
+	CreatedAt       int64 // ms since the epoch
+	UpdatedAt       int64
+	StartedAt       int64 // first time it ran; 0 = never
+	EndedAt         int64 // when the last run ended; 0 = not ended
+}
+
+// NewTask is what Tasks.Create needs. The backend is decided by the caller
+// once, here, and never changes afterwards.
+type NewTask struct {
+	ProjectID       string
+	Name            string
+	Prompt          string
+	AgentBackend    agent.BackendType
+	Model           string
+	InteractionMode agent.InteractionMode
+}
+
+// Tasks is the tasks table.
+type Tasks struct{ db *DB }
+
+// NewTasks returns the tasks repository of db.
+func NewTasks(db *DB) *Tasks { return &Tasks{db: db} }
+
+const taskCols = `id, projectId, name, prompt, status, statusReason, agentBackend, model, interactionMode,
+	sessionId, hasUnread, createdAt, updatedAt, coalesce(startedAt, 0), coalesce(endedAt, 0)`
+
+func scanTask(row interface{ Scan(...any) error }) (Task, error) {
+	var t Task
+	err := row.Scan(&t.ID, &t.ProjectID, &t.Name, &t.Prompt, &t.Status, &t.StatusReason, &t.AgentBackend,
+		&t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread, &t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt)
+	return t, err
+}
+
+// Create inserts a task in status "created". An unknown project gives an
+// error wrapping ErrNotFound.
+func (r *Tasks) Create(ctx context.Context, in NewTask) (Task, error) {
+	now := Now()
+	t := Task{
+		ID:              uuid.NewString(),
+		ProjectID:       in.ProjectID,
+		Name:            in.Name,
+		Prompt:          in.Prompt,
+		Status:          StatusCreated,
+		AgentBackend:    in.AgentBackend,
+		Model:           in.Model,
+		InteractionMode: in.InteractionMode,
+		CreatedAt:       now,
+		UpdatedAt:       now,
+	}
+	if t.InteractionMode == "" {
+		t.InteractionMode = agent.ModeAsk
+	}
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, projectId, name, prompt, status, statusReason,
+			agentBackend, model, interactionMode, sessionId, hasUnread, createdAt, updatedAt)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			t.ID, t.ProjectID, t.Name, t.Prompt, t.Status, t.StatusReason, t.AgentBackend, t.Model,
+			t.InteractionMode, t.SessionID, t.HasUnread, t.CreatedAt, t.UpdatedAt)
+		return err
+	})
+	if isForeignKey(err) {
+		return Task{}, fmt.Errorf("store: project %s: %w", in.ProjectID, ErrNotFound)
+	}
+	if err != nil {
+		return Task{}, fmt.Errorf("store: create task: %w", err)
+	}
+	return t, nil
+}
+
+// Get returns the task with that id, or an error wrapping ErrNotFound.
+func (r *Tasks) Get(ctx context.Context, id string) (Task, error) {
+	t, err := scanTask(r.db.R.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Task{}, fmt.Errorf("store: task %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Task{}, fmt.Errorf("store: get task: %w", err)
+	}
+	return t, nil
+}
+
+// List returns a project's tasks, newest first.
+func (r *Tasks) List(ctx context.Context, projectID string) ([]Task, error) {
+	return r.query(ctx, `SELECT `+taskCols+` FROM tasks WHERE projectId = ? ORDER BY createdAt DESC, rowid DESC`, projectID)
+}
+
+// ListByStatus returns every task (of any project) in one of statuses,
+// oldest first; recovery uses it to find tasks a crash left running.
+func (r *Tasks) ListByStatus(ctx context.Context, statuses ...TaskStatus) ([]Task, error) {
+	if len(statuses) == 0 {
+		return []Task{}, nil
+	}
+	args := make([]any, len(statuses))
+	for i, s := range statuses {
+		args[i] = string(s)
+	}
+	q := `SELECT ` + taskCols + ` FROM tasks WHERE status IN (?` + strings.Repeat(",?", len(statuses)-1) +
+		`) ORDER BY createdAt, rowid`
+	return r.query(ctx, q, args...)
+}
+
+func (r *Tasks) query(ctx context.Context, q string, args ...any) ([]Task, error) {
+	rows, err := r.db.R.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list tasks: %w", err)
+	}
+	defer rows.Close()
+	out := []Task{}
+	for rows.Next() {
+		t, err := scanTask(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list tasks: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list tasks: %w", err)
+	}
+	return out, nil
+}
+
+// Delete removes a task and (by cascade) its messages and raw frames.
+func (r *Tasks) Delete(ctx context.Context, id string) error {
+	return r.db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE id = ?`, id)
+		if err != nil {
+			return fmt.Errorf("store: delete task: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("store: task %s: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// SetStatus moves a task to status with a human-readable reason ("" for
+// none) and returns the updated task. The transition rules (startedAt,
+// endedAt) are SetTaskStatus's.
+func (r *Tasks) SetStatus(ctx context.Context, id string, status TaskStatus, reason string) (Task, error) {
+	if !status.Valid() {
+		return Task{}, fmt.Errorf("store: task status %q: %w", status, ErrInvalid)
+	}
+	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
+		return SetTaskStatus(ctx, tx, id, string(status), reason, now)
+	})
+}
+
+// SetSessionID records the agent's session id (what a resume needs).
+func (r *Tasks) SetSessionID(ctx context.Context, id, sessionID string) (Task, error) {
+	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
+		return SetTaskSessionID(ctx, tx, id, sessionID, now)
+	})
+}
+
+// SetMode records the task's interaction mode.
+func (r *Tasks) SetMode(ctx context.Context, id string, mode agent.InteractionMode) (Task, error) {
+	if !mode.Valid() {
+		return Task{}, fmt.Errorf("store: interaction mode %q: %w", mode, ErrInvalid)
+	}
+	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
+		return SetTaskMode(ctx, tx, id, string(mode), now)
+	})
+}
+
+// SetModel records the task's model ("" = the backend's default).
+func (r *Tasks) SetModel(ctx context.Context, id, model string) (Task, error) {
+	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
+		return SetTaskModel(ctx, tx, id, model, now)
+	})
+}
+
+// SetUnread marks the task as having (or not) output the user has not seen.
+func (r *Tasks) SetUnread(ctx context.Context, id string, unread bool) (Task, error) {
+	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
+		return SetTaskUnread(ctx, tx, id, unread, now)
+	})
+}
+
+// Rename sets the task's display name.
+func (r *Tasks) Rename(ctx context.Context, id, name string) (Task, error) {
+	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
+		res, err := tx.ExecContext(ctx, `UPDATE tasks SET name = ?, updatedAt = ? WHERE id = ?`, name, now, id)
+		return checkOne(res, err, "rename task", id)
+	})
+}
+
+// update runs change and reads the task back in the same transaction.
+func (r *Tasks) update(ctx context.Context, id string, change func(tx *sql.Tx, now int64) error) (Task, error) {
+	var t Task
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := change(tx, Now()); err != nil {
+			return err
+		}
+		var err error
+		t, err = scanTask(tx.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = ?`, id))
+		if err != nil {
+			return fmt.Errorf("store: task %s: %w", id, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	return t, nil
+}
+
+func isForeignKey(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
