@@ -1,0 +1,71 @@
+// Markdown renders agent text: GitHub-flavoured markdown (tables, task
+// lists, strikethrough), fenced code blocks highlighted by highlight.js with
+// a copy button, links opening outside the app.
+
+import { memo, type ReactNode } from "react";
+import ReactMarkdown, { type Components } from "react-markdown";
+import remarkGfm from "remark-gfm";
+import rehypeHighlight from "rehype-highlight";
+import { CopyButton } from "./CopyButton";
+
+function textOfNode(n: ReactNode): string {
+  if (n == null || typeof n === "boolean") return "";
+  if (typeof n === "string" || typeof n === "number") return String(n);
+  if (Array.isArray(n)) return n.map(textOfNode).join("");
+  if (typeof n === "object" && "props" in n) {
+    const props = n.props as { children?: ReactNode };
+    return textOfNode(props.children);
+  }
+  return "";
+}
+
+const components: Components = {
+  pre({ children }) {
+    const code = textOfNode(children).replace(/\n$/, "");
+    let lang = "";
+    if (children && typeof children === "object" && "props" in children) {
+      const cls = (children.props as { className?: string }).className ?? "";
+      lang = /language-([\w+-]+)/.exec(cls)?.[1] ?? "";
+    }
+    return (
+      <div className="jc-codeblock">
+        <div className="jc-codeblock__bar">
+          <span className="jc-codeblock__lang">{lang || "code"}</span>
+          <CopyButton text={code} />
+        </div>
+        <pre>{children}</pre>
+      </div>
+    );
+  },
+  a({ href, children }) {
+    return (
+      <a href={href} target="_blank" rel="noreferrer noopener">
+        {children}
+      </a>
+    );
+  },
+  table({ children }) {
+    return (
+      <div className="jc-md-table">
+        <table>{children}</table>
+      </div>
+    );
+  },
+};
+
+const remarkPlugins = [remarkGfm];
+const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }]] as const;
+
+export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  return (
+    <div className="jc-md">
+      <ReactMarkdown
+        remarkPlugins={remarkPlugins}
+        rehypePlugins={rehypePlugins as unknown as NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]>}
+        components={components}
+      >
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+});
