@@ -1,0 +1,1081 @@
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// Normalizer turns OpenCode frames into normalized events. A frame is one
+// `GET /event` SSE data payload ({"id","type","properties"}) or one line of
+// `opencode run --format json` ({"type","timestamp","sessionID","part"|"error"}).
+// It is pure and stateful: it keeps every message it has seen (its latest
+// message.updated frame and the latest frame of each of its parts) so it can
+// re-emit the whole message each time something in it changes.
+//
+// # Events
+//
+//	OpenCode event                  Normalized
+//	------------------------------  -------------------------------------------------------------
+//	session.created                 session-id (info.id)
+//	session.updated                 session-updated (title; summary "N files, +A -D"), only when
+//	                                the title or summary changed
+//	message.updated                 message (whole message, every part so far); user/assistant
+//	message.part.updated            message (re-emitted whole) and, for a tool part whose status
+//	                                changed, tool-state-update {messageId, toolId=callID, state,
+//	                                result=output | error}; a stale tool state (running after
+//	                                completed) is ignored
+//	message.part.delta              live text: the part's text grows, the message is re-emitted
+//	message.part.removed            message re-emitted without the part
+//	message.removed                 message-removed
+//	permission.asked                permission-request {requestId=id, toolName=permission,
+//	                                input=metadata, patterns, suggestions=always, toolId=tool.callID,
+//	                                description "permission: patterns"}
+//	question.asked                  question {requestId=id, question/options of the first
+//	                                question, questions (all), toolId=tool.callID}
+//	session.status retry            rate-limit {attempt, error=message}; retryAfterMs is left unset:
+//	                                `next` is an absolute time and the normalizer has no clock
+//	session.status busy             opens a turn (no event); idle: no event (see session.idle)
+//	session.error                   error {fatal, error=data.message (else name)}; a
+//	                                MessageAbortedError gives no error event: the turn ends
+//	                                interrupted
+//	session.idle                    ends the open turn: a synthesized `result` message + complete
+//	session.compacted               system message, system-status {subtype "compacted"}
+//	permission.replied,             no event: echoes of our own replies (the orchestrator already
+//	question.replied,               knows); todo.updated is the same list the todowrite tool part
+//	question.rejected, todo.updated carries
+//	session.deleted                 no event (Jean-Claude manages its own session lifecycle)
+//	session.next.*                  no event: the experimental v2 mirror of the message/part events
+//	noise (see noiseTypes)          no event: server.connected, server.heartbeat, plugin.added,
+//	                                catalog.updated, integration.updated, reference.updated, ...
+//	anything else                   system message, system-status {subtype=type}, metadata.raw
+//	malformed JSON                  error {fatal=false}, Raw = the frame
+//
+// # Messages (message.updated info)
+//
+//	user       role user; model.modelID → model; agent → metadata.agent;
+//	           model.providerID → metadata.providerID
+//	assistant  role assistant; modelID → model; tokens → usage (input, output, reasoning,
+//	           cache.read → cacheReadTokens, cache.write → cacheCreationTokens); cost → cost;
+//	           parentID → parentToolUseId; agent, mode, finish, providerID → metadata;
+//	           error → metadata.error and isError (except MessageAbortedError)
+//	time.created → timestamp (RFC 3339, UTC). A part seen before its message makes an
+//	assistant message.
+//
+// # Parts (message.part.updated part)
+//
+//	text, reasoning   text / reasoning {text} (deltas applied; empty ones are not shown)
+//	file              file {path = url without file://, mime}; source → metadata.fileSources
+//	tool pending      tool-use {toolId=callID, toolName=tool, input, kind, state pending}
+//	tool running      tool-use, state running (input now known)
+//	tool completed    tool-use (completed) + tool-result {content=output, title, attachments,
+//	                  isError when a bash metadata.exit != 0, structuredResult for todowrite
+//	                  (newTodos), write (filePath, content, create/update) and skill}
+//	tool error        tool-use (error) + tool-result {content=error, isError}
+//	                  every state's metadata → metadata.toolMetadata[callID]
+//	step-start        metadata.steps += {type, snapshot}; metadata.snapshot
+//	step-finish       metadata.steps += {type, reason, cost, tokens}; metadata.snapshot; counted
+//	                  in the turn's totals
+//	snapshot          metadata.snapshot
+//	patch             metadata.patches += {hash, files}
+//	agent             metadata.agentParts += {name, source}
+//	subtask           metadata.subtasks += {prompt, description, agent}
+//	retry             metadata.retries += {attempt, error}
+//	compaction        compact {trigger auto|manual}
+//	other             system-status {subtype "part:" + type}, raw in metadata.unknownParts
+//
+// # Tool kinds
+//
+//	bash → execute; read → read; edit, write, patch, multiedit, apply_patch → edit;
+//	grep, glob, list, codesearch → search; webfetch, websearch → fetch;
+//	todowrite, todoread → todo; question → ask-user; task → sub-agent; skill → skill;
+//	anything else → other.
+//
+// # Turns and the synthesized result
+//
+// OpenCode has no result message. A turn opens with a new user message (or a
+// busy status, or, for `opencode run` lines, the first part). It ends with
+// session.idle (for `opencode run` lines: with Flush). The normalizer then
+// emits a `result` message (id "result-" + the turn's user message id) and a
+// complete event: text = the last assistant message's text, cost and tokens =
+// the sums over the turn's step-finish parts, duration = last time seen − the
+// user message's time, reason = the last assistant finish (stop, length,
+// tool-calls when a rejected permission stopped the loop), isError after a
+// session.error or an assistant error, interrupted after a MessageAbortedError.
+//
+// # Raw
+//
+// A message event's Raw is the latest message.updated frame of that message
+// followed by, for each of its parts, the latest message.part.updated frame
+// and the deltas received after it (not the superseded ones), newline-joined.
+// A result message's Raw is the Raw of every message of its turn, the frame
+// that opened the turn when it was not a message, the session.error frame and
+// the session.idle frame: fed to a fresh Normalizer, each rebuilds its message.
+type Normalizer struct {
+	msgs    map[string]*msgState
+	title   string
+	summary string
+	turn    *turnState
+	run     bool // saw `opencode run --format json` lines
+}
+
+var _ agent.Normalizer = (*Normalizer)(nil)
+
+// NewNormalizer returns a fresh normalizer.
+func NewNormalizer() *Normalizer {
+	return &Normalizer{msgs: map[string]*msgState{}}
+}
+
+// msgState is everything known about one message.
+type msgState struct {
+	id        string
+	infoFrame []byte
+	info      *wireMessage
+	parts     []*partState
+	partIdx   map[string]int
+	lastJSON  []byte
+}
+
+// partState is one part of a message.
+type partState struct {
+	id      string
+	frame   []byte   // latest message.part.updated frame
+	deltas  [][]byte // deltas received after frame
+	p       wirePart
+	text    string // p.Text plus the deltas
+	emitted string // tool status last announced by a tool-state-update
+}
+
+// turnState accumulates one turn, from its opening to session.idle.
+type turnState struct {
+	userID    string
+	openFrame []byte // the busy / run frame that opened it, when not a message
+	msgIDs    []string
+	inTurn    map[string]bool
+	startMs   int64
+	endMs     int64
+	steps     map[string]*wirePart // step-finish parts by part id
+	stepOrder []string
+	lastAsst  string
+	errMsg    string
+	errName   string
+	errFrame  []byte
+	aborted   bool
+}
+
+// Feed implements agent.Normalizer.
+func (n *Normalizer) Feed(frame []byte) []agent.Event {
+	var env wireEnvelope
+	if err := json.Unmarshal(frame, &env); err != nil {
+		return n.malformed(frame, err)
+	}
+	if env.Type == "" {
+		return n.malformed(frame, fmt.Errorf("no type"))
+	}
+	if len(env.Properties) == 0 || bytes.Equal(env.Properties, []byte("null")) {
+		if isRunType(env.Type) {
+			return n.feedRun(frame)
+		}
+		env.Properties = []byte("{}")
+	}
+	switch env.Type {
+	case "message.updated":
+		return n.messageUpdated(frame, env.Properties)
+	case "message.part.updated":
+		var p wirePartUpdated
+		if err := json.Unmarshal(env.Properties, &p); err != nil {
+			return n.malformed(frame, err)
+		}
+		return n.partUpdated(frame, p.Part, p.Time)
+	case "message.part.delta":
+		return n.partDelta(frame, env.Properties)
+	case "message.part.removed":
+		return n.partRemoved(frame, env.Properties)
+	case "message.removed":
+		var p wireMessageRemoved
+		if err := json.Unmarshal(env.Properties, &p); err != nil || p.MessageID == "" {
+			return n.malformed(frame, orMissing(err, "messageID"))
+		}
+		delete(n.msgs, p.MessageID)
+		return []agent.Event{{Type: agent.EventMessageRemoved, MessageID: p.MessageID}}
+	case "session.created":
+		var p wireSessionInfo
+		if err := json.Unmarshal(env.Properties, &p); err != nil || p.Info.ID == "" {
+			return n.malformed(frame, orMissing(err, "info.id"))
+		}
+		return []agent.Event{{Type: agent.EventSessionID, SessionID: p.Info.ID}}
+	case "session.updated":
+		return n.sessionUpdated(frame, env.Properties)
+	case "session.status":
+		return n.sessionStatus(frame, env.Properties)
+	case "session.idle":
+		return n.endTurn(frame)
+	case "session.error":
+		var p wireSessionError
+		if err := json.Unmarshal(env.Properties, &p); err != nil {
+			return n.malformed(frame, err)
+		}
+		return n.sessionError(frame, p.Error)
+	case "session.compacted":
+		return n.systemMessage(frame, env, agent.Part{Type: agent.PartSystemStatus, Subtype: "compacted", Status: "completed", Text: "Conversation compacted"}, false)
+	case "permission.asked":
+		return n.permissionAsked(frame, env.Properties)
+	case "question.asked":
+		return n.questionAsked(frame, env.Properties)
+	case "permission.replied", "question.replied", "question.rejected", "todo.updated", "session.deleted":
+		return nil
+	}
+	if noiseTypes[env.Type] || strings.HasPrefix(env.Type, "session.next.") {
+		return nil
+	}
+	return n.systemMessage(frame, env, agent.Part{Type: agent.PartSystemStatus, Subtype: env.Type, Text: "OpenCode event " + env.Type}, true)
+}
+
+// Flush implements agent.Normalizer. An `opencode run` stream has no
+// session.idle: its end ends the turn.
+func (n *Normalizer) Flush() []agent.Event {
+	if n.run && n.turn != nil {
+		return n.endTurn(nil)
+	}
+	return nil
+}
+
+// noiseTypes are server events that say nothing about a session: they are
+// ignored (and the live transport does not even deliver them).
+var noiseTypes = map[string]bool{
+	"server.connected":               true,
+	"server.heartbeat":               true,
+	"plugin.added":                   true,
+	"catalog.updated":                true,
+	"integration.updated":            true,
+	"integration.connection.updated": true,
+	"reference.updated":              true,
+	"models-dev.refreshed":           true,
+	"file.watcher.updated":           true,
+	"file.edited":                    true, // the edit tool's result says it
+	"session.diff":                   true, // the git view computes diffs itself
+	"lsp.updated":                    true,
+	"lsp.client.diagnostics":         true,
+	"installation.updated":           true,
+	"installation.update-available":  true,
+	"project.updated":                true,
+	"project.directories.updated":    true,
+	"vcs.branch.updated":             true,
+	"mcp.tools.changed":              true,
+	"pty.created":                    true,
+	"pty.updated":                    true,
+	"pty.exited":                     true,
+	"pty.deleted":                    true,
+	"tui.prompt.append":              true,
+	"tui.command.execute":            true,
+	"tui.toast.show":                 true,
+	"tui.session.select":             true,
+}
+
+// IsNoise reports whether an event type carries nothing for a session.
+func IsNoise(typ string) bool { return noiseTypes[typ] }
+
+func isRunType(t string) bool {
+	switch t {
+	case "step_start", "step_finish", "text", "reasoning", "tool_use", "error":
+		return true
+	}
+	return false
+}
+
+func orMissing(err error, field string) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("missing %s", field)
+}
+
+func (n *Normalizer) malformed(frame []byte, err error) []agent.Event {
+	return []agent.Event{{
+		Type:  agent.EventError,
+		Error: fmt.Sprintf("opencode: malformed event: %v", err),
+		Raw:   bytes.Clone(frame),
+	}}
+}
+
+// feedRun handles one `opencode run --format json` line.
+func (n *Normalizer) feedRun(frame []byte) []agent.Event {
+	var l wireRunLine
+	if err := json.Unmarshal(frame, &l); err != nil {
+		return n.malformed(frame, err)
+	}
+	n.run = true
+	if n.turn == nil {
+		n.openTurn(frame, l.Timestamp, "")
+	}
+	n.noteTime(l.Timestamp)
+	if l.Type == "error" {
+		if l.Error == nil {
+			return n.malformed(frame, fmt.Errorf("missing error"))
+		}
+		raw, _ := json.Marshal(l.Error)
+		return n.sessionError(frame, raw)
+	}
+	if len(l.Part) == 0 {
+		return n.malformed(frame, fmt.Errorf("missing part"))
+	}
+	return n.partUpdated(frame, l.Part, l.Timestamp)
+}
+
+func (n *Normalizer) msg(id string) *msgState {
+	ms, ok := n.msgs[id]
+	if !ok {
+		ms = &msgState{id: id, partIdx: map[string]int{}}
+		n.msgs[id] = ms
+	}
+	return ms
+}
+
+func (ms *msgState) part(id string) *partState {
+	if i, ok := ms.partIdx[id]; ok {
+		return ms.parts[i]
+	}
+	ps := &partState{id: id}
+	ms.partIdx[id] = len(ms.parts)
+	ms.parts = append(ms.parts, ps)
+	return ps
+}
+
+func (n *Normalizer) openTurn(frame []byte, startMs int64, userID string) {
+	n.turn = &turnState{userID: userID, startMs: startMs, endMs: startMs, inTurn: map[string]bool{}, steps: map[string]*wirePart{}}
+	if userID == "" {
+		n.turn.openFrame = bytes.Clone(frame)
+	}
+}
+
+func (n *Normalizer) noteTime(ms int64) {
+	if n.turn == nil || ms <= 0 {
+		return
+	}
+	if n.turn.startMs == 0 || ms < n.turn.startMs {
+		n.turn.startMs = ms
+	}
+	if ms > n.turn.endMs {
+		n.turn.endMs = ms
+	}
+}
+
+func (n *Normalizer) noteMsg(id string) {
+	if n.turn == nil || n.turn.inTurn[id] {
+		return
+	}
+	n.turn.inTurn[id] = true
+	n.turn.msgIDs = append(n.turn.msgIDs, id)
+}
+
+func (n *Normalizer) messageUpdated(frame, props []byte) []agent.Event {
+	var p wireMessageUpdated
+	if err := json.Unmarshal(props, &p); err != nil {
+		return n.malformed(frame, err)
+	}
+	var info wireMessage
+	if err := json.Unmarshal(p.Info, &info); err != nil || info.ID == "" {
+		return n.malformed(frame, orMissing(err, "info.id"))
+	}
+	ms := n.msg(info.ID)
+	isNew := ms.info == nil
+	ms.info = &info
+	ms.infoFrame = bytes.Clone(frame)
+	if info.Role == "user" && isNew {
+		n.openTurn(frame, info.Time.Created, info.ID)
+	}
+	if n.turn != nil && (n.turn.inTurn[info.ID] || info.Role == "assistant" || info.ID == n.turn.userID) {
+		n.noteMsg(info.ID)
+		n.noteTime(info.Time.Created)
+		n.noteTime(info.Time.Completed)
+		if info.Role == "assistant" {
+			n.turn.lastAsst = info.ID
+			if e := parseError(info.Error); e != nil {
+				n.turnError(e, nil)
+			}
+		}
+	}
+	return n.emitMessage(ms)
+}
+
+func parseError(raw json.RawMessage) *wireError {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	var e wireError
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return &wireError{Name: "UnknownError"}
+	}
+	return &e
+}
+
+func (n *Normalizer) turnError(e *wireError, frame []byte) {
+	if n.turn == nil {
+		return
+	}
+	if e.Name == "MessageAbortedError" {
+		n.turn.aborted = true
+	} else {
+		n.turn.errName = e.Name
+		n.turn.errMsg = errorText(e)
+	}
+	if frame != nil {
+		n.turn.errFrame = bytes.Clone(frame)
+	}
+}
+
+func errorText(e *wireError) string {
+	if e.Data.Message != "" {
+		return e.Data.Message
+	}
+	if e.Name != "" {
+		return e.Name
+	}
+	return "unknown error"
+}
+
+func toolRank(status string) int {
+	switch status {
+	case "pending":
+		return 0
+	case "running":
+		return 1
+	case "completed", "error":
+		return 2
+	}
+	return -1
+}
+
+func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
+	var part wirePart
+	if err := json.Unmarshal(raw, &part); err != nil || part.ID == "" || part.MessageID == "" {
+		return n.malformed(frame, orMissing(err, "part.id or part.messageID"))
+	}
+	ms := n.msg(part.MessageID)
+	ps := ms.part(part.ID)
+	if part.Type == "tool" && ps.p.State != nil && part.State != nil && toolRank(part.State.Status) < toolRank(ps.p.State.Status) {
+		return nil // stale: a replay of an earlier state
+	}
+	ps.frame = bytes.Clone(frame)
+	ps.deltas = nil
+	ps.p = part
+	ps.text = part.Text
+	if n.turn != nil && (ms.info == nil || ms.info.Role == "assistant" || n.turn.inTurn[ms.id]) {
+		n.noteMsg(ms.id)
+		n.noteTime(at)
+		if ms.info == nil || ms.info.Role == "assistant" {
+			n.turn.lastAsst = ms.id
+		}
+		if part.Time != nil {
+			n.noteTime(part.Time.End)
+		}
+		if part.State != nil {
+			n.noteTime(part.State.Time.End)
+		}
+		if part.Type == "step-finish" {
+			if _, ok := n.turn.steps[part.ID]; !ok {
+				n.turn.stepOrder = append(n.turn.stepOrder, part.ID)
+			}
+			cp := part
+			n.turn.steps[part.ID] = &cp
+		}
+	}
+	var evs []agent.Event
+	if part.Type == "tool" && part.State != nil && part.State.Status != ps.emitted {
+		ps.emitted = part.State.Status
+		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: ms.id, ToolID: toolID(&part), State: agent.ToolState(part.State.Status)}
+		switch part.State.Status {
+		case "completed":
+			ev.ToolResult = part.State.Output
+		case "error":
+			ev.Error = part.State.Error
+		}
+		evs = append(evs, ev)
+	}
+	return append(evs, n.emitMessage(ms)...)
+}
+
+func toolID(p *wirePart) string {
+	if p.CallID != "" {
+		return p.CallID
+	}
+	return p.ID
+}
+
+func (n *Normalizer) partDelta(frame, props []byte) []agent.Event {
+	var d wirePartDelta
+	if err := json.Unmarshal(props, &d); err != nil || d.MessageID == "" || d.PartID == "" {
+		return n.malformed(frame, orMissing(err, "messageID or partID"))
+	}
+	ms := n.msg(d.MessageID)
+	ps := ms.part(d.PartID)
+	if ps.p.Type == "" {
+		ps.p = wirePart{ID: d.PartID, MessageID: d.MessageID, SessionID: d.SessionID, Type: "text"}
+	}
+	if d.Field != "text" {
+		return nil // only text grows live; other fields arrive whole in part.updated
+	}
+	ps.text += d.Delta
+	ps.deltas = append(ps.deltas, bytes.Clone(frame))
+	return n.emitMessage(ms)
+}
+
+func (n *Normalizer) partRemoved(frame, props []byte) []agent.Event {
+	var r wirePartRemoved
+	if err := json.Unmarshal(props, &r); err != nil || r.MessageID == "" || r.PartID == "" {
+		return n.malformed(frame, orMissing(err, "messageID or partID"))
+	}
+	ms, ok := n.msgs[r.MessageID]
+	if !ok {
+		return nil
+	}
+	i, ok := ms.partIdx[r.PartID]
+	if !ok {
+		return nil
+	}
+	ms.parts = append(ms.parts[:i], ms.parts[i+1:]...)
+	ms.partIdx = map[string]int{}
+	for j, ps := range ms.parts {
+		ms.partIdx[ps.id] = j
+	}
+	return n.emitMessage(ms)
+}
+
+func (n *Normalizer) sessionUpdated(frame, props []byte) []agent.Event {
+	var p wireSessionInfo
+	if err := json.Unmarshal(props, &p); err != nil {
+		return n.malformed(frame, err)
+	}
+	summary := ""
+	if s := p.Info.Summary; s != nil && s.Files > 0 {
+		summary = fmt.Sprintf("%d files, +%d -%d", s.Files, s.Additions, s.Deletions)
+		if s.Files == 1 {
+			summary = fmt.Sprintf("1 file, +%d -%d", s.Additions, s.Deletions)
+		}
+	}
+	if p.Info.Title == n.title && summary == n.summary {
+		return nil
+	}
+	n.title, n.summary = p.Info.Title, summary
+	return []agent.Event{{Type: agent.EventSessionUpdated, Title: p.Info.Title, Summary: summary}}
+}
+
+func (n *Normalizer) sessionStatus(frame, props []byte) []agent.Event {
+	var s wireStatus
+	if err := json.Unmarshal(props, &s); err != nil {
+		return n.malformed(frame, err)
+	}
+	switch s.Status.Type {
+	case "busy":
+		if n.turn == nil {
+			n.openTurn(frame, 0, "")
+		}
+	case "retry":
+		return []agent.Event{{Type: agent.EventRateLimit, Attempt: s.Status.Attempt, Error: s.Status.Message}}
+	}
+	return nil
+}
+
+func (n *Normalizer) sessionError(frame, raw []byte) []agent.Event {
+	e := parseError(raw)
+	if e == nil {
+		e = &wireError{Name: "UnknownError"}
+	}
+	if n.turn == nil && !n.run {
+		// An error outside a turn still belongs to whatever comes next.
+		n.openTurn(frame, 0, "")
+	}
+	n.turnError(e, frame)
+	if e.Name == "MessageAbortedError" {
+		return nil
+	}
+	return []agent.Event{{Type: agent.EventError, Error: errorText(e), Fatal: true}}
+}
+
+func (n *Normalizer) permissionAsked(frame, props []byte) []agent.Event {
+	var p wirePermission
+	if err := json.Unmarshal(props, &p); err != nil || p.ID == "" {
+		return n.malformed(frame, orMissing(err, "id"))
+	}
+	req := &agent.Request{
+		RequestID:   p.ID,
+		ToolName:    p.Permission,
+		Input:       p.Metadata,
+		Patterns:    p.Patterns,
+		Suggestions: p.Always,
+		Description: p.Permission,
+	}
+	if len(p.Patterns) > 0 {
+		req.Description += ": " + strings.Join(p.Patterns, ", ")
+	}
+	if p.Tool != nil {
+		req.ToolID = p.Tool.CallID
+	}
+	return []agent.Event{{Type: agent.EventPermissionRequest, Request: req}}
+}
+
+func (n *Normalizer) questionAsked(frame, props []byte) []agent.Event {
+	var q wireQuestion
+	if err := json.Unmarshal(props, &q); err != nil || q.ID == "" {
+		return n.malformed(frame, orMissing(err, "id"))
+	}
+	req := &agent.Request{RequestID: q.ID}
+	if q.Tool != nil {
+		req.ToolID = q.Tool.CallID
+		req.ToolName = "question"
+	}
+	for _, qi := range q.Questions {
+		nq := agent.Question{Question: qi.Question, Header: qi.Header, MultiSelect: qi.Multiple}
+		for _, o := range qi.Options {
+			nq.Options = append(nq.Options, agent.QuestionOption{ID: o.Label, Label: o.Label, Description: o.Description})
+		}
+		req.Questions = append(req.Questions, nq)
+	}
+	if len(req.Questions) > 0 {
+		req.Question = req.Questions[0].Question
+		req.Options = req.Questions[0].Options
+	}
+	return []agent.Event{{Type: agent.EventQuestion, Request: req}}
+}
+
+// systemMessage makes a system message out of an event the normalizer does
+// not map to anything better.
+func (n *Normalizer) systemMessage(frame []byte, env wireEnvelope, part agent.Part, keepRaw bool) []agent.Event {
+	id := env.ID
+	if id == "" {
+		h := fnv.New64a()
+		h.Write(frame)
+		id = fmt.Sprintf("opencode-%x", h.Sum64())
+	}
+	m := &agent.Message{ID: id, Role: agent.RoleSystem, Parts: []agent.Part{part}}
+	if keepRaw {
+		m.Metadata = map[string]any{"raw": string(frame)}
+	}
+	return []agent.Event{{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(frame)}}
+}
+
+// endTurn closes the open turn with a result message and a complete event.
+func (n *Normalizer) endTurn(frame []byte) []agent.Event {
+	t := n.turn
+	if t == nil {
+		return nil
+	}
+	n.turn = nil
+	var cost float64
+	var usage agent.TokenUsage
+	for _, id := range t.stepOrder {
+		s := t.steps[id]
+		cost += s.Cost
+		if s.Tokens != nil {
+			addTokens(&usage, s.Tokens)
+		}
+	}
+	model, finish, text := "", "", ""
+	if ms, ok := n.msgs[t.lastAsst]; ok {
+		if ms.info != nil {
+			model, finish = ms.info.ModelID, ms.info.Finish
+		}
+		var texts []string
+		for _, ps := range ms.parts {
+			if ps.p.Type == "text" && ps.text != "" && !ps.p.Synthetic {
+				texts = append(texts, ps.text)
+			}
+		}
+		text = strings.Join(texts, "\n\n")
+		if finish == "" {
+			for _, id := range t.stepOrder {
+				if s := t.steps[id]; s.MessageID == t.lastAsst && s.Reason != "" {
+					finish = s.Reason
+				}
+			}
+		}
+	}
+	isErr := t.errMsg != ""
+	reason := finish
+	switch {
+	case t.aborted:
+		reason = "aborted"
+	case isErr:
+		reason = "error"
+		if text == "" {
+			text = t.errMsg
+		}
+	}
+	id := "result-" + t.userID
+	switch {
+	case t.userID != "":
+	case t.lastAsst != "":
+		id = "result-" + t.lastAsst
+	default:
+		h := fnv.New64a()
+		h.Write(t.openFrame)
+		id = fmt.Sprintf("result-%x", h.Sum64())
+	}
+	var dur int64
+	if t.endMs > t.startMs && t.startMs > 0 {
+		dur = t.endMs - t.startMs
+	}
+	res := &agent.Result{
+		Text:        text,
+		IsError:     isErr,
+		Cost:        &agent.CostInfo{CostUSD: cost},
+		DurationMs:  dur,
+		Usage:       &usage,
+		Reason:      reason,
+		Interrupted: t.aborted,
+	}
+	m := &agent.Message{
+		ID:         id,
+		Role:       agent.RoleResult,
+		Parts:      []agent.Part{},
+		Timestamp:  stamp(t.endMs),
+		Model:      model,
+		IsError:    isErr,
+		Result:     text,
+		DurationMs: dur,
+		TotalCost:  &agent.CostInfo{CostUSD: cost},
+		Usage:      &usage,
+		Metadata:   map[string]any{"reason": reason},
+	}
+	if t.aborted {
+		m.Metadata["interrupted"] = true
+	}
+	if t.errName != "" {
+		m.Metadata["errorName"] = t.errName
+	}
+	if model != "" {
+		mu := agent.ModelUsage{InputTokens: usage.InputTokens, OutputTokens: usage.OutputTokens, CacheReadTokens: usage.CacheReadTokens, CacheCreationTokens: usage.CacheCreationTokens, CostUSD: cost}
+		m.ModelUsage = map[string]agent.ModelUsage{model: mu}
+		res.ModelUsage = m.ModelUsage
+	}
+	// Raw: what rebuilds this result in a fresh normalizer.
+	var raw [][]byte
+	if t.openFrame != nil {
+		raw = append(raw, t.openFrame)
+	}
+	for _, mid := range t.msgIDs {
+		if ms, ok := n.msgs[mid]; ok {
+			raw = append(raw, ms.raw())
+		}
+	}
+	if t.errFrame != nil && !bytes.Equal(t.errFrame, t.openFrame) {
+		raw = append(raw, t.errFrame)
+	}
+	if frame != nil {
+		raw = append(raw, frame)
+	}
+	return []agent.Event{
+		{Type: agent.EventMessage, Message: m, Raw: bytes.Join(raw, []byte("\n"))},
+		{Type: agent.EventComplete, Result: res},
+	}
+}
+
+func addTokens(u *agent.TokenUsage, t *wireTokens) {
+	u.InputTokens += t.Input
+	u.OutputTokens += t.Output
+	u.ReasoningTokens += t.Reasoning
+	u.CacheReadTokens += t.Cache.Read
+	u.CacheCreationTokens += t.Cache.Write
+}
+
+func stamp(ms int64) string {
+	if ms <= 0 {
+		return ""
+	}
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// raw is the message's rebuild frames.
+func (ms *msgState) raw() []byte {
+	var b bytes.Buffer
+	add := func(f []byte) {
+		if len(f) == 0 {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(f)
+	}
+	add(ms.infoFrame)
+	for _, ps := range ms.parts {
+		add(ps.frame)
+		for _, d := range ps.deltas {
+			add(d)
+		}
+	}
+	return b.Bytes()
+}
+
+// emitMessage builds the message and emits it when it changed.
+func (n *Normalizer) emitMessage(ms *msgState) []agent.Event {
+	m := ms.build()
+	js, err := json.Marshal(m)
+	if err == nil && bytes.Equal(js, ms.lastJSON) {
+		return nil
+	}
+	ms.lastJSON = js
+	return []agent.Event{{Type: agent.EventMessage, Message: m, Raw: ms.raw()}}
+}
+
+// build makes the normalized message.
+func (ms *msgState) build() *agent.Message {
+	m := &agent.Message{ID: ms.id, Role: agent.RoleAssistant, Parts: []agent.Part{}}
+	meta := map[string]any{}
+	if info := ms.info; info != nil {
+		m.Timestamp = stamp(info.Time.Created)
+		switch info.Role {
+		case "user":
+			m.Role = agent.RoleUser
+			if info.Model != nil {
+				m.Model = info.Model.ModelID
+				meta["providerID"] = info.Model.ProviderID
+			}
+			if info.Agent != "" {
+				meta["agent"] = info.Agent
+			}
+		case "assistant":
+			m.Model = info.ModelID
+			m.ParentToolUseID = info.ParentID
+			if info.Tokens != nil {
+				var u agent.TokenUsage
+				addTokens(&u, info.Tokens)
+				m.Usage = &u
+				m.Cost = &agent.CostInfo{CostUSD: info.Cost}
+			}
+			for k, v := range map[string]string{"agent": info.Agent, "mode": info.Mode, "finish": info.Finish, "providerID": info.ProviderID} {
+				if v != "" {
+					meta[k] = v
+				}
+			}
+			if e := parseError(info.Error); e != nil {
+				meta["error"] = json.RawMessage(info.Error)
+				m.IsError = e.Name != "MessageAbortedError"
+			}
+		default:
+			m.Role = agent.RoleSystem
+			meta["role"] = info.Role
+		}
+	}
+	var steps, patches, agents, subtasks, retries []any
+	var unknown []string
+	toolMeta := map[string]json.RawMessage{}
+	fileSources := map[string]json.RawMessage{}
+	first := int64(0)
+	for _, ps := range ms.parts {
+		p := &ps.p
+		if p.Time != nil && p.Time.Start > 0 && (first == 0 || p.Time.Start < first) {
+			first = p.Time.Start
+		}
+		switch p.Type {
+		case "text", "reasoning":
+			if ps.text == "" {
+				continue
+			}
+			t := agent.PartText
+			if p.Type == "reasoning" {
+				t = agent.PartReasoning
+			}
+			m.Parts = append(m.Parts, agent.Part{Type: t, Text: ps.text})
+		case "file":
+			m.Parts = append(m.Parts, agent.Part{Type: agent.PartFile, Path: strings.TrimPrefix(p.URL, "file://"), Mime: p.Mime})
+			if len(p.Source) > 0 {
+				fileSources[p.ID] = p.Source
+			}
+		case "tool":
+			m.Parts = append(m.Parts, toolParts(p)...)
+			if p.State != nil && len(p.State.Metadata) > 0 {
+				toolMeta[toolID(p)] = p.State.Metadata
+			}
+		case "step-start":
+			steps = append(steps, map[string]any{"type": p.Type, "snapshot": p.Snapshot})
+			if p.Snapshot != "" {
+				meta["snapshot"] = p.Snapshot
+			}
+		case "step-finish":
+			steps = append(steps, map[string]any{"type": p.Type, "reason": p.Reason, "cost": p.Cost, "tokens": p.Tokens})
+			if p.Snapshot != "" {
+				meta["snapshot"] = p.Snapshot
+			}
+		case "snapshot":
+			meta["snapshot"] = p.Snapshot
+		case "patch":
+			patches = append(patches, map[string]any{"hash": p.Hash, "files": p.Files})
+		case "agent":
+			agents = append(agents, map[string]any{"name": p.Name, "source": p.Source})
+		case "subtask":
+			subtasks = append(subtasks, map[string]any{"prompt": p.Prompt, "description": p.Description, "agent": p.Agent})
+		case "retry":
+			retries = append(retries, map[string]any{"attempt": p.Attempt, "frame": json.RawMessage(partJSON(ps.frame))})
+		case "compaction":
+			trigger := "manual"
+			if p.Auto {
+				trigger = "auto"
+			}
+			m.Parts = append(m.Parts, agent.Part{Type: agent.PartCompact, Trigger: trigger})
+		default:
+			m.Parts = append(m.Parts, agent.Part{Type: agent.PartSystemStatus, Subtype: "part:" + p.Type})
+			unknown = append(unknown, string(ps.frame))
+		}
+	}
+	if m.Timestamp == "" {
+		m.Timestamp = stamp(first)
+	}
+	for k, v := range map[string][]any{"steps": steps, "patches": patches, "agentParts": agents, "subtasks": subtasks, "retries": retries} {
+		if len(v) > 0 {
+			meta[k] = v
+		}
+	}
+	if len(unknown) > 0 {
+		meta["unknownParts"] = unknown
+	}
+	if len(toolMeta) > 0 {
+		meta["toolMetadata"] = toolMeta
+	}
+	if len(fileSources) > 0 {
+		meta["fileSources"] = fileSources
+	}
+	if len(meta) > 0 {
+		m.Metadata = meta
+	}
+	return m
+}
+
+// partJSON extracts properties.part (or part) from a frame, for metadata.
+func partJSON(frame []byte) []byte {
+	var env struct {
+		Properties struct {
+			Part json.RawMessage `json:"part"`
+		} `json:"properties"`
+		Part json.RawMessage `json:"part"`
+	}
+	if json.Unmarshal(frame, &env) != nil {
+		return []byte("null")
+	}
+	if len(env.Properties.Part) > 0 {
+		return env.Properties.Part
+	}
+	if len(env.Part) > 0 {
+		return env.Part
+	}
+	return []byte("null")
+}
+
+// toolParts maps a ToolPart to a tool-use part and, once it ended, a
+// tool-result part.
+func toolParts(p *wirePart) []agent.Part {
+	st := p.State
+	if st == nil {
+		st = &wireToolState{Status: "pending"}
+	}
+	input := st.Input
+	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
+		input = json.RawMessage("{}")
+	}
+	use := agent.Part{Type: agent.PartToolUse, ToolID: toolID(p), ToolName: p.Tool, Input: input, Kind: ToolKind(p.Tool), State: agent.ToolState(st.Status)}
+	switch st.Status {
+	case "completed":
+		res := agent.Part{Type: agent.PartToolResult, ToolID: use.ToolID, Content: agent.StringContent(st.Output), Title: st.Title, Attachments: st.Attachments}
+		if p.Tool == "bash" {
+			var md struct {
+				Exit *int `json:"exit"`
+			}
+			if json.Unmarshal(st.Metadata, &md) == nil && md.Exit != nil && *md.Exit != 0 {
+				res.IsError = true
+			}
+		}
+		res.StructuredResult = structured(p.Tool, st)
+		return []agent.Part{use, res}
+	case "error":
+		return []agent.Part{use, {Type: agent.PartToolResult, ToolID: use.ToolID, Content: agent.StringContent(st.Error), IsError: true, Title: st.Title}}
+	}
+	return []agent.Part{use}
+}
+
+// structured extracts the rich results the UI renders specially.
+func structured(tool string, st *wireToolState) *agent.StructuredResult {
+	switch tool {
+	case "todowrite", "todoread":
+		var md struct {
+			Todos []wireTodo `json:"todos"`
+		}
+		if json.Unmarshal(st.Metadata, &md) != nil || md.Todos == nil {
+			return nil
+		}
+		sr := &agent.StructuredResult{Kind: agent.StructuredTodo, NewTodos: []agent.TodoItem{}}
+		for _, t := range md.Todos {
+			sr.NewTodos = append(sr.NewTodos, agent.TodoItem{ID: t.ID, Content: t.Content, Status: t.Status, Priority: t.Priority})
+		}
+		return sr
+	case "write":
+		var in struct {
+			FilePath string `json:"filePath"`
+			Content  string `json:"content"`
+		}
+		var md struct {
+			Exists bool `json:"exists"`
+		}
+		if json.Unmarshal(st.Input, &in) != nil || in.FilePath == "" {
+			return nil
+		}
+		_ = json.Unmarshal(st.Metadata, &md)
+		op := "create"
+		if md.Exists {
+			op = "update"
+		}
+		return &agent.StructuredResult{Kind: agent.StructuredWrite, FilePath: in.FilePath, Content: in.Content, Operation: op}
+	case "skill":
+		var in struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(st.Input, &in)
+		return &agent.StructuredResult{Kind: agent.StructuredSkill, Success: true, CommandName: in.Name}
+	}
+	return nil
+}
+
+// toolKinds classifies OpenCode's built-in tools.
+var toolKinds = map[string]agent.ToolKind{
+	"bash":        agent.ToolExecute,
+	"read":        agent.ToolRead,
+	"edit":        agent.ToolEdit,
+	"write":       agent.ToolEdit,
+	"patch":       agent.ToolEdit,
+	"multiedit":   agent.ToolEdit,
+	"apply_patch": agent.ToolEdit,
+	"grep":        agent.ToolSearch,
+	"glob":        agent.ToolSearch,
+	"list":        agent.ToolSearch,
+	"codesearch":  agent.ToolSearch,
+	"webfetch":    agent.ToolFetch,
+	"websearch":   agent.ToolFetch,
+	"todowrite":   agent.ToolTodo,
+	"todoread":    agent.ToolTodo,
+	"question":    agent.ToolAskUser,
+	"task":        agent.ToolSubAgent,
+	"skill":       agent.ToolSkill,
+}
+
+// ToolKind classifies an OpenCode tool by what it does.
+func ToolKind(name string) agent.ToolKind {
+	if k, ok := toolKinds[name]; ok {
+		return k
+	}
+	return agent.ToolOther
+}
+
+// sortedKeys is used by tests and docs.
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
