@@ -1,0 +1,385 @@
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Change statuses of a FileChange.
+const (
+	Added       = "added"
+	Modified    = "modified"
+	Deleted     = "deleted"
+	Renamed     = "renamed"
+	Copied      = "copied"
+	TypeChanged = "type-changed"
+	Unmerged    = "unmerged"
+)
+
+// FileChange is one changed path between the base commit and the worktree.
+type FileChange struct {
+	Path    string `json:"path"`
+	OldPath string `json:"oldPath,omitempty"` // renames and copies
+	Status  string `json:"status"`
+	// Similarity in percent for renames and copies.
+	Similarity int    `json:"similarity,omitempty"`
+	OldMode    string `json:"oldMode,omitempty"` // e.g. 100644; "" when added
+	NewMode    string `json:"newMode,omitempty"` // "" when deleted
+	Binary     bool   `json:"binary"`
+	Added      int    `json:"added"`
+	Removed    int    `json:"removed"`
+	// Patch is the unified diff body: the hunks, from the first "@@" line
+	// ("" for binary files, pure renames and mode changes).
+	Patch string `json:"patch"`
+	// PatchOmitted: the patch was left out (too large, or the diff's byte
+	// budget was spent); FileDiff with this path returns it.
+	PatchOmitted bool `json:"patchOmitted,omitempty"`
+}
+
+// ModeChanged reports a file mode change (e.g. the executable bit).
+func (f FileChange) ModeChanged() bool {
+	return f.OldMode != "" && f.NewMode != "" && f.OldMode != f.NewMode
+}
+
+// Diff is everything that changed from Base to the worktree's files:
+// commits on the branch, staged, unstaged and untracked (not ignored)
+// changes together.
+type Diff struct {
+	Base    string       `json:"base"`
+	Head    string       `json:"head"`
+	Files   []FileChange `json:"files"`
+	Added   int          `json:"added"`
+	Removed int          `json:"removed"`
+}
+
+// DiffOptions tune Diff.
+type DiffOptions struct {
+	// Paths limits the diff to these paths (literal, relative to the
+	// worktree's top). Give both sides of a rename to keep it a rename.
+	Paths []string
+	// MaxFilePatch is the largest patch kept per file (default 512 KiB);
+	// MaxTotalPatch the budget for all patches (default 4 MiB). Files over
+	// either are listed with PatchOmitted.
+	MaxFilePatch, MaxTotalPatch int
+	// NoPatch lists files and counts only.
+	NoPatch bool
+}
+
+// Diff compares base (a commit id) with the worktree at dir, untracked
+// files included, rename detection on. It never changes the worktree's
+// index: untracked files are added as intent-to-add entries to a
+// throw-away copy of the index, so no object is written either. Cheap
+// enough to poll every couple of seconds on ordinary repositories.
+func (g *Git) Diff(ctx context.Context, dir, base string, opt DiffOptions) (Diff, error) {
+	if opt.MaxFilePatch <= 0 {
+		opt.MaxFilePatch = 512 << 10
+	}
+	if opt.MaxTotalPatch <= 0 {
+		opt.MaxTotalPatch = 4 << 20
+	}
+	base, err := g.ResolveCommit(ctx, dir, base)
+	if err != nil {
+		return Diff{}, err
+	}
+	head, err := g.out(ctx, dir, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return Diff{}, fmt.Errorf("gitx: diff: %w", err)
+	}
+
+	idx, cleanup, err := g.scratchIndex(ctx, dir)
+	if err != nil {
+		return Diff{}, err
+	}
+	defer cleanup()
+	env := []string{"GIT_INDEX_FILE=" + idx, "GIT_OPTIONAL_LOCKS=0"}
+
+	// Untracked files become intent-to-add entries in the scratch index.
+	lsArgs := []string{"ls-files", "-z", "--others", "--exclude-standard"}
+	if len(opt.Paths) > 0 {
+		lsArgs = append(append(lsArgs, "--"), opt.Paths...)
+	}
+	untracked, _, err := g.run(ctx, call{dir: dir, env: env, args: lsArgs})
+	if err != nil {
+		return Diff{}, fmt.Errorf("gitx: list untracked files: %w", err)
+	}
+	if len(untracked) > 0 {
+		if _, _, err := g.run(ctx, call{dir: dir, env: env, stdin: bytes.NewReader(untracked),
+			args: []string{"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"}}); err != nil {
+			return Diff{}, fmt.Errorf("gitx: add untracked files to scratch index: %w", err)
+		}
+	}
+
+	args := []string{"diff", "--no-ext-diff", "--no-textconv", "--find-renames", "--raw", "--numstat", "-z", "--abbrev=40"}
+	if !opt.NoPatch {
+		args = append(args, "--patch", "--unified=3")
+	}
+	args = append(args, base)
+	if len(opt.Paths) > 0 {
+		args = append(append(args, "--"), opt.Paths...)
+	} else {
+		args = append(args, "--")
+	}
+	out, _, err := g.run(ctx, call{dir: dir, env: env, args: args})
+	if err != nil {
+		return Diff{}, fmt.Errorf("gitx: diff: %w", err)
+	}
+	files, patch, err := parseRawNumstat(out)
+	if err != nil {
+		return Diff{}, err
+	}
+	if !opt.NoPatch {
+		attachPatches(files, patch, opt.MaxFilePatch, opt.MaxTotalPatch)
+	}
+	d := Diff{Base: base, Head: head, Files: files}
+	for _, f := range files {
+		d.Added += f.Added
+		d.Removed += f.Removed
+	}
+	return d, nil
+}
+
+// FileDiff is Diff limited to one path (and its old name for a rename),
+// with no patch budget but the per-file cap raised to 8 MiB.
+func (g *Git) FileDiff(ctx context.Context, dir, base, path string, oldPath string) (FileChange, error) {
+	if path == "" {
+		return FileChange{}, fmt.Errorf("%w: empty path", ErrInvalidPath)
+	}
+	paths := []string{path}
+	if oldPath != "" && oldPath != path {
+		paths = append(paths, oldPath)
+	}
+	d, err := g.Diff(ctx, dir, base, DiffOptions{Paths: paths, MaxFilePatch: 8 << 20, MaxTotalPatch: 16 << 20})
+	if err != nil {
+		return FileChange{}, err
+	}
+	for _, f := range d.Files {
+		if f.Path == path || f.OldPath == path {
+			return f, nil
+		}
+	}
+	return FileChange{}, fmt.Errorf("gitx: %s: no change", path)
+}
+
+// scratchIndex copies the worktree's index into a private temporary
+// folder; cleanup removes it.
+func (g *Git) scratchIndex(ctx context.Context, dir string) (string, func(), error) {
+	real, err := g.out(ctx, dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return "", nil, fmt.Errorf("gitx: locate index: %w", err)
+	}
+	tmpDir, err := os.MkdirTemp("", "jean-claude-index-")
+	if err != nil {
+		return "", nil, fmt.Errorf("gitx: scratch index: %w", err)
+	}
+	cleanup := func() { os.RemoveAll(tmpDir) }
+	idx := filepath.Join(tmpDir, "index")
+	in, err := os.Open(real)
+	if errors.Is(err, os.ErrNotExist) {
+		return idx, cleanup, nil // no index yet: git starts from an empty one
+	}
+	if err == nil {
+		err = copyTo(idx, in)
+		in.Close()
+	}
+	if err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("gitx: scratch index: %w", err)
+	}
+	return idx, cleanup, nil
+}
+
+func copyTo(path string, r io.Reader) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// parseRawNumstat reads `git diff --raw --numstat -z [--patch]` output:
+// raw records, then numstat records in the same order, then (with a
+// patch) one NUL and the patch text.
+func parseRawNumstat(b []byte) ([]FileChange, []byte, error) {
+	bad := func(what string) error { return fmt.Errorf("gitx: unexpected diff output (%s)", what) }
+	next := func() (string, bool) {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			return "", false
+		}
+		s := string(b[:i])
+		b = b[i+1:]
+		return s, true
+	}
+	var files []FileChange
+	for len(b) > 0 && b[0] == ':' {
+		meta, ok := next()
+		if !ok {
+			return nil, nil, bad("raw record")
+		}
+		// :oldmode newmode oldsha newsha status
+		f := strings.Fields(meta[1:])
+		if len(f) != 5 {
+			return nil, nil, bad("raw fields")
+		}
+		fc := FileChange{OldMode: f[0], NewMode: f[1]}
+		if fc.OldMode == "000000" {
+			fc.OldMode = ""
+		}
+		if fc.NewMode == "000000" {
+			fc.NewMode = ""
+		}
+		st := f[4]
+		p1, ok := next()
+		if !ok {
+			return nil, nil, bad("raw path")
+		}
+		switch st[0] {
+		case 'A':
+			fc.Status = Added
+		case 'D':
+			fc.Status = Deleted
+		case 'M':
+			fc.Status = Modified
+		case 'T':
+			fc.Status = TypeChanged
+		case 'U':
+			fc.Status = Unmerged
+		case 'R', 'C':
+			fc.Status = Renamed
+			if st[0] == 'C' {
+				fc.Status = Copied
+			}
+			fc.Similarity, _ = strconv.Atoi(st[1:])
+			p2, ok := next()
+			if !ok {
+				return nil, nil, bad("rename path")
+			}
+			fc.OldPath, p1 = p1, p2
+		default:
+			fc.Status = Modified
+		}
+		fc.Path = p1
+		files = append(files, fc)
+	}
+	// numstat: "added\tremoved\tpath" or "added\tremoved\t" + old + new.
+	for i := 0; i < len(files) && len(b) > 0 && b[0] != 0; i++ {
+		rec, ok := next()
+		if !ok {
+			return nil, nil, bad("numstat record")
+		}
+		parts := strings.SplitN(rec, "\t", 3)
+		if len(parts) != 3 {
+			return nil, nil, bad("numstat fields")
+		}
+		if parts[2] == "" { // rename: two more paths
+			if _, ok := next(); !ok {
+				return nil, nil, bad("numstat rename")
+			}
+			if _, ok := next(); !ok {
+				return nil, nil, bad("numstat rename")
+			}
+		}
+		if parts[0] == "-" {
+			files[i].Binary = true
+			continue
+		}
+		files[i].Added, _ = strconv.Atoi(parts[0])
+		files[i].Removed, _ = strconv.Atoi(parts[1])
+	}
+	if len(b) > 0 && b[0] == 0 {
+		b = b[1:]
+	}
+	return files, b, nil
+}
+
+// attachPatches splits the patch text into per-file sections (they come in
+// the same order as the raw records; unmerged paths have no section) and
+// keeps each section's hunks.
+func attachPatches(files []FileChange, patch []byte, maxFile, maxTotal int) {
+	sections := splitPatch(patch)
+	total := 0
+	j := 0
+	for i := range files {
+		if files[i].Status == Unmerged {
+			continue
+		}
+		if j >= len(sections) {
+			files[i].PatchOmitted = true
+			continue
+		}
+		sec := sections[j]
+		j++
+		body := hunks(sec)
+		if bytes.Contains(headerOf(sec), []byte("\nBinary files ")) || bytes.HasPrefix(headerOf(sec), []byte("Binary files ")) {
+			files[i].Binary = true
+		}
+		if len(body) > maxFile || total+len(body) > maxTotal {
+			files[i].PatchOmitted = true
+			continue
+		}
+		total += len(body)
+		files[i].Patch = string(body)
+	}
+}
+
+// splitPatch cuts patch text at each "diff --git " line, dropping the
+// "* Unmerged path" notes.
+func splitPatch(p []byte) [][]byte {
+	var out [][]byte
+	start := -1
+	for pos := 0; pos < len(p); {
+		end := bytes.IndexByte(p[pos:], '\n')
+		lineEnd := len(p)
+		if end >= 0 {
+			lineEnd = pos + end + 1
+		}
+		line := p[pos:lineEnd]
+		switch {
+		case bytes.HasPrefix(line, []byte("diff --git ")):
+			if start >= 0 {
+				out = append(out, p[start:pos])
+			}
+			start = pos
+		case bytes.HasPrefix(line, []byte("* Unmerged path ")):
+			if start >= 0 {
+				out = append(out, p[start:pos])
+			}
+			start = -1
+		}
+		pos = lineEnd
+	}
+	if start >= 0 {
+		out = append(out, p[start:])
+	}
+	return out
+}
+
+// headerOf returns a section's extended header (before the first hunk).
+func headerOf(sec []byte) []byte {
+	if i := bytes.Index(sec, []byte("\n@@ ")); i >= 0 {
+		return sec[:i+1]
+	}
+	return sec
+}
+
+// hunks returns a section from its first "@@" line.
+func hunks(sec []byte) []byte {
+	if bytes.HasPrefix(sec, []byte("@@ ")) {
+		return sec
+	}
+	if i := bytes.Index(sec, []byte("\n@@ ")); i >= 0 {
+		return sec[i+1:]
+	}
+	return nil
+}
