@@ -1,0 +1,881 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// FormatName is the raw format of ACP frames: JSON-RPC 2.0 messages, one per
+// line, in both directions (what the client sent and what the agent sent).
+const FormatName = "acp"
+
+// Normalizer turns ACP JSON-RPC messages into normalized events. Frames may
+// come from both directions; the direction is worked out from the message
+// itself (client methods vs agent methods, and for responses the ids of the
+// requests seen so far, falling back to the result's shape when the request
+// was not recorded, as in stdout-only recordings).
+//
+// Mapping (frame → events):
+//
+//	client session/prompt {messageId?}     starts a turn; its key is messageId (the backend
+//	                                       always sends one) else "<sessionId>-turn<N>"
+//	client session/load                    history replayed until its response is not
+//	                                       re-emitted (the store already holds it)
+//	client session/cancel, set_mode, ...   nothing (the frame is kept raw)
+//	result {sessionId, modes, models}      session-id; mode-change (currentModeId, mapped to
+//	                                       ask|accept-edits|plan|bypass, else the agent's own id);
+//	                                       system message "acp-session-<id>" (system-status
+//	                                       "session") listing the agent's availableModes/models
+//	result {protocolVersion, ...}          nothing (initialize)
+//	result {stopReason, _meta.quota?}      result message "<turn>:result" (last text, token
+//	                                       usage and per-model usage from Gemini's _meta.quota)
+//	                                       + complete {reason: stopReason, interrupted when
+//	                                       "cancelled", isError when "refusal"}; the turn ends
+//	error response to prompt/new/load/init error {fatal} (+ rate-limit when code 429) and the
+//	                                       turn ends; to any other request: error {fatal: false}
+//	session/update:
+//	  agent_message_chunk                  text part of the turn's assistant message
+//	                                       "<turn>:assistant" (consecutive chunks merge)
+//	  agent_thought_chunk                  reasoning part of the same message
+//	  user_message_chunk                   user message "<turn>:user"
+//	  tool_call                            tool-use part {toolId: toolCallId, toolName: Gemini's
+//	                                       native name (toolCallId prefix before "__") else the
+//	                                       title, kind: ACP kind mapped, input: rawInput else
+//	                                       {title, locations, content}} + tool-state-update
+//	  tool_call_update                     the tool-use part updated in place; on completed/failed
+//	                                       a tool-result part (text content, else rawOutput's
+//	                                       formatted/aggregated output; diff content → write
+//	                                       structured result {filePath, content: newText,
+//	                                       originalFile: oldText, operation create|update})
+//	                                       + tool-state-update {state, result, error}
+//	  plan                                 tool-use "plan" (kind todo) + tool-result with a todo
+//	                                       structured result {oldTodos, newTodos}
+//	  usage_update {used, size, cost}      turn message metadata "context" {used, size}; cost →
+//	                                       message cost
+//	  current_mode_update                  mode-change
+//	  config_option_update (mode option)   mode-change when the current mode changes
+//	  session_info_update {title}          session-updated {title}
+//	  available_commands_update            nothing (slash commands are not offered yet)
+//	  anything else                        system message with a system-status part, raw kept
+//	agent session/request_permission       the tool part goes pending + tool-state-update +
+//	                                       permission-request {requestId: toolCallId (else
+//	                                       "rpc-<id>"), permissionOptions: the agent's options}
+//	agent fs/read_text_file, write         nothing (the client serves them; the tool call shows)
+//	client replies to agent requests       nothing
+//	unknown method                         system message with a system-status part, raw kept
+//	malformed line                         error {fatal: false, raw: the line}
+//
+// Every message event's Raw holds the frames of its turn so far (the prompt
+// frame first), so feeding Raw to a fresh Normalizer rebuilds the message
+// with the same id.
+type Normalizer struct {
+	outReq map[string]string // id → method of requests the client sent
+	inReq  map[string]string // id → method of requests the agent sent
+
+	sessionID string
+	turns     int
+	turn      *turn
+	replaying bool
+	mode      string // the agent's current mode id
+}
+
+// turn is one prompt turn being built.
+type turn struct {
+	key   string
+	raw   []byte // append-only; events share prefixes of it
+	msg   agent.Message
+	user  *agent.Message
+	tools map[string]*toolState
+	plan  []agent.TodoItem
+}
+
+type toolState struct {
+	use     int // index of the tool-use part
+	result  int // index of the tool-result part, -1 until there is one
+	title    string
+	rawInput bool // Input is the agent's rawInput, not synthesized
+	content  json.RawMessage
+	output  json.RawMessage
+}
+
+// NewNormalizer returns a fresh ACP normalizer.
+func NewNormalizer() *Normalizer {
+	return &Normalizer{outReq: map[string]string{}, inReq: map[string]string{}}
+}
+
+var _ agent.Normalizer = (*Normalizer)(nil)
+
+// Flush implements agent.Normalizer. Every change is emitted as it happens,
+// so nothing is held back.
+func (n *Normalizer) Flush() []agent.Event { return nil }
+
+// Feed implements agent.Normalizer.
+func (n *Normalizer) Feed(frame []byte) []agent.Event {
+	var m rpcMessage
+	if err := json.Unmarshal(frame, &m); err != nil {
+		return []agent.Event{malformed(frame, err.Error())}
+	}
+	if m.Method == "" && len(m.ID) == 0 {
+		return []agent.Event{malformed(frame, "neither a method nor an id")}
+	}
+	if n.turn != nil {
+		n.turn.addRaw(frame)
+	}
+	id := idKey(m.ID)
+	switch {
+	case m.Method != "" && clientMethods[m.Method]:
+		if m.isRequest() {
+			n.outReq[id] = m.Method
+		}
+		return n.clientRequest(frame, &m)
+	case m.isRequest():
+		n.inReq[id] = m.Method
+		return n.agentRequest(frame, &m, id)
+	case m.isNotification():
+		if m.Method == methodUpdate {
+			return n.sessionUpdate(frame, &m)
+		}
+		return n.unknownFrame(frame, "notification "+m.Method)
+	default:
+		return n.response(frame, &m, id)
+	}
+}
+
+func malformed(frame []byte, why string) agent.Event {
+	return agent.Event{Type: agent.EventError, Error: "acp: malformed message: " + why, Raw: bytes.Clone(frame)}
+}
+
+// idKey is a JSON-RPC id as a map key: strings unquoted, numbers as written.
+func idKey(raw json.RawMessage) string {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+func (t *turn) addRaw(frame []byte) {
+	if len(t.raw) > 0 {
+		t.raw = append(t.raw, '\n')
+	}
+	t.raw = append(t.raw, frame...)
+}
+
+// rawSoFar is the turn's frames so far; later appends never touch it.
+func (t *turn) rawSoFar() []byte { return t.raw[:len(t.raw):len(t.raw)] }
+
+// startTurn opens a turn whose first frame is frame.
+func (n *Normalizer) startTurn(frame []byte, key string) *turn {
+	n.turns++
+	if key == "" {
+		key = fmt.Sprintf("%s-turn%d", n.sessionID, n.turns)
+	}
+	t := &turn{key: key, tools: map[string]*toolState{}}
+	t.msg = agent.Message{ID: key + ":assistant", Role: agent.RoleAssistant}
+	t.addRaw(frame)
+	n.turn = t
+	return t
+}
+
+// ensureTurn returns the open turn, opening one at frame when a turn's
+// content arrives without its prompt (stdout-only recordings).
+func (n *Normalizer) ensureTurn(frame []byte) *turn {
+	if n.turn == nil {
+		return n.startTurn(frame, "")
+	}
+	return n.turn
+}
+
+func (n *Normalizer) clientRequest(frame []byte, m *rpcMessage) []agent.Event {
+	switch m.Method {
+	case methodPrompt:
+		var p promptParams
+		_ = json.Unmarshal(m.Params, &p)
+		if p.SessionID != "" {
+			n.sessionID = p.SessionID
+		}
+		n.replaying = false
+		n.turn = nil
+		n.startTurn(frame, p.MessageID)
+	case methodSessionLoad:
+		var p sessionParams
+		_ = json.Unmarshal(m.Params, &p)
+		if p.SessionID != "" {
+			n.sessionID = p.SessionID
+		}
+		n.replaying = true
+	}
+	return nil
+}
+
+func (n *Normalizer) agentRequest(frame []byte, m *rpcMessage, id string) []agent.Event {
+	switch m.Method {
+	case methodPermission:
+		var p permissionParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return []agent.Event{malformed(frame, "session/request_permission: "+err.Error())}
+		}
+		return n.permission(frame, &p, id)
+	case methodReadFile, methodWriteFile:
+		return nil
+	}
+	return n.unknownFrame(frame, "request "+m.Method)
+}
+
+func (n *Normalizer) response(frame []byte, m *rpcMessage, id string) []agent.Event {
+	outMethod, sent := n.outReq[id]
+	_, asked := n.inReq[id]
+	ours := asked && (!sent || looksLikeClientReply(m))
+	if ours {
+		delete(n.inReq, id)
+		return nil
+	}
+	if sent {
+		delete(n.outReq, id)
+	}
+	if m.Error != nil {
+		return n.errorResponse(frame, m.Error, outMethod)
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(m.Result, &probe) != nil {
+		return nil // null or a non-object result: an acknowledgement
+	}
+	switch {
+	case probe["stopReason"] != nil:
+		return n.promptEnd(frame, m.Result)
+	case probe["sessionId"] != nil || outMethod == methodSessionLoad:
+		return n.sessionStarted(frame, m.Result, outMethod)
+	}
+	return nil
+}
+
+// looksLikeClientReply tells the client's answer to an agent request from the
+// agent's answer to a client request with the same id.
+func looksLikeClientReply(m *rpcMessage) bool {
+	if m.Error != nil {
+		return false
+	}
+	r := bytes.TrimSpace(m.Result)
+	if len(r) == 0 || string(r) == "null" {
+		return true
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(r, &probe) != nil {
+		return false
+	}
+	return probe["outcome"] != nil || probe["content"] != nil
+}
+
+func (n *Normalizer) errorResponse(frame []byte, e *rpcError, method string) []agent.Event {
+	msg := errorText(e)
+	label := method + " failed: "
+	fatal := method == methodPrompt || method == methodSessionNew || method == methodSessionLoad ||
+		method == methodInitialize || method == ""
+	if method == "" {
+		label = "agent error: " // the request was not recorded (stdout-only capture)
+	}
+	var evs []agent.Event
+	if method == methodSessionLoad {
+		n.replaying = false
+	}
+	if e.Code == 429 {
+		evs = append(evs, agent.Event{Type: agent.EventRateLimit, Error: msg})
+	}
+	evs = append(evs, agent.Event{Type: agent.EventError, Error: label + msg, Fatal: fatal, Raw: bytes.Clone(frame)})
+	if fatal && method != methodSessionLoad {
+		n.turn = nil
+	}
+	return evs
+}
+
+// errorText makes a JSON-RPC error readable: Gemini puts the API's JSON
+// error in the message, other agents put details in data.
+func errorText(e *rpcError) string {
+	msg := e.Message
+	var inner struct {
+		Error struct {
+			Message string `json:"message"`
+			Status  string `json:"status"`
+		} `json:"error"`
+	}
+	if strings.HasPrefix(strings.TrimSpace(msg), "{") && json.Unmarshal([]byte(msg), &inner) == nil && inner.Error.Message != "" {
+		msg = inner.Error.Message
+		if inner.Error.Status != "" {
+			msg += " (" + inner.Error.Status + ")"
+		}
+	}
+	if len(e.Data) > 0 && string(e.Data) != "null" {
+		var d struct {
+			Details string `json:"details"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && (d.Details != "" || d.Message != "") {
+			msg += ": " + d.Details + d.Message
+		} else if json.Unmarshal(e.Data, &d.Details) == nil && d.Details != "" {
+			msg += ": " + d.Details
+		}
+	}
+	return fmt.Sprintf("%s (code %d)", msg, e.Code)
+}
+
+func (n *Normalizer) sessionStarted(frame []byte, result json.RawMessage, method string) []agent.Event {
+	var r sessionResult
+	_ = json.Unmarshal(result, &r)
+	if method == methodSessionLoad {
+		n.replaying = false
+	}
+	if r.SessionID == "" {
+		r.SessionID = n.sessionID
+	}
+	n.sessionID = r.SessionID
+	var evs []agent.Event
+	if r.SessionID != "" {
+		evs = append(evs, agent.Event{Type: agent.EventSessionID, SessionID: r.SessionID})
+	}
+	if r.Modes == nil && len(r.Models) == 0 {
+		return evs
+	}
+	meta := map[string]any{}
+	text := "Session " + r.SessionID
+	if r.Modes != nil {
+		meta["availableModes"] = r.Modes.AvailableModes
+		meta["currentModeId"] = r.Modes.CurrentModeID
+		names := make([]string, len(r.Modes.AvailableModes))
+		for i, md := range r.Modes.AvailableModes {
+			names[i] = md.Name
+			if md.ID == r.Modes.CurrentModeID {
+				names[i] += " (current)"
+			}
+		}
+		text += "; modes: " + strings.Join(names, ", ")
+	}
+	if len(r.Models) > 0 {
+		meta["models"] = r.Models
+	}
+	evs = append(evs, agent.Event{Type: agent.EventMessage, Raw: bytes.Clone(frame), Message: &agent.Message{
+		ID:    "acp-session-" + r.SessionID,
+		Role:  agent.RoleSystem,
+		Parts: []agent.Part{{Type: agent.PartSystemStatus, Subtype: "session", Text: text}},
+		Metadata: meta,
+	}})
+	if r.Modes != nil && r.Modes.CurrentModeID != "" {
+		evs = append(evs, n.modeChange(r.Modes.CurrentModeID)...)
+	}
+	return evs
+}
+
+func (n *Normalizer) modeChange(id string) []agent.Event {
+	if id == "" || id == n.mode {
+		return nil
+	}
+	n.mode = id
+	return []agent.Event{{Type: agent.EventModeChange, Mode: ModeFromAgent(id)}}
+}
+
+func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Event {
+	var r promptResult
+	_ = json.Unmarshal(result, &r)
+	t := n.turn
+	if t == nil {
+		t = n.startTurn(frame, "")
+	}
+	n.turn = nil
+	res := &agent.Result{
+		Reason:      r.StopReason,
+		Interrupted: r.StopReason == "cancelled",
+		IsError:     r.StopReason == "refusal",
+	}
+	for i := len(t.msg.Parts) - 1; i >= 0; i-- {
+		if t.msg.Parts[i].Type == agent.PartText {
+			res.Text = t.msg.Parts[i].Text
+			break
+		}
+	}
+	if r.Meta != nil && r.Meta.Quota != nil {
+		if tc := r.Meta.Quota.TokenCount; tc != nil {
+			res.Usage = &agent.TokenUsage{InputTokens: tc.InputTokens, OutputTokens: tc.OutputTokens}
+		}
+		for _, mu := range r.Meta.Quota.ModelUsage {
+			if mu.TokenCount == nil {
+				continue
+			}
+			if res.ModelUsage == nil {
+				res.ModelUsage = map[string]agent.ModelUsage{}
+			}
+			res.ModelUsage[mu.Model] = agent.ModelUsage{InputTokens: mu.TokenCount.InputTokens, OutputTokens: mu.TokenCount.OutputTokens}
+		}
+	}
+	msg := &agent.Message{
+		ID:         t.key + ":result",
+		Role:       agent.RoleResult,
+		Result:     res.Text,
+		IsError:    res.IsError,
+		Usage:      res.Usage,
+		ModelUsage: res.ModelUsage,
+		Parts:      []agent.Part{},
+		Metadata:   map[string]any{"stopReason": r.StopReason},
+	}
+	return []agent.Event{
+		{Type: agent.EventMessage, Message: msg, Raw: t.rawSoFar()},
+		{Type: agent.EventComplete, Result: res},
+	}
+}
+
+// emit snapshots the turn's assistant message.
+func (t *turn) emit() agent.Event {
+	m := t.msg
+	m.Parts = slices.Clone(t.msg.Parts)
+	if t.msg.Metadata != nil {
+		m.Metadata = make(map[string]any, len(t.msg.Metadata))
+		for k, v := range t.msg.Metadata {
+			m.Metadata[k] = v
+		}
+	}
+	return agent.Event{Type: agent.EventMessage, Message: &m, Raw: t.rawSoFar()}
+}
+
+func (n *Normalizer) sessionUpdate(frame []byte, m *rpcMessage) []agent.Event {
+	var p updateParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return []agent.Event{malformed(frame, "session/update: "+err.Error())}
+	}
+	var u sessionUpd
+	if err := json.Unmarshal(p.Update, &u); err != nil {
+		return []agent.Event{malformed(frame, "session/update: "+err.Error())}
+	}
+	if p.SessionID != "" && n.sessionID == "" {
+		n.sessionID = p.SessionID
+	}
+	switch u.SessionUpdate {
+	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "tool_call", "tool_call_update", "plan":
+		if n.replaying {
+			return nil
+		}
+	}
+	switch u.SessionUpdate {
+	case "agent_message_chunk":
+		return n.chunk(frame, agent.PartText, u.Content)
+	case "agent_thought_chunk":
+		return n.chunk(frame, agent.PartReasoning, u.Content)
+	case "user_message_chunk":
+		t := n.ensureTurn(frame)
+		if t.user == nil {
+			t.user = &agent.Message{ID: t.key + ":user", Role: agent.RoleUser}
+		}
+		t.user.Parts = appendChunk(t.user.Parts, agent.PartText, u.Content)
+		um := *t.user
+		um.Parts = slices.Clone(t.user.Parts)
+		return []agent.Event{{Type: agent.EventMessage, Message: &um, Raw: t.rawSoFar()}}
+	case "tool_call", "tool_call_update":
+		var content json.RawMessage
+		if u.SessionUpdate == "tool_call" || len(u.Content) > 0 {
+			content = u.Content
+		}
+		return n.tool(frame, u.toolCall, u.Title, content)
+	case "plan":
+		return n.planUpdate(frame, u.Entries)
+	case "usage_update":
+		if n.turn == nil {
+			return nil
+		}
+		t := n.turn
+		ctx := map[string]any{}
+		if u.Used != nil {
+			ctx["used"] = *u.Used
+		}
+		if u.Size != nil {
+			ctx["size"] = *u.Size
+		}
+		if t.msg.Metadata == nil {
+			t.msg.Metadata = map[string]any{}
+		}
+		t.msg.Metadata["context"] = ctx
+		var cost struct {
+			Amount   float64 `json:"amount"`
+			Currency string  `json:"currency"`
+		}
+		if len(u.Cost) > 0 && json.Unmarshal(u.Cost, &cost) == nil && (cost.Currency == "" || cost.Currency == "USD") {
+			t.msg.Cost = &agent.CostInfo{CostUSD: cost.Amount}
+		}
+		return []agent.Event{t.emit()}
+	case "current_mode_update":
+		return n.modeChange(u.CurrentModeID)
+	case "config_option_update":
+		for _, o := range u.ConfigOptions {
+			if s, ok := o.CurrentValue.(string); ok && (o.ID == "mode" || o.Category == "mode") {
+				return n.modeChange(s)
+			}
+		}
+		return nil
+	case "session_info_update":
+		if u.Title == nil {
+			return nil
+		}
+		return []agent.Event{{Type: agent.EventSessionUpdated, Title: *u.Title}}
+	case "available_commands_update":
+		return nil
+	}
+	return n.unknownFrame(frame, "session update "+u.SessionUpdate)
+}
+
+func (n *Normalizer) chunk(frame []byte, typ agent.PartType, content json.RawMessage) []agent.Event {
+	t := n.ensureTurn(frame)
+	t.msg.Parts = appendChunk(t.msg.Parts, typ, content)
+	return []agent.Event{t.emit()}
+}
+
+// appendChunk adds a content block to parts, merging text into the last
+// part when it has the same type.
+func appendChunk(parts []agent.Part, typ agent.PartType, content json.RawMessage) []agent.Part {
+	var b contentBlock
+	_ = json.Unmarshal(content, &b)
+	switch b.Type {
+	case "text", "":
+		if k := len(parts) - 1; k >= 0 && parts[k].Type == typ {
+			parts[k].Text += b.Text
+			return parts
+		}
+		return append(parts, agent.Part{Type: typ, Text: b.Text})
+	case "resource_link":
+		return append(parts, agent.Part{Type: agent.PartFile, Path: b.URI, Mime: b.MimeType})
+	case "resource":
+		p := agent.Part{Type: agent.PartFile, Mime: b.MimeType}
+		if b.Resource != nil {
+			p.Path = b.Resource.URI
+			if b.Resource.Text != "" {
+				p.Content = agent.StringContent(b.Resource.Text)
+			}
+		}
+		return append(parts, p)
+	default: // image, audio
+		return append(parts, agent.Part{Type: agent.PartFile, Mime: b.MimeType, Path: b.URI})
+	}
+}
+
+// tool applies a tool_call, tool_call_update or a permission request's
+// toolCall to the turn's assistant message.
+func (n *Normalizer) tool(frame []byte, tc toolCall, title *string, content json.RawMessage) []agent.Event {
+	t := n.ensureTurn(frame)
+	ts := t.tools[tc.ToolCallID]
+	var changedState bool
+	if ts == nil {
+		ts = &toolState{use: len(t.msg.Parts), result: -1}
+		t.tools[tc.ToolCallID] = ts
+		t.msg.Parts = append(t.msg.Parts, agent.Part{
+			Type:   agent.PartToolUse,
+			ToolID: tc.ToolCallID,
+			Kind:   ToolKind(tc.Kind, tc.ToolCallID),
+			State:  agent.ToolRunning,
+		})
+		changedState = true
+	}
+	p := t.msg.Parts[ts.use]
+	if title != nil {
+		ts.title = *title
+	}
+	if tc.Kind != "" {
+		p.Kind = ToolKind(tc.Kind, tc.ToolCallID)
+	}
+	if content != nil {
+		ts.content = content
+	}
+	if len(tc.RawOutput) > 0 {
+		ts.output = tc.RawOutput
+	}
+	p.ToolName = toolName(tc.ToolCallID, ts.title, tc.Kind, p.ToolName)
+	if len(tc.RawInput) > 0 {
+		p.Input = tc.RawInput
+		ts.rawInput = true
+	} else if !ts.rawInput && (len(p.Input) == 0 || content != nil || title != nil) {
+		p.Input = synthInput(ts.title, tc.Locations, ts.content)
+	}
+	if tc.Status != "" {
+		st := toolStateOf(tc.Status)
+		if st != p.State {
+			p.State = st
+			changedState = true
+		}
+	}
+	t.msg.Parts[ts.use] = p
+	var result string
+	if p.State == agent.ToolCompleted || p.State == agent.ToolError {
+		rp := toolResult(tc.ToolCallID, ts, p.State == agent.ToolError)
+		result = rp.TextContent()
+		if ts.result < 0 {
+			ts.result = len(t.msg.Parts)
+			t.msg.Parts = append(t.msg.Parts, rp)
+		} else {
+			t.msg.Parts[ts.result] = rp
+		}
+	}
+	evs := []agent.Event{t.emit()}
+	if changedState {
+		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: tc.ToolCallID, State: p.State}
+		if p.State == agent.ToolError {
+			ev.Error = result
+			if ev.Error == "" {
+				ev.Error = "tool call failed"
+			}
+		} else {
+			ev.ToolResult = result
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// toolName is Gemini's native tool name (its toolCallIds are
+// "<tool>__<tool>_<n>"), else the title, else the ACP kind.
+func toolName(id, title, kind, prev string) string {
+	if i := strings.Index(id, "__"); i > 0 {
+		return id[:i]
+	}
+	switch {
+	case title != "":
+		return title
+	case prev != "":
+		return prev
+	case kind != "":
+		return kind
+	}
+	return "tool"
+}
+
+func synthInput(title string, locations, content json.RawMessage) json.RawMessage {
+	in := map[string]json.RawMessage{}
+	if title != "" {
+		in["title"] = agent.StringContent(title)
+	}
+	if len(locations) > 0 && string(locations) != "[]" {
+		in["locations"] = locations
+	}
+	if len(content) > 0 && string(content) != "[]" {
+		in["content"] = content
+	}
+	b, _ := json.Marshal(in)
+	return b
+}
+
+// toolResult builds the tool-result part from the call's latest content.
+func toolResult(id string, ts *toolState, failed bool) agent.Part {
+	p := agent.Part{Type: agent.PartToolResult, ToolID: id, IsError: failed, Title: ts.title}
+	var items []toolContent
+	_ = json.Unmarshal(ts.content, &items)
+	var texts []string
+	for _, c := range items {
+		switch c.Type {
+		case "content":
+			var b contentBlock
+			if json.Unmarshal(c.Content, &b) == nil && b.Text != "" {
+				texts = append(texts, b.Text)
+			}
+		case "diff":
+			sr := &agent.StructuredResult{Kind: agent.StructuredWrite, FilePath: c.Path, Operation: "create"}
+			if c.NewText != nil {
+				sr.Content = *c.NewText
+			}
+			if c.OldText != nil && *c.OldText != "" {
+				old := *c.OldText
+				sr.OriginalFile = &old
+				sr.Operation = "update"
+			}
+			p.StructuredResult = sr
+		case "terminal":
+			texts = append(texts, "[terminal "+c.TerminalID+"]")
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if text == "" {
+		text = rawOutputText(ts.output)
+	}
+	if text == "" && p.StructuredResult != nil {
+		text = p.StructuredResult.Operation + " " + p.StructuredResult.FilePath
+	}
+	p.Content = agent.StringContent(text)
+	return p
+}
+
+// rawOutputText finds the output in an agent's rawOutput (codex-acp puts the
+// command's formatted_output / aggregated_output / stdout there).
+func rawOutputText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o map[string]json.RawMessage
+	if json.Unmarshal(raw, &o) == nil {
+		for _, k := range []string{"formatted_output", "aggregated_output", "output", "stdout", "content"} {
+			if json.Unmarshal(o[k], &s) == nil && s != "" {
+				return s
+			}
+		}
+	}
+	return string(raw)
+}
+
+func toolStateOf(status string) agent.ToolState {
+	switch status {
+	case "pending":
+		return agent.ToolPending
+	case "completed":
+		return agent.ToolCompleted
+	case "failed":
+		return agent.ToolError
+	}
+	return agent.ToolRunning
+}
+
+// ToolKind maps an ACP tool kind (and Gemini's native tool name, when the
+// tool call id carries it) to a normalized kind.
+func ToolKind(kind, toolCallID string) agent.ToolKind {
+	if i := strings.Index(toolCallID, "__"); i > 0 {
+		switch toolCallID[:i] {
+		case "write_todos":
+			return agent.ToolTodo
+		case "ask_user":
+			return agent.ToolAskUser
+		case "activate_skill":
+			return agent.ToolSkill
+		}
+	}
+	switch kind {
+	case "read":
+		return agent.ToolRead
+	case "edit", "delete", "move":
+		return agent.ToolEdit
+	case "search":
+		return agent.ToolSearch
+	case "execute":
+		return agent.ToolExecute
+	case "think":
+		return agent.ToolThink
+	case "fetch":
+		return agent.ToolFetch
+	}
+	return agent.ToolOther
+}
+
+func (n *Normalizer) planUpdate(frame []byte, entries []planEntry) []agent.Event {
+	t := n.ensureTurn(frame)
+	todos := make([]agent.TodoItem, len(entries))
+	for i, e := range entries {
+		todos[i] = agent.TodoItem{Content: e.Content, Status: e.Status, Priority: e.Priority}
+	}
+	id := t.key + ":plan"
+	input, _ := json.Marshal(map[string]any{"entries": entries})
+	res := agent.Part{
+		Type: agent.PartToolResult, ToolID: id, Title: "Plan",
+		Content:          agent.StringContent(fmt.Sprintf("%d plan entries", len(todos))),
+		StructuredResult: &agent.StructuredResult{Kind: agent.StructuredTodo, OldTodos: t.plan, NewTodos: todos},
+	}
+	t.plan = todos
+	ts := t.tools[id]
+	if ts == nil {
+		ts = &toolState{use: len(t.msg.Parts), result: len(t.msg.Parts) + 1}
+		t.tools[id] = ts
+		t.msg.Parts = append(t.msg.Parts, agent.Part{}, agent.Part{})
+	}
+	t.msg.Parts[ts.use] = agent.Part{Type: agent.PartToolUse, ToolID: id, ToolName: "plan", Kind: agent.ToolTodo, State: agent.ToolCompleted, Input: input}
+	t.msg.Parts[ts.result] = res
+	return []agent.Event{t.emit()}
+}
+
+func (n *Normalizer) permission(frame []byte, p *permissionParams, id string) []agent.Event {
+	if p.SessionID != "" && n.sessionID == "" {
+		n.sessionID = p.SessionID
+	}
+	tc := p.ToolCall.toolCall
+	reqID := tc.ToolCallID
+	if reqID == "" {
+		reqID = "rpc-" + id
+		tc.ToolCallID = reqID
+	}
+	tc.Status = "pending"
+	evs := n.tool(frame, tc, p.ToolCall.Title, p.ToolCall.Content)
+	t := n.turn
+	part := t.msg.Parts[t.tools[tc.ToolCallID].use]
+	req := &agent.Request{
+		RequestID: reqID,
+		ToolName:  part.ToolName,
+		ToolID:    tc.ToolCallID,
+		Input:     part.Input,
+	}
+	if p.ToolCall.Title != nil {
+		req.Description = *p.ToolCall.Title
+	}
+	for _, o := range p.Options {
+		req.PermissionOptions = append(req.PermissionOptions, agent.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: o.Kind})
+	}
+	return append(evs, agent.Event{Type: agent.EventPermissionRequest, Request: req})
+}
+
+// unknownFrame keeps a frame the normalizer does not understand as a system
+// message, so nothing is lost.
+func (n *Normalizer) unknownFrame(frame []byte, what string) []agent.Event {
+	h := fnv.New64a()
+	h.Write(frame)
+	return []agent.Event{{Type: agent.EventMessage, Raw: bytes.Clone(frame), Message: &agent.Message{
+		ID:       "acp-unknown-" + strconv.FormatUint(h.Sum64(), 16),
+		Role:     agent.RoleSystem,
+		Parts:    []agent.Part{{Type: agent.PartSystemStatus, Subtype: "unknown", Text: "Unhandled ACP " + what}},
+		Metadata: map[string]any{"raw": string(frame)},
+	}}}
+}
+
+// modeAliases lists, per interaction mode, the agents' own mode ids that mean
+// it (Gemini CLI, claude-code-acp, codex-acp, goose, opencode), best first.
+var modeAliases = map[agent.InteractionMode][]string{
+	agent.ModeAsk:         {"default", "ask", "auto", "approve", "manual"},
+	agent.ModeAcceptEdits: {"autoedit", "acceptedits", "smartapprove", "auto"},
+	agent.ModePlan:        {"plan", "readonly", "chat"},
+	agent.ModeBypass:      {"yolo", "bypasspermissions", "fullaccess", "dontask"},
+}
+
+func canonMode(id string) string {
+	return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(id))
+}
+
+// ModeFromAgent maps an agent's own mode id to an interaction mode; an id it
+// does not recognise is returned as is.
+func ModeFromAgent(id string) agent.InteractionMode {
+	c := canonMode(id)
+	for _, m := range agent.AllModes {
+		for _, a := range modeAliases[m] {
+			if a == c {
+				if m == agent.ModeAcceptEdits && c == "auto" {
+					continue // codex-acp's "auto" is its default, asking mode
+				}
+				return m
+			}
+		}
+	}
+	return agent.InteractionMode(id)
+}
+
+// AgentModeFor picks, among an agent's available modes, the one that means
+// mode; mode may also be one of the agent's own ids.
+func AgentModeFor(available []string, mode agent.InteractionMode) (string, bool) {
+	for _, id := range available {
+		if id == string(mode) {
+			return id, true
+		}
+	}
+	for _, a := range modeAliases[mode] {
+		for _, id := range available {
+			if canonMode(id) == a {
+				return id, true
+			}
+		}
+	}
+	return "", false
+}
