@@ -1,0 +1,891 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// Normalizer turns Claude Code stream-json stdout lines (and the user turns
+// the host writes to stdin) into normalized events. It is pure and
+// stateful: no I/O, clock or randomness. Feed it one line at a time.
+//
+// # Mapping (the design's Claude tables, plus what 2.1.x added)
+//
+// Line `type` / `subtype` → normalized:
+//
+//	system/init                       hidden (session-id only)
+//	system/hook_started, hook_progress,
+//	  hook_completed, hook_response   hidden
+//	system/thinking_tokens            hidden (a progress counter, like status)
+//	system/status status=compacting   system message (ID = line uuid) with ONE
+//	                                  compact part; completed by compact_boundary
+//	system/status other               hidden; a permissionMode field also gives
+//	                                  a mode-change event (default→ask,
+//	                                  acceptEdits→accept-edits, plan→plan,
+//	                                  bypassPermissions→bypass)
+//	system/compact_boundary           the compact part {trigger, preTokens} from
+//	                                  compact_metadata {trigger, pre_tokens}; it
+//	                                  re-emits the compacting message (same ID,
+//	                                  Raw = both lines), or starts its own
+//	system/api_retry                  system-status part {subtype, status: error,
+//	                                  text} + rate-limit event {retryAfterMs =
+//	                                  retry_delay_ms, attempt, maxRetries, error}
+//	system/permission_denied          system-status part {status "denied", text =
+//	                                  message}, metadata toolName/toolUseId
+//	system/other                      system-status part {subtype, status},
+//	                                  metadata.raw = the line
+//	assistant                         assistant message, ID = message.id; the
+//	                                  lines sharing a message.id (one block per
+//	                                  line) become ONE message, re-emitted whole
+//	                                  with all its parts each time a block arrives;
+//	                                  Raw = all its lines. A repeated line (same
+//	                                  uuid) is ignored.
+//	assistant, model "<synthetic>"
+//	  with is_api_error_message       the message (isError) + error event
+//	                                  {error: its text, fatal: true}
+//	user                              user message, ID = the line's uuid (prompts,
+//	                                  tool results, "[Request interrupted by user]")
+//	result                            result message (ID = uuid) + complete event
+//	control_request can_use_tool      permission-request event {requestId, toolName,
+//	                                  toolId = tool_use_id, input, description,
+//	                                  suggestions = permission_suggestions}
+//	control_request can_use_tool
+//	  tool_name AskUserQuestion       question event {requestId, question, options
+//	                                  (first question), questions (all)}; option
+//	                                  ids are the labels
+//	control_request other             system-status part, metadata.raw
+//	control_response, keep_alive,
+//	  control_cancel_request          hidden (the backend consumes them)
+//	stream_event                      hidden: partial-message deltas
+//	                                  (--include-partial-messages, not used by the
+//	                                  backend); the complete assistant lines that
+//	                                  follow carry the same content, so nothing is
+//	                                  lost and nothing is doubled
+//	unknown type                      system message with a system-status part
+//	                                  {subtype: type}, metadata.raw = the line
+//	malformed line                    error event {fatal: false}, Raw = the line
+//
+// Content blocks → parts:
+//
+//	text                      text {text}
+//	thinking                  reasoning {text = thinking}
+//	redacted_thinking         reasoning {text "(redacted thinking)"}
+//	tool_use, server_tool_use tool-use {toolId = id, toolName = name, input, kind}
+//	tool_result               tool-result {toolId = tool_use_id, content (a
+//	                          string, or text/file parts), isError = is_error}
+//	image                     file {mime = source.media_type, content = source}
+//	other                     system-status {subtype "content-block", status = type,
+//	                          text = the block}
+//
+// Tool kinds: Read→read; Write, Edit, MultiEdit, NotebookEdit→edit; Bash,
+// BashOutput, KillShell→execute; Grep, Glob, LS→search; WebFetch,
+// WebSearch→fetch; TodoWrite, TaskCreate, TaskUpdate, TaskList,
+// TaskGet→todo; AskUserQuestion→ask-user; Task, Agent→sub-agent;
+// Skill→skill; anything else→other.
+//
+// Special fields:
+//
+//	session_id              ONE session-id event, from the first line that has one
+//	parent_tool_use_id      message.parentToolUseId (sub-agent grouping)
+//	isSynthetic             message.isSynthetic (isMeta, isReplay,
+//	                        isCompactSummary → metadata)
+//	is_error                result message isError
+//	cost_usd                message.cost.costUsd (per-message cost, when present)
+//	message.usage           message.usage (input, output, cache read/creation)
+//	message.model           message.model
+//	total_cost_usd          result totalCost {costUsd, totalCostUsd}
+//	duration_ms             result durationMs
+//	usage                   result usage (+ output_tokens_details.thinking_tokens
+//	                        as reasoningTokens)
+//	modelUsage              result modelUsage {inputTokens, outputTokens,
+//	                        cacheReadTokens, cacheCreationTokens, contextWindow,
+//	                        maxOutputTokens, costUsd}
+//	terminal_reason         complete.result.reason (subtype when absent)
+//	subtype error_during_execution, or terminal_reason aborted_*
+//	                        complete.result.interrupted = true, isError = false
+//	num_turns, duration_api_ms, permission_denials, errors, stop_reason
+//	                        result metadata
+//	tool_use_result         the tool-result's structuredResult, by shape:
+//	                          {type create|update, filePath, content,
+//	                           structuredPatch, originalFile} (Write) or
+//	                          {filePath, oldString, structuredPatch,
+//	                           originalFile} (Edit, MultiEdit) → write
+//	                          {oldTodos, newTodos} (TodoWrite) → todo
+//	                          {success, commandName} (Skill) → skill
+//	                          {task} (TaskCreate), {tasks} (TaskList),
+//	                          {taskId, statusChange|updatedFields}
+//	                          (TaskUpdate) → todo
+//	                        (by shape, not by tool name, so one stored user
+//	                        line re-normalizes alone to the same message)
+//	tool_result_meta        user message metadata.toolResultMeta (the
+//	                        permission_decision of each tool: config,
+//	                        user_temporary, user_reject, ...)
+//
+// Messages without a uuid/message.id get a stable ID from a hash of their
+// line. Every message event carries Raw: the lines that rebuild it when
+// fed to a fresh Normalizer. Flush returns nothing: nothing is held back.
+type Normalizer struct {
+	sessionSent bool
+	// msgs holds the assistant messages of the current turn by message.id,
+	// so that their lines merge even when other lines come between.
+	msgs  map[string]*asmMsg
+	order []string
+	// compacting is the open compaction (a status "compacting" line).
+	compacting *pendingCompact
+}
+
+type asmMsg struct {
+	id        string
+	timestamp string
+	model     string
+	parent    string
+	synthetic bool
+	isError   bool
+	usage     *agent.TokenUsage
+	cost      *agent.CostInfo
+	meta      map[string]any
+	parts     []agent.Part
+	lines     [][]byte
+	uuids     []string
+}
+
+type pendingCompact struct {
+	id   string
+	line []byte
+}
+
+// maxOpenMessages bounds how many assistant messages of one turn are kept
+// for merging; the oldest is forgotten past it.
+const maxOpenMessages = 64
+
+// NewNormalizer returns a fresh normalizer.
+func NewNormalizer() *Normalizer { return &Normalizer{} }
+
+var _ agent.Normalizer = (*Normalizer)(nil)
+
+// Flush implements agent.Normalizer; nothing is ever held back.
+func (n *Normalizer) Flush() []agent.Event { return nil }
+
+// Feed implements agent.Normalizer.
+func (n *Normalizer) Feed(frame []byte) []agent.Event {
+	line := bytes.TrimSpace(frame)
+	if len(line) == 0 {
+		return nil
+	}
+	h, ok := scanHead(line)
+	if !ok {
+		return []agent.Event{malformed(line, nil)}
+	}
+	var evs []agent.Event
+	if !n.sessionSent && len(h.sessionID) > 0 {
+		n.sessionSent = true
+		evs = append(evs, agent.Event{Type: agent.EventSessionID, SessionID: unquote(h.sessionID)})
+	}
+	typ := string(h.typ)
+	if bytes.IndexByte(h.typ, '\\') >= 0 {
+		typ = unquote(h.typ)
+	}
+	switch typ {
+	case "system":
+		return n.system(evs, line, unquote(h.subtype))
+	case "assistant":
+		return n.assistant(evs, line)
+	case "user":
+		return n.user(evs, line)
+	case "result":
+		return n.result(evs, line)
+	case "control_request":
+		return n.controlRequest(evs, line)
+	case "control_response", "keep_alive", "control_cancel_request", "stream_event":
+		return evs
+	default:
+		if h.typ == nil {
+			typ = "unknown"
+		}
+		return append(evs, rawStatusMessage(line, typ, ""))
+	}
+}
+
+func malformed(line []byte, err error) agent.Event {
+	msg := "not a JSON object"
+	if err != nil {
+		msg = err.Error()
+	} else if !json.Valid(line) {
+		var v any
+		if e := json.Unmarshal(line, &v); e != nil {
+			msg = e.Error()
+		}
+	}
+	return agent.Event{
+		Type:  agent.EventError,
+		Error: "claude-code: malformed line: " + msg,
+		Raw:   bytes.Clone(line),
+	}
+}
+
+// lineID is a stable ID for a line that has none of its own.
+func lineID(line []byte) string {
+	h := fnv.New64a()
+	h.Write(line)
+	return fmt.Sprintf("claude-%016x", h.Sum64())
+}
+
+func orID(id string, line []byte) string {
+	if id != "" {
+		return id
+	}
+	return lineID(line)
+}
+
+// rawStatusMessage is a system message holding one system-status part and
+// the raw line in metadata.raw: how unknown input is kept.
+func rawStatusMessage(line []byte, subtype, status string) agent.Event {
+	var probe struct {
+		UUID string `json:"uuid"`
+	}
+	_ = json.Unmarshal(line, &probe)
+	return agent.Event{
+		Type: agent.EventMessage,
+		Message: &agent.Message{
+			ID:       orID(probe.UUID, line),
+			Role:     agent.RoleSystem,
+			Parts:    []agent.Part{{Type: agent.PartSystemStatus, Subtype: subtype, Status: status}},
+			Metadata: map[string]any{"raw": string(line)},
+		},
+		Raw: bytes.Clone(line),
+	}
+}
+
+func jsonString(raw json.RawMessage) string {
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// NativeMode maps Claude's permission mode names to interaction modes.
+func NativeMode(native string) (agent.InteractionMode, bool) {
+	switch native {
+	case "default":
+		return agent.ModeAsk, true
+	case "acceptEdits":
+		return agent.ModeAcceptEdits, true
+	case "plan":
+		return agent.ModePlan, true
+	case "bypassPermissions":
+		return agent.ModeBypass, true
+	}
+	return "", false
+}
+
+// PermissionMode maps an interaction mode to Claude's --permission-mode.
+func PermissionMode(m agent.InteractionMode) (string, bool) {
+	switch m {
+	case agent.ModeAsk, "":
+		return "default", true
+	case agent.ModeAcceptEdits:
+		return "acceptEdits", true
+	case agent.ModePlan:
+		return "plan", true
+	case agent.ModeBypass:
+		return "bypassPermissions", true
+	}
+	return "", false
+}
+
+func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []agent.Event {
+	switch subtype {
+	case "init", "hook_started", "hook_progress", "hook_completed", "hook_response", "thinking_tokens":
+		return evs
+	}
+	var w wireSystem
+	if err := json.Unmarshal(line, &w); err != nil {
+		return append(evs, malformed(line, err))
+	}
+	sysMsg := func(id string, raw []byte, part agent.Part, meta map[string]any) agent.Event {
+		return agent.Event{
+			Type: agent.EventMessage,
+			Message: &agent.Message{
+				ID:       id,
+				Role:     agent.RoleSystem,
+				Parts:    []agent.Part{part},
+				Metadata: meta,
+			},
+			Raw: raw,
+		}
+	}
+	switch subtype {
+	case "status":
+		status := jsonString(w.Status)
+		if status == "compacting" {
+			id := orID(w.UUID, line)
+			n.compacting = &pendingCompact{id: id, line: bytes.Clone(line)}
+			return append(evs, sysMsg(id, bytes.Clone(line),
+				agent.Part{Type: agent.PartCompact, Status: "compacting"}, nil))
+		}
+		if w.PermissionMode != "" {
+			if m, ok := NativeMode(w.PermissionMode); ok {
+				evs = append(evs, agent.Event{Type: agent.EventModeChange, Mode: m})
+			}
+		}
+		return evs
+	case "compact_boundary":
+		part := agent.Part{Type: agent.PartCompact}
+		var meta map[string]any
+		if w.CompactMetadata != nil {
+			part.Trigger = w.CompactMetadata.Trigger
+			part.PreTokens = w.CompactMetadata.PreTokens
+		}
+		id, raw := orID(w.UUID, line), bytes.Clone(line)
+		if c := n.compacting; c != nil {
+			id = c.id
+			raw = slices.Concat(c.line, []byte("\n"), line)
+			meta = map[string]any{"boundaryUuid": w.UUID}
+			n.compacting = nil
+		}
+		return append(evs, sysMsg(id, raw, part, meta))
+	case "api_retry":
+		errText := jsonString(w.Error)
+		status := strings.TrimSpace(string(w.ErrorStatus))
+		text := "API error"
+		if status != "" && status != "null" {
+			text += " " + status
+		}
+		if errText != "" {
+			text += " (" + errText + ")"
+		}
+		text += fmt.Sprintf(", retry %d/%d", w.Attempt, w.MaxRetries)
+		if w.RetryDelayMs != nil {
+			text += fmt.Sprintf(" in %d ms", *w.RetryDelayMs)
+		}
+		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: errText, Text: text}
+		evs = append(evs, sysMsg(orID(w.UUID, line), bytes.Clone(line), part, nil))
+		return append(evs, agent.Event{
+			Type:         agent.EventRateLimit,
+			RetryAfterMs: w.RetryDelayMs,
+			Attempt:      w.Attempt,
+			MaxRetries:   w.MaxRetries,
+			Error:        text,
+		})
+	case "permission_denied":
+		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: "denied", Text: jsonString(w.Message)}
+		meta := map[string]any{}
+		if w.ToolName != "" {
+			meta["toolName"] = w.ToolName
+		}
+		if w.ToolUseID != "" {
+			meta["toolUseId"] = w.ToolUseID
+		}
+		return append(evs, sysMsg(orID(w.UUID, line), bytes.Clone(line), part, meta))
+	default:
+		if subtype == "" {
+			subtype = "system"
+		}
+		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: jsonString(w.Status)}
+		return append(evs, sysMsg(orID(w.UUID, line), bytes.Clone(line), part, map[string]any{"raw": string(line)}))
+	}
+}
+
+// toolKind classifies a Claude tool by name.
+func toolKind(name string) agent.ToolKind {
+	switch name {
+	case "Read", "NotebookRead":
+		return agent.ToolRead
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		return agent.ToolEdit
+	case "Bash", "BashOutput", "KillShell", "KillBash":
+		return agent.ToolExecute
+	case "Grep", "Glob", "LS":
+		return agent.ToolSearch
+	case "WebFetch", "WebSearch":
+		return agent.ToolFetch
+	case "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet":
+		return agent.ToolTodo
+	case "AskUserQuestion":
+		return agent.ToolAskUser
+	case "Task", "Agent":
+		return agent.ToolSubAgent
+	case "Skill":
+		return agent.ToolSkill
+	}
+	return agent.ToolOther
+}
+
+// blocks decodes message content: a plain string or a list of blocks.
+func blocks(content json.RawMessage) ([]wireBlock, []json.RawMessage, error) {
+	c := bytes.TrimSpace(content)
+	if len(c) == 0 || string(c) == "null" {
+		return nil, nil, nil
+	}
+	if c[0] == '"' {
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			return nil, nil, err
+		}
+		return []wireBlock{{Type: "text", Text: s}}, []json.RawMessage{nil}, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(c, &raws); err != nil {
+		return nil, nil, err
+	}
+	out := make([]wireBlock, len(raws))
+	for i, r := range raws {
+		if err := json.Unmarshal(r, &out[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, raws, nil
+}
+
+// blockPart maps one content block to a part.
+func blockPart(b wireBlock, raw json.RawMessage) agent.Part {
+	switch b.Type {
+	case "text":
+		return agent.Part{Type: agent.PartText, Text: b.Text}
+	case "thinking":
+		return agent.Part{Type: agent.PartReasoning, Text: b.Thinking}
+	case "redacted_thinking":
+		return agent.Part{Type: agent.PartReasoning, Text: "(redacted thinking)"}
+	case "tool_use", "server_tool_use":
+		return agent.Part{Type: agent.PartToolUse, ToolID: b.ID, ToolName: b.Name, Input: b.Input, Kind: toolKind(b.Name)}
+	case "tool_result":
+		return agent.Part{Type: agent.PartToolResult, ToolID: b.ToolUseID, Content: resultContent(b.Content), IsError: b.IsError}
+	case "image":
+		var src struct {
+			MediaType string `json:"media_type"`
+		}
+		_ = json.Unmarshal(b.Source, &src)
+		return agent.Part{Type: agent.PartFile, Mime: src.MediaType, Content: b.Source}
+	}
+	return agent.Part{Type: agent.PartSystemStatus, Subtype: "content-block", Status: b.Type, Text: string(raw)}
+}
+
+// resultContent maps tool_result content: a string stays a JSON string; a
+// list of blocks becomes a list of parts.
+func resultContent(c json.RawMessage) json.RawMessage {
+	c = bytes.TrimSpace(c)
+	if len(c) == 0 || string(c) == "null" {
+		return agent.StringContent("")
+	}
+	if c[0] != '[' {
+		return c
+	}
+	bs, raws, err := blocks(c)
+	if err != nil {
+		return c
+	}
+	parts := make([]agent.Part, len(bs))
+	for i, b := range bs {
+		parts[i] = blockPart(b, raws[i])
+	}
+	out, err := json.Marshal(parts)
+	if err != nil {
+		return c
+	}
+	return out
+}
+
+func usageOf(u *wireUsage) *agent.TokenUsage {
+	if u == nil {
+		return nil
+	}
+	t := &agent.TokenUsage{
+		InputTokens:         u.InputTokens,
+		OutputTokens:        u.OutputTokens,
+		CacheReadTokens:     u.CacheReadInputTokens,
+		CacheCreationTokens: u.CacheCreationInputTokens,
+	}
+	if u.OutputTokensDetails != nil {
+		t.ReasoningTokens = u.OutputTokensDetails.ThinkingTokens
+	}
+	return t
+}
+
+func (n *Normalizer) assistant(evs []agent.Event, line []byte) []agent.Event {
+	var w wireChat
+	if err := json.Unmarshal(line, &w); err != nil {
+		return append(evs, malformed(line, err))
+	}
+	if w.Message == nil {
+		return append(evs, rawStatusMessage(line, "assistant", "no message"))
+	}
+	id := w.Message.ID
+	if id == "" {
+		id = orID(w.UUID, line)
+	}
+	a := n.msgs[id]
+	if a == nil {
+		a = &asmMsg{id: id, timestamp: w.Timestamp}
+		if w.ParentToolUseID != nil {
+			a.parent = *w.ParentToolUseID
+		}
+		n.open(a)
+	} else if w.UUID != "" && slices.Contains(a.uuids, w.UUID) {
+		return evs // the same line again
+	}
+	bs, raws, err := blocks(w.Message.Content)
+	if err != nil {
+		return append(evs, malformed(line, err))
+	}
+	a.lines = append(a.lines, bytes.Clone(line))
+	if w.UUID != "" {
+		a.uuids = append(a.uuids, w.UUID)
+	}
+	for i, b := range bs {
+		a.parts = append(a.parts, blockPart(b, raws[i]))
+	}
+	if w.Message.Model != "" {
+		a.model = w.Message.Model
+	}
+	if u := usageOf(w.Message.Usage); u != nil {
+		a.usage = u
+	}
+	if w.CostUSD != nil {
+		a.cost = &agent.CostInfo{CostUSD: *w.CostUSD}
+	}
+	a.synthetic = a.synthetic || w.IsSynthetic
+	apiErr := w.IsAPIErrorMessage || (w.Message.Model == "<synthetic>" && !isNull(w.Error))
+	if apiErr {
+		a.isError = true
+		if a.meta == nil {
+			a.meta = map[string]any{}
+		}
+		if e := jsonString(w.Error); e != "" {
+			a.meta["error"] = e
+		}
+		if !isNull(w.APIErrorStatus) {
+			a.meta["apiErrorStatus"] = json.RawMessage(bytes.Clone(w.APIErrorStatus))
+		}
+	}
+	evs = append(evs, a.event())
+	if apiErr {
+		var text []string
+		for _, b := range bs {
+			if b.Type == "text" && b.Text != "" {
+				text = append(text, b.Text)
+			}
+		}
+		msg := strings.Join(text, "\n")
+		if msg == "" {
+			msg = "API error"
+			if e := jsonString(w.Error); e != "" {
+				msg += ": " + e
+			}
+		}
+		evs = append(evs, agent.Event{Type: agent.EventError, Error: msg, Fatal: true})
+	}
+	return evs
+}
+
+func (n *Normalizer) open(a *asmMsg) {
+	if n.msgs == nil {
+		n.msgs = map[string]*asmMsg{}
+	}
+	if len(n.order) >= maxOpenMessages {
+		delete(n.msgs, n.order[0])
+		n.order = n.order[1:]
+	}
+	n.msgs[a.id] = a
+	n.order = append(n.order, a.id)
+}
+
+// event is the message's current state as a message event.
+func (a *asmMsg) event() agent.Event {
+	m := &agent.Message{
+		ID:              a.id,
+		Role:            agent.RoleAssistant,
+		Parts:           slices.Clip(a.parts),
+		Timestamp:       a.timestamp,
+		Cost:            a.cost,
+		Usage:           a.usage,
+		Model:           a.model,
+		ParentToolUseID: a.parent,
+		IsSynthetic:     a.synthetic,
+		IsError:         a.isError,
+	}
+	if len(a.meta) > 0 {
+		m.Metadata = make(map[string]any, len(a.meta))
+		for k, v := range a.meta {
+			m.Metadata[k] = v
+		}
+	}
+	var raw []byte
+	if len(a.lines) == 1 {
+		raw = a.lines[0]
+	} else {
+		raw = bytes.Join(a.lines, []byte("\n"))
+	}
+	return agent.Event{Type: agent.EventMessage, Message: m, Raw: raw}
+}
+
+func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
+	var w wireChat
+	if err := json.Unmarshal(line, &w); err != nil {
+		return append(evs, malformed(line, err))
+	}
+	if w.Message == nil {
+		return append(evs, rawStatusMessage(line, "user", "no message"))
+	}
+	bs, raws, err := blocks(w.Message.Content)
+	if err != nil {
+		return append(evs, malformed(line, err))
+	}
+	m := &agent.Message{
+		ID:          orID(w.UUID, line),
+		Role:        agent.RoleUser,
+		Parts:       make([]agent.Part, 0, len(bs)),
+		Timestamp:   w.Timestamp,
+		IsSynthetic: w.IsSynthetic,
+	}
+	if w.ParentToolUseID != nil {
+		m.ParentToolUseID = *w.ParentToolUseID
+	}
+	structured := structuredResult(w.ToolUseResult)
+	for i, b := range bs {
+		p := blockPart(b, raws[i])
+		if p.Type == agent.PartToolResult && structured != nil {
+			p.StructuredResult = structured
+			structured = nil
+		}
+		m.Parts = append(m.Parts, p)
+	}
+	meta := map[string]any{}
+	if !isNull(w.ToolResultMeta) {
+		meta["toolResultMeta"] = json.RawMessage(bytes.Clone(w.ToolResultMeta))
+	}
+	if w.IsMeta {
+		meta["isMeta"] = true
+	}
+	if w.IsReplay {
+		meta["isReplay"] = true
+	}
+	if w.IsCompact {
+		meta["isCompactSummary"] = true
+	}
+	if len(meta) > 0 {
+		m.Metadata = meta
+	}
+	return append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+}
+
+// structuredResult recognizes a tool_use_result by its shape.
+func structuredResult(raw json.RawMessage) *agent.StructuredResult {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil // absent, or an error string
+	}
+	var r wireToolUseResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil
+	}
+	switch {
+	case r.OldTodos != nil || r.NewTodos != nil:
+		return &agent.StructuredResult{Kind: agent.StructuredTodo, OldTodos: todos(r.OldTodos), NewTodos: todos(r.NewTodos)}
+	case r.FilePath != "" && (r.StructuredPatch != nil || r.Type == "create" || r.Type == "update"):
+		s := &agent.StructuredResult{Kind: agent.StructuredWrite, FilePath: r.FilePath, OriginalFile: r.OriginalFile, Operation: r.Type}
+		if r.Content != nil {
+			s.Content = *r.Content
+		}
+		if s.Operation == "" {
+			s.Operation = "update" // Edit / MultiEdit
+		}
+		if len(r.StructuredPatch) > 0 && string(r.StructuredPatch) != "null" {
+			var hunks []agent.PatchHunk
+			if json.Unmarshal(r.StructuredPatch, &hunks) == nil {
+				s.StructuredPatch = hunks
+			}
+		}
+		return s
+	case r.CommandName != "" && r.Success != nil:
+		return &agent.StructuredResult{Kind: agent.StructuredSkill, Success: *r.Success, CommandName: r.CommandName}
+	case r.Tasks != nil:
+		s := &agent.StructuredResult{Kind: agent.StructuredTodo, NewTodos: make([]agent.TodoItem, 0, len(r.Tasks))}
+		for _, t := range r.Tasks {
+			s.NewTodos = append(s.NewTodos, t.item())
+		}
+		return s
+	case r.Task != nil:
+		return &agent.StructuredResult{Kind: agent.StructuredTodo, NewTodos: []agent.TodoItem{r.Task.item()}}
+	case r.TaskID != nil && (r.StatusChange != nil || r.UpdatedFields != nil):
+		it := agent.TodoItem{ID: idString(r.TaskID)}
+		if r.StatusChange != nil {
+			it.Status = r.StatusChange.To
+			return &agent.StructuredResult{Kind: agent.StructuredTodo,
+				OldTodos: []agent.TodoItem{{ID: it.ID, Status: r.StatusChange.From}},
+				NewTodos: []agent.TodoItem{it}}
+		}
+		return &agent.StructuredResult{Kind: agent.StructuredTodo, NewTodos: []agent.TodoItem{it}}
+	}
+	return nil
+}
+
+func (t wireTask) item() agent.TodoItem {
+	content := t.Subject
+	if content == "" {
+		content = t.Description
+	}
+	status := t.Status
+	if status == "" {
+		status = "pending"
+	}
+	return agent.TodoItem{ID: idString(t.ID), Content: content, Status: status, ActiveForm: t.ActiveForm}
+}
+
+func idString(raw json.RawMessage) string {
+	if s := jsonString(raw); s != "" {
+		return s
+	}
+	if isNull(raw) {
+		return ""
+	}
+	return string(bytes.TrimSpace(raw))
+}
+
+func todos(raw json.RawMessage) []agent.TodoItem {
+	if isNull(raw) {
+		return nil
+	}
+	var ws []wireTodo
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil
+	}
+	out := make([]agent.TodoItem, len(ws))
+	for i, t := range ws {
+		out[i] = agent.TodoItem{ID: t.ID, Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm, Priority: t.Priority}
+	}
+	return out
+}
+
+func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
+	// The turn is over: its assistant messages are complete.
+	clear(n.msgs)
+	n.order = n.order[:0]
+
+	var w wireResult
+	if err := json.Unmarshal(line, &w); err != nil {
+		return append(evs, malformed(line, err))
+	}
+	interrupted := strings.HasPrefix(w.TerminalReason, "aborted") ||
+		(w.Subtype == "error_during_execution" && w.TerminalReason == "")
+	m := &agent.Message{
+		ID:         orID(w.UUID, line),
+		Role:       agent.RoleResult,
+		Parts:      []agent.Part{},
+		IsError:    w.IsError,
+		DurationMs: w.DurationMs,
+		Usage:      usageOf(w.Usage),
+	}
+	if w.Result != nil {
+		m.Result = *w.Result
+	}
+	res := &agent.Result{
+		Text:        m.Result,
+		IsError:     w.IsError && !interrupted,
+		DurationMs:  w.DurationMs,
+		Usage:       m.Usage,
+		Reason:      w.TerminalReason,
+		Interrupted: interrupted,
+	}
+	if res.Reason == "" {
+		res.Reason = w.Subtype
+	}
+	if w.TotalCostUSD != nil {
+		total := *w.TotalCostUSD
+		m.TotalCost = &agent.CostInfo{CostUSD: total, TotalCostUSD: &total}
+		res.Cost = &agent.CostInfo{CostUSD: total}
+	}
+	if len(w.ModelUsage) > 0 {
+		m.ModelUsage = make(map[string]agent.ModelUsage, len(w.ModelUsage))
+		for k, u := range w.ModelUsage {
+			m.ModelUsage[k] = agent.ModelUsage{
+				InputTokens:         u.InputTokens,
+				OutputTokens:        u.OutputTokens,
+				CacheReadTokens:     u.CacheReadInputTokens,
+				CacheCreationTokens: u.CacheCreationInputTokens,
+				ContextWindow:       u.ContextWindow,
+				MaxOutputTokens:     u.MaxOutputTokens,
+				CostUSD:             u.CostUSD,
+			}
+		}
+		res.ModelUsage = m.ModelUsage
+	}
+	meta := map[string]any{"subtype": w.Subtype}
+	if w.TerminalReason != "" {
+		meta["terminalReason"] = w.TerminalReason
+	}
+	if w.NumTurns != 0 {
+		meta["numTurns"] = w.NumTurns
+	}
+	if w.DurationAPIMs != 0 {
+		meta["durationApiMs"] = w.DurationAPIMs
+	}
+	if s := jsonString(w.StopReason); s != "" {
+		meta["stopReason"] = s
+	}
+	if !isNull(w.PermissionDenials) && string(w.PermissionDenials) != "[]" {
+		meta["permissionDenials"] = json.RawMessage(bytes.Clone(w.PermissionDenials))
+	}
+	if !isNull(w.Errors) {
+		meta["errors"] = json.RawMessage(bytes.Clone(w.Errors))
+	}
+	if !isNull(w.APIErrorStatus) {
+		meta["apiErrorStatus"] = json.RawMessage(bytes.Clone(w.APIErrorStatus))
+	}
+	m.Metadata = meta
+	evs = append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
+}
+
+func (n *Normalizer) controlRequest(evs []agent.Event, line []byte) []agent.Event {
+	var w wireControl
+	if err := json.Unmarshal(line, &w); err != nil {
+		return append(evs, malformed(line, err))
+	}
+	if w.Request == nil || w.Request.Subtype != "can_use_tool" {
+		sub := ""
+		if w.Request != nil {
+			sub = w.Request.Subtype
+		}
+		return append(evs, rawStatusMessage(line, "control_request", sub))
+	}
+	r := w.Request
+	req := &agent.Request{
+		RequestID:   w.RequestID,
+		ToolName:    r.ToolName,
+		ToolID:      r.ToolUseID,
+		Input:       r.Input,
+		Description: r.Description,
+	}
+	if r.ToolName == "AskUserQuestion" {
+		var in wireAskInput
+		_ = json.Unmarshal(r.Input, &in)
+		for _, q := range in.Questions {
+			nq := agent.Question{Question: q.Question, Header: q.Header, MultiSelect: q.MultiSelect}
+			for _, o := range q.Options {
+				nq.Options = append(nq.Options, agent.QuestionOption{ID: o.Label, Label: o.Label, Description: o.Description})
+			}
+			req.Questions = append(req.Questions, nq)
+		}
+		if len(req.Questions) > 0 {
+			req.Question = req.Questions[0].Question
+			req.Options = req.Questions[0].Options
+		}
+		return append(evs, agent.Event{Type: agent.EventQuestion, Request: req})
+	}
+	if !isNull(r.PermissionSuggestion) {
+		req.Suggestions = r.PermissionSuggestion
+	}
+	return append(evs, agent.Event{Type: agent.EventPermissionRequest, Request: req})
+}
