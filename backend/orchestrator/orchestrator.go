@@ -1,0 +1,827 @@
+// Package orchestrator is Jean-Claude's backend-agnostic session loop: it
+// starts agent sessions through the agent.Backend contract, stores every raw
+// frame and the normalized messages made of it in one transaction, then
+// emits them to the frontend; it keeps the task state machine
+// (created → running ⇄ waiting → completed | errored | interrupted), the
+// follow-up queue, pending permission requests and questions, "always allow"
+// rules, desktop notifications, recovery of tasks a closed app left behind,
+// and background re-normalization of stored history.
+//
+// Nothing is emitted before it is stored. Per task, events go out in the
+// order they were stored; message updates may be coalesced for a short
+// window, every other event is emitted at once.
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/notify"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// CurrentNormalizationVersion is the version of the normalizers' mapping
+// logic. Bump it when a normalizer's output changes: at startup, stored
+// messages of an older version are re-normalized from their raw data.
+const CurrentNormalizationVersion = 1
+
+// Texts the user sees in statusReason.
+const (
+	ReasonAppClosed = "Jean-Claude was closed while this task was running"
+	ReasonStopped   = "Stopped by user"
+)
+
+// ResumePrompt is the turn sent when a task is resumed with nothing queued.
+const ResumePrompt = "continue"
+
+// UserMessageFormat is the rawFormat of user messages the orchestrator
+// stores itself (follow-ups the backend does not echo).
+const UserMessageFormat = "jean-claude"
+
+// Errors callers branch on.
+var (
+	// ErrBusy: the task already has a live session.
+	ErrBusy = errors.New("task is already running")
+	// ErrNotRunning: the task has no live session.
+	ErrNotRunning = errors.New("task is not running")
+	// ErrClosed: the orchestrator was closed.
+	ErrClosed = errors.New("orchestrator closed")
+	// ErrInvalid: a bad argument (unknown mode, empty message, ...).
+	ErrInvalid = errors.New("invalid argument")
+)
+
+// Backends looks backends up by name (*agent.Registry does).
+type Backends interface {
+	Get(name agent.BackendType) (agent.Backend, error)
+}
+
+// Options configure an Orchestrator.
+type Options struct {
+	DB       *store.DB
+	Backends Backends
+	// Formats are the raw formats, for re-normalization.
+	Formats *agent.Formats
+	Emitter Emitter
+	// Notifier shows desktop notifications; nil sends none. It should not
+	// block (wrap a slow one in notify.Async).
+	Notifier notify.Notifier
+	Logger   *slog.Logger
+	// Coalesce is how long message updates may be held back to merge
+	// (default 30ms; negative disables coalescing).
+	Coalesce time.Duration
+	// NormalizationVersion overrides CurrentNormalizationVersion (tests).
+	NormalizationVersion int
+	// RenormalizeBatch is how many rows re-normalization handles per
+	// transaction (default 200).
+	RenormalizeBatch int
+	// Cwd says where a task's agent runs; nil means the project's path.
+	Cwd func(ctx context.Context, t store.TaskRun) (string, error)
+	// TaskView turns a task into the "task:updated" payload (the services'
+	// Task DTO); nil emits TaskView.
+	TaskView func(t store.TaskRun) any
+	// StopTimeout bounds Session.Stop (default 10s).
+	StopTimeout time.Duration
+}
+
+// Orchestrator runs agent sessions for tasks.
+type Orchestrator struct {
+	db       *store.DB
+	backends Backends
+	formats  *agent.Formats
+	out      Emitter
+	notifier notify.Notifier
+	log      *slog.Logger
+	opt      Options
+	version  int
+
+	ctx    context.Context // lifetime of agent sessions
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closed   bool
+	runs     map[string]*run
+	locks    map[string]*sync.Mutex
+	emitters map[string]*taskEmitter
+	wg       sync.WaitGroup
+
+	focused atomic.Bool
+}
+
+// New returns an orchestrator. Call Recover once at startup, Renormalize in
+// the background, and Close at shutdown.
+func New(opt Options) (*Orchestrator, error) {
+	if opt.DB == nil || opt.Backends == nil || opt.Emitter == nil {
+		return nil, fmt.Errorf("orchestrator: DB, Backends and Emitter are required: %w", ErrInvalid)
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.Coalesce == 0 {
+		opt.Coalesce = 30 * time.Millisecond
+	}
+	if opt.NormalizationVersion == 0 {
+		opt.NormalizationVersion = CurrentNormalizationVersion
+	}
+	if opt.RenormalizeBatch <= 0 {
+		opt.RenormalizeBatch = 200
+	}
+	if opt.StopTimeout <= 0 {
+		opt.StopTimeout = 10 * time.Second
+	}
+	if opt.Formats == nil {
+		opt.Formats = agent.NewFormats()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Orchestrator{
+		db: opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
+		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel,
+		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
+	}, nil
+}
+
+// TaskView is the default "task:updated" payload.
+type TaskView struct {
+	ID              string `json:"id"`
+	ProjectID       string `json:"projectId"`
+	Name            string `json:"name"`
+	Prompt          string `json:"prompt"`
+	Status          string `json:"status"`
+	StatusReason    string `json:"statusReason"`
+	AgentBackend    string `json:"agentBackend"`
+	Model           string `json:"model"`
+	InteractionMode string `json:"interactionMode"`
+	SessionID       string `json:"sessionId"`
+	HasUnread       bool   `json:"hasUnread"`
+	CreatedAt       int64  `json:"createdAt"`
+	UpdatedAt       int64  `json:"updatedAt"`
+	StartedAt       int64  `json:"startedAt"`
+	EndedAt         int64  `json:"endedAt"`
+}
+
+func defaultTaskView(t store.TaskRun) any {
+	return TaskView{ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Prompt: t.Prompt, Status: t.Status,
+		StatusReason: t.StatusReason, AgentBackend: t.AgentBackend, Model: t.Model, InteractionMode: t.InteractionMode,
+		SessionID: t.SessionID, HasUnread: t.HasUnread, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		StartedAt: t.StartedAt, EndedAt: t.EndedAt}
+}
+
+// lock returns task id's lock, held across a state change and its emits so
+// the frontend sees changes in the order they were stored.
+func (o *Orchestrator) lock(id string) func() {
+	o.mu.Lock()
+	l, ok := o.locks[id]
+	if !ok {
+		l = &sync.Mutex{}
+		o.locks[id] = l
+	}
+	o.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+func (o *Orchestrator) emitter(id string) *taskEmitter {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e, ok := o.emitters[id]
+	if !ok {
+		e = newTaskEmitter(o.out, id, o.opt.Coalesce)
+		o.emitters[id] = e
+	}
+	return e
+}
+
+func (o *Orchestrator) getRun(id string) *run {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.runs[id]
+}
+
+// emitTask emits "task:updated" with the task as stored.
+func (o *Orchestrator) emitTask(ctx context.Context, id string) {
+	t, err := store.LoadTaskRun(ctx, o.db.R, id)
+	if err != nil {
+		o.log.Warn("orchestrator: reload task", "task", id, "err", err)
+		return
+	}
+	view := o.opt.TaskView
+	if view == nil {
+		view = defaultTaskView
+	}
+	o.emitter(id).other(EventTaskUpdated, view(t))
+}
+
+func (o *Orchestrator) emitQueue(ctx context.Context, id string) {
+	items, err := store.Queue(ctx, o.db.R, id)
+	if err != nil {
+		o.log.Warn("orchestrator: reload queue", "task", id, "err", err)
+		return
+	}
+	o.emitter(id).other(EventQueue, QueuePayload{TaskID: id, Items: items})
+}
+
+func (o *Orchestrator) emitRequests(ctx context.Context, id string) {
+	reqs, err := store.ListPending(ctx, o.db.R, id)
+	if err != nil {
+		o.log.Warn("orchestrator: reload requests", "task", id, "err", err)
+		return
+	}
+	o.emitter(id).other(EventRequests, RequestsPayload{TaskID: id, Requests: reqs})
+}
+
+// userMessage is a follow-up stored by the orchestrator.
+func userMessage(text string) agent.Message {
+	return agent.Message{
+		ID:       "user-" + uuid.NewString(),
+		Role:     agent.RoleUser,
+		Parts:    []agent.Part{{Type: agent.PartText, Text: text}},
+		Metadata: map[string]any{"source": "jean-claude"},
+	}
+}
+
+// Start starts a created task's first session with its prompt.
+func (o *Orchestrator) Start(ctx context.Context, taskID string) error {
+	unlock := o.lock(taskID)
+	defer unlock()
+	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
+	if err != nil {
+		return err
+	}
+	if o.getRun(taskID) != nil {
+		return fmt.Errorf("orchestrator: start task %s: %w", taskID, ErrBusy)
+	}
+	if t.Status != store.StatusCreated {
+		return fmt.Errorf("orchestrator: start task %s: status is %s (use Resume or SendMessage): %w", taskID, t.Status, ErrInvalid)
+	}
+	return o.startLocked(ctx, t, "", t.Prompt)
+}
+
+// Resume restarts a finished task's session by its stored session id, with
+// the first queued message as prompt, else ResumePrompt. A task that never
+// got a session id starts afresh with its prompt.
+func (o *Orchestrator) Resume(ctx context.Context, taskID string) error {
+	unlock := o.lock(taskID)
+	defer unlock()
+	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
+	if err != nil {
+		return err
+	}
+	if o.getRun(taskID) != nil {
+		return fmt.Errorf("orchestrator: resume task %s: %w", taskID, ErrBusy)
+	}
+	prompt := ResumePrompt
+	if t.SessionID == "" {
+		prompt = t.Prompt
+	}
+	var popped bool
+	err = o.db.Tx(ctx, func(tx *txT) error {
+		m, ok, err := store.PopQueued(ctx, tx, taskID)
+		if ok {
+			prompt, popped = m.Text, true
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if popped {
+		o.emitQueue(ctx, taskID)
+	}
+	return o.startLocked(ctx, t, t.SessionID, prompt)
+}
+
+// startLocked starts a session (resuming sessionID when set) and its loop.
+// The caller holds the task lock.
+func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, sessionID, prompt string) error {
+	o.mu.Lock()
+	closed := o.closed
+	o.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	fail := func(err error) error {
+		now := store.Now()
+		_ = o.db.Tx(ctx, func(tx *txT) error {
+			return store.SetTaskStatus(ctx, tx, t.ID, store.StatusErrored, err.Error(), now)
+		})
+		o.emitTask(ctx, t.ID)
+		return fmt.Errorf("orchestrator: start task %s: %w", t.ID, err)
+	}
+	b, err := o.backends.Get(agent.BackendType(t.AgentBackend))
+	if err != nil {
+		return fail(err)
+	}
+	cwd := t.ProjectPath
+	if o.opt.Cwd != nil {
+		if cwd, err = o.opt.Cwd(ctx, t); err != nil {
+			return fail(err)
+		}
+	}
+	cfg := agent.Config{
+		Backend:   agent.BackendType(t.AgentBackend),
+		Cwd:       cwd,
+		Mode:      agent.InteractionMode(t.InteractionMode),
+		Model:     t.Model,
+		SessionID: sessionID,
+	}
+	sess, err := b.Start(o.ctx, cfg, prompt)
+	if err != nil {
+		return fail(err)
+	}
+	seq, err := store.NextRawSeq(ctx, o.db.R, t.ID)
+	if err != nil {
+		_ = sess.Stop(context.Background())
+		return fail(err)
+	}
+	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}),
+		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}}
+	var stored *agent.Message
+	now := store.Now()
+	err = o.db.Tx(ctx, func(tx *txT) error {
+		if err := store.SetTaskStatus(ctx, tx, t.ID, store.StatusRunning, "", now); err != nil {
+			return err
+		}
+		if prompt != "" {
+			m, err := r.storeUserMessage(ctx, tx, prompt, now)
+			stored = &m
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		_ = sess.Stop(context.Background())
+		return fail(err)
+	}
+	o.mu.Lock()
+	o.runs[t.ID] = r
+	o.mu.Unlock()
+	if stored != nil {
+		o.emitter(t.ID).message(agent.Event{Type: agent.EventMessage, Message: stored}, time.Time{})
+	}
+	o.emitTask(ctx, t.ID)
+	o.wg.Add(1)
+	go r.loop()
+	return nil
+}
+
+// SendMessage sends a follow-up: to an idle live session at once, queued
+// (stored, shown, editable) while the agent is busy, and to a finished task
+// by resuming its stored session id.
+func (o *Orchestrator) SendMessage(ctx context.Context, taskID, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("orchestrator: empty message: %w", ErrInvalid)
+	}
+	unlock := o.lock(taskID)
+	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
+	if err != nil {
+		unlock()
+		return err
+	}
+	r := o.getRun(taskID)
+	if r == nil {
+		defer unlock()
+		if t.SessionID == "" && t.Status == store.StatusCreated {
+			return o.startLocked(ctx, t, "", text)
+		}
+		return o.startLocked(ctx, t, t.SessionID, text)
+	}
+	if !r.idle || r.stopping {
+		defer unlock()
+		now := store.Now()
+		err := o.db.Tx(ctx, func(tx *txT) error {
+			_, err := store.Enqueue(ctx, tx, store.QueuedMessage{ID: "q-" + uuid.NewString(), TaskID: taskID, Text: text, CreatedAt: now})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		o.emitQueue(ctx, taskID)
+		return nil
+	}
+	// Idle live session: what is queued goes first.
+	send, err := r.sendNextLocked(ctx, text)
+	unlock()
+	if err != nil {
+		return err
+	}
+	return send()
+}
+
+// Stop interrupts the task's agent and ends its process group; the task
+// becomes interrupted. A task without a live session that is still marked
+// running or waiting is marked interrupted too.
+func (o *Orchestrator) Stop(ctx context.Context, taskID string) error {
+	unlock := o.lock(taskID)
+	r := o.getRun(taskID)
+	if r == nil {
+		defer unlock()
+		t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
+		if err != nil {
+			return err
+		}
+		if t.Status == store.StatusRunning || t.Status == store.StatusWaiting {
+			return o.markInterrupted(ctx, taskID, ReasonStopped)
+		}
+		return nil
+	}
+	r.stopping, r.stopReason = true, ReasonStopped
+	unlock()
+	return r.stop(ctx)
+}
+
+// markInterrupted marks a task without a live session interrupted and clears
+// its pending requests. The caller holds the task lock.
+func (o *Orchestrator) markInterrupted(ctx context.Context, taskID, reason string) error {
+	err := o.db.Tx(ctx, func(tx *txT) error {
+		if err := store.ClearPending(ctx, tx, taskID); err != nil {
+			return err
+		}
+		return store.SetTaskStatus(ctx, tx, taskID, store.StatusInterrupted, reason, store.Now())
+	})
+	if err != nil {
+		return err
+	}
+	o.emitRequests(ctx, taskID)
+	o.emitTask(ctx, taskID)
+	return nil
+}
+
+// Recover marks tasks stored as running or waiting that have no live
+// session (the app was closed or killed while they ran) interrupted with
+// ReasonAppClosed, and clears their pending requests. Run it at startup.
+func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
+	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, t := range tasks {
+		unlock := o.lock(t.ID)
+		if o.getRun(t.ID) == nil {
+			if err := o.markInterrupted(ctx, t.ID, ReasonAppClosed); err != nil {
+				unlock()
+				return n, err
+			}
+			n++
+		}
+		unlock()
+	}
+	if n > 0 {
+		o.log.Info("orchestrator: recovered tasks left running", "count", n)
+	}
+	return n, nil
+}
+
+// PermissionAnswer is the user's answer to a permission request.
+type PermissionAnswer struct {
+	Behavior agent.Behavior `json:"behavior"` // allow | deny
+	// Scope of an allow: once, task (always for this task) or project
+	// (always for this project). Ignored on deny.
+	Scope     string `json:"scope"`
+	Message   string `json:"message,omitempty"`   // reason given to the agent on deny
+	Interrupt bool   `json:"interrupt,omitempty"` // deny and end the turn
+}
+
+// RespondToPermission answers a pending permission request. An "always"
+// answer stores a rule that answers the next matching request by itself.
+func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestID string, ans PermissionAnswer) error {
+	if ans.Behavior != agent.Allow && ans.Behavior != agent.Deny {
+		return fmt.Errorf("orchestrator: permission behavior %q: %w", ans.Behavior, ErrInvalid)
+	}
+	if ans.Scope == "" || ans.Behavior == agent.Deny {
+		ans.Scope = store.ScopeOnce
+	}
+	if ans.Scope != store.ScopeOnce && ans.Scope != store.ScopeTask && ans.Scope != store.ScopeProject {
+		return fmt.Errorf("orchestrator: permission scope %q: %w", ans.Scope, ErrInvalid)
+	}
+	unlock := o.lock(taskID)
+	defer unlock()
+	p, err := store.GetPending(ctx, o.db.R, taskID, requestID)
+	if err != nil || p.Kind != store.RequestPermission {
+		return fmt.Errorf("orchestrator: permission %s of task %s: %w", requestID, taskID, agent.ErrUnknownRequest)
+	}
+	r := o.getRun(taskID)
+	if r == nil {
+		_ = o.markInterrupted(ctx, taskID, ReasonAppClosed)
+		return fmt.Errorf("orchestrator: permission %s of task %s: %w", requestID, taskID, agent.ErrSessionClosed)
+	}
+	sessErr := r.sess.RespondToPermission(ctx, requestID, agent.PermissionResponse{
+		Behavior: ans.Behavior, Message: ans.Message, Interrupt: ans.Interrupt,
+	})
+	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
+		return fmt.Errorf("orchestrator: answer permission %s: %w", requestID, sessErr)
+	}
+	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
+	if err != nil {
+		return err
+	}
+	now := store.Now()
+	d := store.PermissionDecision{
+		TaskID: taskID, RequestID: requestID, ToolID: p.Request.ToolID, ToolName: p.Request.ToolName,
+		Input: string(p.Request.Input), Behavior: string(ans.Behavior), Scope: ans.Scope, Source: "user",
+		Message: ans.Message, CreatedAt: now,
+	}
+	switch {
+	case ans.Behavior == agent.Deny:
+		d.Label = "denied by you"
+	case ans.Scope == store.ScopeOnce:
+		d.Label = "allowed once by you"
+	}
+	err = o.db.Tx(ctx, func(tx *txT) error {
+		if ans.Behavior == agent.Allow && ans.Scope != store.ScopeOnce {
+			s := SubjectOf(p.Request)
+			rule := store.PermissionRule{ID: "rule-" + uuid.NewString(), Scope: ans.Scope, ProjectID: t.ProjectID,
+				ToolName: p.Request.ToolName, MatchKind: s.Kind, Pattern: s.Pattern, CreatedAt: now}
+			if ans.Scope == store.ScopeTask {
+				rule.TaskID = taskID
+			}
+			if err := store.InsertRule(ctx, tx, rule); err != nil {
+				return err
+			}
+			d.RuleID = rule.ID
+			d.Label = "always allowed by you: " + RuleLabel(rule)
+		}
+		var err error
+		if d, err = store.InsertDecision(ctx, tx, d); err != nil {
+			return err
+		}
+		if err := store.RemovePending(ctx, tx, taskID, requestID); err != nil {
+			return err
+		}
+		return r.leaveWaiting(ctx, tx, t.Status, now)
+	})
+	if err != nil {
+		return err
+	}
+	r.decisions[d.ToolID] = d
+	o.emitter(taskID).decision(d)
+	o.emitRequests(ctx, taskID)
+	o.emitTask(ctx, taskID)
+	if sessErr != nil {
+		return fmt.Errorf("orchestrator: answer permission %s: %w", requestID, sessErr)
+	}
+	return nil
+}
+
+// RespondToQuestion answers a pending question: for each question, in
+// order, the chosen labels or the free text typed.
+func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID string, answers [][]string) error {
+	unlock := o.lock(taskID)
+	defer unlock()
+	p, err := store.GetPending(ctx, o.db.R, taskID, requestID)
+	if err != nil || p.Kind != store.RequestQuestion {
+		return fmt.Errorf("orchestrator: question %s of task %s: %w", requestID, taskID, agent.ErrUnknownRequest)
+	}
+	r := o.getRun(taskID)
+	if r == nil {
+		_ = o.markInterrupted(ctx, taskID, ReasonAppClosed)
+		return fmt.Errorf("orchestrator: question %s of task %s: %w", requestID, taskID, agent.ErrSessionClosed)
+	}
+	sessErr := r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
+	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
+		return fmt.Errorf("orchestrator: answer question %s: %w", requestID, sessErr)
+	}
+	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
+	if err != nil {
+		return err
+	}
+	err = o.db.Tx(ctx, func(tx *txT) error {
+		if err := store.RemovePending(ctx, tx, taskID, requestID); err != nil {
+			return err
+		}
+		return r.leaveWaiting(ctx, tx, t.Status, store.Now())
+	})
+	if err != nil {
+		return err
+	}
+	o.emitRequests(ctx, taskID)
+	o.emitTask(ctx, taskID)
+	return sessErr
+}
+
+// SetMode switches the task's interaction mode, live when it runs, and
+// stores it for the next session.
+func (o *Orchestrator) SetMode(ctx context.Context, taskID string, mode agent.InteractionMode) error {
+	if !mode.Valid() {
+		return fmt.Errorf("orchestrator: mode %q: %w", mode, ErrInvalid)
+	}
+	unlock := o.lock(taskID)
+	defer unlock()
+	if r := o.getRun(taskID); r != nil {
+		if err := r.sess.SetMode(ctx, mode); err != nil {
+			return fmt.Errorf("orchestrator: set mode of task %s: %w", taskID, err)
+		}
+	}
+	if err := o.db.Tx(ctx, func(tx *txT) error {
+		return store.SetTaskMode(ctx, tx, taskID, string(mode), store.Now())
+	}); err != nil {
+		return err
+	}
+	o.emitTask(ctx, taskID)
+	return nil
+}
+
+// SetModel switches the task's model, live when the backend can.
+func (o *Orchestrator) SetModel(ctx context.Context, taskID, model string) error {
+	unlock := o.lock(taskID)
+	defer unlock()
+	if r := o.getRun(taskID); r != nil {
+		ms, ok := r.sess.(agent.ModelSetter)
+		if !ok {
+			return fmt.Errorf("orchestrator: set model of task %s: %w", taskID, agent.ErrUnsupported)
+		}
+		if err := ms.SetModel(ctx, model); err != nil {
+			return fmt.Errorf("orchestrator: set model of task %s: %w", taskID, err)
+		}
+	}
+	if err := o.db.Tx(ctx, func(tx *txT) error {
+		return store.SetTaskModel(ctx, tx, taskID, model, store.Now())
+	}); err != nil {
+		return err
+	}
+	o.emitTask(ctx, taskID)
+	return nil
+}
+
+// MarkRead clears the task's unread flag.
+func (o *Orchestrator) MarkRead(ctx context.Context, taskID string) error {
+	unlock := o.lock(taskID)
+	defer unlock()
+	if err := o.db.Tx(ctx, func(tx *txT) error {
+		return store.SetTaskUnread(ctx, tx, taskID, false, store.Now())
+	}); err != nil {
+		return err
+	}
+	o.emitTask(ctx, taskID)
+	return nil
+}
+
+// Messages returns the task's transcript; tool calls answered by a
+// permission decision carry it in metadata.permissionDecisions[toolId].
+func (o *Orchestrator) Messages(ctx context.Context, taskID string) ([]agent.Message, error) {
+	msgs, err := store.Messages(ctx, o.db.R, taskID)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := store.Decisions(ctx, o.db.R, taskID)
+	if err != nil {
+		return nil, err
+	}
+	byTool := map[string]store.PermissionDecision{}
+	for _, d := range ds {
+		if d.ToolID != "" {
+			byTool[d.ToolID] = d
+		}
+	}
+	for i := range msgs {
+		msgs[i] = decorate(msgs[i], byTool)
+	}
+	return msgs, nil
+}
+
+// decorate returns m with the decisions about its tool calls in metadata.
+func decorate(m agent.Message, byTool map[string]store.PermissionDecision) agent.Message {
+	if len(byTool) == 0 {
+		return m
+	}
+	var found map[string]any
+	for _, p := range m.Parts {
+		if p.Type != agent.PartToolUse {
+			continue
+		}
+		if d, ok := byTool[p.ToolID]; ok {
+			if found == nil {
+				found = map[string]any{}
+			}
+			found[p.ToolID] = d
+		}
+	}
+	if found == nil {
+		return m
+	}
+	md := make(map[string]any, len(m.Metadata)+1)
+	for k, v := range m.Metadata {
+		md[k] = v
+	}
+	md["permissionDecisions"] = found
+	m.Metadata = md
+	return m
+}
+
+// PendingRequests returns the task's pending permission requests and questions.
+func (o *Orchestrator) PendingRequests(ctx context.Context, taskID string) ([]store.PendingRequest, error) {
+	return store.ListPending(ctx, o.db.R, taskID)
+}
+
+// Decisions returns the task's permission decisions.
+func (o *Orchestrator) Decisions(ctx context.Context, taskID string) ([]store.PermissionDecision, error) {
+	return store.Decisions(ctx, o.db.R, taskID)
+}
+
+// Queue returns the task's queued follow-ups.
+func (o *Orchestrator) Queue(ctx context.Context, taskID string) ([]store.QueuedMessage, error) {
+	return store.Queue(ctx, o.db.R, taskID)
+}
+
+// EditQueued changes a queued follow-up not yet sent.
+func (o *Orchestrator) EditQueued(ctx context.Context, id, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("orchestrator: empty message: %w", ErrInvalid)
+	}
+	taskID, err := store.QueuedTask(ctx, o.db.R, id)
+	if err != nil {
+		return err
+	}
+	unlock := o.lock(taskID)
+	defer unlock()
+	if err := o.db.Tx(ctx, func(tx *txT) error { return store.EditQueued(ctx, tx, id, text, store.Now()) }); err != nil {
+		return err
+	}
+	o.emitQueue(ctx, taskID)
+	return nil
+}
+
+// RemoveQueued deletes a queued follow-up not yet sent.
+func (o *Orchestrator) RemoveQueued(ctx context.Context, id string) error {
+	taskID, err := store.QueuedTask(ctx, o.db.R, id)
+	if err != nil {
+		return err
+	}
+	unlock := o.lock(taskID)
+	defer unlock()
+	if err := o.db.Tx(ctx, func(tx *txT) error { return store.RemoveQueued(ctx, tx, id) }); err != nil {
+		return err
+	}
+	o.emitQueue(ctx, taskID)
+	return nil
+}
+
+// SetWindowFocused tells the orchestrator whether the app window has focus;
+// desktop notifications are only sent while it has not.
+func (o *Orchestrator) SetWindowFocused(focused bool) { o.focused.Store(focused) }
+
+// Running lists the tasks with a live session.
+func (o *Orchestrator) Running() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]string, 0, len(o.runs))
+	for id := range o.runs {
+		out = append(out, id)
+	}
+	return out
+}
+
+// Close stops every live session (their tasks become interrupted with
+// ReasonAppClosed), waits for their loops and flushes pending emits.
+func (o *Orchestrator) Close(ctx context.Context) error {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return nil
+	}
+	o.closed = true
+	runs := make([]*run, 0, len(o.runs))
+	for _, r := range o.runs {
+		runs = append(runs, r)
+	}
+	o.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make([]error, len(runs))
+	for i, r := range runs {
+		unlock := o.lock(r.taskID)
+		r.stopping, r.stopReason = true, ReasonAppClosed
+		unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.stop(ctx)
+		}()
+	}
+	wg.Wait()
+	done := make(chan struct{})
+	go func() { o.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		errs = append(errs, ctx.Err())
+	}
+	o.cancel()
+	o.mu.Lock()
+	ems := make([]*taskEmitter, 0, len(o.emitters))
+	for _, e := range o.emitters {
+		ems = append(ems, e)
+	}
+	o.mu.Unlock()
+	for _, e := range ems {
+		e.flush()
+	}
+	return errors.Join(errs...)
+}
