@@ -1,7 +1,56 @@
-import { render, screen } from "@testing-library/react";
-import { App } from "./App";
+import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { App, applyTheme } from "./App";
+import { createAppStore } from "./state/store";
+import { fakeApi, makeProject, makeTask, memoryStorage } from "./test/fakeApi";
 
-test("renders the shell", () => {
-  render(<App />);
-  expect(screen.getByText("Jean-Claude")).toBeInTheDocument();
+function renderApp(opts: Parameters<typeof fakeApi>[0] = {}) {
+  const api = fakeApi(opts);
+  const store = createAppStore(api, memoryStorage());
+  render(<App store={store} />);
+  return { api, store };
+}
+
+test("empty state invites adding a project", async () => {
+  renderApp();
+  expect(await screen.findByText("Welcome to Jean-Claude")).toBeInTheDocument();
+  expect(screen.getByText("No projects yet")).toBeInTheDocument();
+});
+
+test("shows projects, tasks with status, backend badge and unread marker", async () => {
+  renderApp({
+    projects: [makeProject({ id: "p1", name: "alpha" }), makeProject({ id: "p2", name: "beta", path: "/b" })],
+    tasks: [
+      makeTask({ id: "t1", name: "Fix login", status: "running", backend: "opencode", hasUnread: true }),
+      makeTask({ id: "t2", name: "Write docs", status: "completed", createdAt: 1 }),
+    ],
+  });
+  const rows = await screen.findAllByTestId("task-row");
+  expect(rows).toHaveLength(2);
+  const first = rows[0];
+  expect(within(first).getByText("Fix login")).toBeInTheDocument();
+  expect(within(first).getByText("OpenCode")).toHaveAttribute("data-backend", "opencode");
+  expect(first.querySelector("[data-status]")).toHaveAttribute("data-status", "busy");
+  expect(within(first).getByTestId("unread-marker")).toBeInTheDocument();
+  expect(rows[1].querySelector("[data-status]")).toHaveAttribute("data-status", "idle");
+  expect(within(rows[1]).queryByTestId("unread-marker")).toBeNull();
+  // Sidebar: the project with an unread task shows a count.
+  expect(screen.getByLabelText("1 unread")).toBeInTheDocument();
+});
+
+test("selecting a task opens the task view and clears its unread marker", async () => {
+  const user = userEvent.setup();
+  const { api } = renderApp({ projects: [makeProject()], tasks: [makeTask({ id: "t1", name: "Fix login", hasUnread: true })] });
+  await user.click(await screen.findByText("Fix login"));
+  expect(document.querySelector('[data-task-id="t1"].jc-task-view, .jc-task-view[data-task-id="t1"]')).not.toBeNull();
+  expect(screen.queryByTestId("unread-marker")).toBeNull();
+  expect(api.calls).toContain("markRead t1");
+});
+
+test("applyTheme sets or clears data-theme", () => {
+  const el = document.createElement("html");
+  applyTheme("dark", el);
+  expect(el.getAttribute("data-theme")).toBe("dark");
+  applyTheme("system", el);
+  expect(el.hasAttribute("data-theme")).toBe(false);
 });

@@ -1,3 +1,97 @@
-export function App() {
-  return <div className="app">Jean-Claude</div>;
+// App: the shell — projects sidebar, the selected project's task list, and
+// the main pane (a task, the new-task form, project or global settings).
+
+import { useEffect, useMemo } from "react";
+import { StoreProvider, useApp } from "./state/context";
+import { createAppStore, type AppStore, type Theme } from "./state/store";
+import { wailsApi } from "./bridge/wails";
+import { Sidebar } from "./features/projects/Sidebar";
+import { AddProjectDialog } from "./features/projects/AddProjectDialog";
+import { ProjectSettings } from "./features/projects/ProjectSettings";
+import { TaskList } from "./features/tasks/TaskList";
+import { NewTaskForm } from "./features/tasks/NewTaskForm";
+import { SettingsScreen } from "./features/settings/SettingsScreen";
+import { TaskView } from "./features/task-view/TaskView";
+import { SparkIcon } from "./lib/icons";
+
+/** applyTheme sets <html data-theme>; "system" removes it so prefers-color-scheme decides. */
+export function applyTheme(theme: Theme, root: HTMLElement = document.documentElement) {
+  if (theme === "system") root.removeAttribute("data-theme");
+  else root.setAttribute("data-theme", theme);
+}
+
+export function App({ store }: { store?: AppStore }) {
+  const s = useMemo(() => store ?? createAppStore(wailsApi(), window.localStorage), [store]);
+  useEffect(() => {
+    void s.getState().init();
+    return () => s.getState().dispose();
+  }, [s]);
+  return (
+    <StoreProvider store={s}>
+      <Shell />
+    </StoreProvider>
+  );
+}
+
+function Shell() {
+  const theme = useApp((s) => s.theme);
+  const ready = useApp((s) => s.ready);
+  const loadError = useApp((s) => s.loadError);
+  useEffect(() => applyTheme(theme), [theme]);
+
+  return (
+    <div className="jc-app" data-ready={ready ? "true" : undefined}>
+      <Sidebar />
+      <TaskList />
+      <main className="jc-main">
+        {loadError ? (
+          <div className="jc-banner jc-banner--error" role="alert">
+            Could not load: {loadError}
+          </div>
+        ) : null}
+        <MainPane />
+      </main>
+      <AddProjectDialog />
+    </div>
+  );
+}
+
+function MainPane() {
+  const screen = useApp((s) => s.screen);
+  const hasProjects = useApp((s) => s.projects.length > 0);
+  const setAddProjectOpen = useApp((s) => s.setAddProjectOpen);
+  switch (screen.kind) {
+    case "task":
+      return <TaskView key={screen.taskId} taskId={screen.taskId} />;
+    case "new-task":
+      return <NewTaskForm projectId={screen.projectId} />;
+    case "project-settings":
+      return <ProjectSettings projectId={screen.projectId} />;
+    case "settings":
+      return <SettingsScreen />;
+    case "empty":
+      return (
+        <div className="jc-welcome">
+          <SparkIcon size={28} />
+          {hasProjects ? (
+            <>
+              <h2>Pick a task, or start a new one</h2>
+              <p>Tasks run an agent in your project. Their output, questions and permission requests show up here.</p>
+            </>
+          ) : (
+            <>
+              <h2>Welcome to Jean-Claude</h2>
+              <p>Add a project folder to run coding agents on it, side by side.</p>
+              <button type="button" className="jc-btn jc-btn--primary jc-btn--md" onClick={() => setAddProjectOpen(true)}>
+                Add project
+              </button>
+            </>
+          )}
+        </div>
+      );
+    default: {
+      const _exhaustive: never = screen;
+      return _exhaustive;
+    }
+  }
 }

@@ -3,3 +3,8 @@ import { cleanup } from "@testing-library/react";
 import { afterEach } from "vitest";
 
 afterEach(() => cleanup());
+
+// jsdom has no layout: give elements a viewport-sized client box so
+// virtualized lists (@tanstack/react-virtual reads clientHeight) render rows.
+Object.defineProperty(HTMLElement.prototype, "clientHeight", { configurable: true, get: () => 800 });
+Object.defineProperty(HTMLElement.prototype, "clientWidth", { configurable: true, get: () => 1000 });

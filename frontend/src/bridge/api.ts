@@ -1,0 +1,95 @@
+// The typed surface the UI talks to. Stores depend on the Api interface, not
+// on Wails, so tests hand them a fake; wails.ts implements it over the
+// generated bindings.
+
+import type { BackendInfo, CreateTaskInput, Project, Task } from "./types";
+
+export interface ProjectsApi {
+  pickDirectory(): Promise<string>;
+  add(path: string): Promise<Project>;
+  list(): Promise<Project[]>;
+  rename(id: string, name: string): Promise<Project>;
+  remove(id: string): Promise<void>;
+  setDefaultBackend(id: string, backend: string): Promise<Project>;
+  setDefaultModel(id: string, model: string): Promise<Project>;
+}
+
+export interface TasksApi {
+  create(input: CreateTaskInput): Promise<Task>;
+  list(projectId: string): Promise<Task[]>;
+  get(id: string): Promise<Task>;
+  remove(id: string): Promise<void>;
+}
+
+export interface SettingsApi {
+  getDefaultBackend(): Promise<string>;
+  setDefaultBackend(backend: string): Promise<void>;
+  listBackends(): Promise<BackendInfo[]>;
+}
+
+export type Unsubscribe = () => void;
+
+export interface EventsApi {
+  /** on subscribes to a backend event; the returned function unsubscribes. */
+  on(name: string, cb: (payload: unknown) => void): Unsubscribe;
+}
+
+export interface SessionsApi {
+  markRead(taskId: string): Promise<void>;
+}
+
+export interface Api {
+  projects: ProjectsApi;
+  tasks: TasksApi;
+  settings: SettingsApi;
+  events: EventsApi;
+  /** The orchestrator's SessionService; absent until it is bound. */
+  sessions?: SessionsApi;
+}
+
+type Raw = Record<string, unknown>;
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : v == null ? "" : String(v);
+}
+
+function num(v: unknown): number {
+  return typeof v === "number" ? v : Number(v ?? 0) || 0;
+}
+
+/** toProject accepts the service DTO (tolerating the column-style names). */
+export function toProject(raw: unknown): Project {
+  const r = (raw ?? {}) as Raw;
+  return {
+    id: str(r.id),
+    name: str(r.name),
+    path: str(r.path),
+    isGitRepo: Boolean(r.isGitRepo),
+    defaultBackend: str(r.defaultBackend ?? r.defaultAgentBackend),
+    defaultModel: str(r.defaultModel),
+    createdAt: num(r.createdAt),
+    updatedAt: num(r.updatedAt),
+  };
+}
+
+/** toTask accepts the service DTO (tolerating the column-style names). */
+export function toTask(raw: unknown): Task {
+  const r = (raw ?? {}) as Raw;
+  return {
+    id: str(r.id),
+    projectId: str(r.projectId),
+    name: str(r.name),
+    prompt: str(r.prompt),
+    status: str(r.status) || "created",
+    statusReason: str(r.statusReason),
+    backend: str(r.backend ?? r.agentBackend),
+    model: str(r.model),
+    interactionMode: str(r.interactionMode) || "ask",
+    sessionId: str(r.sessionId),
+    hasUnread: Boolean(r.hasUnread),
+    createdAt: num(r.createdAt),
+    updatedAt: num(r.updatedAt),
+    startedAt: r.startedAt == null ? null : num(r.startedAt),
+    endedAt: r.endedAt == null ? null : num(r.endedAt),
+  };
+}

@@ -1,0 +1,69 @@
+// DTOs that cross the Wails bridge, as the Go services (backend/services)
+// return them. Times are int64 milliseconds since the Unix epoch.
+
+export type InteractionMode = "ask" | "accept-edits" | "plan" | "bypass";
+
+export const INTERACTION_MODES: { value: InteractionMode; label: string; hint: string }[] = [
+  { value: "ask", label: "Ask", hint: "Every sensitive tool asks first" },
+  { value: "accept-edits", label: "Accept edits", hint: "File edits run without asking" },
+  { value: "plan", label: "Plan", hint: "Read-only planning" },
+  { value: "bypass", label: "Bypass", hint: "Nothing asks" },
+];
+
+export type TaskStatus = "created" | "running" | "waiting" | "completed" | "errored" | "interrupted";
+
+export interface Capabilities {
+  resume: boolean;
+  fork: boolean;
+  interrupt: boolean;
+  setMode: boolean;
+  setModel: boolean;
+  compaction: boolean;
+  questions: boolean;
+  permissions: boolean;
+  modes?: InteractionMode[];
+}
+
+export interface BackendInfo {
+  name: string;
+  displayName: string;
+  capabilities: Capabilities;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  path: string;
+  isGitRepo: boolean;
+  defaultBackend: string;
+  defaultModel: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Task {
+  id: string;
+  projectId: string;
+  name: string;
+  prompt: string;
+  status: TaskStatus | string;
+  statusReason: string;
+  backend: string;
+  model: string;
+  interactionMode: InteractionMode | string;
+  sessionId: string;
+  hasUnread: boolean;
+  createdAt: number;
+  updatedAt: number;
+  startedAt?: number | null;
+  endedAt?: number | null;
+}
+
+export interface CreateTaskInput {
+  projectId: string;
+  prompt: string;
+  name: string;
+  backend: string;
+  model: string;
+  interactionMode: InteractionMode;
+}

@@ -1,0 +1,83 @@
+// Sidebar: the list of projects, the add-project button, settings and theme.
+
+import { useApp } from "../../state/context";
+import { unreadCount } from "../tasks/reducers";
+import { cx } from "../../lib/cx";
+import { FolderIcon, GearIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SunIcon } from "../../lib/icons";
+import { IconButton } from "../../lib/ui";
+import type { Theme } from "../../state/store";
+
+const NEXT_THEME: Record<Theme, Theme> = { system: "light", light: "dark", dark: "system" };
+
+export function Sidebar() {
+  const projects = useApp((s) => s.projects);
+  const tasksByProject = useApp((s) => s.tasksByProject);
+  const selected = useApp((s) => s.selectedProjectId);
+  const screen = useApp((s) => s.screen);
+  const theme = useApp((s) => s.theme);
+  const selectProject = useApp((s) => s.selectProject);
+  const openScreen = useApp((s) => s.openScreen);
+  const setAddProjectOpen = useApp((s) => s.setAddProjectOpen);
+  const setTheme = useApp((s) => s.setTheme);
+
+  const ThemeIcon = theme === "dark" ? MoonIcon : theme === "light" ? SunIcon : MonitorIcon;
+
+  return (
+    <nav className="jc-sidebar" aria-label="Projects">
+      <div className="jc-sidebar__brand">
+        <span className="jc-logo" aria-hidden="true">
+          JC
+        </span>
+        <span className="jc-sidebar__title">Jean-Claude</span>
+      </div>
+
+      <div className="jc-sidebar__section">
+        <span>Projects</span>
+        <IconButton label="Add project" onClick={() => setAddProjectOpen(true)}>
+          <PlusIcon size={14} />
+        </IconButton>
+      </div>
+
+      <ul className="jc-project-list" role="list">
+        {projects.map((p) => {
+          const unread = unreadCount(tasksByProject[p.id]);
+          return (
+            <li key={p.id}>
+              <button
+                type="button"
+                className={cx("jc-project-item", p.id === selected && "jc-project-item--active")}
+                aria-current={p.id === selected ? "true" : undefined}
+                data-testid="project-item"
+                onClick={() => selectProject(p.id)}
+                title={p.path}
+              >
+                <span className="jc-project-item__icon">{p.isGitRepo ? <GitIcon size={14} /> : <FolderIcon size={14} />}</span>
+                <span className="jc-project-item__name">{p.name}</span>
+                {unread > 0 ? (
+                  <span className="jc-count" aria-label={`${unread} unread`}>
+                    {unread}
+                  </span>
+                ) : null}
+              </button>
+            </li>
+          );
+        })}
+        {projects.length === 0 ? <li className="jc-sidebar__empty">No projects yet</li> : null}
+      </ul>
+
+      <div className="jc-sidebar__footer">
+        <button
+          type="button"
+          className={cx("jc-sidebar__footer-btn", screen.kind === "settings" && "jc-sidebar__footer-btn--active")}
+          onClick={() => openScreen({ kind: "settings" })}
+        >
+          <GearIcon size={14} />
+          Settings
+        </button>
+        <IconButton label={`Theme: ${theme} (click for ${NEXT_THEME[theme]})`} onClick={() => setTheme(NEXT_THEME[theme])}>
+          <ThemeIcon size={14} />
+        </IconButton>
+      </div>
+    </nav>
+  );
+}

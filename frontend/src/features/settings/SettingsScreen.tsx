@@ -1,0 +1,101 @@
+// SettingsScreen: global settings — the default backend for new projects,
+// the theme, and the installed backends with their capabilities.
+
+import { useState } from "react";
+import { useApp } from "../../state/context";
+import { backendInfo, type Theme } from "../../state/store";
+import { errorMessage } from "../../lib/errors";
+import { cx } from "../../lib/cx";
+import { MonitorIcon, MoonIcon, SunIcon } from "../../lib/icons";
+import { Field } from "../../lib/ui";
+import { BackendSelect, CapabilityList } from "./BackendSelect";
+
+const THEMES: { value: Theme; label: string; Icon: typeof SunIcon }[] = [
+  { value: "system", label: "System", Icon: MonitorIcon },
+  { value: "light", label: "Light", Icon: SunIcon },
+  { value: "dark", label: "Dark", Icon: MoonIcon },
+];
+
+export function SettingsScreen() {
+  const backends = useApp((s) => s.backends);
+  const defaultBackend = useApp((s) => s.defaultBackend);
+  const setDefaultBackend = useApp((s) => s.setDefaultBackend);
+  const theme = useApp((s) => s.theme);
+  const setTheme = useApp((s) => s.setTheme);
+  const info = useApp((s) => backendInfo(s, s.defaultBackend));
+  const [error, setError] = useState("");
+
+  async function change(b: string) {
+    setError("");
+    try {
+      await setDefaultBackend(b);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  }
+
+  return (
+    <div className="jc-page" data-testid="settings">
+      <header className="jc-page__header">
+        <div className="jc-page__eyebrow">Jean-Claude</div>
+        <h1 className="jc-page__title">Settings</h1>
+      </header>
+
+      <section className="jc-card">
+        <h2 className="jc-card__title">Appearance</h2>
+        <div className="jc-field">
+          <span className="jc-field__label" id="theme-label">
+            Theme
+          </span>
+          <div className="jc-field__control">
+            <div className="jc-segmented" role="radiogroup" aria-labelledby="theme-label">
+              {THEMES.map(({ value, label, Icon }) => (
+                <label key={value} className={cx("jc-segmented__item", theme === value && "jc-segmented__item--on")}>
+                  <input type="radio" name="theme" value={value} checked={theme === value} onChange={() => setTheme(value)} />
+                  <Icon size={13} />
+                  {label}
+                </label>
+              ))}
+            </div>
+          </div>
+        </div>
+      </section>
+
+      <section className="jc-card">
+        <h2 className="jc-card__title">Agents</h2>
+        <p className="jc-card__desc">The backend new projects start with. Each project can choose its own, and each task can override it.</p>
+        <Field label="Default backend" error={error}>
+          <BackendSelect backends={backends} value={defaultBackend} onChange={(b) => void change(b)} />
+        </Field>
+        <div className="jc-field-indent">
+          <CapabilityList info={info} />
+        </div>
+      </section>
+
+      <section className="jc-card">
+        <h2 className="jc-card__title">Installed backends</h2>
+        <table className="jc-table">
+          <thead>
+            <tr>
+              <th>Backend</th>
+              <th>Capabilities</th>
+            </tr>
+          </thead>
+          <tbody>
+            {backends.map((b) => (
+              <tr key={b.name}>
+                <td>
+                  <div className="jc-table__strong">{b.displayName || b.name}</div>
+                  <code className="jc-table__sub">{b.name}</code>
+                </td>
+                <td>
+                  <CapabilityList info={b} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,212 @@
+// NewTaskForm creates a task in a project: prompt, optional name, a backend
+// override defaulting to the project's backend, model and interaction mode.
+// The service's validation error is shown next to the field it concerns.
+
+import { useState, type FormEvent, type KeyboardEvent } from "react";
+import { useApp } from "../../state/context";
+import { backendInfo } from "../../state/store";
+import { INTERACTION_MODES, type BackendInfo, type InteractionMode, type Project } from "../../bridge/types";
+import { errorMessage } from "../../lib/errors";
+import { fieldForError, type FieldKeywords } from "../../lib/fieldError";
+import { cx } from "../../lib/cx";
+import { InfoIcon } from "../../lib/icons";
+import { Button, Field, FormError, Kbd } from "../../lib/ui";
+import { BackendSelect } from "../settings/BackendSelect";
+
+type TaskField = "prompt" | "name" | "backend" | "model" | "mode" | "form";
+
+const FIELD_KEYWORDS: FieldKeywords<TaskField> = [
+  ["prompt", /prompt/i],
+  ["backend", /backend|agent/i],
+  ["model", /\bmodel\b/i],
+  ["mode", /interaction|\bmode\b/i],
+  ["name", /name/i],
+];
+
+/** taskFieldForError picks the field a TaskService.Create error belongs to. */
+export function taskFieldForError(msg: string): TaskField {
+  return fieldForError(msg, FIELD_KEYWORDS, "form");
+}
+
+/** modeNotice explains when the chosen mode means less than it says for a backend. */
+export function modeNotice(info: BackendInfo | undefined, mode: InteractionMode): string {
+  if (!info) return "";
+  const caps = info.capabilities;
+  const name = info.displayName || info.name;
+  if (caps?.modes && caps.modes.length > 0 && !caps.modes.includes(mode)) {
+    return `${name} does not support the “${mode}” mode.`;
+  }
+  if (mode === "ask" && caps && !caps.permissions) {
+    return `${name} does not ask for permissions: in Ask mode its tools still run without asking.`;
+  }
+  return "";
+}
+
+export function NewTaskForm({ projectId }: { projectId: string }) {
+  const project = useApp((s) => s.projects.find((p) => p.id === projectId));
+  if (!project) return <div className="jc-empty">This project no longer exists.</div>;
+  return <NewTaskFormBody key={project.id} project={project} />;
+}
+
+function NewTaskFormBody({ project }: { project: Project }) {
+  const backends = useApp((s) => s.backends);
+  const createTask = useApp((s) => s.createTask);
+  const openScreen = useApp((s) => s.openScreen);
+
+  const [prompt, setPrompt] = useState("");
+  const [name, setName] = useState("");
+  const [backend, setBackend] = useState(project.defaultBackend);
+  const [model, setModel] = useState("");
+  const [mode, setMode] = useState<InteractionMode>("ask");
+  const [errors, setErrors] = useState<Partial<Record<TaskField, string>>>({});
+  const [busy, setBusy] = useState(false);
+
+  const info = useApp((s) => backendInfo(s, backend));
+  const notice = modeNotice(info, mode);
+  const isOverride = backend !== project.defaultBackend;
+
+  async function submit(e?: FormEvent) {
+    e?.preventDefault();
+    setBusy(true);
+    setErrors({});
+    try {
+      await createTask({
+        projectId: project.id,
+        prompt,
+        name: name.trim(),
+        backend: isOverride ? backend : "",
+        model: model.trim(),
+        interactionMode: mode,
+      });
+    } catch (err) {
+      const msg = errorMessage(err);
+      setErrors({ [taskFieldForError(msg)]: msg });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function onPromptKey(e: KeyboardEvent<HTMLTextAreaElement>) {
+    if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) {
+      e.preventDefault();
+      void submit();
+    }
+  }
+
+  const clear = (f: TaskField) => errors[f] && setErrors((x) => ({ ...x, [f]: undefined }));
+
+  return (
+    <div className="jc-page jc-page--narrow" data-testid="new-task">
+      <header className="jc-page__header">
+        <div className="jc-page__eyebrow">{project.name}</div>
+        <h1 className="jc-page__title">New task</h1>
+      </header>
+      <form className="jc-form jc-card" onSubmit={submit}>
+        <Field label="Prompt" error={errors.prompt}>
+          <textarea
+            className="jc-textarea"
+            name="prompt"
+            rows={7}
+            placeholder="What should the agent do?"
+            value={prompt}
+            autoFocus
+            onKeyDown={onPromptKey}
+            onChange={(e) => {
+              setPrompt(e.target.value);
+              clear("prompt");
+            }}
+          />
+        </Field>
+        <Field label="Name" error={errors.name} hint="Optional. Defaults to the prompt's first line.">
+          <input
+            className="jc-input"
+            name="name"
+            value={name}
+            onChange={(e) => {
+              setName(e.target.value);
+              clear("name");
+            }}
+          />
+        </Field>
+        <div className="jc-form__grid">
+          <Field
+            label="Backend"
+            error={errors.backend}
+            hint={isOverride ? <span className="jc-override">Overrides the project default</span> : "Project default"}
+          >
+            <BackendSelect
+              backends={backends}
+              value={backend}
+              onChange={(b) => {
+                setBackend(b);
+                clear("backend");
+              }}
+            />
+          </Field>
+          <Field label="Model" error={errors.model}>
+            <input
+              className="jc-input jc-input--mono"
+              name="model"
+              placeholder={project.defaultModel || "backend default"}
+              value={model}
+              spellCheck={false}
+              onChange={(e) => {
+                setModel(e.target.value);
+                clear("model");
+              }}
+            />
+          </Field>
+        </div>
+        <div className={cx("jc-field", errors.mode && "jc-field--error")}>
+          <span className="jc-field__label" id="mode-label">
+            Mode
+          </span>
+          <div className="jc-field__control">
+            <div className="jc-segmented" role="radiogroup" aria-labelledby="mode-label">
+              {INTERACTION_MODES.map((m) => (
+                <label key={m.value} className={cx("jc-segmented__item", mode === m.value && "jc-segmented__item--on")} title={m.hint}>
+                  <input
+                    type="radio"
+                    name="mode"
+                    value={m.value}
+                    checked={mode === m.value}
+                    onChange={() => {
+                      setMode(m.value);
+                      clear("mode");
+                    }}
+                  />
+                  {m.label}
+                </label>
+              ))}
+            </div>
+            <div className="jc-field__hint">{INTERACTION_MODES.find((m) => m.value === mode)?.hint}</div>
+            {errors.mode ? (
+              <div className="jc-field__error" role="alert">
+                {errors.mode}
+              </div>
+            ) : null}
+          </div>
+        </div>
+        {notice ? (
+          <div className="jc-notice" role="status" data-testid="mode-notice">
+            <InfoIcon size={14} />
+            <span>{notice}</span>
+          </div>
+        ) : null}
+        <FormError error={errors.form} />
+        <div className="jc-form__actions">
+          <span className="jc-form__shortcut">
+            <Kbd>Ctrl</Kbd>
+            <Kbd>Enter</Kbd>
+          </span>
+          <Button variant="ghost" onClick={() => openScreen({ kind: "empty" })}>
+            Cancel
+          </Button>
+          <Button variant="primary" type="submit" busy={busy}>
+            Create task
+          </Button>
+        </div>
+      </form>
+    </div>
+  );
+}

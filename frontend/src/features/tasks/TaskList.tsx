@@ -1,0 +1,133 @@
+// TaskList: the selected project's header and its tasks, newest first, each
+// with its status indicator, backend badge and unread marker. Virtualized:
+// a project can hold any number of tasks.
+
+import { useRef } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useApp } from "../../state/context";
+import { backendInfo, selectedProject } from "../../state/store";
+import type { Task } from "../../bridge/types";
+import { cx } from "../../lib/cx";
+import { relativeTime } from "../../lib/time";
+import { GearIcon, GitIcon, FolderIcon, PlusIcon } from "../../lib/icons";
+import { Button, IconButton } from "../../lib/ui";
+import { StatusBadge } from "../task-view/StatusBadge";
+import { BackendBadge } from "../settings/BackendBadge";
+import { taskTitle } from "./reducers";
+
+const ROW_HEIGHT = 56;
+const EMPTY: Task[] = [];
+
+export function TaskList() {
+  const project = useApp(selectedProject);
+  const tasks = useApp((s) => (s.selectedProjectId ? s.tasksByProject[s.selectedProjectId] : undefined) ?? EMPTY);
+  const screen = useApp((s) => s.screen);
+  const openScreen = useApp((s) => s.openScreen);
+  const defaultInfo = useApp((s) => (project ? backendInfo(s, project.defaultBackend) : undefined));
+
+  if (!project) {
+    return (
+      <section className="jc-tasks jc-tasks--empty" aria-label="Tasks">
+        <div className="jc-empty">Add a project to start.</div>
+      </section>
+    );
+  }
+
+  const activeTaskId = screen.kind === "task" ? screen.taskId : null;
+
+  return (
+    <section className="jc-tasks" aria-label="Tasks">
+      <header className="jc-tasks__header">
+        <div className="jc-tasks__title-row">
+          <h1 className="jc-tasks__title" title={project.name}>
+            {project.name}
+          </h1>
+          <IconButton
+            label="Project settings"
+            className={cx(screen.kind === "project-settings" && "jc-icon-btn--active")}
+            onClick={() => openScreen({ kind: "project-settings", projectId: project.id })}
+          >
+            <GearIcon size={14} />
+          </IconButton>
+        </div>
+        <div className="jc-tasks__path" title={project.path}>
+          {project.isGitRepo ? <GitIcon size={12} /> : <FolderIcon size={12} />}
+          <span>{project.path}</span>
+        </div>
+        <div className="jc-tasks__meta">
+          <BackendBadge name={project.defaultBackend} displayName={defaultInfo?.displayName} />
+          {project.defaultModel ? <span className="jc-chip jc-chip--mono">{project.defaultModel}</span> : null}
+        </div>
+        <Button
+          variant="primary"
+          className="jc-btn--block"
+          onClick={() => openScreen({ kind: "new-task", projectId: project.id })}
+        >
+          <PlusIcon size={14} />
+          New task
+        </Button>
+      </header>
+      {tasks.length === 0 ? (
+        <div className="jc-empty jc-empty--small">No tasks yet.</div>
+      ) : (
+        <VirtualTaskRows tasks={tasks} activeTaskId={activeTaskId} onOpen={(id) => openScreen({ kind: "task", taskId: id })} />
+      )}
+    </section>
+  );
+}
+
+function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activeTaskId: string | null; onOpen(id: string): void }) {
+  const parentRef = useRef<HTMLDivElement>(null);
+  const backends = useApp((s) => s.backends);
+  const v = useVirtualizer({
+    count: tasks.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+    initialRect: { width: 300, height: 800 },
+    getItemKey: (i) => tasks[i].id,
+  });
+
+  return (
+    <div ref={parentRef} className="jc-tasks__scroll" role="list" aria-label="Task list">
+      <div style={{ height: v.getTotalSize(), position: "relative" }}>
+        {v.getVirtualItems().map((row) => {
+          const t = tasks[row.index];
+          const info = backends.find((b) => b.name === t.backend);
+          return (
+            <div
+              key={row.key}
+              role="listitem"
+              className="jc-task-row-wrap"
+              style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${row.start}px)` }}
+            >
+              <button
+                type="button"
+                className={cx("jc-task-row", t.id === activeTaskId && "jc-task-row--active", t.hasUnread && "jc-task-row--unread")}
+                data-testid="task-row"
+                data-task-id={t.id}
+                aria-current={t.id === activeTaskId ? "true" : undefined}
+                onClick={() => onOpen(t.id)}
+              >
+                <span className="jc-task-row__status">
+                  <StatusBadge status={t.status} />
+                </span>
+                <span className="jc-task-row__main">
+                  <span className="jc-task-row__title">{taskTitle(t)}</span>
+                  <span className="jc-task-row__meta">
+                    <BackendBadge name={t.backend} displayName={info?.displayName} />
+                    {t.model ? <span className="jc-task-row__model">{t.model}</span> : null}
+                  </span>
+                </span>
+                <span className="jc-task-row__side">
+                  <span className="jc-task-row__time">{relativeTime(t.updatedAt || t.createdAt)}</span>
+                  {t.hasUnread ? <span className="jc-unread-dot" aria-label="unread" data-testid="unread-marker" /> : null}
+                </span>
+              </button>
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

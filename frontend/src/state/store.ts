@@ -1,0 +1,243 @@
+// The app store: server data loaded through the Api plus the UI's own state
+// (selection, current screen, theme). Built by createAppStore(api) so tests
+// pass a fake Api; components reach it through StoreProvider/useApp.
+
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { Api, Unsubscribe } from "../bridge/api";
+import { toTask } from "../bridge/api";
+import type { BackendInfo, CreateTaskInput, Project, Task } from "../bridge/types";
+import { errorMessage } from "../lib/errors";
+import { removeTask, sortTasks, upsertTask } from "../features/tasks/reducers";
+
+export type Theme = "system" | "light" | "dark";
+
+/** The main pane's screen. */
+export type Screen =
+  | { kind: "empty" }
+  | { kind: "task"; taskId: string }
+  | { kind: "new-task"; projectId: string }
+  | { kind: "project-settings"; projectId: string }
+  | { kind: "settings" };
+
+export interface AppState {
+  ready: boolean;
+  loadError: string;
+  projects: Project[];
+  tasksByProject: Record<string, Task[]>;
+  backends: BackendInfo[];
+  defaultBackend: string;
+  selectedProjectId: string | null;
+  screen: Screen;
+  theme: Theme;
+  addProjectOpen: boolean;
+
+  init(): Promise<void>;
+  dispose(): void;
+
+  selectProject(id: string | null): void;
+  openScreen(screen: Screen): void;
+  setAddProjectOpen(open: boolean): void;
+  pickDirectory(): Promise<string>;
+  addProject(path: string): Promise<Project>;
+  renameProject(id: string, name: string): Promise<void>;
+  removeProject(id: string): Promise<void>;
+  setProjectBackend(id: string, backend: string): Promise<void>;
+  setProjectModel(id: string, model: string): Promise<void>;
+
+  loadTasks(projectId: string): Promise<void>;
+  createTask(input: CreateTaskInput): Promise<Task>;
+  deleteTask(id: string): Promise<void>;
+  applyTaskUpdate(task: Task): void;
+
+  setDefaultBackend(backend: string): Promise<void>;
+  setTheme(theme: Theme): void;
+}
+
+export interface Storage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+const THEME_KEY = "jc.theme";
+const PROJECT_KEY = "jc.selectedProject";
+
+function readTheme(storage?: Storage): Theme {
+  const t = storage?.getItem(THEME_KEY);
+  return t === "light" || t === "dark" || t === "system" ? t : "system";
+}
+
+export type AppStore = StoreApi<AppState>;
+
+export function createAppStore(api: Api, storage?: Storage): AppStore {
+  let subs: Unsubscribe[] = [];
+
+  return createStore<AppState>()((set, get) => {
+    function replaceProject(p: Project) {
+      set((s) => ({ projects: s.projects.map((x) => (x.id === p.id ? p : x)) }));
+    }
+
+    return {
+      ready: false,
+      loadError: "",
+      projects: [],
+      tasksByProject: {},
+      backends: [],
+      defaultBackend: "",
+      selectedProjectId: null,
+      screen: { kind: "empty" },
+      theme: readTheme(storage),
+      addProjectOpen: false,
+
+      async init() {
+        get().dispose();
+        subs = [
+          api.events.on("task:updated", (payload) => get().applyTaskUpdate(toTask(payload))),
+        ];
+        try {
+          const [projects, backends, defaultBackend] = await Promise.all([
+            api.projects.list(),
+            api.settings.listBackends(),
+            api.settings.getDefaultBackend(),
+          ]);
+          const remembered = storage?.getItem(PROJECT_KEY) ?? null;
+          const selected = projects.find((p) => p.id === remembered)?.id ?? projects[0]?.id ?? null;
+          set({ projects, backends, defaultBackend, ready: true, loadError: "", selectedProjectId: selected });
+          if (selected) await get().loadTasks(selected);
+        } catch (err) {
+          set({ ready: true, loadError: errorMessage(err) });
+        }
+      },
+
+      dispose() {
+        subs.forEach((u) => u());
+        subs = [];
+      },
+
+      selectProject(id) {
+        if (id) storage?.setItem(PROJECT_KEY, id);
+        set({ selectedProjectId: id, screen: { kind: "empty" } });
+        if (id && !get().tasksByProject[id]) void get().loadTasks(id);
+      },
+
+      openScreen(screen) {
+        set({ screen });
+        if (screen.kind === "task") {
+          // Opening a task reads it: clear the unread marker locally; the
+          // session service marks it read on the Go side.
+          const { tasksByProject } = get();
+          for (const [pid, list] of Object.entries(tasksByProject)) {
+            const t = list.find((x) => x.id === screen.taskId);
+            if (t?.hasUnread) {
+              set({ tasksByProject: { ...tasksByProject, [pid]: upsertTask(list, { ...t, hasUnread: false }) } });
+              void api.sessions?.markRead(t.id).catch(() => {});
+            }
+          }
+        }
+      },
+
+      setAddProjectOpen(open) {
+        set({ addProjectOpen: open });
+      },
+
+      pickDirectory() {
+        return api.projects.pickDirectory();
+      },
+
+      async addProject(path) {
+        const p = await api.projects.add(path);
+        set((s) => ({
+          projects: [...s.projects.filter((x) => x.id !== p.id), p],
+          selectedProjectId: p.id,
+          tasksByProject: { ...s.tasksByProject, [p.id]: s.tasksByProject[p.id] ?? [] },
+          screen: { kind: "empty" },
+          addProjectOpen: false,
+        }));
+        storage?.setItem(PROJECT_KEY, p.id);
+        return p;
+      },
+
+      async renameProject(id, name) {
+        replaceProject(await api.projects.rename(id, name));
+      },
+
+      async removeProject(id) {
+        await api.projects.remove(id);
+        set((s) => {
+          const projects = s.projects.filter((p) => p.id !== id);
+          const { [id]: _gone, ...tasksByProject } = s.tasksByProject;
+          const selectedProjectId = s.selectedProjectId === id ? (projects[0]?.id ?? null) : s.selectedProjectId;
+          return { projects, tasksByProject, selectedProjectId, screen: { kind: "empty" } };
+        });
+      },
+
+      async setProjectBackend(id, backend) {
+        replaceProject(await api.projects.setDefaultBackend(id, backend));
+      },
+
+      async setProjectModel(id, model) {
+        replaceProject(await api.projects.setDefaultModel(id, model));
+      },
+
+      async loadTasks(projectId) {
+        const tasks = await api.tasks.list(projectId);
+        set((s) => ({ tasksByProject: { ...s.tasksByProject, [projectId]: sortTasks(tasks) } }));
+      },
+
+      async createTask(input) {
+        const task = await api.tasks.create(input);
+        get().applyTaskUpdate(task);
+        set({ screen: { kind: "task", taskId: task.id } });
+        return task;
+      },
+
+      async deleteTask(id) {
+        await api.tasks.remove(id);
+        set((s) => {
+          const tasksByProject: Record<string, Task[]> = {};
+          for (const [pid, list] of Object.entries(s.tasksByProject)) tasksByProject[pid] = removeTask(list, id);
+          const screen = s.screen.kind === "task" && s.screen.taskId === id ? { kind: "empty" as const } : s.screen;
+          return { tasksByProject, screen };
+        });
+      },
+
+      applyTaskUpdate(task) {
+        if (!task.id || !task.projectId) return;
+        set((s) => {
+          let t = task;
+          // The task on screen is being read: don't mark it unread.
+          if (s.screen.kind === "task" && s.screen.taskId === task.id && t.hasUnread) t = { ...t, hasUnread: false };
+          return { tasksByProject: { ...s.tasksByProject, [t.projectId]: upsertTask(s.tasksByProject[t.projectId], t) } };
+        });
+      },
+
+      async setDefaultBackend(backend) {
+        await api.settings.setDefaultBackend(backend);
+        set({ defaultBackend: backend });
+      },
+
+      setTheme(theme) {
+        storage?.setItem(THEME_KEY, theme);
+        set({ theme });
+      },
+    };
+  });
+}
+
+/** selectedProject returns the project the sidebar has selected. */
+export function selectedProject(s: AppState): Project | undefined {
+  return s.projects.find((p) => p.id === s.selectedProjectId);
+}
+
+/** findTask looks a task up across projects. */
+export function findTask(s: AppState, id: string): Task | undefined {
+  for (const list of Object.values(s.tasksByProject)) {
+    const t = list.find((x) => x.id === id);
+    if (t) return t;
+  }
+  return undefined;
+}
+
+/** backendInfo looks a backend up by name. */
+export function backendInfo(s: Pick<AppState, "backends">, name: string): BackendInfo | undefined {
+  return s.backends.find((b) => b.name === name);
+}
