@@ -5,6 +5,7 @@ package agents
 
 import (
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/claude"
 )
 
 // Options configure the backends (binary paths, data dir, ...).
@@ -19,8 +20,7 @@ type Options struct {
 // NewRegistry returns a registry holding every backend.
 func NewRegistry(opt Options) *agent.Registry {
 	r := agent.NewRegistry()
-	// claude-code: replaced by claude.New(...) when backend/agent/claude lands.
-	r.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendClaudeCode, DisplayName: "Claude Code"}})
+	r.Register(claude.New(claude.Options{Binary: opt.Binaries[agent.BackendClaudeCode]}))
 	// opencode: replaced by opencode.New(...) when backend/agent/opencode lands.
 	r.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendOpenCode, DisplayName: "OpenCode"}})
 	return r
@@ -29,6 +29,7 @@ func NewRegistry(opt Options) *agent.Registry {
 // Formats returns every raw format the app can normalize.
 func Formats() *agent.Formats {
 	return agent.NewFormats(
-	// claude.Format(), opencode.Format(), gemini.Format(), codex.Format(), acp.Format() ...
+		claude.Format(),
+	// opencode.Format(), gemini.Format(), codex.Format(), acp.Format() ...
 	)
 }
