@@ -208,10 +208,14 @@ func TestProcessPermissionAlwaysAndDeny(t *testing.T) {
 		done func(*agent.Result) bool
 	}{
 		{"always", agent.PermissionResponse{Behavior: agent.Allow, Always: true},
-			func(r map[string]any) bool { return r["behavior"] == "allow" && len(r["updatedPermissions"].([]any)) == 3 },
+			func(r map[string]any) bool {
+				return r["behavior"] == "allow" && len(r["updatedPermissions"].([]any)) == 3
+			},
 			func(r *agent.Result) bool { return !r.IsError && !r.Interrupted }},
 		{"deny", agent.PermissionResponse{Behavior: agent.Deny, Message: "not now"},
-			func(r map[string]any) bool { return r["behavior"] == "deny" && r["message"] == "not now" && r["interrupt"] == nil },
+			func(r map[string]any) bool {
+				return r["behavior"] == "deny" && r["message"] == "not now" && r["interrupt"] == nil
+			},
 			func(r *agent.Result) bool { return !r.Interrupted }},
 		{"deny-interrupt", agent.PermissionResponse{Behavior: agent.Deny, Message: "stop", Interrupt: true},
 			func(r map[string]any) bool { return r["behavior"] == "deny" && r["interrupt"] == true },

@@ -444,8 +444,8 @@ func (f *fake) repeatTurn(n int) [][]byte {
 func (f *fake) result(interrupted bool) []byte {
 	v := map[string]any{"type": "result", "subtype": "success", "is_error": false, "duration_ms": 10, "duration_api_ms": 5, "num_turns": 1,
 		"result": "done", "session_id": f.session, "total_cost_usd": 0.001,
-		"usage":      map[string]any{"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
-		"modelUsage": map[string]any{"claude-fake": map[string]any{"inputTokens": 10, "outputTokens": 5, "costUSD": 0.001, "contextWindow": 200000}},
+		"usage":              map[string]any{"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
+		"modelUsage":         map[string]any{"claude-fake": map[string]any{"inputTokens": 10, "outputTokens": 5, "costUSD": 0.001, "contextWindow": 200000}},
 		"permission_denials": []any{}, "terminal_reason": "completed", "uuid": f.uuid()}
 	if interrupted {
 		v["subtype"], v["is_error"], v["terminal_reason"] = "error_during_execution", true, "aborted_streaming"
