@@ -457,6 +457,16 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 	if err := json.Unmarshal(raw, &part); err != nil || part.ID == "" || part.MessageID == "" {
 		return n.malformed(frame, orMissing(err, "part.id or part.messageID"))
 	}
+	if st := part.State; st != nil {
+		// The same part comes from the event stream and from GET
+		// /session/{id}/message with its keys in another order: keep a
+		// canonical form so both give the same message.
+		st.Input, st.Metadata = canon(st.Input), canon(st.Metadata)
+		for i, a := range st.Attachments {
+			st.Attachments[i] = canon(a)
+		}
+	}
+	part.Source = canon(part.Source)
 	ms := n.msg(part.MessageID)
 	ps := ms.part(part.ID)
 	if part.Type == "tool" && ps.p.State != nil && part.State != nil && toolRank(part.State.Status) < toolRank(ps.p.State.Status) {
@@ -791,6 +801,27 @@ func stamp(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
+// canon re-encodes a JSON value with sorted object keys (numbers and
+// strings kept as written), so equal values have equal bytes.
+func canon(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return raw
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if e.Encode(v) != nil {
+		return raw
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
 // raw is the message's rebuild frames.
 func (ms *msgState) raw() []byte {
 	var b bytes.Buffer
@@ -855,7 +886,7 @@ func (ms *msgState) build() *agent.Message {
 				}
 			}
 			if e := parseError(info.Error); e != nil {
-				meta["error"] = json.RawMessage(info.Error)
+				meta["error"] = canon(info.Error)
 				m.IsError = e.Name != "MessageAbortedError"
 			}
 		default:
@@ -1079,3 +1110,6 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TurnOpen reports whether a turn has started and not ended yet.
+func (n *Normalizer) TurnOpen() bool { return n.turn != nil }

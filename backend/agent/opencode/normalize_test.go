@@ -99,3 +99,85 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestRawRebuildsMessage checks every message event's Raw: fed to a fresh
+// normalizer it must rebuild the very same message.
+func TestRawRebuildsMessage(t *testing.T) {
+	for _, path := range recordings(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			n := 0
+			for _, ev := range normalizeAll(readFrames(t, path)) {
+				if ev.Type != agent.EventMessage {
+					continue
+				}
+				n++
+				if len(ev.Raw) == 0 {
+					t.Fatalf("message %s has no Raw", ev.Message.ID)
+				}
+				var last *agent.Message
+				for _, re := range normalizeAll(bytes.Split(ev.Raw, []byte("\n"))) {
+					if re.Type == agent.EventMessage && re.Message.ID == ev.Message.ID {
+						last = re.Message
+					}
+				}
+				if last == nil {
+					t.Fatalf("Raw of %s rebuilds no message:\n%s", ev.Message.ID, ev.Raw)
+				}
+				if d := cmp.Diff(ev.Message, last); d != "" {
+					t.Fatalf("Raw of %s rebuilds another message (-live +renormalized):\n%s", ev.Message.ID, d)
+				}
+			}
+			if n == 0 {
+				t.Fatal("no message events")
+			}
+		})
+	}
+}
+
+// TestMalformed: a broken frame is an error event carrying the frame, and the
+// normalizer keeps going.
+func TestMalformed(t *testing.T) {
+	n := NewNormalizer()
+	for _, bad := range []string{`{`, `{"type":""}`, `{"type":"message.updated","properties":{"info":{}}}`, `{"type":"message.part.updated","properties":{"part":{"type":"text"}}}`, `[1]`} {
+		evs := n.Feed([]byte(bad))
+		if len(evs) != 1 || evs[0].Type != agent.EventError || evs[0].Fatal || string(evs[0].Raw) != bad {
+			t.Errorf("Feed(%s) = %+v, want one non-fatal error event with Raw", bad, evs)
+		}
+	}
+	evs := n.Feed([]byte(`{"type":"session.created","properties":{"info":{"id":"ses_1"}}}`))
+	if len(evs) != 1 || evs[0].SessionID != "ses_1" {
+		t.Fatalf("after errors: %+v", evs)
+	}
+}
+
+// TestUnknownAndNoise: pure noise is ignored, anything else unknown becomes a
+// system-status message with the raw frame in metadata.
+func TestUnknownAndNoise(t *testing.T) {
+	n := NewNormalizer()
+	for _, typ := range sortedKeys(noiseTypes) {
+		if evs := n.Feed([]byte(`{"id":"evt_1","type":"` + typ + `","properties":{}}`)); len(evs) != 0 {
+			t.Errorf("noise %s gave %+v", typ, evs)
+		}
+	}
+	frame := `{"id":"evt_9","type":"workspace.ready","properties":{"name":"w"}}`
+	evs := n.Feed([]byte(frame))
+	if len(evs) != 1 || evs[0].Type != agent.EventMessage {
+		t.Fatalf("unknown: %+v", evs)
+	}
+	m := evs[0].Message
+	if m.Role != agent.RoleSystem || len(m.Parts) != 1 || m.Parts[0].Type != agent.PartSystemStatus || m.Parts[0].Subtype != "workspace.ready" || m.Metadata["raw"] != frame || string(evs[0].Raw) != frame {
+		t.Fatalf("unknown message = %+v", m)
+	}
+}
+
+// TestToolKinds covers the classification table.
+func TestToolKinds(t *testing.T) {
+	want := map[string]agent.ToolKind{"bash": "execute", "read": "read", "edit": "edit", "write": "edit", "patch": "edit",
+		"grep": "search", "glob": "search", "list": "search", "webfetch": "fetch", "todowrite": "todo", "todoread": "todo",
+		"question": "ask-user", "task": "sub-agent", "skill": "skill", "mcp_thing": "other"}
+	for name, k := range want {
+		if got := ToolKind(name); got != k {
+			t.Errorf("ToolKind(%s) = %s, want %s", name, got, k)
+		}
+	}
+}

@@ -1,0 +1,418 @@
+package opencode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// Options configure the OpenCode backend.
+type Options struct {
+	// Binary is the opencode executable (default "opencode" on PATH).
+	Binary string
+	// BaseURL attaches to an already running server instead of spawning
+	// one (then Username/Password are its credentials).
+	BaseURL string
+	// Username and Password are the basic-auth credentials; a spawned
+	// server gets a random password when Password is empty.
+	Username, Password string
+	// Env adds environment variables to the spawned server.
+	Env map[string]string
+	// ReconnectMin/Max bound the SSE reconnect backoff (default 1 s … 30 s).
+	ReconnectMin, ReconnectMax time.Duration
+	// RestartMin/Max bound the server restart backoff (default 1 s … 30 s).
+	RestartMin, RestartMax time.Duration
+	// HealthTimeout bounds the wait for a new server (default 30 s).
+	HealthTimeout time.Duration
+	// ConnectTimeout bounds the wait for a session's event stream (default 30 s).
+	ConnectTimeout time.Duration
+}
+
+func (o Options) username() string {
+	if o.Username == "" {
+		return "opencode"
+	}
+	return o.Username
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+func (o Options) reconnectMin() time.Duration  { return orDefault(o.ReconnectMin, time.Second) }
+func (o Options) reconnectMax() time.Duration  { return orDefault(o.ReconnectMax, 30*time.Second) }
+func (o Options) restartMin() time.Duration    { return orDefault(o.RestartMin, time.Second) }
+func (o Options) restartMax() time.Duration    { return orDefault(o.RestartMax, 30*time.Second) }
+func (o Options) healthTimeout() time.Duration { return orDefault(o.HealthTimeout, 30*time.Second) }
+func (o Options) connectTimeout() time.Duration {
+	return orDefault(o.ConnectTimeout, 30*time.Second)
+}
+
+// Backend runs OpenCode sessions on one shared `opencode serve`.
+type Backend struct {
+	opt Options
+	srv *server
+
+	mu       sync.Mutex
+	sessions map[*Session]struct{}
+}
+
+var _ agent.Backend = (*Backend)(nil)
+
+// New returns an OpenCode backend; nothing starts until the first session.
+func New(opt Options) *Backend {
+	return &Backend{opt: opt, srv: newServer(opt), sessions: map[*Session]struct{}{}}
+}
+
+// Info implements agent.Backend.
+func (b *Backend) Info() agent.Info {
+	return agent.Info{
+		Name:        agent.BackendOpenCode,
+		DisplayName: "OpenCode",
+		Capabilities: agent.Capabilities{
+			Resume:      true,
+			Interrupt:   true,
+			SetMode:     true,
+			SetModel:    true,
+			Questions:   true,
+			Permissions: true,
+		},
+	}
+}
+
+// ServerPID is the shared server's process id (0 when none runs).
+func (b *Backend) ServerPID() int { return b.srv.PID() }
+
+// Start implements agent.Backend: it creates (or, with cfg.SessionID,
+// reattaches to) a session, connects its event stream, then sends prompt.
+func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (agent.Session, error) {
+	if cfg.Mode == "" {
+		cfg.Mode = agent.ModeAsk
+	}
+	if !cfg.Mode.Valid() {
+		return nil, fmt.Errorf("opencode: unknown mode %q", cfg.Mode)
+	}
+	c, err := b.srv.client(ctx, cfg.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		b:      b,
+		cfg:    cfg,
+		events: make(chan agent.Batch, 64),
+		norm:   NewNormalizer(),
+		done:   make(chan struct{}),
+		ready:  make(chan struct{}),
+		mode:   cfg.Mode,
+	}
+	if cfg.Model != "" {
+		s.model = parseModel(cfg.Model)
+	}
+	if cfg.SessionID != "" {
+		if _, err := c.getSession(ctx, cfg.SessionID); err != nil {
+			return nil, fmt.Errorf("opencode: resume session %s: %w", cfg.SessionID, err)
+		}
+		s.id = cfg.SessionID
+		if err := c.updateSessionPermission(ctx, s.id, modeRules(cfg.Mode)); err != nil && !errors.Is(err, errHTTPNotFound) {
+			return nil, fmt.Errorf("opencode: set mode: %w", err)
+		}
+	} else {
+		raw, err := c.createSession(ctx, modeRules(cfg.Mode))
+		if err != nil {
+			return nil, fmt.Errorf("opencode: create session: %w", err)
+		}
+		var info wireSession
+		if err := json.Unmarshal(raw, &info); err != nil || info.ID == "" {
+			return nil, fmt.Errorf("opencode: create session: bad answer %.200s", raw)
+		}
+		s.id = info.ID
+		// The stream connects after the session exists, so its
+		// session.created is rebuilt from the answer.
+		s.created, _ = json.Marshal(map[string]any{"type": "session.created", "properties": map[string]any{"sessionID": info.ID, "info": raw}})
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.runCtx, s.cancel = runCtx, cancel
+	b.mu.Lock()
+	b.sessions[s] = struct{}{}
+	b.mu.Unlock()
+	go s.run(runCtx)
+
+	t := time.NewTimer(b.opt.connectTimeout())
+	defer t.Stop()
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		_ = s.Stop(context.Background())
+		return nil, ctx.Err()
+	case <-t.C:
+		_ = s.Stop(context.Background())
+		return nil, fmt.Errorf("opencode: event stream of session %s not connected after %s", s.id, b.opt.connectTimeout())
+	}
+	if prompt != "" {
+		if err := s.SendMessage(ctx, prompt); err != nil {
+			_ = s.Stop(context.Background())
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Dispose implements agent.Backend: it stops every session, then the server
+// and its whole process group.
+func (b *Backend) Dispose(ctx context.Context) error {
+	b.mu.Lock()
+	ss := make([]*Session, 0, len(b.sessions))
+	for s := range b.sessions {
+		ss = append(ss, s)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, s := range ss {
+		if err := s.Stop(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	b.srv.dispose()
+	return errors.Join(errs...)
+}
+
+// parseModel maps "provider/model" to {providerID, modelID}; a bare name is
+// a model of the default provider, so the server picks.
+func parseModel(m string) *wireModelRef {
+	p, id, ok := strings.Cut(m, "/")
+	if !ok || p == "" || id == "" {
+		return nil
+	}
+	return &wireModelRef{ProviderID: p, ModelID: id}
+}
+
+// modeRules are the session permission rules of a mode. OpenCode merges them
+// with the project's own `permission` config.
+func modeRules(m agent.InteractionMode) []wirePermissionRule {
+	ask := func(p string) wirePermissionRule {
+		return wirePermissionRule{Permission: p, Pattern: "*", Action: "ask"}
+	}
+	allow := func(p string) wirePermissionRule {
+		return wirePermissionRule{Permission: p, Pattern: "*", Action: "allow"}
+	}
+	switch m {
+	case agent.ModeBypass:
+		return []wirePermissionRule{allow("*")}
+	case agent.ModeAcceptEdits:
+		return []wirePermissionRule{allow("edit"), ask("bash"), ask("webfetch"), ask("external_directory")}
+	default: // ask, plan (the plan agent itself refuses edits)
+		return []wirePermissionRule{ask("edit"), ask("bash"), ask("webfetch"), ask("external_directory")}
+	}
+}
+
+// agentFor is the OpenCode agent a mode prompts.
+func agentFor(m agent.InteractionMode) string {
+	if m == agent.ModePlan {
+		return "plan"
+	}
+	return "build"
+}
+
+// Session is one OpenCode session followed over the shared server.
+type Session struct {
+	b       *Backend
+	cfg     agent.Config
+	id      string
+	created []byte // synthesized session.created frame, delivered first
+
+	events chan agent.Batch
+	norm   *Normalizer // owned by run
+	cancel context.CancelFunc
+	ready  chan struct{} // closed once the event stream is connected
+	done   chan struct{} // closed when run has returned and events is closed
+
+	runCtx context.Context
+	sendMu sync.Mutex // serializes the normalizer and sends on events
+	closed bool       // events is closed (under sendMu)
+
+	mu       sync.Mutex
+	mode     agent.InteractionMode
+	model    *wireModelRef
+	stopped  bool
+	waitErr  error
+	readyOne sync.Once
+}
+
+var (
+	_ agent.Session     = (*Session)(nil)
+	_ agent.ModelSetter = (*Session)(nil)
+)
+
+// ID is OpenCode's session id.
+func (s *Session) ID() string { return s.id }
+
+// Events implements agent.Session.
+func (s *Session) Events() <-chan agent.Batch { return s.events }
+
+func (s *Session) client(ctx context.Context) (*client, error) {
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return nil, agent.ErrSessionClosed
+	}
+	return s.b.srv.client(ctx, s.cfg.Cwd)
+}
+
+// SendMessage implements agent.Session.
+func (s *Session) SendMessage(ctx context.Context, text string) error {
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	body := wirePromptBody{Model: s.model, Agent: agentFor(s.mode), Parts: []wireTextPartIn{{Type: "text", Text: text}}}
+	s.mu.Unlock()
+	if err := c.promptAsync(ctx, s.id, body); err != nil {
+		return fmt.Errorf("opencode: prompt %s: %w", s.id, err)
+	}
+	return nil
+}
+
+// RespondToPermission implements agent.Session: allow → "once" (or
+// "always"), deny → "reject" with the message; Interrupt also aborts.
+func (s *Session) RespondToPermission(ctx context.Context, requestID string, resp agent.PermissionResponse) error {
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	reply, msg := "once", ""
+	switch {
+	case resp.Behavior == agent.Deny:
+		reply, msg = "reject", resp.Message
+	case resp.Always:
+		reply = "always"
+	}
+	if err := c.replyPermission(ctx, requestID, reply, msg); err != nil {
+		if errors.Is(err, errHTTPNotFound) {
+			return fmt.Errorf("opencode: permission %s: %w", requestID, agent.ErrUnknownRequest)
+		}
+		return fmt.Errorf("opencode: permission %s: %w", requestID, err)
+	}
+	if resp.Behavior == agent.Deny && resp.Interrupt {
+		return s.Interrupt(ctx)
+	}
+	return nil
+}
+
+// RespondToQuestion implements agent.Session.
+func (s *Session) RespondToQuestion(ctx context.Context, requestID string, answer agent.QuestionAnswer) error {
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.replyQuestion(ctx, requestID, answer.Answers); err != nil {
+		if errors.Is(err, errHTTPNotFound) {
+			return fmt.Errorf("opencode: question %s: %w", requestID, agent.ErrUnknownRequest)
+		}
+		return fmt.Errorf("opencode: question %s: %w", requestID, err)
+	}
+	return nil
+}
+
+// SetMode implements agent.Session: the session's permission rules change
+// now (PATCH /session/{id}); plan mode prompts the "plan" agent from the
+// next message on. A mode-change event is delivered.
+func (s *Session) SetMode(ctx context.Context, mode agent.InteractionMode) error {
+	if !mode.Valid() {
+		return fmt.Errorf("opencode: unknown mode %q", mode)
+	}
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.updateSessionPermission(ctx, s.id, modeRules(mode)); err != nil {
+		return fmt.Errorf("opencode: set mode %s: %w", mode, err)
+	}
+	s.mu.Lock()
+	s.mode = mode
+	s.mu.Unlock()
+	s.deliverSynthetic([]agent.Event{{Type: agent.EventModeChange, Mode: mode}})
+	return nil
+}
+
+// SetModel implements agent.ModelSetter: the next prompts use model.
+func (s *Session) SetModel(ctx context.Context, model string) error {
+	m := parseModel(model)
+	if m == nil {
+		return fmt.Errorf("opencode: model %q is not provider/model", model)
+	}
+	s.mu.Lock()
+	s.model = m
+	s.mu.Unlock()
+	return nil
+}
+
+// Interrupt implements agent.Session.
+func (s *Session) Interrupt(ctx context.Context) error {
+	c, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.abort(ctx, s.id); err != nil {
+		return fmt.Errorf("opencode: abort %s: %w", s.id, err)
+	}
+	return nil
+}
+
+// Stop implements agent.Session: it aborts the turn, stops following the
+// session and closes Events. The shared server keeps running.
+func (s *Session) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	already := s.stopped
+	s.mu.Unlock()
+	if !already {
+		if c, err := s.b.srv.client(ctx, s.cfg.Cwd); err == nil {
+			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_ = c.abort(actx, s.id)
+			cancel()
+		}
+		s.mu.Lock()
+		s.stopped = true
+		s.mu.Unlock()
+	}
+	s.cancel()
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.b.mu.Lock()
+	delete(s.b.sessions, s)
+	s.b.mu.Unlock()
+	return nil
+}
+
+// Wait implements agent.Session.
+func (s *Session) Wait() error {
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waitErr
+}
+
+// deliverSynthetic sends events that have no frame (mode changes). It is
+// dropped when the session has ended.
+func (s *Session) deliverSynthetic(evs []agent.Event) {
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return
+	}
+	s.send(agent.Batch{Format: FormatName, Events: evs, ReceivedAt: time.Now()})
+}

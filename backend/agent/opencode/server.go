@@ -1,0 +1,285 @@
+package opencode
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// server owns the one `opencode serve` process every session shares. It is
+// started on first use (a free loopback port, a random basic-auth password),
+// counted ready when GET /global/health answers healthy, started again on
+// demand after it died (with a backoff between attempts so a crashing server
+// does not spin), and stopped with its whole process group on dispose.
+type server struct {
+	opt Options
+	hc  *http.Client
+
+	mu       sync.Mutex
+	proc     *process
+	disposed bool
+	// restart backoff
+	nextStart time.Time
+	delay     time.Duration
+}
+
+// process is one running `opencode serve`.
+type process struct {
+	cmd      *exec.Cmd
+	base     string
+	password string
+	started  time.Time
+	done     chan struct{} // closed when the process has exited
+	tail     *tailBuffer
+	waitErr  error
+}
+
+// ErrServerDisposed: the backend was disposed.
+var ErrServerDisposed = errors.New("opencode: server disposed")
+
+func newServer(opt Options) *server {
+	return &server{opt: opt, hc: &http.Client{Transport: &http.Transport{
+		Proxy:               nil, // loopback only, never through a proxy
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+	}}}
+}
+
+// client returns a client for the running server, starting it when needed.
+func (s *server) client(ctx context.Context, dir string) (*client, error) {
+	if s.opt.BaseURL != "" {
+		return &client{base: s.opt.BaseURL, user: s.opt.username(), password: s.opt.Password, dir: dir, hc: s.hc}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.disposed {
+		return nil, ErrServerDisposed
+	}
+	if p := s.proc; p != nil {
+		select {
+		case <-p.done:
+			s.proc = nil
+		default:
+			return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, nil
+		}
+	}
+	if wait := time.Until(s.nextStart); wait > 0 {
+		// The last server died: wait out the restart backoff (unlocked,
+		// so Dispose is not held up).
+		s.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			s.mu.Lock()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		s.mu.Lock()
+		if s.disposed {
+			return nil, ErrServerDisposed
+		}
+		if s.proc != nil {
+			p := s.proc
+			return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, nil
+		}
+	}
+	p, err := s.start(ctx)
+	if err != nil {
+		s.backoff()
+		return nil, err
+	}
+	s.proc = p
+	go s.watch(p)
+	return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, nil
+}
+
+// backoff schedules the next start attempt (1 s, 2 s, ... RestartMax).
+func (s *server) backoff() {
+	if s.delay == 0 {
+		s.delay = s.opt.restartMin()
+	} else {
+		s.delay = min(s.delay*2, s.opt.restartMax())
+	}
+	s.nextStart = time.Now().Add(s.delay)
+}
+
+// watch notes a server's death.
+func (s *server) watch(p *process) {
+	<-p.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == p {
+		s.proc = nil
+	}
+	if time.Since(p.started) > time.Minute {
+		s.delay = 0 // it ran fine for a while: restart at once
+		s.nextStart = time.Time{}
+		return
+	}
+	s.backoff()
+}
+
+// PID is the running server's process id, 0 when none runs.
+func (s *server) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.cmd.Process == nil {
+		return 0
+	}
+	return s.proc.cmd.Process.Pid
+}
+
+// start spawns `opencode serve` and waits until it is healthy. Caller holds mu.
+func (s *server) start(ctx context.Context) (*process, error) {
+	bin := s.opt.Binary
+	if bin == "" {
+		bin = "opencode"
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return nil, fmt.Errorf("OpenCode not found: %w (%v); install it (npm i -g opencode-ai) or set its path", agent.ErrBinaryNotFound, err)
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		p, err := s.spawn(ctx, path)
+		if err == nil {
+			return p, nil
+		}
+		lastErr = err
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func (s *server) spawn(ctx context.Context, path string) (*process, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("opencode: no free port: %w", err)
+	}
+	password := s.opt.Password
+	if password == "" {
+		password = randomPassword()
+	}
+	cmd := exec.Command(path, "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(os.Environ(), "OPENCODE_SERVER_PASSWORD="+password, "OPENCODE_SERVER_USERNAME="+s.opt.username())
+	for k, v := range s.opt.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	tail := &tailBuffer{max: 16 << 10}
+	cmd.Stdout, cmd.Stderr = tail, tail
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("opencode: start %s: %w", path, err)
+	}
+	p := &process{cmd: cmd, base: "http://127.0.0.1:" + strconv.Itoa(port), password: password, started: time.Now(), done: make(chan struct{}), tail: tail}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	c := &client{base: p.base, user: s.opt.username(), password: password, hc: s.hc}
+	deadline := time.NewTimer(s.opt.healthTimeout())
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		hctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, herr := c.health(hctx)
+		cancel()
+		if herr == nil {
+			return p, nil
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("opencode: server exited before it was ready (%v): %s", p.waitErr, p.tail.String())
+		case <-ctx.Done():
+			killGroup(p)
+			return nil, ctx.Err()
+		case <-deadline.C:
+			killGroup(p)
+			return nil, fmt.Errorf("opencode: server not healthy after %s: %v: %s", s.opt.healthTimeout(), herr, p.tail.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// killGroup stops a server: SIGTERM to its process group, SIGKILL after a
+// grace period, and SIGKILL to the group again so no child survives.
+func killGroup(p *process) {
+	if p.cmd.Process == nil {
+		return
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(3 * time.Second):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-p.done
+}
+
+// dispose stops the server for good.
+func (s *server) dispose() {
+	s.mu.Lock()
+	s.disposed = true
+	p := s.proc
+	s.proc = nil
+	s.mu.Unlock()
+	if p != nil {
+		killGroup(p)
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomPassword() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

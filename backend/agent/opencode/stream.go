@@ -1,0 +1,159 @@
+package opencode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// run follows the session's events until Stop: it connects GET /event,
+// feeds every payload of this session to the normalizer and delivers one
+// Batch per payload. When the stream breaks (the server died, the network
+// hiccupped) it reconnects with exponential backoff (ReconnectMin …
+// ReconnectMax), restarting the server when it is gone, and catches up on
+// what it missed with GET /session/{id}/message and GET /session/status;
+// the normalizer drops what did not change, so nothing is duplicated.
+func (s *Session) run(ctx context.Context) {
+	defer func() {
+		s.sendMu.Lock()
+		s.closed = true
+		close(s.events)
+		s.sendMu.Unlock()
+		close(s.done)
+	}()
+	delay := s.b.opt.reconnectMin()
+	first := true
+	for {
+		c, err := s.b.srv.client(ctx, s.cfg.Cwd)
+		if err == nil {
+			err = c.stream(ctx, func() {
+				delay = s.b.opt.reconnectMin()
+				if first {
+					first = false
+					if s.created != nil {
+						s.feed(s.created)
+					}
+					s.readyOne.Do(func() { close(s.ready) })
+					return
+				}
+				s.catchUp(ctx, c)
+			}, func(frame []byte) bool {
+				s.feed(frame)
+				return ctx.Err() == nil
+			})
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, agent.ErrBinaryNotFound) || errors.Is(err, ErrServerDisposed) {
+			s.mu.Lock()
+			if !errors.Is(err, ErrServerDisposed) {
+				s.waitErr = err
+			}
+			s.mu.Unlock()
+			return
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		delay = min(delay*2, s.b.opt.reconnectMax())
+	}
+}
+
+// catchUp replays the session's stored messages (and its idle state) as
+// frames after a reconnect. They are delivered like any frame (so stored
+// history re-normalizes to what was shown); the normalizer emits nothing for
+// what did not change.
+func (s *Session) catchUp(ctx context.Context, c *client) {
+	msgs, err := c.messages(ctx, s.id)
+	if err != nil {
+		return
+	}
+	for _, m := range msgs {
+		frame, _ := json.Marshal(map[string]any{"type": "message.updated", "properties": map[string]any{"sessionID": s.id, "info": m.Info}})
+		s.feed(frame)
+		for _, p := range m.Parts {
+			frame, _ := json.Marshal(map[string]any{"type": "message.part.updated", "properties": map[string]any{"sessionID": s.id, "part": p}})
+			s.feed(frame)
+		}
+	}
+	st, err := c.status(ctx)
+	if err != nil {
+		return
+	}
+	if t := st[s.id]; t == "" || t == "idle" {
+		frame, _ := json.Marshal(map[string]any{"type": "session.idle", "properties": map[string]any{"sessionID": s.id}})
+		s.feed(frame)
+	}
+}
+
+// feed normalizes one frame of the stream and delivers it, unless it
+// belongs to another session or is server noise.
+func (s *Session) feed(frame []byte) {
+	if !s.mine(frame) {
+		return
+	}
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if s.closed {
+		return
+	}
+	evs := s.norm.Feed(frame)
+	s.sendLocked(agent.Batch{Frame: frame, Format: FormatName, Events: evs, ReceivedAt: time.Now()})
+}
+
+// send delivers a batch that has no frame.
+func (s *Session) send(b agent.Batch) {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if s.closed {
+		return
+	}
+	s.sendLocked(b)
+}
+
+func (s *Session) sendLocked(b agent.Batch) {
+	select {
+	case s.events <- b:
+	case <-s.runCtx.Done():
+	}
+}
+
+// mine reports whether a payload is for this session: events of another
+// session are not, nor is server noise that names no session. A payload
+// that does not parse is (the normalizer reports it).
+func (s *Session) mine(frame []byte) bool {
+	var env struct {
+		Type       string         `json:"type"`
+		Properties wireSessionRef `json:"properties"`
+	}
+	if err := json.Unmarshal(frame, &env); err != nil {
+		return true
+	}
+	if sid := sessionOf(env.Type, env.Properties); sid != "" {
+		return sid == s.id
+	}
+	return !IsNoise(env.Type) && !strings.HasPrefix(env.Type, "session.next.")
+}
+
+func sessionOf(typ string, p wireSessionRef) string {
+	switch {
+	case p.SessionID != "":
+		return p.SessionID
+	case p.Info != nil && p.Info.SessionID != "":
+		return p.Info.SessionID
+	case p.Info != nil && strings.HasPrefix(typ, "session."):
+		return p.Info.ID
+	case p.Part != nil:
+		return p.Part.SessionID
+	}
+	return ""
+}
