@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEnvelopes, applyEvent, emptyState, toolView, textOf } from "./state";
+import { applyEnvelopes, applyEvent, emptyState, pendingCards, toolView, textOf } from "./state";
 import { childMessages, toDisplayRows } from "./groups";
 import { queueReducer } from "./queue";
 import { TimelineStore } from "./store";
@@ -127,13 +127,25 @@ describe("applyEvent", () => {
     expect(s).toMatchObject({ mode: "plan", sessionId: "sess", title: "Fix bug" });
   });
 
-  it("skips replayed non-message envelopes by seq", () => {
+  it("skips a re-delivered envelope but not a restarted numbering", () => {
     const s = emptyState();
     applyEnvelopes(s, [
       { taskId: "t", seq: 1, event: { type: "error", error: "x" } },
       { taskId: "t", seq: 1, event: { type: "error", error: "x" } },
+      { taskId: "t", seq: 2, event: { type: "error", error: "y" } },
+      { taskId: "t", seq: 1, event: { type: "error", error: "new run" } },
     ]);
-    expect(s.notices).toHaveLength(1);
+    expect(s.notices.map((n) => n.text)).toEqual(["x", "y", "new run"]);
+  });
+});
+
+describe("pendingCards", () => {
+  it("reads the orchestrator's pending requests", () => {
+    const cards = pendingCards([
+      { taskId: "t", requestId: "p1", kind: "permission", request: { requestId: "p1", toolName: "Bash" }, createdAt: 1 },
+      { taskId: "t", requestId: "q1", kind: "question", request: { requestId: "q1", question: "?" }, createdAt: 2 },
+    ]);
+    expect(cards.map((c) => [c.kind, c.request.requestId])).toEqual([["permission", "p1"], ["question", "q1"]]);
   });
 });
 

@@ -16,6 +16,7 @@ import type {
   Message,
   ModelUsage,
   Part,
+  PendingRequest,
   Request,
   Result,
   ToolState,
@@ -200,7 +201,6 @@ function requestKind(ev: AgentEvent): PendingKind {
 
 /** applyEvent applies one agent event to the state, in place. */
 export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
-  if (seq > s.lastSeq) s.lastSeq = seq;
   switch (ev.type) {
     case "message":
       if (ev.message) upsertMessage(s, ev.message);
@@ -282,11 +282,15 @@ function lastRowIsResult(s: TimelineState): boolean {
   return false;
 }
 
-/** applyEnvelopes applies a batch of "agent:event" payloads for one task, skipping duplicates. */
+/** applyEnvelopes applies a batch of "agent:event" payloads for one task, skipping re-deliveries. */
 export function applyEnvelopes(s: TimelineState, envs: readonly AgentEventEnvelope[]): void {
   for (const env of envs) {
-    if (env.seq > 0 && env.seq <= s.lastSeq && env.event.type !== "message") continue;
+    // The orchestrator numbers a task's events; an exact repeat of the last
+    // one (a re-delivery) is dropped. Numbering restarts with each run, so
+    // a smaller number is a new run, not a duplicate.
+    if (env.seq > 0 && env.seq === s.lastSeq && env.event.type !== "message") continue;
     applyEvent(s, env.event, env.seq);
+    s.lastSeq = env.seq;
   }
 }
 
@@ -353,4 +357,18 @@ export function textOf(content: Part["content"]): string {
     return out.join("\n");
   }
   return JSON.stringify(content);
+}
+
+/** pendingCards turns the orchestrator's pending requests into cards. */
+export function pendingCards(list: readonly PendingRequest[] | null | undefined): PendingCard[] {
+  const out: PendingCard[] = [];
+  for (const p of list ?? []) {
+    const req: Request | undefined = p.request ?? (p.requestId ? ({ requestId: p.requestId } as Request) : undefined);
+    if (!req) continue;
+    if (!req.requestId && p.requestId) req.requestId = p.requestId;
+    const k = p.kind ?? p.type ?? "";
+    const kind: PendingKind = k === "question" || (!k && (req.question || req.questions?.length)) ? "question" : "permission";
+    out.push({ kind, request: req });
+  }
+  return out;
 }

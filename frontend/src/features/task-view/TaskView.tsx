@@ -1,14 +1,225 @@
-// TaskView is the screen of one task: its message stream, pending
-// permission/question cards and the composer.
+// TaskView is the screen of one task: header (status, title, context
+// meter), the virtualized message stream, the pending permission/question
+// cards (they stay until answered) and the composer.
+
+import { useEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
+import { TimelineStore } from "../../timeline/store";
+import { pendingCards } from "../../timeline/state";
+import { queueReducer } from "../../timeline/queue";
+import type { InteractionMode } from "../../timeline/types";
+import { useTaskApi } from "./context";
+import type { BackendInfo, TaskInfo } from "./api";
+import { MessageList } from "./MessageList";
+import { PermissionCard } from "./PermissionCard";
+import { QuestionCard } from "./QuestionCard";
+import { Composer } from "./Composer";
+import { ContextMeter } from "./ContextMeter";
+import { StatusBadge, taskIndicator } from "./StatusBadge";
+import { useNow } from "../../parts/useNow";
+import { formatDuration } from "../../parts/util";
+import "./task-view.css";
+import "../../parts/parts.css";
 
 export interface TaskViewProps {
   taskId: string;
 }
 
-export function TaskView({ taskId }: TaskViewProps) {
+const seenKey = (taskId: string) => `jc:last-seen:${taskId}`;
+
+function readSeen(taskId: string): string | null {
+  try {
+    return localStorage.getItem(seenKey(taskId));
+  } catch {
+    return null;
+  }
+}
+
+function writeSeen(taskId: string, id: string): void {
+  try {
+    localStorage.setItem(seenKey(taskId), id);
+  } catch {
+    /* storage unavailable: unread dividers are a nicety */
+  }
+}
+
+function Working({ since }: { since: number }) {
+  const now = useNow(true);
   return (
-    <div className="jc-task-view" data-task-id={taskId}>
-      Loading…
+    <div className="jc-working" aria-live="polite">
+      <span className="jc-tool-state is-running" aria-hidden="true" /> Working… <span className="jc-meta">{formatDuration(now - since)}</span>
+    </div>
+  );
+}
+
+export function TaskView({ taskId }: TaskViewProps) {
+  const api = useTaskApi();
+  const store = useMemo(() => {
+    void taskId;
+    return new TimelineStore();
+  }, [taskId]);
+  const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
+  const [task, setTask] = useState<TaskInfo | null>(null);
+  const [backends, setBackends] = useState<BackendInfo[]>([]);
+  const [queue, dispatchQueue] = useReducer(queueReducer, []);
+  const [loadErr, setLoadErr] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
+  const [unreadFromKey, setUnreadFromKey] = useState<string | null>(null);
+  const [busySince, setBusySince] = useState<number>(() => Date.now());
+
+  useEffect(() => {
+    let alive = true;
+    setLoaded(false);
+    setLoadErr(null);
+    dispatchQueue({ type: "replace", items: [] });
+    const offs = [
+      api.onAgentEvent((e) => {
+        if (e.taskId === taskId) store.push(e);
+      }),
+      api.onRequestsUpdated((u) => {
+        if (u.taskId === taskId) store.setPending(pendingCards(u.requests));
+      }),
+      api.onQueueUpdated((u) => {
+        if (u.taskId === taskId) dispatchQueue({ type: "replace", items: u.items ?? [] });
+      }),
+      api.onTaskUpdated((t) => {
+        if (t.id === taskId) setTask(t);
+      }),
+    ];
+    Promise.all([api.messages(taskId), api.pendingRequests(taskId), api.queue(taskId), api.getTask(taskId).catch(() => null)])
+      .then(([msgs, pending, q, t]) => {
+        if (!alive) return;
+        const seen = readSeen(taskId);
+        store.load(msgs, pendingCards(pending));
+        dispatchQueue({ type: "replace", items: q });
+        if (t) setTask(t);
+        const rows = store.getSnapshot().rows;
+        if (seen && t?.hasUnread) {
+          const i = rows.findIndex((r) => r.key === seen);
+          if (i >= 0 && i < rows.length - 1) setUnreadFromKey(rows[i + 1].key);
+        }
+        setLoaded(true);
+        api.markRead(taskId).catch(() => {});
+      })
+      .catch((e: unknown) => {
+        if (alive) setLoadErr(e instanceof Error ? e.message : String(e));
+      });
+    api.listBackends().then((b) => alive && setBackends(b), () => {});
+    return () => {
+      alive = false;
+      for (const off of offs) off();
+    };
+  }, [api, store, taskId]);
+
+  // Remember the last row seen; keep the task read while it is on screen.
+  useEffect(() => {
+    if (!loaded) return;
+    const rows = snap.rows;
+    const last = [...rows].reverse().find((r) => r.kind !== "notice");
+    if (last) writeSeen(taskId, last.key);
+  }, [loaded, snap.version, snap.rows, taskId]);
+  useEffect(() => {
+    if (loaded && task?.hasUnread) api.markRead(taskId).catch(() => {});
+  }, [api, loaded, task?.hasUnread, taskId]);
+
+  const indicator = snap.pendingCount > 0 ? "waiting" : taskIndicator(task?.status);
+  const busy = task?.status === "running" || task?.status === "waiting" || snap.pendingCount > 0;
+  useEffect(() => {
+    if (busy) setBusySince(Date.now());
+  }, [busy]);
+
+  const backend = backends.find((b) => b.name === task?.backend);
+  const caps = backend?.capabilities;
+  const mode = (store.state.mode ?? task?.interactionMode) as InteractionMode | undefined;
+  const models = useMemo(() => Object.keys(store.state.modelUsage ?? {}), [store.state.modelUsage]);
+  const cards = [...store.state.pending.values()];
+  const title = store.state.title || task?.name || task?.prompt?.split("\n")[0] || "Task";
+
+  return (
+    <div className="jc-task-view" data-task-id={taskId} data-testid="task-view">
+      <header className="jc-task-view__header">
+        <StatusBadge indicator={indicator} showLabel />
+        <h2 className="jc-task-view__title" title={title}>
+          {title}
+        </h2>
+        <span className="jc-tool__spacer" />
+        {task?.backend ? <span className="jc-chip">{backend?.displayName ?? task.backend}</span> : null}
+        <ContextMeter usage={store.state.modelUsage} />
+      </header>
+      {task?.status === "errored" && task.statusReason ? (
+        <div className="jc-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
+      ) : null}
+      <div className="jc-task-view__stream">
+        {loadErr ? (
+          <div className="jc-notice is-error" role="alert">Could not load this task: {loadErr}</div>
+        ) : !loaded ? (
+          <div className="jc-task-view__loading">Loading…</div>
+        ) : snap.rows.length === 0 ? (
+          <div className="jc-task-view__empty">No messages yet.</div>
+        ) : (
+          <MessageList
+            store={store}
+            unreadFromKey={unreadFromKey}
+            footer={busy && cards.length === 0 ? <Working since={busySince} /> : null}
+          />
+        )}
+      </div>
+      {cards.length > 0 ? (
+        <div className="jc-task-view__cards" aria-label="Waiting for you">
+          {cards.map((c, i) =>
+            c.kind === "permission" ? (
+              <PermissionCard
+                key={c.request.requestId}
+                request={c.request}
+                active={i === 0}
+                onAnswer={async (a) => {
+                  await api.respondToPermission(taskId, c.request.requestId, a);
+                  store.removePending(c.request.requestId);
+                }}
+              />
+            ) : (
+              <QuestionCard
+                key={c.request.requestId}
+                request={c.request}
+                active={i === 0}
+                onAnswer={async (answers) => {
+                  await api.respondToQuestion(taskId, c.request.requestId, answers);
+                  store.removePending(c.request.requestId);
+                }}
+              />
+            ),
+          )}
+        </div>
+      ) : null}
+      <Composer
+        busy={busy}
+        queue={queue}
+        mode={mode}
+        modes={(caps?.modes ?? undefined) as InteractionMode[] | undefined}
+        model={task?.model}
+        models={models}
+        canSetMode={caps?.setMode}
+        canSetModel={caps?.setModel}
+        canStop={true}
+        onSend={(text) => api.sendMessage(taskId, text)}
+        onStop={() => api.stop(taskId)}
+        onEditQueued={async (id, text) => {
+          dispatchQueue({ type: "edit", id, text });
+          await api.editQueued(id, text);
+        }}
+        onRemoveQueued={async (id) => {
+          dispatchQueue({ type: "remove", id });
+          await api.removeQueued(id);
+        }}
+        onSetMode={async (m) => {
+          await api.setMode(taskId, m);
+          store.state.mode = m;
+          store.publish(true);
+        }}
+        onSetModel={async (m) => {
+          await api.setModel(taskId, m);
+          setTask((t) => (t ? { ...t, model: m } : t));
+        }}
+      />
     </div>
   );
 }

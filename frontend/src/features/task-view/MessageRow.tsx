@@ -1,0 +1,74 @@
+// MessageRow renders one display row: a user turn, an assistant message
+// (its parts through the part registry), a system message, a result summary
+// or a session notice.
+
+import { memo } from "react";
+import type { DisplayRow } from "../../timeline/groups";
+import type { TimelineState, Notice } from "../../timeline/state";
+import { PartView } from "../../parts/registry";
+import { ResultSummary, resultFromComplete, resultFromMessage } from "./ResultSummary";
+import { formatDuration } from "../../parts/util";
+
+function NoticeRow({ n }: { n: Notice }) {
+  switch (n.kind) {
+    case "complete":
+      return <ResultSummary data={resultFromComplete(n.result)} />;
+    case "error":
+      return (
+        <div className={`jc-notice is-error${n.fatal ? " is-fatal" : ""}`} role="alert">
+          <strong>{n.fatal ? "Error" : "Warning"}</strong> {n.text}
+        </div>
+      );
+    case "rate-limit":
+      return (
+        <div className="jc-notice is-warning">
+          <strong>Rate limited</strong> {n.text}
+          {n.retryAfterMs ? ` · retrying in ${formatDuration(n.retryAfterMs)}` : ""}
+          {n.attempt ? ` · attempt ${n.attempt}${n.maxRetries ? `/${n.maxRetries}` : ""}` : ""}
+        </div>
+      );
+    default: {
+      const _exhaustive: never = n.kind;
+      return _exhaustive;
+    }
+  }
+}
+
+export interface MessageRowProps {
+  row: DisplayRow;
+  state: TimelineState;
+  /** For memo: the row's revision. */
+  rev: number;
+}
+
+export const MessageRow = memo(function MessageRow({ row, state }: MessageRowProps) {
+  if (row.kind === "notice") return <NoticeRow n={row.notice} />;
+  const e = state.messages.get(row.id);
+  if (!e) return null;
+  const m = e.msg;
+  if (row.kind === "result") return <ResultSummary data={resultFromMessage(m)} />;
+  const parts = m.parts ?? [];
+  if (m.role === "user") {
+    const synthetic = m.isSynthetic;
+    return (
+      <div className={`jc-msg jc-msg--user${synthetic ? " is-synthetic" : ""}`} data-role="user">
+        <div className="jc-msg__bubble">
+          {parts.map((p, i) => (
+            <PartView key={i} part={p} message={m} depth={0} />
+          ))}
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div className={`jc-msg jc-msg--${m.role}${m.isError ? " is-error" : ""}`} data-role={m.role}>
+      {parts.map((p, i) => (
+        <PartView key={i} part={p} message={m} depth={0} />
+      ))}
+    </div>
+  );
+}, (a, b) => a.rev === b.rev && a.row.key === b.row.key && a.state === b.state);
+
+export function rowRev(r: DisplayRow): number {
+  return r.kind === "notice" ? 0 : r.rev;
+}

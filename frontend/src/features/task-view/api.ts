@@ -1,0 +1,127 @@
+// api is the task view's typed door to the Go side: the orchestrator's
+// SessionService (and TaskService/SettingsService for the task header),
+// plus the Wails runtime events. Components take a TaskApi from context so
+// tests and the benchmark page can supply a fake one.
+//
+// Until the generated bindings (bridge/wailsjs/go/services/*) land, calls
+// go through window.go.services.<Service>.<Method>, which is exactly what
+// the generated wrappers call.
+
+import type {
+  AgentEventEnvelope,
+  InteractionMode,
+  Message,
+  PendingRequest,
+  QueuedMessage,
+} from "../../timeline/types";
+
+export interface PermissionAnswer {
+  behavior: "allow" | "deny";
+  scope: "once" | "task" | "project";
+  message?: string;
+  interrupt?: boolean;
+}
+
+/** TaskInfo is the part of the services Task DTO the task view reads. */
+export interface TaskInfo {
+  id: string;
+  projectId?: string;
+  name?: string;
+  prompt?: string;
+  status?: string;
+  statusReason?: string;
+  backend?: string;
+  model?: string;
+  interactionMode?: InteractionMode | string;
+  sessionId?: string;
+  hasUnread?: boolean;
+}
+
+export interface BackendInfo {
+  name: string;
+  displayName?: string;
+  capabilities?: {
+    interrupt?: boolean;
+    setMode?: boolean;
+    setModel?: boolean;
+    modes?: string[] | null;
+  };
+}
+
+export interface QueueUpdate {
+  taskId: string;
+  items: QueuedMessage[] | null;
+}
+
+export interface RequestsUpdate {
+  taskId: string;
+  requests: PendingRequest[] | null;
+}
+
+export interface TaskApi {
+  getTask(taskId: string): Promise<TaskInfo | null>;
+  listBackends(): Promise<BackendInfo[]>;
+  messages(taskId: string): Promise<Message[]>;
+  pendingRequests(taskId: string): Promise<PendingRequest[]>;
+  queue(taskId: string): Promise<QueuedMessage[]>;
+  sendMessage(taskId: string, text: string): Promise<void>;
+  stop(taskId: string): Promise<void>;
+  respondToPermission(taskId: string, requestId: string, answer: PermissionAnswer): Promise<void>;
+  respondToQuestion(taskId: string, requestId: string, answers: string[][]): Promise<void>;
+  setMode(taskId: string, mode: InteractionMode): Promise<void>;
+  setModel(taskId: string, model: string): Promise<void>;
+  editQueued(id: string, text: string): Promise<void>;
+  removeQueued(id: string): Promise<void>;
+  markRead(taskId: string): Promise<void>;
+  onAgentEvent(cb: (e: AgentEventEnvelope) => void): () => void;
+  onTaskUpdated(cb: (t: TaskInfo) => void): () => void;
+  onQueueUpdated(cb: (u: QueueUpdate) => void): () => void;
+  onRequestsUpdated(cb: (u: RequestsUpdate) => void): () => void;
+}
+
+type AnyFn = (...args: unknown[]) => Promise<unknown>;
+
+interface WailsWindow {
+  go?: Record<string, Record<string, Record<string, AnyFn>>>;
+  runtime?: {
+    EventsOnMultiple?: (name: string, cb: (...data: unknown[]) => void, max: number) => () => void;
+  };
+}
+
+function w(): WailsWindow {
+  return window as unknown as WailsWindow;
+}
+
+function call<T>(service: string, method: string, ...args: unknown[]): Promise<T> {
+  const fn = w().go?.services?.[service]?.[method];
+  if (!fn) return Promise.reject(new Error(`${service}.${method} is not available`));
+  return fn(...args) as Promise<T>;
+}
+
+function on<T>(name: string, cb: (v: T) => void): () => void {
+  const rt = w().runtime;
+  if (!rt?.EventsOnMultiple) return () => {};
+  return rt.EventsOnMultiple(name, (data: unknown) => cb(data as T), -1);
+}
+
+/** wailsApi talks to the bound Go services. */
+export const wailsApi: TaskApi = {
+  getTask: (id) => call<TaskInfo | null>("TaskService", "Get", id),
+  listBackends: () => call<BackendInfo[] | null>("SettingsService", "ListBackends").then((b) => b ?? []),
+  messages: (id) => call<Message[] | null>("SessionService", "Messages", id).then((m) => m ?? []),
+  pendingRequests: (id) => call<PendingRequest[] | null>("SessionService", "PendingRequests", id).then((r) => r ?? []),
+  queue: (id) => call<QueuedMessage[] | null>("SessionService", "Queue", id).then((q) => q ?? []),
+  sendMessage: (id, text) => call<void>("SessionService", "SendMessage", id, text),
+  stop: (id) => call<void>("SessionService", "Stop", id),
+  respondToPermission: (id, rid, a) => call<void>("SessionService", "RespondToPermission", id, rid, a),
+  respondToQuestion: (id, rid, answers) => call<void>("SessionService", "RespondToQuestion", id, rid, answers),
+  setMode: (id, mode) => call<void>("SessionService", "SetMode", id, mode),
+  setModel: (id, model) => call<void>("SessionService", "SetModel", id, model),
+  editQueued: (qid, text) => call<void>("SessionService", "EditQueued", qid, text),
+  removeQueued: (qid) => call<void>("SessionService", "RemoveQueued", qid),
+  markRead: (id) => call<void>("SessionService", "MarkRead", id),
+  onAgentEvent: (cb) => on("agent:event", cb),
+  onTaskUpdated: (cb) => on("task:updated", cb),
+  onQueueUpdated: (cb) => on("queue:updated", cb),
+  onRequestsUpdated: (cb) => on("requests:updated", cb),
+};
