@@ -116,9 +116,12 @@ func (s *server) backoff() {
 	s.nextStart = time.Now().Add(s.delay)
 }
 
-// watch notes a server's death.
+// watch notes a server's death and kills what it left in its process group.
 func (s *server) watch(p *process) {
 	<-p.done
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proc == p {
