@@ -6,6 +6,7 @@ package agents
 import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 )
 
 // Options configure the backends (binary paths, data dir, ...).
@@ -21,8 +22,7 @@ type Options struct {
 func NewRegistry(opt Options) *agent.Registry {
 	r := agent.NewRegistry()
 	r.Register(claude.New(claude.Options{Binary: opt.Binaries[agent.BackendClaudeCode]}))
-	// opencode: replaced by opencode.New(...) when backend/agent/opencode lands.
-	r.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendOpenCode, DisplayName: "OpenCode"}})
+	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode]}))
 	return r
 }
 
@@ -30,6 +30,7 @@ func NewRegistry(opt Options) *agent.Registry {
 func Formats() *agent.Formats {
 	return agent.NewFormats(
 		claude.Format(),
-	// opencode.Format(), gemini.Format(), codex.Format(), acp.Format() ...
+		opencode.Format(),
+	// gemini.Format(), codex.Format(), acp.Format() ...
 	)
 }
