@@ -1,0 +1,11 @@
+ALTER TABLE tasks DROP COLUMN mergeCommit;
+ALTER TABLE tasks DROP COLUMN mergedAt;
+ALTER TABLE tasks DROP COLUMN headCommit;
+ALTER TABLE tasks DROP COLUMN baseCommit;
+ALTER TABLE tasks DROP COLUMN branchName;
+ALTER TABLE tasks DROP COLUMN worktreePath;
+ALTER TABLE tasks DROP COLUMN sourceBranch;
+ALTER TABLE tasks DROP COLUMN useWorktree;
+ALTER TABLE projects DROP COLUMN defaultSourceBranch;
+ALTER TABLE projects DROP COLUMN worktreeRoot;
+ALTER TABLE projects DROP COLUMN worktreesEnabled;
