@@ -419,3 +419,51 @@ func TestParseModel(t *testing.T) {
 		t.Fatal("bad models accepted")
 	}
 }
+
+// TestOutageOverPermission: the stream is cut just before a permission is
+// asked; after the reconnect the catch-up (GET /permission) still shows it,
+// once, and answering it lets the turn finish.
+func TestOutageOverPermission(t *testing.T) {
+	f, b := newFake(t, "serve-perm.sse")
+	permIdx := -1
+	for i, fr := range loadScript(t, "serve-perm.sse").Frames {
+		if bytes.Contains(fr, []byte(`"type":"permission.asked"`)) {
+			permIdx = i
+			break
+		}
+	}
+	f.OnFrame = func(i int, _ []byte) {
+		if i == permIdx {
+			f.Outage(true)
+			go func() {
+				time.Sleep(100 * time.Millisecond)
+				f.Outage(false)
+			}()
+		}
+	}
+	ctx := context.Background()
+	s, err := b.Start(ctx, agent.Config{Cwd: "/p"}, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]int{}
+	batches := liveRun(t, s, 1, func(ev agent.Event) {
+		if ev.Type == agent.EventPermissionRequest {
+			asked[ev.Request.RequestID]++
+			go func() { _ = s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow}) }()
+		}
+	})
+	_ = s.Stop(ctx)
+	if len(asked) != 2 {
+		t.Fatalf("permission requests: %v", asked)
+	}
+	for id, n := range asked {
+		if n != 1 {
+			t.Fatalf("request %s announced %d times", id, n)
+		}
+	}
+	if len(findLog(f, "GET /permission")) == 0 {
+		t.Fatal("no pending-permission catch-up")
+	}
+	checkIdentity(t, batches)
+}

@@ -172,6 +172,14 @@ func (c *client) status(ctx context.Context) (map[string]string, error) {
 	return out, nil
 }
 
+// pending lists GET /permission or GET /question: the requests still
+// waiting for an answer, each as its raw JSON.
+func (c *client) pending(ctx context.Context, kind string) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := c.do(ctx, http.MethodGet, "/"+kind, nil, &out)
+	return out, err
+}
+
 func (c *client) replyPermission(ctx context.Context, reqID, reply, message string) error {
 	body := map[string]string{"reply": reply}
 	if message != "" {

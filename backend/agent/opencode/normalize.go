@@ -39,6 +39,7 @@ import (
 //	                                description "permission: patterns"}
 //	question.asked                  question {requestId=id, question/options of the first
 //	                                question, questions (all), toolId=tool.callID}
+//	                                (a permission or question id seen before gives nothing)
 //	session.status retry            rate-limit {attempt, error=message}; retryAfterMs is left unset:
 //	                                `next` is an absolute time and the normalizer has no clock
 //	session.status busy             opens a turn (no event); idle: no event (see session.idle)
@@ -122,14 +123,15 @@ type Normalizer struct {
 	title   string
 	summary string
 	turn    *turnState
-	run     bool // saw `opencode run --format json` lines
+	run     bool            // saw `opencode run --format json` lines
+	asked   map[string]bool // permission and question ids already announced
 }
 
 var _ agent.Normalizer = (*Normalizer)(nil)
 
 // NewNormalizer returns a fresh normalizer.
 func NewNormalizer() *Normalizer {
-	return &Normalizer{msgs: map[string]*msgState{}}
+	return &Normalizer{msgs: map[string]*msgState{}, asked: map[string]bool{}}
 }
 
 // msgState is everything known about one message.
@@ -613,6 +615,10 @@ func (n *Normalizer) permissionAsked(frame, props []byte) []agent.Event {
 	if err := json.Unmarshal(props, &p); err != nil || p.ID == "" {
 		return n.malformed(frame, orMissing(err, "id"))
 	}
+	if n.asked[p.ID] {
+		return nil // replayed after a reconnect
+	}
+	n.asked[p.ID] = true
 	req := &agent.Request{
 		RequestID:   p.ID,
 		ToolName:    p.Permission,
@@ -635,6 +641,10 @@ func (n *Normalizer) questionAsked(frame, props []byte) []agent.Event {
 	if err := json.Unmarshal(props, &q); err != nil || q.ID == "" {
 		return n.malformed(frame, orMissing(err, "id"))
 	}
+	if n.asked[q.ID] {
+		return nil // replayed after a reconnect
+	}
+	n.asked[q.ID] = true
 	req := &agent.Request{RequestID: q.ID}
 	if q.Tool != nil {
 		req.ToolID = q.Tool.CallID

@@ -85,6 +85,24 @@ func (s *Session) catchUp(ctx context.Context, c *client) {
 			s.feed(frame)
 		}
 	}
+	// Requests asked while we were away (the normalizer drops the ones it
+	// already announced).
+	for kind, typ := range map[string]string{"permission": "permission.asked", "question": "question.asked"} {
+		reqs, err := c.pending(ctx, kind)
+		if err != nil {
+			continue
+		}
+		for _, r := range reqs {
+			var ref struct {
+				SessionID string `json:"sessionID"`
+			}
+			if json.Unmarshal(r, &ref) != nil || ref.SessionID != s.id {
+				continue
+			}
+			frame, _ := json.Marshal(map[string]any{"type": typ, "properties": r})
+			s.feed(frame)
+		}
+	}
 	st, err := c.status(ctx)
 	if err != nil {
 		return

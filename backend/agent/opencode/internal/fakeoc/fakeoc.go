@@ -265,6 +265,20 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		f.mu.Unlock()
 		writeJSON(w, out)
+	case (r.URL.Path == "/permission" || r.URL.Path == "/question") && r.Method == http.MethodGet:
+		f.mu.Lock()
+		out := []json.RawMessage{}
+		for _, s := range f.sessions {
+			m := s.perms
+			if r.URL.Path == "/question" {
+				m = s.quests
+			}
+			for _, p := range m {
+				out = append(out, p)
+			}
+		}
+		f.mu.Unlock()
+		writeJSON(w, out)
 	case len(parts) >= 2 && parts[0] == "session":
 		f.serveSession(w, r, parts[1], strings.Join(parts[2:], "/"), body)
 	case len(parts) == 3 && (parts[0] == "permission" || parts[0] == "question") && parts[2] == "reply":
