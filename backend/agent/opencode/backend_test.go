@@ -450,7 +450,9 @@ func TestOutageOverPermission(t *testing.T) {
 	batches := liveRun(t, s, 1, func(ev agent.Event) {
 		if ev.Type == agent.EventPermissionRequest {
 			asked[ev.Request.RequestID]++
-			go func() { _ = s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow}) }()
+			go func() {
+				_ = s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow})
+			}()
 		}
 	})
 	_ = s.Stop(ctx)
