@@ -5,6 +5,7 @@ package agents
 
 import (
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 )
@@ -16,6 +17,9 @@ type Options struct {
 	DataDir string
 	// Binaries overrides where a backend's CLI is, by backend name.
 	Binaries map[agent.BackendType]string
+	// ACPAgents are the user-added ACP agents (settings key acp.SettingsKey,
+	// read with acp.ParseConfigs); the presets are always registered.
+	ACPAgents []acp.Config
 }
 
 // NewRegistry returns a registry holding every backend.
@@ -23,6 +27,14 @@ func NewRegistry(opt Options) *agent.Registry {
 	r := agent.NewRegistry()
 	r.Register(claude.New(claude.Options{Binary: opt.Binaries[agent.BackendClaudeCode]}))
 	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode]}))
+	for _, c := range append(acp.Presets(), opt.ACPAgents...) {
+		if bin := opt.Binaries[c.Name]; bin != "" {
+			c.Command = bin
+		}
+		if b, err := acp.New(c); err == nil { // configs are validated when parsed
+			r.Register(b)
+		}
+	}
 	return r
 }
 
@@ -31,6 +43,7 @@ func Formats() *agent.Formats {
 	return agent.NewFormats(
 		claude.Format(),
 		opencode.Format(),
+		acp.Format(),
 	// gemini.Format(), codex.Format(), acp.Format() ...
 	)
 }

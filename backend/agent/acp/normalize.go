@@ -28,16 +28,18 @@ const FormatName = "acp"
 //	                                       always sends one) else "<sessionId>-turn<N>"
 //	client session/load                    history replayed until its response is not
 //	                                       re-emitted (the store already holds it)
-//	client session/cancel, set_mode, ...   nothing (the frame is kept raw)
+//	client session/set_mode + its success  mode-change (when the agent did not report it)
+//	client session/cancel, ...             nothing (the frame is kept raw)
 //	result {sessionId, modes, models}      session-id; mode-change (currentModeId, mapped to
 //	                                       ask|accept-edits|plan|bypass, else the agent's own id);
 //	                                       system message "acp-session-<id>" (system-status
 //	                                       "session") listing the agent's availableModes/models
 //	result {protocolVersion, ...}          nothing (initialize)
-//	result {stopReason, _meta.quota?}      result message "<turn>:result" (last text, token
-//	                                       usage and per-model usage from Gemini's _meta.quota)
+//	result {stopReason, usage?, _meta?}    result message "<turn>:result" (last text, token
+//	                                       usage from usage, or Gemini's _meta.quota with per-model usage)
 //	                                       + complete {reason: stopReason, interrupted when
 //	                                       "cancelled", isError when "refusal"}; the turn ends
+//	error -32800 to prompt                 as stopReason "cancelled" (the SDK's "Request cancelled")
 //	error response to prompt/new/load/init error {fatal} (+ rate-limit when code 429) and the
 //	                                       turn ends; to any other request: error {fatal: false}
 //	session/update:
@@ -76,14 +78,22 @@ const FormatName = "acp"
 // frame first), so feeding Raw to a fresh Normalizer rebuilds the message
 // with the same id.
 type Normalizer struct {
-	outReq map[string]string // id → method of requests the client sent
-	inReq  map[string]string // id → method of requests the agent sent
+	outReq  map[string]pending // requests the client sent, by id
+	inReq   map[string]pending // requests the agent sent, by id
+	setMode map[string]string  // id → mode of session/set_mode requests in flight
+	seq     int
 
 	sessionID string
 	turns     int
 	turn      *turn
 	replaying bool
 	mode      string // the agent's current mode id
+}
+
+// pending is a request waiting for its response; seq orders requests.
+type pending struct {
+	method string
+	seq    int
 }
 
 // turn is one prompt turn being built.
@@ -97,17 +107,17 @@ type turn struct {
 }
 
 type toolState struct {
-	use     int // index of the tool-use part
-	result  int // index of the tool-result part, -1 until there is one
+	use      int // index of the tool-use part
+	result   int // index of the tool-result part, -1 until there is one
 	title    string
 	rawInput bool // Input is the agent's rawInput, not synthesized
 	content  json.RawMessage
-	output  json.RawMessage
+	output   json.RawMessage
 }
 
 // NewNormalizer returns a fresh ACP normalizer.
 func NewNormalizer() *Normalizer {
-	return &Normalizer{outReq: map[string]string{}, inReq: map[string]string{}}
+	return &Normalizer{outReq: map[string]pending{}, inReq: map[string]pending{}, setMode: map[string]string{}}
 }
 
 var _ agent.Normalizer = (*Normalizer)(nil)
@@ -129,18 +139,22 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		n.turn.addRaw(frame)
 	}
 	id := idKey(m.ID)
+	n.seq++
 	switch {
 	case m.Method != "" && clientMethods[m.Method]:
 		if m.isRequest() {
-			n.outReq[id] = m.Method
+			n.outReq[id] = pending{m.Method, n.seq}
 		}
 		return n.clientRequest(frame, &m)
 	case m.isRequest():
-		n.inReq[id] = m.Method
+		n.inReq[id] = pending{m.Method, n.seq}
 		return n.agentRequest(frame, &m, id)
 	case m.isNotification():
-		if m.Method == methodUpdate {
+		switch m.Method {
+		case methodUpdate:
 			return n.sessionUpdate(frame, &m)
+		case "$/cancel_request":
+			return nil
 		}
 		return n.unknownFrame(frame, "notification "+m.Method)
 	default:
@@ -204,6 +218,11 @@ func (n *Normalizer) clientRequest(frame []byte, m *rpcMessage) []agent.Event {
 		n.replaying = false
 		n.turn = nil
 		n.startTurn(frame, p.MessageID)
+	case methodSetMode:
+		var p setModeParams
+		if json.Unmarshal(m.Params, &p) == nil && m.isRequest() {
+			n.setMode[idKey(m.ID)] = p.ModeID
+		}
 	case methodSessionLoad:
 		var p sessionParams
 		_ = json.Unmarshal(m.Params, &p)
@@ -230,15 +249,25 @@ func (n *Normalizer) agentRequest(frame []byte, m *rpcMessage, id string) []agen
 }
 
 func (n *Normalizer) response(frame []byte, m *rpcMessage, id string) []agent.Event {
-	outMethod, sent := n.outReq[id]
-	_, asked := n.inReq[id]
-	ours := asked && (!sent || looksLikeClientReply(m))
+	out, sent := n.outReq[id]
+	in, asked := n.inReq[id]
+	outMethod := out.method
+	// Both sides number their own requests, so an id can be pending both
+	// ways; a reply goes to the later request (the agent's fs or permission
+	// request is answered before the prompt it belongs to ends).
+	ours := asked && (!sent || looksLikeClientReply(m) || (m.Error != nil && in.seq > out.seq))
 	if ours {
 		delete(n.inReq, id)
 		return nil
 	}
 	if sent {
 		delete(n.outReq, id)
+	}
+	if mode, ok := n.setMode[id]; ok && outMethod == methodSetMode {
+		delete(n.setMode, id)
+		if m.Error == nil {
+			return n.modeChange(mode)
+		}
 	}
 	if m.Error != nil {
 		return n.errorResponse(frame, m.Error, outMethod)
@@ -284,6 +313,10 @@ func (n *Normalizer) errorResponse(frame []byte, e *rpcError, method string) []a
 	var evs []agent.Event
 	if method == methodSessionLoad {
 		n.replaying = false
+	}
+	if method == methodPrompt && e.Code == -32800 {
+		// "Request cancelled": the agent gave up the prompt on session/cancel.
+		return n.promptEnd(frame, json.RawMessage(`{"stopReason":"cancelled"}`))
 	}
 	if e.Code == 429 {
 		evs = append(evs, agent.Event{Type: agent.EventRateLimit, Error: msg})
@@ -360,9 +393,9 @@ func (n *Normalizer) sessionStarted(frame []byte, result json.RawMessage, method
 		meta["models"] = r.Models
 	}
 	evs = append(evs, agent.Event{Type: agent.EventMessage, Raw: bytes.Clone(frame), Message: &agent.Message{
-		ID:    "acp-session-" + r.SessionID,
-		Role:  agent.RoleSystem,
-		Parts: []agent.Part{{Type: agent.PartSystemStatus, Subtype: "session", Text: text}},
+		ID:       "acp-session-" + r.SessionID,
+		Role:     agent.RoleSystem,
+		Parts:    []agent.Part{{Type: agent.PartSystemStatus, Subtype: "session", Text: text}},
 		Metadata: meta,
 	}})
 	if r.Modes != nil && r.Modes.CurrentModeID != "" {
@@ -397,6 +430,10 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 			res.Text = t.msg.Parts[i].Text
 			break
 		}
+	}
+	if u := r.Usage; u != nil {
+		res.Usage = &agent.TokenUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+			CacheReadTokens: u.CachedReadTokens, CacheCreationTokens: u.CachedWriteTokens, ReasoningTokens: u.ThoughtTokens}
 	}
 	if r.Meta != nil && r.Meta.Quota != nil {
 		if tc := r.Meta.Quota.TokenCount; tc != nil {

@@ -19,7 +19,9 @@ type rpcMessage struct {
 	Error   *rpcError       `json:"error,omitempty"`
 }
 
-func (m *rpcMessage) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" }
+func (m *rpcMessage) isRequest() bool {
+	return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
+}
 func (m *rpcMessage) isNotification() bool { return m.Method != "" && !m.isRequest() }
 func (m *rpcMessage) isResponse() bool     { return m.Method == "" && len(m.ID) > 0 }
 
@@ -93,8 +95,23 @@ type agentMode struct {
 
 // promptResult is session/prompt's result.
 type promptResult struct {
-	StopReason string     `json:"stopReason"`
-	Meta       *quotaMeta `json:"_meta,omitempty"`
+	StopReason string       `json:"stopReason"`
+	Usage      *promptUsage `json:"usage,omitempty"`
+	Meta       *quotaMeta   `json:"_meta,omitempty"`
+}
+
+// promptUsage is the prompt result's token usage (newer ACP agents).
+type promptUsage struct {
+	InputTokens       int64 `json:"inputTokens"`
+	OutputTokens      int64 `json:"outputTokens"`
+	CachedReadTokens  int64 `json:"cachedReadTokens"`
+	CachedWriteTokens int64 `json:"cachedWriteTokens"`
+	ThoughtTokens     int64 `json:"thoughtTokens"`
+}
+
+// setModeParams is session/set_mode's params.
+type setModeParams struct {
+	ModeID string `json:"modeId"`
 }
 
 // quotaMeta is Gemini CLI's token accounting in the prompt result's _meta.

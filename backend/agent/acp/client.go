@@ -1,0 +1,180 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// client is the ACP client side the SDK calls into: permissions wait for the
+// user, files are served from the task's folder only, terminals are not
+// offered. Session updates need nothing here: the raw frames were already
+// normalized on their way in.
+type client struct{ s *session }
+
+var _ sdk.Client = (*client)(nil)
+
+// ErrOutsideRoot: the agent asked for a file outside the task's folder.
+var ErrOutsideRoot = errors.New("path outside the task folder")
+
+// SessionUpdate implements sdk.Client.
+func (c *client) SessionUpdate(context.Context, sdk.SessionNotification) error { return nil }
+
+// RequestPermission implements sdk.Client: it waits for RespondToPermission
+// (or a cancel) on the request the normalizer announced for this tool call.
+func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	id := string(p.ToolCall.ToolCallId)
+	c.s.mu.Lock()
+	pp, ok := c.s.perms[id]
+	if !ok && id == "" {
+		// No tool call id: the normalizer named it "rpc-<id>"; take the only
+		// such pending request.
+		for k, v := range c.s.perms {
+			if strings.HasPrefix(k, "rpc-") {
+				pp, ok = v, true
+				break
+			}
+		}
+	}
+	c.s.mu.Unlock()
+	if !ok {
+		return cancelledOutcome(), nil
+	}
+	select {
+	case a := <-pp.answer:
+		return a, nil
+	case <-ctx.Done():
+		return cancelledOutcome(), nil
+	case <-c.s.done:
+		return cancelledOutcome(), nil
+	}
+}
+
+// ReadTextFile implements sdk.Client, confined to the task's folder.
+func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	path, err := confine(c.s.root, p.Path)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"path": p.Path, "error": err.Error()})
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return sdk.ReadTextFileResponse{}, &sdk.RequestError{Code: -32002, Message: "Resource not found: " + p.Path}
+		}
+		return sdk.ReadTextFileResponse{}, sdk.NewInternalError(map[string]any{"path": p.Path, "error": err.Error()})
+	}
+	return sdk.ReadTextFileResponse{Content: sliceLines(string(b), p.Line, p.Limit)}, nil
+}
+
+// sliceLines returns limit lines starting at the 1-based line.
+func sliceLines(s string, line, limit *int) string {
+	if line == nil && limit == nil {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	start := 0
+	if line != nil && *line > 1 {
+		start = min(*line-1, len(lines))
+	}
+	end := len(lines)
+	if limit != nil && *limit >= 0 {
+		end = min(start+*limit, len(lines))
+	}
+	return strings.Join(lines[start:end], "")
+}
+
+// WriteTextFile implements sdk.Client, confined to the task's folder.
+func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	path, err := confine(c.s.root, p.Path)
+	if err != nil {
+		return sdk.WriteTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"path": p.Path, "error": err.Error()})
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return sdk.WriteTextFileResponse{}, sdk.NewInternalError(map[string]any{"path": p.Path, "error": err.Error()})
+	}
+	if err := os.WriteFile(path, []byte(p.Content), 0o644); err != nil {
+		return sdk.WriteTextFileResponse{}, sdk.NewInternalError(map[string]any{"path": p.Path, "error": err.Error()})
+	}
+	return sdk.WriteTextFileResponse{}, nil
+}
+
+func noTerminal() error { return sdk.NewMethodNotFound("terminal (not offered by this client)") }
+
+// CreateTerminal implements sdk.Client: terminals are not offered.
+func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, noTerminal()
+}
+
+// KillTerminal implements sdk.Client.
+func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, noTerminal()
+}
+
+// TerminalOutput implements sdk.Client.
+func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, noTerminal()
+}
+
+// ReleaseTerminal implements sdk.Client.
+func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, noTerminal()
+}
+
+// WaitForTerminalExit implements sdk.Client.
+func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, noTerminal()
+}
+
+// resolveRoot makes the task folder absolute with symlinks resolved.
+func resolveRoot(cwd string) (string, error) {
+	if cwd == "" {
+		return "", fmt.Errorf("%w: no working directory", ErrOutsideRoot)
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", err
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("working directory %s: %w", cwd, err)
+	}
+	return root, nil
+}
+
+// confine resolves path (absolute, as ACP requires) and fails unless it
+// lies inside root once symlinks of its existing ancestors are resolved.
+func confine(root, path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return "", fmt.Errorf("%w: %q is not absolute", ErrOutsideRoot, path)
+	}
+	clean := filepath.Clean(path)
+	// Resolve the deepest existing ancestor, then re-append the rest.
+	existing, rest := clean, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	resolved, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrOutsideRoot, err)
+	}
+	full := filepath.Join(resolved, rest)
+	rel, err := filepath.Rel(root, full)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%w: %s (folder %s)", ErrOutsideRoot, path, root)
+	}
+	return full, nil
+}

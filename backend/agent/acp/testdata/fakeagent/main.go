@@ -1,0 +1,150 @@
+// Command fakeagent is a scripted ACP agent for the acp package's process
+// tests, built on the SDK's agent side. Prompts containing "permission" ask
+// to write hello.txt (through the client's fs/write_text_file) and end the
+// turn; prompts containing "slow" stream one chunk and wait for
+// session/cancel. At start it spawns a child (sleep) in its process group so
+// the tests can check nothing is orphaned.
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+type fake struct {
+	conn *acp.AgentSideConnection
+	cwd  string
+}
+
+func (f *fake) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+func (f *fake) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber, AgentCapabilities: acp.AgentCapabilities{LoadSession: true}}, nil
+}
+
+func (f *fake) Cancel(context.Context, acp.CancelNotification) error { return nil }
+
+func (f *fake) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	return acp.CloseSessionResponse{}, nil
+}
+
+func (f *fake) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, nil
+}
+
+func modes(current string) *acp.SessionModeState {
+	return &acp.SessionModeState{CurrentModeId: acp.SessionModeId(current), AvailableModes: []acp.SessionMode{
+		{Id: "default", Name: "Default"}, {Id: "yolo", Name: "YOLO"}, {Id: "plan", Name: "Plan"},
+	}}
+}
+
+func (f *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	f.cwd = p.Cwd
+	return acp.NewSessionResponse{SessionId: "fake-session-1", Modes: modes("default")}, nil
+}
+
+func (f *fake) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	f.cwd = p.Cwd
+	// Replay some history, as real agents do.
+	_ = f.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("old history")})
+	return acp.LoadSessionResponse{Modes: modes("default")}, nil
+}
+
+func (f *fake) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return acp.ResumeSessionResponse{}, nil
+}
+
+func (f *fake) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, nil
+}
+
+func (f *fake) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	_ = f.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId, Update: acp.SessionUpdate{
+		CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: p.ModeId, SessionUpdate: "current_mode_update"},
+	}})
+	return acp.SetSessionModeResponse{}, nil
+}
+
+func (f *fake) say(ctx context.Context, sid acp.SessionId, text string) {
+	_ = f.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
+}
+
+func (f *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	text := ""
+	for _, b := range p.Prompt {
+		if b.Text != nil {
+			text += b.Text.Text
+		}
+	}
+	switch {
+	case strings.Contains(text, "permission"):
+		return f.permission(ctx, p.SessionId)
+	case strings.Contains(text, "slow"):
+		f.say(ctx, p.SessionId, "working")
+		<-ctx.Done() // the SDK cancels this on session/cancel
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	f.say(ctx, p.SessionId, "echo: "+text)
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+func (f *fake) permission(ctx context.Context, sid acp.SessionId) (acp.PromptResponse, error) {
+	path := filepath.Join(f.cwd, "hello.txt")
+	f.say(ctx, sid, "Writing hello.txt.")
+	diff := []acp.ToolCallContent{acp.ToolDiffContent(path, "hello\n")}
+	_ = f.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.StartToolCall("call_1", "Write hello.txt",
+		acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartContent(diff))})
+	resp, err := f.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
+		SessionId: sid,
+		ToolCall:  acp.ToolCallUpdate{ToolCallId: "call_1", Title: acp.Ptr("Write hello.txt"), Kind: acp.Ptr(acp.ToolKindEdit), Content: diff},
+		Options: []acp.PermissionOption{
+			{Kind: acp.PermissionOptionKindAllowAlways, Name: "Always", OptionId: "always"},
+			{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "once"},
+			{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "no"},
+		},
+	})
+	if err != nil && ctx.Err() != nil {
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	if resp.Outcome.Cancelled != nil {
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	if resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId == "no" {
+		_ = f.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.UpdateToolCall("call_1", acp.WithUpdateStatus(acp.ToolCallStatusFailed))})
+		f.say(ctx, sid, "Rejected.")
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	}
+	if _, err := f.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: sid, Path: path, Content: "hello\n"}); err != nil {
+		return acp.PromptResponse{}, err
+	}
+	// Reading outside the folder must be refused by the client.
+	if _, err := f.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: sid, Path: "/etc/passwd"}); err == nil {
+		f.say(ctx, sid, "LEAK: read outside the folder.")
+	}
+	_ = f.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.UpdateToolCall("call_1",
+		acp.WithUpdateStatus(acp.ToolCallStatusCompleted), acp.WithUpdateContent(diff))})
+	f.say(ctx, sid, "Done ("+string(resp.Outcome.Selected.OptionId)+").")
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+func main() {
+	child := exec.Command("sleep", "300")
+	_ = child.Start()
+	if pidFile := os.Getenv("FAKEAGENT_CHILD_PID_FILE"); pidFile != "" && child.Process != nil {
+		_ = os.WriteFile(pidFile, []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+	}
+	f := &fake{}
+	f.conn = acp.NewAgentSideConnection(f, os.Stdout, os.Stdin)
+	<-f.conn.Done()
+}
