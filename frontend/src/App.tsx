@@ -56,13 +56,28 @@ function Shell() {
   );
 }
 
+function StartError({ taskId }: { taskId: string }) {
+  const error = useApp((s) => s.startErrors[taskId]);
+  if (!error) return null;
+  return (
+    <div className="jc-banner jc-banner--error" role="alert">
+      Could not start the agent: {error}
+    </div>
+  );
+}
+
 function MainPane() {
   const screen = useApp((s) => s.screen);
   const hasProjects = useApp((s) => s.projects.length > 0);
   const setAddProjectOpen = useApp((s) => s.setAddProjectOpen);
   switch (screen.kind) {
     case "task":
-      return <TaskView key={screen.taskId} taskId={screen.taskId} />;
+      return (
+        <div className="jc-task-pane">
+          <StartError taskId={screen.taskId} />
+          <TaskView key={screen.taskId} taskId={screen.taskId} />
+        </div>
+      );
     case "new-task":
       return <NewTaskForm projectId={screen.projectId} />;
     case "project-settings":

@@ -35,6 +35,7 @@ export interface EventsApi {
 }
 
 export interface SessionsApi {
+  start(taskId: string): Promise<void>;
   markRead(taskId: string): Promise<void>;
 }
 
@@ -82,6 +83,7 @@ export function toTask(raw: unknown): Task {
     prompt: str(r.prompt),
     status: str(r.status) || "created",
     statusReason: str(r.statusReason),
+    indicator: str(r.indicator),
     backend: str(r.backend ?? r.agentBackend),
     model: str(r.model),
     interactionMode: str(r.interactionMode) || "ask",

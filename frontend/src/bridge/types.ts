@@ -48,6 +48,8 @@ export interface Task {
   prompt: string;
   status: TaskStatus | string;
   statusReason: string;
+  /** none | idle | busy | waiting, computed by the service ("" when absent). */
+  indicator: string;
   backend: string;
   model: string;
   interactionMode: InteractionMode | string;

@@ -58,6 +58,9 @@ export function wailsApi(): Api {
       listBackends: async () => ((await call("SettingsService", "ListBackends")) as BackendInfo[] | null) ?? [],
     },
     sessions: {
+      start: async (taskId) => {
+        await call("SessionService", "Start", taskId);
+      },
       markRead: async (taskId) => {
         await call("SessionService", "MarkRead", taskId);
       },

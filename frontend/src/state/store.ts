@@ -30,6 +30,8 @@ export interface AppState {
   screen: Screen;
   theme: Theme;
   addProjectOpen: boolean;
+  /** Why starting a task's session failed, by task id. */
+  startErrors: Record<string, string>;
 
   init(): Promise<void>;
   dispose(): void;
@@ -45,8 +47,11 @@ export interface AppState {
   setProjectModel(id: string, model: string): Promise<void>;
 
   loadTasks(projectId: string): Promise<void>;
-  createTask(input: CreateTaskInput): Promise<Task>;
+  /** createTask creates the task, opens it and, with start, starts its session. */
+  createTask(input: CreateTaskInput, opts?: { start?: boolean }): Promise<Task>;
   deleteTask(id: string): Promise<void>;
+  /** forgetTask drops a task deleted elsewhere. */
+  forgetTask(id: string): void;
   applyTaskUpdate(task: Task): void;
 
   setDefaultBackend(backend: string): Promise<void>;
@@ -87,11 +92,16 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
       screen: { kind: "empty" },
       theme: readTheme(storage),
       addProjectOpen: false,
+      startErrors: {},
 
       async init() {
         get().dispose();
         subs = [
           api.events.on("task:updated", (payload) => get().applyTaskUpdate(toTask(payload))),
+          api.events.on("task:deleted", (payload) => {
+            const id = (payload as { id?: string } | null)?.id;
+            if (id) get().forgetTask(id);
+          }),
         ];
         try {
           const [projects, backends, defaultBackend] = await Promise.all([
@@ -183,15 +193,26 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
         set((s) => ({ tasksByProject: { ...s.tasksByProject, [projectId]: sortTasks(tasks) } }));
       },
 
-      async createTask(input) {
+      async createTask(input, opts) {
         const task = await api.tasks.create(input);
         get().applyTaskUpdate(task);
         set({ screen: { kind: "task", taskId: task.id } });
+        if (opts?.start && api.sessions) {
+          try {
+            await api.sessions.start(task.id);
+          } catch (err) {
+            set((s) => ({ startErrors: { ...s.startErrors, [task.id]: errorMessage(err) } }));
+          }
+        }
         return task;
       },
 
       async deleteTask(id) {
         await api.tasks.remove(id);
+        get().forgetTask(id);
+      },
+
+      forgetTask(id) {
         set((s) => {
           const tasksByProject: Record<string, Task[]> = {};
           for (const [pid, list] of Object.entries(s.tasksByProject)) tasksByProject[pid] = removeTask(list, id);

@@ -23,6 +23,7 @@ export interface FakeApi extends Api {
   tasksDb: Task[];
   emit(name: string, payload: unknown): void;
   pickResult: string;
+  startError: string;
 }
 
 export function makeProject(over: Partial<Project> = {}): Project {
@@ -47,6 +48,7 @@ export function makeTask(over: Partial<Task> = {}): Task {
     prompt: "Fix the bug",
     status: "created",
     statusReason: "",
+    indicator: "",
     backend: "claude-code",
     model: "",
     interactionMode: "ask",
@@ -68,6 +70,7 @@ export function fakeApi(init: { projects?: Project[]; tasks?: Task[]; existingDi
     projectsDb: [...(init.projects ?? [])],
     tasksDb: [...(init.tasks ?? [])],
     pickResult: "",
+    startError: "",
     emit(name, payload) {
       listeners.get(name)?.forEach((cb) => cb(payload));
     },
@@ -163,6 +166,10 @@ export function fakeApi(init: { projects?: Project[]; tasks?: Task[]; existingDi
       },
     },
     sessions: {
+      async start(taskId) {
+        api.calls.push(`start ${taskId}`);
+        if (api.startError) throw api.startError;
+      },
       async markRead(taskId) {
         api.calls.push(`markRead ${taskId}`);
       },

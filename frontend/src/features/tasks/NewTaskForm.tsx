@@ -60,6 +60,7 @@ function NewTaskFormBody({ project }: { project: Project }) {
   const [mode, setMode] = useState<InteractionMode>("ask");
   const [errors, setErrors] = useState<Partial<Record<TaskField, string>>>({});
   const [busy, setBusy] = useState(false);
+  const [startNow, setStartNow] = useState(true);
 
   const info = useApp((s) => backendInfo(s, backend));
   const notice = modeNotice(info, mode);
@@ -77,7 +78,7 @@ function NewTaskFormBody({ project }: { project: Project }) {
         backend: isOverride ? backend : "",
         model: model.trim(),
         interactionMode: mode,
-      });
+      }, { start: startNow });
     } catch (err) {
       const msg = errorMessage(err);
       setErrors({ [taskFieldForError(msg)]: msg });
@@ -195,6 +196,10 @@ function NewTaskFormBody({ project }: { project: Project }) {
         ) : null}
         <FormError error={errors.form} />
         <div className="jc-form__actions">
+          <label className="jc-check">
+            <input type="checkbox" name="start" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} />
+            Start the agent now
+          </label>
           <span className="jc-form__shortcut">
             <Kbd>Ctrl</Kbd>
             <Kbd>Enter</Kbd>

@@ -11,11 +11,15 @@ import { cx } from "../../lib/cx";
 import { relativeTime } from "../../lib/time";
 import { GearIcon, GitIcon, FolderIcon, PlusIcon } from "../../lib/icons";
 import { Button, IconButton } from "../../lib/ui";
-import { StatusBadge } from "../task-view/StatusBadge";
+import { StatusBadge, type TaskIndicator } from "../task-view/StatusBadge";
 import { BackendBadge } from "../settings/BackendBadge";
 import { taskTitle } from "./reducers";
 
 const ROW_HEIGHT = 56;
+
+function asIndicator(s: string): TaskIndicator | undefined {
+  return s === "none" || s === "idle" || s === "busy" || s === "waiting" ? s : undefined;
+}
 const EMPTY: Task[] = [];
 
 export function TaskList() {
@@ -110,7 +114,7 @@ function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activ
                 onClick={() => onOpen(t.id)}
               >
                 <span className="jc-task-row__status">
-                  <StatusBadge status={t.status} />
+                  <StatusBadge status={t.status} indicator={asIndicator(t.indicator)} />
                 </span>
                 <span className="jc-task-row__main">
                   <span className="jc-task-row__title">{taskTitle(t)}</span>
