@@ -44,6 +44,9 @@ type Info struct {
 	Name         BackendType  `json:"name"`
 	DisplayName  string       `json:"displayName"`
 	Capabilities Capabilities `json:"capabilities"`
+	// Notes is a short remark the UI shows where the backend is picked, e.g.
+	// that it cannot ask for permissions in ask mode.
+	Notes string `json:"notes,omitempty"`
 }
 
 // Backend starts sessions of one kind of agent.
