@@ -199,3 +199,20 @@ func (g *Git) isAncestor(ctx context.Context, repo, a, b string) (bool, error) {
 	}
 	return code == 0, nil
 }
+
+// CommitsBetween counts the commits reachable from to but not from from
+// (both commit ids).
+func (g *Git) CommitsBetween(ctx context.Context, dir, from, to string) (int, error) {
+	if !isHex(from) || !isHex(to) {
+		return 0, fmt.Errorf("gitx: %q..%q are not commit ids", from, to)
+	}
+	out, err := g.out(ctx, dir, "rev-list", "--count", "--end-of-options", from+".."+to)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if _, err := fmt.Sscan(out, &n); err != nil {
+		return 0, fmt.Errorf("gitx: rev-list count %q: %w", out, err)
+	}
+	return n, nil
+}

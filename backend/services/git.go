@@ -1,0 +1,776 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/gitx"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// EventGitUpdated is emitted with GitUpdated after a task's git state
+// changed through the GitService (worktree created, commit, merge, discard,
+// removal). The diff itself is polled by the frontend.
+const EventGitUpdated = "git:updated"
+
+// GitUpdated is the payload of EventGitUpdated.
+type GitUpdated struct {
+	TaskID string `json:"taskId"`
+}
+
+// ErrNoWorktree: the operation needs the task's own worktree and it has
+// none (worktrees off, not started yet, or already removed).
+var ErrNoWorktree = errors.New("the task has no worktree")
+
+// TaskGitInfo is a task's git state as the frontend (and the orchestrator)
+// sees it.
+type TaskGitInfo struct {
+	TaskID    string `json:"taskId"`
+	ProjectID string `json:"projectId"`
+	IsGitRepo bool   `json:"isGitRepo"`
+	// UseWorktree is the effective choice; UseWorktreeOverride the task's
+	// own (absent: follows the project).
+	UseWorktree         bool   `json:"useWorktree"`
+	UseWorktreeOverride *bool  `json:"useWorktreeOverride,omitempty"`
+	SourceBranch        string `json:"sourceBranch"`
+	WorktreePath        string `json:"worktreePath"`
+	BranchName          string `json:"branchName"`
+	BaseCommit          string `json:"baseCommit"`
+	HeadCommit          string `json:"headCommit"`
+	MergeCommit         string `json:"mergeCommit"`
+	MergedAt            *int64 `json:"mergedAt,omitempty"`
+	// Cwd is where the agent runs: the worktree, else the project folder.
+	Cwd string `json:"cwd"`
+}
+
+func newTaskGitInfo(t store.TaskGit) TaskGitInfo {
+	info := TaskGitInfo{
+		TaskID: t.TaskID, ProjectID: t.Project.ProjectID, IsGitRepo: t.Project.IsGitRepo,
+		UseWorktree: t.WantsWorktree(), UseWorktreeOverride: t.UseWorktree,
+		SourceBranch: t.SourceBranch, WorktreePath: t.WorktreePath, BranchName: t.BranchName,
+		BaseCommit: t.BaseCommit, HeadCommit: t.HeadCommit, MergeCommit: t.MergeCommit,
+		Cwd: t.Project.Path,
+	}
+	if t.MergedAt != 0 {
+		m := t.MergedAt
+		info.MergedAt = &m
+	}
+	if t.WorktreePath != "" {
+		info.Cwd = t.WorktreePath
+	}
+	return info
+}
+
+// TaskGitStatus is TaskGitInfo plus the live state of the worktree.
+type TaskGitStatus struct {
+	TaskGitInfo
+	HasWorktree bool        `json:"hasWorktree"`
+	Status      gitx.Status `json:"status"`
+	Clean       bool        `json:"clean"`
+	// CommitsAhead counts the task branch's commits since its base.
+	CommitsAhead int `json:"commitsAhead"`
+	// CanCommit / CanMerge say whether the actions make sense now;
+	// MergeBlocked says why not, for the user.
+	CanCommit    bool   `json:"canCommit"`
+	CanMerge     bool   `json:"canMerge"`
+	MergeBlocked string `json:"mergeBlocked,omitempty"`
+}
+
+// TaskDiff is the diff of a task's work against its base commit.
+type TaskDiff struct {
+	TaskID string `json:"taskId"`
+	// Available is false when there is nothing to diff yet (not a git
+	// repository, task never started); Reason says why.
+	Available bool              `json:"available"`
+	Reason    string            `json:"reason,omitempty"`
+	Base      string            `json:"base"`
+	Head      string            `json:"head"`
+	Files     []gitx.FileChange `json:"files"`
+	Added     int               `json:"added"`
+	Removed   int               `json:"removed"`
+	// At is when the diff was taken (ms).
+	At int64 `json:"at"`
+}
+
+// MergeInput is what Merge needs.
+type MergeInput struct {
+	Squash        bool   `json:"squash"`
+	NoFastForward bool   `json:"noFastForward"`
+	Message       string `json:"message"`
+	// RemoveWorktree removes the worktree and the branch after a
+	// successful merge.
+	RemoveWorktree bool `json:"removeWorktree"`
+}
+
+// MergeOutcome is what Merge did.
+type MergeOutcome struct {
+	gitx.MergeResult
+	Into            string      `json:"into"`
+	WorktreeRemoved bool        `json:"worktreeRemoved"`
+	Task            TaskGitInfo `json:"task"`
+	// Warning is set when the merge succeeded but cleaning up failed.
+	Warning string `json:"warning,omitempty"`
+}
+
+// WorkspaceRemoval is what DeleteTaskWorkspace removed.
+type WorkspaceRemoval struct {
+	WorktreeRemoved bool   `json:"worktreeRemoved"`
+	BranchDeleted   bool   `json:"branchDeleted"`
+	KeptBranch      string `json:"keptBranch,omitempty"`
+	Reason          string `json:"reason,omitempty"`
+}
+
+// ProjectGitSettings is a project's worktree settings.
+type ProjectGitSettings struct {
+	ProjectID        string `json:"projectId"`
+	IsGitRepo        bool   `json:"isGitRepo"`
+	WorktreesEnabled bool   `json:"worktreesEnabled"`
+	// WorktreeRoot: "" = DefaultWorktreeRoot.
+	WorktreeRoot        string `json:"worktreeRoot"`
+	DefaultWorktreeRoot string `json:"defaultWorktreeRoot"`
+	// DefaultSourceBranch: "" = the branch checked out in the project.
+	DefaultSourceBranch string `json:"defaultSourceBranch"`
+}
+
+// TaskGitOptions are the per-task choices made at creation.
+type TaskGitOptions struct {
+	UseWorktree  *bool  `json:"useWorktree"`
+	SourceBranch string `json:"sourceBranch"`
+}
+
+// Workspaces is the Go-side API of task worktrees, used by GitService and
+// by the orchestrator (Prepare before starting an agent, with Cwd as the
+// agent's working directory; RecordHead when a run ends). Every method
+// takes a context.
+type Workspaces struct {
+	repo *store.Worktrees
+	git  *gitx.Git // nil when git is not installed
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // per task
+}
+
+// NewWorkspaces returns the workspaces over db; g may be nil (git not
+// installed: tasks run in the project folder, git actions fail clearly).
+func NewWorkspaces(db *store.DB, g *gitx.Git) *Workspaces {
+	return &Workspaces{repo: store.NewWorktrees(db), git: g, locks: map[string]*sync.Mutex{}}
+}
+
+func (w *Workspaces) lock(taskID string) func() {
+	w.mu.Lock()
+	m, ok := w.locks[taskID]
+	if !ok {
+		m = &sync.Mutex{}
+		w.locks[taskID] = m
+	}
+	w.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+func (w *Workspaces) needGit() error {
+	if w.git == nil {
+		return fmt.Errorf("git is not available: %w", gitx.ErrGitNotFound)
+	}
+	return nil
+}
+
+func (w *Workspaces) task(ctx context.Context, taskID string) (store.TaskGit, error) {
+	t, err := w.repo.Task(ctx, taskID)
+	if err != nil {
+		return store.TaskGit{}, notFound("task", taskID, err)
+	}
+	return t, nil
+}
+
+// worktreeTask loads a task that must have a worktree.
+func (w *Workspaces) worktreeTask(ctx context.Context, taskID string) (store.TaskGit, error) {
+	if err := w.needGit(); err != nil {
+		return store.TaskGit{}, err
+	}
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return store.TaskGit{}, err
+	}
+	if t.WorktreePath == "" || t.BranchName == "" {
+		return store.TaskGit{}, fmt.Errorf("%w (task %s)", ErrNoWorktree, taskID)
+	}
+	return t, nil
+}
+
+// Info returns a task's git state.
+func (w *Workspaces) Info(ctx context.Context, taskID string) (TaskGitInfo, error) {
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return TaskGitInfo{}, err
+	}
+	return newTaskGitInfo(t), nil
+}
+
+// SetTaskOptions records the per-task choices (worktree override, source
+// branch). Refused once the worktree exists.
+func (w *Workspaces) SetTaskOptions(ctx context.Context, taskID string, opt TaskGitOptions) (TaskGitInfo, error) {
+	defer w.lock(taskID)()
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return TaskGitInfo{}, err
+	}
+	if t.WorktreePath != "" || t.BaseCommit != "" {
+		return TaskGitInfo{}, invalid("useWorktree", nil, "the task has already started; its worktree settings can no longer change")
+	}
+	src := strings.TrimSpace(opt.SourceBranch)
+	if src != "" {
+		if err := w.needGit(); err != nil {
+			return TaskGitInfo{}, err
+		}
+		if _, err := w.git.ResolveBranch(ctx, t.Project.Path, src); err != nil {
+			return TaskGitInfo{}, invalid("sourceBranch", err, "source branch %q: %v", src, err)
+		}
+	}
+	if err := w.repo.SetTaskOptions(ctx, taskID, opt.UseWorktree, src); err != nil {
+		return TaskGitInfo{}, err
+	}
+	return w.Info(ctx, taskID)
+}
+
+// Prepare makes sure the task has where to run and returns its git state;
+// Cwd is the agent's working directory. It is idempotent: an existing
+// worktree is reused. When the task wants a worktree (task override, else
+// project setting, and the project is a git repository) it creates one
+// from the source branch (task's, else project's default, else the branch
+// checked out in the project) and records path, branch, source and base.
+// Without a worktree in a git repository it records the project's HEAD as
+// the base, so the diff still works (it then includes the user's own
+// uncommitted changes in that folder).
+func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, error) {
+	defer w.lock(taskID)()
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return TaskGitInfo{}, err
+	}
+	if t.WorktreePath != "" {
+		if st, err := os.Stat(t.WorktreePath); err != nil || !st.IsDir() {
+			return TaskGitInfo{}, fmt.Errorf("the task's worktree %s is missing (it was removed outside Jean-Claude); discard it to start over: %w",
+				t.WorktreePath, ErrNoWorktree)
+		}
+		return newTaskGitInfo(t), nil
+	}
+	if !t.Project.IsGitRepo || w.git == nil {
+		return newTaskGitInfo(t), nil
+	}
+	if !t.WantsWorktree() {
+		if t.BaseCommit == "" {
+			// Base and head both start at the project's HEAD (none in
+			// a repository without commits).
+			if head, err := w.git.Head(ctx, t.Project.Path); err == nil {
+				if err := w.recordBaseOnly(ctx, t, head); err != nil {
+					return TaskGitInfo{}, err
+				}
+			}
+		}
+		return w.Info(ctx, taskID)
+	}
+	if t.BranchName != "" {
+		return TaskGitInfo{}, fmt.Errorf("the task's worktree was removed (branch %s kept); it cannot run again in a worktree: %w", t.BranchName, ErrNoWorktree)
+	}
+	source := t.SourceBranch
+	if source == "" {
+		source = t.Project.DefaultSourceBranch
+	}
+	wt, err := w.git.CreateWorktree(ctx, gitx.CreateOptions{
+		Repo: t.Project.Path, Root: t.Project.WorktreeRoot,
+		TaskName: t.TaskName, TaskID: t.TaskID, Source: source,
+	})
+	if err != nil {
+		return TaskGitInfo{}, fmt.Errorf("create the task's worktree: %w", err)
+	}
+	if err := w.repo.RecordWorktree(ctx, taskID, wt.Path, wt.Branch, wt.Source, wt.Base); err != nil {
+		// Do not leave an unrecorded worktree behind.
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = w.git.RemoveWorktree(cctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: wt.Path, Force: true})
+		_ = w.git.DeleteBranch(cctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: wt.Branch, Force: true})
+		return TaskGitInfo{}, err
+	}
+	return w.Info(ctx, taskID)
+}
+
+func (w *Workspaces) recordBaseOnly(ctx context.Context, t store.TaskGit, head string) error {
+	// RecordWorktree with no path and no branch records base and head.
+	return w.repo.RecordWorktree(ctx, t.TaskID, "", "", t.SourceBranch, head)
+}
+
+// RecordHead stores the current HEAD of the task's worktree (or project
+// folder) as the task's head commit. Call it when a run ends.
+func (w *Workspaces) RecordHead(ctx context.Context, taskID string) error {
+	if err := w.needGit(); err != nil {
+		return err
+	}
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	if !t.Project.IsGitRepo || t.BaseCommit == "" {
+		return nil
+	}
+	head, err := w.git.Head(ctx, newTaskGitInfo(t).Cwd)
+	if err != nil {
+		return fmt.Errorf("read the task's head: %w", err)
+	}
+	return w.repo.RecordHead(ctx, taskID, head)
+}
+
+// Status returns the task's git state and its worktree's live status.
+func (w *Workspaces) Status(ctx context.Context, taskID string) (TaskGitStatus, error) {
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return TaskGitStatus{}, err
+	}
+	out := TaskGitStatus{TaskGitInfo: newTaskGitInfo(t)}
+	if t.WorktreePath == "" || w.git == nil {
+		out.MergeBlocked = "the task has no worktree"
+		return out, nil
+	}
+	st, err := w.git.Status(ctx, t.WorktreePath)
+	if err != nil {
+		return TaskGitStatus{}, fmt.Errorf("read the worktree's status: %w", err)
+	}
+	out.HasWorktree, out.Status, out.Clean = true, st, st.Clean()
+	out.CanCommit = !st.Clean() && st.Conflicted == 0
+	if n, err := w.git.CommitsBetween(ctx, t.WorktreePath, t.BaseCommit, st.Head); err == nil {
+		out.CommitsAhead = n
+	}
+	switch {
+	case !st.Clean():
+		out.MergeBlocked = "commit or discard the uncommitted changes first"
+	case t.SourceBranch == "":
+		out.MergeBlocked = "the task has no source branch"
+	default:
+		if tip, err := w.git.ResolveBranch(ctx, t.Project.Path, t.SourceBranch); err != nil {
+			out.MergeBlocked = fmt.Sprintf("source branch %s not found", t.SourceBranch)
+		} else if n, err := w.git.CommitsBetween(ctx, t.WorktreePath, tip, st.Head); err == nil && n == 0 {
+			out.MergeBlocked = "nothing to merge: no commit beyond " + t.SourceBranch
+		} else {
+			out.CanMerge = true
+		}
+	}
+	return out, nil
+}
+
+// Diff returns the task's work against its base commit: commits on the
+// task branch plus staged, unstaged and untracked changes.
+func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) {
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return TaskDiff{}, err
+	}
+	out := TaskDiff{TaskID: taskID, Files: []gitx.FileChange{}, At: store.Now()}
+	switch {
+	case w.git == nil:
+		out.Reason = "git is not installed"
+		return out, nil
+	case !t.Project.IsGitRepo:
+		out.Reason = "the project is not a git repository"
+		return out, nil
+	case t.BaseCommit == "":
+		out.Reason = "the task has not started yet"
+		return out, nil
+	}
+	dir := newTaskGitInfo(t).Cwd
+	d, err := w.git.Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{})
+	if err != nil {
+		return TaskDiff{}, fmt.Errorf("diff the task's work: %w", err)
+	}
+	out.Available, out.Base, out.Head, out.Added, out.Removed = true, d.Base, d.Head, d.Added, d.Removed
+	if d.Files != nil {
+		out.Files = d.Files
+	}
+	return out, nil
+}
+
+// FileDiff returns one file's full change (no size budget but 8 MiB).
+func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.FileChange, error) {
+	if path == "" || !filepath.IsLocal(filepath.FromSlash(path)) {
+		return gitx.FileChange{}, invalid("path", gitx.ErrInvalidPath, "invalid file path %q", path)
+	}
+	if err := w.needGit(); err != nil {
+		return gitx.FileChange{}, err
+	}
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return gitx.FileChange{}, err
+	}
+	if t.BaseCommit == "" {
+		return gitx.FileChange{}, fmt.Errorf("the task has not started yet: %w", ErrNoWorktree)
+	}
+	dir := newTaskGitInfo(t).Cwd
+	// Find a rename's old path so the file diff stays a rename.
+	all, err := w.git.Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{NoPatch: true})
+	if err != nil {
+		return gitx.FileChange{}, err
+	}
+	old := ""
+	for _, f := range all.Files {
+		if f.Path == path {
+			old = f.OldPath
+		}
+	}
+	return w.git.FileDiff(ctx, dir, t.BaseCommit, path, old)
+}
+
+// Commit stages everything in the task's worktree and commits it with the
+// user's message; the new head is recorded.
+func (w *Workspaces) Commit(ctx context.Context, taskID, message string) (TaskGitInfo, error) {
+	defer w.lock(taskID)()
+	t, err := w.worktreeTask(ctx, taskID)
+	if err != nil {
+		return TaskGitInfo{}, err
+	}
+	if strings.TrimSpace(message) == "" {
+		return TaskGitInfo{}, invalid("message", gitx.ErrEmptyMessage, "the commit message is empty")
+	}
+	head, err := w.git.Commit(ctx, t.WorktreePath, message)
+	if err != nil {
+		return TaskGitInfo{}, err
+	}
+	if err := w.repo.RecordHead(ctx, taskID, head); err != nil {
+		return TaskGitInfo{}, err
+	}
+	return w.Info(ctx, taskID)
+}
+
+// Merge merges the task's branch into its source branch (see gitx.Merge
+// for the safety rules: computed in memory first, conflicts change
+// nothing, the main worktree is only updated when it is on the source
+// branch and has no tracked changes). The task's worktree must be clean.
+func (w *Workspaces) Merge(ctx context.Context, taskID string, in MergeInput) (MergeOutcome, error) {
+	defer w.lock(taskID)()
+	t, err := w.worktreeTask(ctx, taskID)
+	if err != nil {
+		return MergeOutcome{}, err
+	}
+	if t.SourceBranch == "" {
+		return MergeOutcome{}, fmt.Errorf("the task has no source branch to merge into")
+	}
+	st, err := w.git.Status(ctx, t.WorktreePath)
+	if err != nil {
+		return MergeOutcome{}, err
+	}
+	if !st.Clean() {
+		return MergeOutcome{}, fmt.Errorf("%w: commit or discard the task's changes before merging", gitx.ErrDirtyWorktree)
+	}
+	res, err := w.git.Merge(ctx, gitx.MergeOptions{
+		Repo: t.Project.Path, Branch: t.BranchName, Into: t.SourceBranch,
+		Squash: in.Squash, NoFastForward: in.NoFastForward, Message: in.Message,
+	})
+	if err != nil {
+		return MergeOutcome{}, err
+	}
+	out := MergeOutcome{MergeResult: res, Into: t.SourceBranch}
+	if err := w.repo.RecordHead(ctx, taskID, st.Head); err != nil {
+		return MergeOutcome{}, err
+	}
+	if err := w.repo.RecordMerge(ctx, taskID, res.Commit, store.Now()); err != nil {
+		return MergeOutcome{}, err
+	}
+	if in.RemoveWorktree {
+		// The branch's work is in the source branch now (a squash too).
+		if err := w.removeLocked(ctx, t, true, true); err != nil {
+			out.Warning = fmt.Sprintf("merged, but removing the worktree failed: %v", err)
+		} else {
+			out.WorktreeRemoved = true
+		}
+	}
+	out.Task, err = w.Info(ctx, taskID)
+	return out, err
+}
+
+// Discard throws the task's work away: its worktree (uncommitted changes
+// included) and its branch. The task itself stays.
+func (w *Workspaces) Discard(ctx context.Context, taskID string) (TaskGitInfo, error) {
+	defer w.lock(taskID)()
+	t, err := w.worktreeTask(ctx, taskID)
+	if err != nil {
+		return TaskGitInfo{}, err
+	}
+	if err := w.removeLocked(ctx, t, true, true); err != nil {
+		return TaskGitInfo{}, err
+	}
+	return w.Info(ctx, taskID)
+}
+
+// DeleteTaskWorkspace removes what the task owns before the task is
+// deleted: its worktree (refused with gitx.ErrDirtyWorktree when it has
+// uncommitted or untracked changes, unless force) and its branch when that
+// is merged into the source branch (or the task was merged, or force);
+// an unmerged branch is kept and named in the result. Nothing outside
+// the task's own worktree and branch is touched. A task without a
+// worktree has nothing to remove.
+func (w *Workspaces) DeleteTaskWorkspace(ctx context.Context, taskID string, force bool) (WorkspaceRemoval, error) {
+	defer w.lock(taskID)()
+	t, err := w.task(ctx, taskID)
+	if err != nil {
+		return WorkspaceRemoval{}, err
+	}
+	if t.WorktreePath == "" {
+		return WorkspaceRemoval{}, nil
+	}
+	if err := w.needGit(); err != nil {
+		return WorkspaceRemoval{}, err
+	}
+	var out WorkspaceRemoval
+	if err := w.git.RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
+		if errors.Is(err, gitx.ErrDirtyWorktree) {
+			return WorkspaceRemoval{}, fmt.Errorf("%w; confirm to delete them with the task", err)
+		}
+		return WorkspaceRemoval{}, err
+	}
+	out.WorktreeRemoved = true
+	keep := false
+	if t.BranchName != "" {
+		err := w.git.DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName,
+			Source: t.SourceBranch, Force: force || t.MergedAt != 0})
+		switch {
+		case err == nil:
+			out.BranchDeleted = true
+		case errors.Is(err, gitx.ErrBranchNotFound):
+		case errors.Is(err, gitx.ErrUnmergedBranch):
+			keep = true
+			out.KeptBranch, out.Reason = t.BranchName, err.Error()
+		default:
+			keep = true
+			out.KeptBranch, out.Reason = t.BranchName, err.Error()
+		}
+	}
+	if err := w.repo.ClearWorktree(ctx, taskID, keep); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// removeLocked removes the task's worktree and branch (the task lock is
+// held).
+func (w *Workspaces) removeLocked(ctx context.Context, t store.TaskGit, force, forceBranch bool) error {
+	if err := w.git.RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
+		return err
+	}
+	err := w.git.DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName, Source: t.SourceBranch, Force: forceBranch})
+	if err != nil && !errors.Is(err, gitx.ErrBranchNotFound) {
+		_ = w.repo.ClearWorktree(ctx, t.TaskID, true)
+		return err
+	}
+	return w.repo.ClearWorktree(ctx, t.TaskID, false)
+}
+
+// Branches lists a project's local branches.
+func (w *Workspaces) Branches(ctx context.Context, projectID string) ([]gitx.Branch, error) {
+	if err := w.needGit(); err != nil {
+		return nil, err
+	}
+	p, err := w.repo.Project(ctx, projectID)
+	if err != nil {
+		return nil, notFound("project", projectID, err)
+	}
+	if !p.IsGitRepo {
+		return []gitx.Branch{}, nil
+	}
+	bs, err := w.git.Branches(ctx, p.Path)
+	if bs == nil && err == nil {
+		bs = []gitx.Branch{}
+	}
+	return bs, err
+}
+
+// ProjectSettings returns a project's worktree settings.
+func (w *Workspaces) ProjectSettings(ctx context.Context, projectID string) (ProjectGitSettings, error) {
+	p, err := w.repo.Project(ctx, projectID)
+	if err != nil {
+		return ProjectGitSettings{}, notFound("project", projectID, err)
+	}
+	return ProjectGitSettings{
+		ProjectID: p.ProjectID, IsGitRepo: p.IsGitRepo, WorktreesEnabled: p.WorktreesEnabled,
+		WorktreeRoot: p.WorktreeRoot, DefaultWorktreeRoot: gitx.DefaultWorktreeRoot(p.Path),
+		DefaultSourceBranch: p.DefaultSourceBranch,
+	}, nil
+}
+
+// SetProjectSettings validates and stores a project's worktree settings:
+// the folder must be absolute and not the project itself; the branch must
+// exist.
+func (w *Workspaces) SetProjectSettings(ctx context.Context, projectID string, in ProjectGitSettings) (ProjectGitSettings, error) {
+	p, err := w.repo.Project(ctx, projectID)
+	if err != nil {
+		return ProjectGitSettings{}, notFound("project", projectID, err)
+	}
+	root := strings.TrimSpace(in.WorktreeRoot)
+	if root != "" {
+		if !filepath.IsAbs(root) {
+			return ProjectGitSettings{}, invalid("worktreeRoot", gitx.ErrInvalidPath, "the worktree folder must be an absolute path")
+		}
+		root = filepath.Clean(root)
+		if root == filepath.Clean(p.Path) {
+			return ProjectGitSettings{}, invalid("worktreeRoot", gitx.ErrInvalidPath, "the worktree folder cannot be the project folder itself")
+		}
+	}
+	branch := strings.TrimSpace(in.DefaultSourceBranch)
+	if branch != "" {
+		if err := w.needGit(); err != nil {
+			return ProjectGitSettings{}, err
+		}
+		if _, err := w.git.ResolveBranch(ctx, p.Path, branch); err != nil {
+			return ProjectGitSettings{}, invalid("defaultSourceBranch", err, "branch %q: %v", branch, err)
+		}
+	}
+	if _, err := w.repo.SetProjectSettings(ctx, projectID, store.ProjectGitSettings{
+		WorktreesEnabled: in.WorktreesEnabled, WorktreeRoot: root, DefaultSourceBranch: branch,
+	}); err != nil {
+		return ProjectGitSettings{}, err
+	}
+	return w.ProjectSettings(ctx, projectID)
+}
+
+// GitService is the Wails-bound face of Workspaces: the task's worktree,
+// status, diff, commit, merge, discard and removal, and the project's
+// worktree settings and branches.
+type GitService struct {
+	ctx  context.Context
+	ws   *Workspaces
+	emit Emitter
+}
+
+// NewGitService returns the git service; ctx bounds every call (the app's
+// lifetime), emit may be nil.
+func NewGitService(ctx context.Context, ws *Workspaces, emit Emitter) *GitService {
+	if emit == nil {
+		emit = nopEmitter{}
+	}
+	return &GitService{ctx: ctx, ws: ws, emit: emit}
+}
+
+// call bounds one operation.
+func (s *GitService) call(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(s.ctx, d)
+}
+
+func (s *GitService) changed(taskID string) { s.emit.Emit(EventGitUpdated, GitUpdated{TaskID: taskID}) }
+
+// PrepareTaskWorktree creates the task's worktree if it should have one
+// (idempotent) and returns its git state.
+func (s *GitService) PrepareTaskWorktree(taskID string) (TaskGitInfo, error) {
+	ctx, cancel := s.call(2 * time.Minute)
+	defer cancel()
+	info, err := s.ws.Prepare(ctx, taskID)
+	if err == nil {
+		s.changed(taskID)
+	}
+	return info, err
+}
+
+// Info returns the task's git state.
+func (s *GitService) Info(taskID string) (TaskGitInfo, error) {
+	ctx, cancel := s.call(30 * time.Second)
+	defer cancel()
+	return s.ws.Info(ctx, taskID)
+}
+
+// SetTaskOptions sets the task's worktree override and source branch
+// (before it starts).
+func (s *GitService) SetTaskOptions(taskID string, opt TaskGitOptions) (TaskGitInfo, error) {
+	ctx, cancel := s.call(30 * time.Second)
+	defer cancel()
+	return s.ws.SetTaskOptions(ctx, taskID, opt)
+}
+
+// Status returns the task's git state and worktree status.
+func (s *GitService) Status(taskID string) (TaskGitStatus, error) {
+	ctx, cancel := s.call(30 * time.Second)
+	defer cancel()
+	return s.ws.Status(ctx, taskID)
+}
+
+// Diff returns the task's changes against its base (poll it).
+func (s *GitService) Diff(taskID string) (TaskDiff, error) {
+	ctx, cancel := s.call(60 * time.Second)
+	defer cancel()
+	return s.ws.Diff(ctx, taskID)
+}
+
+// FileDiff returns one file's full change.
+func (s *GitService) FileDiff(taskID, path string) (gitx.FileChange, error) {
+	ctx, cancel := s.call(60 * time.Second)
+	defer cancel()
+	return s.ws.FileDiff(ctx, taskID, path)
+}
+
+// Commit commits everything in the task's worktree.
+func (s *GitService) Commit(taskID, message string) (TaskGitInfo, error) {
+	ctx, cancel := s.call(10 * time.Minute) // hooks may be slow
+	defer cancel()
+	info, err := s.ws.Commit(ctx, taskID, message)
+	if err == nil {
+		s.changed(taskID)
+	}
+	return info, err
+}
+
+// Merge merges the task's branch into its source branch.
+func (s *GitService) Merge(taskID string, in MergeInput) (MergeOutcome, error) {
+	ctx, cancel := s.call(5 * time.Minute)
+	defer cancel()
+	out, err := s.ws.Merge(ctx, taskID, in)
+	if err == nil {
+		s.changed(taskID)
+	}
+	return out, err
+}
+
+// Discard removes the task's worktree and branch, losing its work.
+func (s *GitService) Discard(taskID string) (TaskGitInfo, error) {
+	ctx, cancel := s.call(2 * time.Minute)
+	defer cancel()
+	info, err := s.ws.Discard(ctx, taskID)
+	if err == nil {
+		s.changed(taskID)
+	}
+	return info, err
+}
+
+// DeleteTaskWorkspace removes the task's worktree (and merged branch)
+// before the task is deleted; force also drops uncommitted changes and an
+// unmerged branch.
+func (s *GitService) DeleteTaskWorkspace(taskID string, force bool) (WorkspaceRemoval, error) {
+	ctx, cancel := s.call(2 * time.Minute)
+	defer cancel()
+	out, err := s.ws.DeleteTaskWorkspace(ctx, taskID, force)
+	if err == nil {
+		s.changed(taskID)
+	}
+	return out, err
+}
+
+// Branches lists a project's local branches.
+func (s *GitService) Branches(projectID string) ([]gitx.Branch, error) {
+	ctx, cancel := s.call(30 * time.Second)
+	defer cancel()
+	return s.ws.Branches(ctx, projectID)
+}
+
+// ProjectSettings returns a project's worktree settings.
+func (s *GitService) ProjectSettings(projectID string) (ProjectGitSettings, error) {
+	ctx, cancel := s.call(30 * time.Second)
+	defer cancel()
+	return s.ws.ProjectSettings(ctx, projectID)
+}
+
+// SetProjectSettings stores a project's worktree settings.
+func (s *GitService) SetProjectSettings(projectID string, in ProjectGitSettings) (ProjectGitSettings, error) {
+	ctx, cancel := s.call(30 * time.Second)
+	defer cancel()
+	return s.ws.SetProjectSettings(ctx, projectID, in)
+}
