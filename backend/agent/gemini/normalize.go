@@ -1,0 +1,398 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// Raw format names.
+const (
+	FormatName     = "gemini"      // --output-format stream-json, one line per frame
+	JSONFormatName = "gemini-json" // --output-format json, the whole output is one frame
+)
+
+// Normalizer turns Gemini CLI stream-json lines into normalized events. Each
+// `gemini -p` run is one turn; the turn's messages get ids from the session
+// id and the timestamp of their first line, so they stay stable when the
+// stored lines are normalized again.
+//
+// Mapping (line → events):
+//
+//	init {session_id, model}          session-id (once per session id); the model is kept
+//	                                  for the turn's messages
+//	message role=user                 user message "<sid>:user:<timestamp>"
+//	message role=assistant (delta)    text part of the turn's assistant message
+//	                                  "<sid>:<timestamp of its first line>"; consecutive
+//	                                  deltas merge, re-emitted whole each time
+//	tool_use {tool_name, tool_id,     tool-use part {toolId, toolName, input = parameters,
+//	  parameters}                     kind} in the same message + tool-state-update running
+//	tool_result {status, output,      tool-result part {content = output or error.message,
+//	  error}                          isError when status is not success}; the tool-use
+//	                                  part goes completed/error + tool-state-update;
+//	                                  write_file → write structured result {filePath,
+//	                                  content} (create or update is not told); write_todos → todo
+//	                                  structured result {oldTodos, newTodos}
+//	result status=success             result message "<sid>:result:<timestamp>" {result =
+//	                                  last text, usage, durationMs, modelUsage} + complete
+//	result status=error               the same with isError + error {fatal, error.message};
+//	                                  a quota/429 message also gives rate-limit
+//	error {severity, message}         error {fatal: severity is "error"}
+//	unknown type                      system message with a system-status part, raw kept
+//	malformed line                    error {fatal: false, raw: the line}
+//
+// Tool kinds: read_file, read_many_files → read; write_file, replace, edit →
+// edit; run_shell_command → execute; glob, grep, grep_search,
+// search_file_content, list_directory, ls → search; web_fetch,
+// google_web_search → fetch; write_todos → todo; ask_user → ask-user;
+// invoke_agent, delegate_to_agent → sub-agent; activate_skill → skill;
+// save_memory, update_topic, anything else → other.
+type Normalizer struct {
+	sessionID string
+	announced map[string]bool
+	model     string
+	init      []byte // the init line, first frame of every message's Raw
+	turn      *turn
+	todos     []agent.TodoItem
+}
+
+type turn struct {
+	raw   []byte
+	msg   agent.Message
+	tools map[string]*tool
+}
+
+type tool struct {
+	use    int
+	result int
+	name   string
+	params json.RawMessage
+}
+
+// NewNormalizer returns a fresh stream-json normalizer.
+func NewNormalizer() *Normalizer { return &Normalizer{announced: map[string]bool{}} }
+
+var _ agent.Normalizer = (*Normalizer)(nil)
+
+// Flush implements agent.Normalizer: changes are emitted as they happen.
+func (n *Normalizer) Flush() []agent.Event { return nil }
+
+// Feed implements agent.Normalizer.
+func (n *Normalizer) Feed(frame []byte) []agent.Event {
+	var l line
+	if err := json.Unmarshal(frame, &l); err != nil {
+		return []agent.Event{{Type: agent.EventError, Error: "gemini: malformed line: " + err.Error(), Raw: bytes.Clone(frame)}}
+	}
+	switch l.Type {
+	case "init":
+		n.init = bytes.Clone(frame)
+		n.model = l.Model
+		n.turn = nil
+		if l.SessionID == "" || n.announced[l.SessionID] {
+			n.sessionID = l.SessionID
+			return nil
+		}
+		n.sessionID = l.SessionID
+		n.announced[l.SessionID] = true
+		return []agent.Event{{Type: agent.EventSessionID, SessionID: l.SessionID}}
+	case "message":
+		if l.Role == "user" {
+			n.turn = nil
+			return []agent.Event{{Type: agent.EventMessage, Raw: n.withInit(frame), Message: &agent.Message{
+				ID: n.sessionID + ":user:" + l.Timestamp, Role: agent.RoleUser, Timestamp: l.Timestamp,
+				Parts: []agent.Part{{Type: agent.PartText, Text: l.Content}},
+			}}}
+		}
+		t := n.ensureTurn(frame, l.Timestamp)
+		if k := len(t.msg.Parts) - 1; k >= 0 && t.msg.Parts[k].Type == agent.PartText {
+			t.msg.Parts[k].Text += l.Content
+		} else {
+			t.msg.Parts = append(t.msg.Parts, agent.Part{Type: agent.PartText, Text: l.Content})
+		}
+		return []agent.Event{n.emit()}
+	case "tool_use":
+		t := n.ensureTurn(frame, l.Timestamp)
+		tl := &tool{use: len(t.msg.Parts), result: -1, name: l.ToolName, params: l.Parameters}
+		t.tools[l.ToolID] = tl
+		t.msg.Parts = append(t.msg.Parts, agent.Part{
+			Type: agent.PartToolUse, ToolID: l.ToolID, ToolName: l.ToolName,
+			Input: l.Parameters, Kind: ToolKind(l.ToolName), State: agent.ToolRunning,
+		})
+		return []agent.Event{n.emit(), {Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: l.ToolID, State: agent.ToolRunning}}
+	case "tool_result":
+		return n.toolResult(frame, &l)
+	case "result":
+		return n.result(frame, &l)
+	case "error":
+		return []agent.Event{{Type: agent.EventError, Error: "gemini: " + l.Message, Fatal: l.Severity == "error", Raw: bytes.Clone(frame)}}
+	}
+	h := fnv.New64a()
+	h.Write(frame)
+	return []agent.Event{{Type: agent.EventMessage, Raw: bytes.Clone(frame), Message: &agent.Message{
+		ID:       "gemini-unknown-" + strconv.FormatUint(h.Sum64(), 16),
+		Role:     agent.RoleSystem,
+		Parts:    []agent.Part{{Type: agent.PartSystemStatus, Subtype: l.Type, Text: "Unhandled Gemini line type " + strconv.Quote(l.Type)}},
+		Metadata: map[string]any{"raw": string(frame)},
+	}}}
+}
+
+// withInit is frame preceded by the init line, so a fresh normalizer fed it
+// knows the session id.
+func (n *Normalizer) withInit(frame []byte) []byte {
+	if n.init == nil {
+		return bytes.Clone(frame)
+	}
+	out := make([]byte, 0, len(n.init)+1+len(frame))
+	out = append(append(append(out, n.init...), '\n'), frame...)
+	return out
+}
+
+func (n *Normalizer) ensureTurn(frame []byte, ts string) *turn {
+	if n.turn != nil {
+		n.turn.raw = append(append(n.turn.raw, '\n'), frame...)
+		return n.turn
+	}
+	t := &turn{raw: n.withInit(frame), tools: map[string]*tool{}}
+	t.msg = agent.Message{ID: n.sessionID + ":" + ts, Role: agent.RoleAssistant, Timestamp: ts, Model: n.model}
+	n.turn = t
+	return t
+}
+
+func (n *Normalizer) emit() agent.Event {
+	t := n.turn
+	m := t.msg
+	m.Parts = slices.Clone(t.msg.Parts)
+	return agent.Event{Type: agent.EventMessage, Message: &m, Raw: t.raw[:len(t.raw):len(t.raw)]}
+}
+
+func (n *Normalizer) toolResult(frame []byte, l *line) []agent.Event {
+	t := n.ensureTurn(frame, l.Timestamp)
+	tl := t.tools[l.ToolID]
+	if tl == nil { // a result without its tool_use: keep it anyway
+		tl = &tool{use: len(t.msg.Parts), result: -1}
+		t.tools[l.ToolID] = tl
+		t.msg.Parts = append(t.msg.Parts, agent.Part{Type: agent.PartToolUse, ToolID: l.ToolID, ToolName: "unknown", Kind: agent.ToolOther})
+	}
+	failed := l.Status != "success"
+	text := outputText(l.Output)
+	if failed && l.Error != nil && l.Error.Message != "" && text == "" {
+		text = l.Error.Message
+	}
+	res := agent.Part{Type: agent.PartToolResult, ToolID: l.ToolID, IsError: failed, Content: agent.StringContent(text)}
+	if !failed {
+		res.StructuredResult = n.structured(tl)
+	}
+	if tl.result < 0 {
+		tl.result = len(t.msg.Parts)
+		t.msg.Parts = append(t.msg.Parts, res)
+	} else {
+		t.msg.Parts[tl.result] = res
+	}
+	state := agent.ToolCompleted
+	if failed {
+		state = agent.ToolError
+	}
+	t.msg.Parts[tl.use].State = state
+	ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: l.ToolID, State: state}
+	if failed {
+		ev.Error = text
+		if l.Error != nil && l.Error.Type != "" {
+			ev.Error = l.Error.Type + ": " + text
+		}
+	} else {
+		ev.ToolResult = text
+	}
+	return []agent.Event{n.emit(), ev}
+}
+
+// outputText is a tool's output: a string, or JSON kept as text.
+func outputText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// structured is the rich result of the file and todo tools.
+func (n *Normalizer) structured(tl *tool) *agent.StructuredResult {
+	switch tl.name {
+	case "write_file":
+		var p writeParams
+		if json.Unmarshal(tl.params, &p) != nil || p.FilePath == "" {
+			return nil
+		}
+		return &agent.StructuredResult{Kind: agent.StructuredWrite, FilePath: p.FilePath, Content: p.Content}
+	case "write_todos":
+		var p todoParams
+		if json.Unmarshal(tl.params, &p) != nil {
+			return nil
+		}
+		todos := make([]agent.TodoItem, len(p.Todos))
+		for i, td := range p.Todos {
+			todos[i] = agent.TodoItem{Content: td.Description, Status: td.Status}
+		}
+		old := n.todos
+		n.todos = todos
+		return &agent.StructuredResult{Kind: agent.StructuredTodo, OldTodos: old, NewTodos: todos}
+	}
+	return nil
+}
+
+func (n *Normalizer) result(frame []byte, l *line) []agent.Event {
+	var raw []byte
+	res := &agent.Result{IsError: l.Status != "success", Reason: l.Status}
+	if t := n.turn; t != nil {
+		t.raw = append(append(t.raw, '\n'), frame...)
+		raw = t.raw[:len(t.raw):len(t.raw)]
+		for i := len(t.msg.Parts) - 1; i >= 0; i-- {
+			if t.msg.Parts[i].Type == agent.PartText {
+				res.Text = t.msg.Parts[i].Text
+				break
+			}
+		}
+	} else {
+		raw = n.withInit(frame)
+	}
+	n.turn = nil
+	if s := l.Stats; s != nil {
+		res.DurationMs = s.DurationMs
+		res.Usage = &agent.TokenUsage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadTokens: s.Cached}
+		for name, m := range s.Models {
+			if res.ModelUsage == nil {
+				res.ModelUsage = map[string]agent.ModelUsage{}
+			}
+			res.ModelUsage[name] = agent.ModelUsage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CacheReadTokens: m.Cached}
+		}
+	}
+	var errText string
+	if res.IsError {
+		errText = "Gemini: turn failed"
+		if l.Error != nil && l.Error.Message != "" {
+			errText = l.Error.Message
+		}
+		if res.Text == "" {
+			res.Text = errText
+		}
+	}
+	msg := &agent.Message{
+		ID: n.sessionID + ":result:" + l.Timestamp, Role: agent.RoleResult, Timestamp: l.Timestamp,
+		Parts: []agent.Part{}, Result: res.Text, IsError: res.IsError, Usage: res.Usage,
+		DurationMs: res.DurationMs, ModelUsage: res.ModelUsage, Model: n.model,
+	}
+	if l.Stats != nil {
+		msg.Metadata = map[string]any{"toolCalls": l.Stats.ToolCalls, "totalTokens": l.Stats.TotalTokens}
+	}
+	evs := []agent.Event{{Type: agent.EventMessage, Message: msg, Raw: raw}}
+	if res.IsError {
+		if isQuota(errText) {
+			evs = append(evs, agent.Event{Type: agent.EventRateLimit, Error: errText})
+		}
+		evs = append(evs, agent.Event{Type: agent.EventError, Error: errText, Fatal: true})
+	}
+	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
+}
+
+func isQuota(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "quota") || strings.Contains(s, "429") || strings.Contains(s, "rate limit") || strings.Contains(s, "resource_exhausted")
+}
+
+// ToolKind classifies Gemini CLI's native tool names.
+func ToolKind(name string) agent.ToolKind {
+	switch name {
+	case "read_file", "read_many_files":
+		return agent.ToolRead
+	case "write_file", "replace", "edit":
+		return agent.ToolEdit
+	case "run_shell_command":
+		return agent.ToolExecute
+	case "glob", "grep", "grep_search", "search_file_content", "list_directory", "ls":
+		return agent.ToolSearch
+	case "web_fetch", "google_web_search":
+		return agent.ToolFetch
+	case "write_todos":
+		return agent.ToolTodo
+	case "ask_user":
+		return agent.ToolAskUser
+	case "invoke_agent", "delegate_to_agent":
+		return agent.ToolSubAgent
+	case "activate_skill":
+		return agent.ToolSkill
+	}
+	return agent.ToolOther
+}
+
+// JSONNormalizer reads `--output-format json`: the whole output is one
+// frame, a pretty-printed object {session_id, response, stats, error?}.
+//
+//	session_id        session-id
+//	response          assistant message "<sid>:response" with one text part
+//	stats.models      result message "<sid>:result" {modelUsage per model: input = prompt,
+//	                  output = candidates, cacheRead = cached; usage = their sums}
+//	                  + complete
+//	error             result isError + error {fatal}
+//	stats.tools/files result message metadata
+type JSONNormalizer struct{}
+
+// Feed implements agent.Normalizer.
+func (n *JSONNormalizer) Feed(frame []byte) []agent.Event {
+	var o jsonOutput
+	if err := json.Unmarshal(frame, &o); err != nil {
+		return []agent.Event{{Type: agent.EventError, Error: "gemini: malformed JSON output: " + err.Error(), Raw: bytes.Clone(frame)}}
+	}
+	raw := bytes.Clone(frame)
+	var evs []agent.Event
+	if o.SessionID != "" {
+		evs = append(evs, agent.Event{Type: agent.EventSessionID, SessionID: o.SessionID})
+	}
+	if o.Response != "" {
+		evs = append(evs, agent.Event{Type: agent.EventMessage, Raw: raw, Message: &agent.Message{
+			ID: o.SessionID + ":response", Role: agent.RoleAssistant, Parts: []agent.Part{{Type: agent.PartText, Text: o.Response}},
+		}})
+	}
+	res := &agent.Result{Text: o.Response, IsError: o.Error != nil}
+	meta := map[string]any{}
+	if o.Stats != nil {
+		usage := agent.TokenUsage{}
+		for name, m := range o.Stats.Models {
+			if res.ModelUsage == nil {
+				res.ModelUsage = map[string]agent.ModelUsage{}
+			}
+			res.ModelUsage[name] = agent.ModelUsage{InputTokens: m.Tokens.Prompt, OutputTokens: m.Tokens.Candidates, CacheReadTokens: m.Tokens.Cached}
+			usage.InputTokens += m.Tokens.Prompt
+			usage.OutputTokens += m.Tokens.Candidates
+			usage.CacheReadTokens += m.Tokens.Cached
+			usage.ReasoningTokens += m.Tokens.Thoughts
+		}
+		res.Usage = &usage
+		if len(o.Stats.Tools) > 0 {
+			meta["tools"] = o.Stats.Tools
+		}
+		if len(o.Stats.Files) > 0 {
+			meta["files"] = o.Stats.Files
+		}
+	}
+	if o.Error != nil && res.Text == "" {
+		res.Text = o.Error.Message
+	}
+	evs = append(evs, agent.Event{Type: agent.EventMessage, Raw: raw, Message: &agent.Message{
+		ID: o.SessionID + ":result", Role: agent.RoleResult, Parts: []agent.Part{}, Result: res.Text,
+		IsError: res.IsError, Usage: res.Usage, ModelUsage: res.ModelUsage, Metadata: meta,
+	}})
+	if o.Error != nil {
+		evs = append(evs, agent.Event{Type: agent.EventError, Error: o.Error.Message, Fatal: true})
+	}
+	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
+}
+
+// Flush implements agent.Normalizer.
+func (n *JSONNormalizer) Flush() []agent.Event { return nil }
