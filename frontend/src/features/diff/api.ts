@@ -1,0 +1,56 @@
+// GitApi is the diff view's door to the Go GitService. Components take it
+// as a prop (or use wailsGitApi()), so tests and the e2e page supply fakes.
+// Calls go through window.go.services.GitService.<Method>, which is what
+// the generated Wails bindings call.
+
+import type { FileChange, MergeInput, MergeOutcome, TaskDiff, TaskGitInfo, TaskGitStatus } from "./types";
+
+export interface GitApi {
+  diff(taskId: string): Promise<TaskDiff>;
+  fileDiff(taskId: string, path: string): Promise<FileChange>;
+  status(taskId: string): Promise<TaskGitStatus>;
+  commit(taskId: string, message: string): Promise<TaskGitInfo>;
+  merge(taskId: string, input: MergeInput): Promise<MergeOutcome>;
+  discard(taskId: string): Promise<TaskGitInfo>;
+  /** onUpdated subscribes to "git:updated"; returns the unsubscribe. */
+  onUpdated?(cb: (taskId: string) => void): () => void;
+}
+
+type Fn = (...args: unknown[]) => Promise<unknown>;
+
+interface WailsWindow {
+  go?: Record<string, Record<string, Record<string, Fn>>>;
+  runtime?: {
+    EventsOnMultiple(name: string, cb: (...data: unknown[]) => void, max: number): () => void;
+  };
+}
+
+function call<T>(method: string, ...args: unknown[]): Promise<T> {
+  const fn = (window as unknown as WailsWindow).go?.services?.GitService?.[method];
+  if (!fn) return Promise.reject(new Error(`GitService.${method} is not available (no Wails backend)`));
+  return fn(...args) as Promise<T>;
+}
+
+/** wailsGitApi is the GitApi over the Wails bindings. */
+export function wailsGitApi(): GitApi {
+  return {
+    diff: (taskId) => call<TaskDiff>("Diff", taskId),
+    fileDiff: (taskId, path) => call<FileChange>("FileDiff", taskId, path),
+    status: (taskId) => call<TaskGitStatus>("Status", taskId),
+    commit: (taskId, message) => call<TaskGitInfo>("Commit", taskId, message),
+    merge: (taskId, input) => call<MergeOutcome>("Merge", taskId, input),
+    discard: (taskId) => call<TaskGitInfo>("Discard", taskId),
+    onUpdated: (cb) => {
+      const rt = (window as unknown as WailsWindow).runtime;
+      if (!rt) return () => {};
+      return rt.EventsOnMultiple(
+        "git:updated",
+        (payload) => {
+          const id = (payload as { taskId?: string } | null)?.taskId;
+          if (id) cb(id);
+        },
+        -1,
+      );
+    },
+  };
+}
