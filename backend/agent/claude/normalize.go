@@ -178,6 +178,15 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 	if len(line) == 0 {
 		return nil
 	}
+	if bytes.IndexByte(line, '\n') >= 0 {
+		// Not a line as cut by agent.Lines: compact it, so that the Raw of
+		// its events (lines joined with "\n") still splits back into lines.
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, line); err != nil {
+			return []agent.Event{malformed(line, err)}
+		}
+		line = buf.Bytes()
+	}
 	h, ok := scanHead(line)
 	if !ok {
 		return []agent.Event{malformed(line, nil)}
@@ -423,32 +432,6 @@ func toolKind(name string) agent.ToolKind {
 	return agent.ToolOther
 }
 
-// blocks decodes message content: a plain string or a list of blocks.
-func blocks(content json.RawMessage) ([]wireBlock, []json.RawMessage, error) {
-	c := bytes.TrimSpace(content)
-	if len(c) == 0 || string(c) == "null" {
-		return nil, nil, nil
-	}
-	if c[0] == '"' {
-		var s string
-		if err := json.Unmarshal(c, &s); err != nil {
-			return nil, nil, err
-		}
-		return []wireBlock{{Type: "text", Text: s}}, []json.RawMessage{nil}, nil
-	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(c, &raws); err != nil {
-		return nil, nil, err
-	}
-	out := make([]wireBlock, len(raws))
-	for i, r := range raws {
-		if err := json.Unmarshal(r, &out[i]); err != nil {
-			return nil, nil, err
-		}
-	}
-	return out, raws, nil
-}
-
 // blockPart maps one content block to a part.
 func blockPart(b wireBlock, raw json.RawMessage) agent.Part {
 	switch b.Type {
@@ -482,13 +465,13 @@ func resultContent(c json.RawMessage) json.RawMessage {
 	if c[0] != '[' {
 		return c
 	}
-	bs, raws, err := blocks(c)
-	if err != nil {
+	var wc wireContent
+	if err := wc.UnmarshalJSON(c); err != nil {
 		return c
 	}
-	parts := make([]agent.Part, len(bs))
-	for i, b := range bs {
-		parts[i] = blockPart(b, raws[i])
+	parts := make([]agent.Part, len(wc.blocks))
+	for i, b := range wc.blocks {
+		parts[i] = blockPart(b, wc.raw(i))
 	}
 	out, err := json.Marshal(parts)
 	if err != nil {
@@ -535,16 +518,13 @@ func (n *Normalizer) assistant(evs []agent.Event, line []byte) []agent.Event {
 	} else if w.UUID != "" && slices.Contains(a.uuids, w.UUID) {
 		return evs // the same line again
 	}
-	bs, raws, err := blocks(w.Message.Content)
-	if err != nil {
-		return append(evs, malformed(line, err))
-	}
+	bs := w.Message.Content.blocks
 	a.lines = append(a.lines, bytes.Clone(line))
 	if w.UUID != "" {
 		a.uuids = append(a.uuids, w.UUID)
 	}
 	for i, b := range bs {
-		a.parts = append(a.parts, blockPart(b, raws[i]))
+		a.parts = append(a.parts, blockPart(b, w.Message.Content.raw(i)))
 	}
 	if w.Message.Model != "" {
 		a.model = w.Message.Model
@@ -638,10 +618,7 @@ func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
 	if w.Message == nil {
 		return append(evs, rawStatusMessage(line, "user", "no message"))
 	}
-	bs, raws, err := blocks(w.Message.Content)
-	if err != nil {
-		return append(evs, malformed(line, err))
-	}
+	bs := w.Message.Content.blocks
 	m := &agent.Message{
 		ID:          orID(w.UUID, line),
 		Role:        agent.RoleUser,
@@ -654,7 +631,7 @@ func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
 	}
 	structured := structuredResult(w.ToolUseResult)
 	for i, b := range bs {
-		p := blockPart(b, raws[i])
+		p := blockPart(b, w.Message.Content.raw(i))
 		if p.Type == agent.PartToolResult && structured != nil {
 			p.StructuredResult = structured
 			structured = nil
@@ -685,6 +662,9 @@ func structuredResult(raw json.RawMessage) *agent.StructuredResult {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil // absent, or an error string
+	}
+	if !mayBeStructured(raw) {
+		return nil // e.g. Bash {stdout, stderr}: not worth a decode
 	}
 	var r wireToolUseResult
 	if err := json.Unmarshal(raw, &r); err != nil {
@@ -729,6 +709,20 @@ func structuredResult(raw json.RawMessage) *agent.StructuredResult {
 		return &agent.StructuredResult{Kind: agent.StructuredTodo, NewTodos: []agent.TodoItem{it}}
 	}
 	return nil
+}
+
+// structuredKeys are the keys one of which every recognized
+// tool_use_result shape has.
+var structuredKeys = [][]byte{[]byte(`"filePath"`), []byte(`"oldTodos"`), []byte(`"newTodos"`),
+	[]byte(`"commandName"`), []byte(`"task"`), []byte(`"tasks"`), []byte(`"taskId"`)}
+
+func mayBeStructured(raw []byte) bool {
+	for _, k := range structuredKeys {
+		if bytes.Contains(raw, k) {
+			return true
+		}
+	}
+	return false
 }
 
 func (t wireTask) item() agent.TodoItem {

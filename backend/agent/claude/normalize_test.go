@@ -342,3 +342,10 @@ func TestHostUserTurn(t *testing.T) {
 		t.Fatalf("%+v", evs)
 	}
 }
+
+func TestMultiLineFrameIsCompacted(t *testing.T) {
+	evs := feedAll("{\"type\":\"user\",\n\"uuid\":\"m1\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}")
+	if len(evs) != 1 || evs[0].Message == nil || bytes.IndexByte(evs[0].Raw, '\n') >= 0 {
+		t.Fatalf("%+v", evs)
+	}
+}

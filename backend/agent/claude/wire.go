@@ -79,8 +79,58 @@ type wireMessage struct {
 	ID      string          `json:"id"`
 	Role    string          `json:"role"`
 	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
-	Usage   *wireUsage      `json:"usage"`
+	Content wireContent `json:"content"`
+	Usage   *wireUsage  `json:"usage"`
+}
+
+// wireContent is message content: a plain string (one text block) or a
+// list of blocks, decoded in one pass. raws holds each block's JSON only
+// when some block has a type the normalizer does not know (it keeps the
+// block as text).
+type wireContent struct {
+	blocks []wireBlock
+	raws   []json.RawMessage
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *wireContent) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		return nil
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		c.blocks = []wireBlock{{Type: "text", Text: s}}
+		return nil
+	}
+	if err := json.Unmarshal(b, &c.blocks); err != nil {
+		return err
+	}
+	for _, bl := range c.blocks {
+		if !knownBlock(bl.Type) {
+			return json.Unmarshal(b, &c.raws)
+		}
+	}
+	return nil
+}
+
+// raw returns block i's JSON when it was kept.
+func (c *wireContent) raw(i int) json.RawMessage {
+	if i < len(c.raws) {
+		return c.raws[i]
+	}
+	return nil
+}
+
+func knownBlock(t string) bool {
+	switch t {
+	case "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "tool_result", "image":
+		return true
+	}
+	return false
 }
 
 // wireBlock is one content block: text, thinking, redacted_thinking,
