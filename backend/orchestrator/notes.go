@@ -84,8 +84,9 @@ func PermissionSummary(req agent.Request) string {
 // sendNote sends n unless the window has focus or its kind is turned off
 // ("notify.<kind>" = "false" in settings). It never blocks on delivery when
 // the Notifier is asynchronous.
-func (o *Orchestrator) sendNote(ctx context.Context, n notify.Notification) {
-	if o.notifier == nil || o.focused.Load() {
+// focused is whether the window had focus when the event happened.
+func (o *Orchestrator) sendNote(ctx context.Context, n notify.Notification, focused bool) {
+	if o.notifier == nil || focused {
 		return
 	}
 	v, ok, err := store.SettingValue(ctx, o.db.R, n.Kind.SettingKey())

@@ -341,7 +341,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		_ = sess.Stop(context.Background())
 		return fail(err)
 	}
-	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}),
+	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}), status: store.StatusRunning,
 		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}}
 	var stored *agent.Message
 	now := store.Now()

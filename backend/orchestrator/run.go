@@ -166,6 +166,7 @@ type emission func()
 func (r *run) handleBatch(b agent.Batch) {
 	o := r.o
 	ctx := context.Background()
+	focused := o.focused.Load()
 	unlock := o.lock(r.taskID)
 	now := store.Now()
 	received := b.ReceivedAt
@@ -400,7 +401,7 @@ func (r *run) handleBatch(b agent.Batch) {
 	}
 	unlock()
 	for _, n := range notes {
-		o.sendNote(ctx, n)
+		o.sendNote(ctx, n, focused)
 	}
 	for _, f := range after {
 		f()
@@ -431,6 +432,7 @@ func (r *run) applyRules(ctx context.Context, tx *txT, req agent.Request, now in
 func (r *run) finish(waitErr error) {
 	o := r.o
 	ctx := context.Background()
+	focused := o.focused.Load()
 	unlock := o.lock(r.taskID)
 	now := store.Now()
 	var newStatus, reason string
@@ -485,7 +487,7 @@ func (r *run) finish(waitErr error) {
 	o.emitTask(ctx, r.taskID)
 	unlock()
 	if newStatus == store.StatusErrored {
-		o.sendNote(ctx, o.taskNote(r.taskID, notify.KindError, firstLine(reason)))
+		o.sendNote(ctx, o.taskNote(r.taskID, notify.KindError, firstLine(reason)), focused)
 	}
 	close(r.done)
 	if resume && !closed {
