@@ -7,6 +7,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 )
 
@@ -27,6 +28,7 @@ func NewRegistry(opt Options) *agent.Registry {
 	r := agent.NewRegistry()
 	r.Register(claude.New(claude.Options{Binary: opt.Binaries[agent.BackendClaudeCode]}))
 	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode]}))
+	r.Register(gemini.New(gemini.Options{Binary: opt.Binaries[agent.BackendGemini]}))
 	for _, c := range append(acp.Presets(), opt.ACPAgents...) {
 		if bin := opt.Binaries[c.Name]; bin != "" {
 			c.Command = bin
@@ -44,6 +46,8 @@ func Formats() *agent.Formats {
 		claude.Format(),
 		opencode.Format(),
 		acp.Format(),
+		gemini.Format(),
+		gemini.JSONFormat(),
 	// gemini.Format(), codex.Format(), acp.Format() ...
 	)
 }

@@ -1,0 +1,460 @@
+// Package gemini drives Gemini CLI headless: one `gemini -p ...
+// --output-format stream-json` process per turn, follow-ups resuming the
+// session with --resume, and normalizes its stream-json (and the
+// single-object --output-format json) into agent events.
+//
+// Headless Gemini CLI cannot ask for permissions: a tool that needs approval
+// in the current approval mode fails with tool_not_registered. Interactive
+// permissions need the ACP agent "acp.google.gemini" (gemini --acp).
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// Options configure the backend.
+type Options struct {
+	// Binary is the gemini executable (default "gemini" on PATH).
+	Binary string
+}
+
+// Backend starts Gemini CLI sessions.
+type Backend struct {
+	bin string
+
+	mu       sync.Mutex
+	sessions map[*session]struct{}
+}
+
+var _ agent.Backend = (*Backend)(nil)
+
+// New returns a Gemini CLI backend.
+func New(opt Options) *Backend {
+	if opt.Binary == "" {
+		opt.Binary = "gemini"
+	}
+	return &Backend{bin: opt.Binary, sessions: map[*session]struct{}{}}
+}
+
+// Notes is what the UI shows with the backend.
+const Notes = "Headless Gemini CLI cannot ask for permissions: in ask mode, tools that need approval are refused. " +
+	"Pick \"Gemini CLI (ACP)\" for interactive permissions."
+
+// Info implements agent.Backend.
+func (b *Backend) Info() agent.Info {
+	return agent.Info{
+		Name:        agent.BackendGemini,
+		DisplayName: "Gemini CLI",
+		Notes:       Notes,
+		Capabilities: agent.Capabilities{
+			Resume:    true,
+			Interrupt: true,
+			SetMode:   true, // from the next turn on
+			SetModel:  true, // from the next turn on
+		},
+	}
+}
+
+// Dispose implements agent.Backend.
+func (b *Backend) Dispose(ctx context.Context) error {
+	b.mu.Lock()
+	ss := make([]*session, 0, len(b.sessions))
+	for s := range b.sessions {
+		ss = append(ss, s)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, s := range ss {
+		errs = append(errs, s.Stop(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// Start implements agent.Backend: the first turn runs at once.
+func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (agent.Session, error) {
+	path, err := exec.LookPath(b.bin)
+	if err != nil {
+		return nil, fmt.Errorf("Gemini CLI not found (%s): %w", b.bin, errors.Join(agent.ErrBinaryNotFound, err))
+	}
+	if st, err := os.Stat(cfg.Cwd); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("gemini: working directory %q: %w", cfg.Cwd, errors.Join(os.ErrNotExist, err))
+	}
+	s := &session{
+		b: b, bin: path, cfg: cfg, sessionID: cfg.SessionID, mode: cfg.Mode, model: cfg.Model,
+		events: make(chan agent.Batch, 1024),
+		done:   make(chan struct{}),
+		norm:   NewNormalizer(),
+	}
+	b.mu.Lock()
+	b.sessions[s] = struct{}{}
+	b.mu.Unlock()
+	if prompt != "" {
+		s.startTurn(prompt)
+	}
+	return s, nil
+}
+
+// Args is the command line of one turn.
+func Args(prompt string, mode agent.InteractionMode, model, resume string, extra []string) []string {
+	args := []string{"--prompt=" + prompt, "--output-format", "stream-json"}
+	switch mode {
+	case agent.ModeBypass:
+		args = append(args, "--yolo")
+	case agent.ModeAcceptEdits:
+		args = append(args, "--approval-mode", "auto_edit")
+	case agent.ModePlan:
+		args = append(args, "--approval-mode", "plan")
+	}
+	if model != "" {
+		args = append(args, "-m", model)
+	}
+	if resume != "" {
+		args = append(args, "--resume", resume)
+	}
+	return append(args, extra...)
+}
+
+type session struct {
+	b   *Backend
+	bin string
+	cfg agent.Config
+
+	mu        sync.Mutex
+	sessionID string
+	mode      agent.InteractionMode
+	model     string
+	cmd       *exec.Cmd // the running turn's process, if any
+	closed    bool
+	pid       int
+
+	turnMu sync.Mutex // one turn at a time
+	turns  sync.WaitGroup
+
+	normMu       sync.Mutex
+	norm         *Normalizer
+	events       chan agent.Batch
+	eventsClosed bool
+
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+var (
+	_ agent.Session      = (*session)(nil)
+	_ agent.ModelSetter  = (*session)(nil)
+	_ agent.ProcessOwner = (*session)(nil)
+)
+
+// deliver normalizes frame (nil for synthesized events), sends the Batch
+// and returns its events; after Stop it drops them.
+func (s *session) deliver(frame []byte, synth []agent.Event) []agent.Event {
+	s.normMu.Lock()
+	defer s.normMu.Unlock()
+	if s.eventsClosed {
+		return nil
+	}
+	evs := synth
+	if frame != nil {
+		evs = s.norm.Feed(frame)
+	}
+	for _, ev := range evs {
+		if ev.Type == agent.EventSessionID {
+			s.mu.Lock()
+			s.sessionID = ev.SessionID
+			s.mu.Unlock()
+		}
+	}
+	s.events <- agent.Batch{Frame: frame, Format: FormatName, Events: evs, ReceivedAt: time.Now()}
+	return evs
+}
+
+func (s *session) startTurn(prompt string) {
+	s.turns.Add(1)
+	go func() {
+		defer s.turns.Done()
+		s.turnMu.Lock()
+		defer s.turnMu.Unlock()
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return
+		}
+		args := Args(prompt, s.mode, s.model, s.sessionID, s.cfg.ExtraArgs)
+		s.mu.Unlock()
+		s.runTurn(args)
+	}()
+}
+
+// runTurn runs one gemini process to its end.
+func (s *session) runTurn(args []string) {
+	cmd := exec.Command(s.bin, args...)
+	cmd.Dir = s.cfg.Cwd
+	cmd.Env = os.Environ()
+	for k, v := range s.cfg.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 3 * time.Second
+	stderr := &tail{max: 16 << 10}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: fmt.Sprintf("gemini: start: %v", err)}})
+		return
+	}
+	s.mu.Lock()
+	s.cmd, s.pid = cmd, cmd.Process.Pid
+	s.mu.Unlock()
+
+	completed := false
+	var readErr error
+	for line, err := range agent.Lines(stdout) {
+		if err != nil {
+			readErr = err
+			_ = killGroup(cmd, syscall.SIGTERM)
+			break
+		}
+		for _, ev := range s.deliver(line, nil) {
+			if ev.Type == agent.EventComplete {
+				completed = true
+			}
+		}
+	}
+	werr := cmd.Wait()
+	_ = killGroup(cmd, syscall.SIGKILL) // whatever the turn left behind
+	s.mu.Lock()
+	s.cmd = nil
+	interrupted := s.closed
+	s.mu.Unlock()
+	if readErr != nil {
+		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: "gemini: reading output: " + readErr.Error()}})
+		return
+	}
+	if completed {
+		return
+	}
+	code := -1
+	if ee := (*exec.ExitError)(nil); errors.As(werr, &ee) {
+		code = ee.ExitCode()
+		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() && (st.Signal() == syscall.SIGINT || st.Signal() == syscall.SIGTERM) {
+			interrupted = true
+		}
+	} else if werr == nil {
+		code = 0
+	}
+	if code == 130 {
+		interrupted = true
+	}
+	if interrupted {
+		s.deliver(nil, []agent.Event{{Type: agent.EventComplete, Result: &agent.Result{Interrupted: true, Reason: "interrupted"}}})
+		return
+	}
+	msg := ExitError(code, stderr.String())
+	evs := []agent.Event{}
+	if code == 173 {
+		evs = append(evs, agent.Event{Type: agent.EventRateLimit, Error: msg})
+	}
+	s.deliver(nil, append(evs, agent.Event{Type: agent.EventError, Fatal: true, Error: msg}))
+}
+
+// ExitError explains a gemini exit code: Gemini CLI exits with the HTTP
+// status & 255 on API errors (173 = 429 quota, 244 = 500) and with its own
+// codes for fatal setup errors.
+func ExitError(code int, stderr string) string {
+	var why string
+	switch code {
+	case 173:
+		why = "quota exhausted (HTTP 429)"
+	case 244:
+		why = "API server error (HTTP 500)"
+	case 247:
+		why = "API unavailable (HTTP 503)"
+	case 144:
+		why = "bad request (HTTP 400)"
+	case 145:
+		why = "unauthorized (HTTP 401)"
+	case 147:
+		why = "forbidden (HTTP 403)"
+	case 41:
+		why = "authentication failed"
+	case 42:
+		why = "invalid input"
+	case 44:
+		why = "sandbox error"
+	case 52:
+		why = "configuration error"
+	case 53:
+		why = "turn limit reached"
+	case -1:
+		why = "killed"
+	default:
+		why = "failed"
+	}
+	msg := fmt.Sprintf("Gemini CLI exited with code %d: %s", code, why)
+	if stderr != "" {
+		msg += "\n" + lastLines(stderr, 12)
+	}
+	return msg
+}
+
+func lastLines(s string, n int) string {
+	lines := bytes.Split([]byte(s), []byte{'\n'})
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte{'\n'}))
+}
+
+// SendMessage implements agent.Session: a new process resumes the session
+// once the current turn ended.
+func (s *session) SendMessage(ctx context.Context, text string) error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return agent.ErrSessionClosed
+	}
+	s.startTurn(text)
+	return nil
+}
+
+// RespondToPermission implements agent.Session: headless Gemini never asks.
+func (s *session) RespondToPermission(context.Context, string, agent.PermissionResponse) error {
+	return fmt.Errorf("gemini: permissions (use the ACP agent): %w", agent.ErrUnsupported)
+}
+
+// RespondToQuestion implements agent.Session.
+func (s *session) RespondToQuestion(context.Context, string, agent.QuestionAnswer) error {
+	return fmt.Errorf("gemini: questions: %w", agent.ErrUnsupported)
+}
+
+// SetMode implements agent.Session: the next turn runs in mode.
+func (s *session) SetMode(ctx context.Context, mode agent.InteractionMode) error {
+	if !mode.Valid() {
+		return fmt.Errorf("gemini: mode %q: %w", mode, agent.ErrUnsupported)
+	}
+	s.mu.Lock()
+	s.mode = mode
+	s.mu.Unlock()
+	s.deliver(nil, []agent.Event{{Type: agent.EventModeChange, Mode: mode}})
+	return nil
+}
+
+// SetModel implements agent.ModelSetter: the next turn uses model.
+func (s *session) SetModel(ctx context.Context, model string) error {
+	s.mu.Lock()
+	s.model = model
+	s.mu.Unlock()
+	return nil
+}
+
+// Interrupt implements agent.Session: SIGINT to the running turn's group.
+func (s *session) Interrupt(ctx context.Context) error {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd == nil {
+		return nil
+	}
+	return killGroup(cmd, syscall.SIGINT)
+}
+
+// Stop implements agent.Session: interrupt the turn, then SIGTERM and
+// SIGKILL its group if it lingers; Events is closed on return.
+func (s *session) Stop(ctx context.Context) error {
+	s.stopOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		cmd := s.cmd
+		s.mu.Unlock()
+		if cmd != nil {
+			_ = killGroup(cmd, syscall.SIGINT)
+			ch := make(chan struct{})
+			go func() { s.turns.Wait(); close(ch) }()
+			select {
+			case <-ch:
+			case <-time.After(2 * time.Second):
+				_ = killGroup(cmd, syscall.SIGTERM)
+				select {
+				case <-ch:
+				case <-time.After(3 * time.Second):
+					_ = killGroup(cmd, syscall.SIGKILL)
+				}
+			}
+		}
+		s.turns.Wait()
+		s.normMu.Lock()
+		s.eventsClosed = true
+		close(s.events)
+		s.normMu.Unlock()
+		s.b.mu.Lock()
+		delete(s.b.sessions, s)
+		s.b.mu.Unlock()
+		close(s.done)
+	})
+	<-s.done
+	return nil
+}
+
+// Events implements agent.Session.
+func (s *session) Events() <-chan agent.Batch { return s.events }
+
+// Wait implements agent.Session: the session ends when it is stopped.
+func (s *session) Wait() error {
+	<-s.done
+	return nil
+}
+
+// PID implements agent.ProcessOwner: the last turn's process.
+func (s *session) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pid
+}
+
+func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
+	if cmd == nil || cmd.Process == nil {
+		return nil
+	}
+	err := syscall.Kill(-cmd.Process.Pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// tail keeps the last max bytes written (the agent's stderr).
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.TrimSpace(t.buf))
+}
