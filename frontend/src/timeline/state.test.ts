@@ -108,8 +108,18 @@ describe("applyEvent", () => {
     applyEvent(s, msg({ id: "u", role: "user", parts: [{ type: "text", text: "go" }] }));
     applyEvent(s, { type: "complete", result: { isError: false, durationMs: 900, interrupted: true } }, 2);
     applyEvent(s, { type: "error", error: "boom", fatal: true }, 3);
+    applyEvent(s, { type: "rate-limit", error: "429", retryAfterMs: 500, attempt: 1, maxRetries: 2 }, 4);
+    expect(s.retry).toMatchObject({ text: "429", attempt: 1 });
     applyEvent(s, msg({ id: "u2", role: "user", parts: [{ type: "text", text: "again" }] }));
     expect(toDisplayRows(s).map((r) => (r.kind === "notice" ? r.notice.kind : r.key))).toEqual(["u", "complete", "error", "u2"]);
+    expect(s.retry).toBeUndefined();
+  });
+
+  it("does not repeat an error the agent already sent as a message", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "e", isError: true, parts: [{ type: "text", text: "API Error: 429 rate limited" }] }));
+    applyEvent(s, { type: "error", error: "API Error: 429 rate limited", fatal: true });
+    expect(s.notices).toHaveLength(0);
   });
 
   it("keeps pending permission requests and questions by request id", () => {

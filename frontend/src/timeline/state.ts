@@ -41,12 +41,17 @@ export interface ToolLive {
 /** A session-level happening shown inline in the stream (not a message). */
 export interface Notice {
   key: string;
-  kind: "error" | "rate-limit" | "complete";
+  kind: "error" | "complete";
   /** Position: shown after this many messages of `order`. */
   after: number;
   text: string;
   fatal?: boolean;
   result?: Result;
+}
+
+/** RetryInfo is a rate limit the agent is waiting out. */
+export interface RetryInfo {
+  text: string;
   retryAfterMs?: number;
   attempt?: number;
   maxRetries?: number;
@@ -71,6 +76,8 @@ export interface TimelineState {
   notices: Notice[];
   pending: Map<string, PendingCard>;
   mode?: InteractionMode;
+  /** Set while the agent waits out a rate limit; cleared when it moves on. */
+  retry?: RetryInfo;
   sessionId?: string;
   title?: string;
   /** Latest per-model usage seen (result message or complete event). */
@@ -203,7 +210,13 @@ function requestKind(ev: AgentEvent): PendingKind {
 export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
   switch (ev.type) {
     case "message":
-      if (ev.message) upsertMessage(s, ev.message);
+      if (ev.message) {
+        if (s.retry && ev.message.role !== "system") {
+          s.retry = undefined;
+          s.structureRev++;
+        }
+        upsertMessage(s, ev.message);
+      }
       return;
     case "message-removed":
       if (ev.messageId) removeMessage(s, ev.messageId);
@@ -232,6 +245,7 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
       return;
     }
     case "complete": {
+      s.retry = undefined;
       const r = typeof ev.result === "object" && ev.result ? ev.result : undefined;
       if (r?.modelUsage && Object.keys(r.modelUsage).length > 0) s.modelUsage = r.modelUsage;
       // Running tools of a finished turn are not running any more.
@@ -250,19 +264,16 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
       return;
     }
     case "error":
+      s.retry = undefined;
+      // The agent usually also sent the error as a message; don't say it twice.
+      if (lastMessageSays(s, ev.error ?? "")) return;
       s.notices.push({ key: `error:${seq}:${s.notices.length}`, kind: "error", after: s.order.length, text: ev.error ?? "error", fatal: ev.fatal });
       s.structureRev++;
       return;
     case "rate-limit":
-      s.notices.push({
-        key: `rate:${seq}:${s.notices.length}`,
-        kind: "rate-limit",
-        after: s.order.length,
-        text: ev.error ?? "rate limited",
-        retryAfterMs: ev.retryAfterMs,
-        attempt: ev.attempt,
-        maxRetries: ev.maxRetries,
-      });
+      // Transient: shown by the working indicator until the agent moves on.
+      // (Backends also persist a system-status line for each retry.)
+      s.retry = { text: ev.error ?? "rate limited", retryAfterMs: ev.retryAfterMs, attempt: ev.attempt, maxRetries: ev.maxRetries };
       s.structureRev++;
       return;
     default: {
@@ -270,6 +281,17 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
       void _exhaustive;
     }
   }
+}
+
+function lastMessageSays(s: TimelineState, text: string): boolean {
+  for (let i = s.order.length - 1; i >= 0; i--) {
+    const m = s.messages.get(s.order[i])?.msg;
+    if (!m || m.parentToolUseId) continue;
+    if (!m.isError) return false;
+    const said = (m.parts ?? []).map((p) => p.text ?? "").join("\n") + (m.result ?? "");
+    return text !== "" && said.includes(text);
+  }
+  return false;
 }
 
 function lastRowIsResult(s: TimelineState): boolean {

@@ -7,7 +7,6 @@ import type { DisplayRow } from "../../timeline/groups";
 import type { TimelineState, Notice } from "../../timeline/state";
 import { PartView } from "../../parts/registry";
 import { ResultSummary, resultFromComplete, resultFromMessage } from "./ResultSummary";
-import { formatDuration } from "../../parts/util";
 
 function NoticeRow({ n }: { n: Notice }) {
   switch (n.kind) {
@@ -17,14 +16,6 @@ function NoticeRow({ n }: { n: Notice }) {
       return (
         <div className={`jc-notice is-error${n.fatal ? " is-fatal" : ""}`} role="alert">
           <strong>{n.fatal ? "Error" : "Warning"}</strong> {n.text}
-        </div>
-      );
-    case "rate-limit":
-      return (
-        <div className="jc-notice is-warning">
-          <strong>Rate limited</strong> {n.text}
-          {n.retryAfterMs ? ` · retrying in ${formatDuration(n.retryAfterMs)}` : ""}
-          {n.attempt ? ` · attempt ${n.attempt}${n.maxRetries ? `/${n.maxRetries}` : ""}` : ""}
         </div>
       );
     default: {

@@ -4,7 +4,7 @@
 
 import { useEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
 import { TimelineStore } from "../../timeline/store";
-import { pendingCards } from "../../timeline/state";
+import { pendingCards, type RetryInfo } from "../../timeline/state";
 import { queueReducer } from "../../timeline/queue";
 import type { InteractionMode } from "../../timeline/types";
 import { useTaskApi } from "./context";
@@ -42,11 +42,20 @@ function writeSeen(taskId: string, id: string): void {
   }
 }
 
-function Working({ since }: { since: number }) {
+function Working({ since, retry }: { since: number; retry?: RetryInfo }) {
   const now = useNow(true);
   return (
-    <div className="jc-working" aria-live="polite">
-      <span className="jc-tool-state is-running" aria-hidden="true" /> Working… <span className="jc-meta">{formatDuration(now - since)}</span>
+    <div className={`jc-working${retry ? " is-retrying" : ""}`} aria-live="polite">
+      <span className="jc-tool-state is-running" aria-hidden="true" />
+      {retry ? (
+        <span>
+          Rate limited, retrying{retry.attempt ? ` (${retry.attempt}${retry.maxRetries ? `/${retry.maxRetries}` : ""})` : ""}
+          {retry.retryAfterMs ? ` in ${formatDuration(retry.retryAfterMs)}` : ""}… <span className="jc-meta">{retry.text}</span>
+        </span>
+      ) : (
+        <span>Working…</span>
+      )}
+      <span className="jc-meta">{formatDuration(now - since)}</span>
     </div>
   );
 }
@@ -159,7 +168,7 @@ export function TaskView({ taskId }: TaskViewProps) {
           <MessageList
             store={store}
             unreadFromKey={unreadFromKey}
-            footer={busy && cards.length === 0 ? <Working since={busySince} /> : null}
+            footer={busy && cards.length === 0 ? <Working since={busySince} retry={store.state.retry} /> : null}
           />
         )}
       </div>

@@ -1,0 +1,76 @@
+// fakeApi is an in-memory TaskApi for tests and the benchmark page: it
+// serves a stored transcript and lets the caller emit the Wails events the
+// orchestrator would.
+
+import type { AgentEventEnvelope, Message, PendingRequest, QueuedMessage } from "../../timeline/types";
+import type { BackendInfo, PermissionAnswer, QueueUpdate, RequestsUpdate, TaskApi, TaskInfo } from "./api";
+
+export interface FakeCall {
+  method: string;
+  args: unknown[];
+}
+
+export interface FakeApi {
+  api: TaskApi;
+  calls: FakeCall[];
+  emitAgent(e: AgentEventEnvelope): void;
+  emitTask(t: TaskInfo): void;
+  emitQueue(u: QueueUpdate): void;
+  emitRequests(u: RequestsUpdate): void;
+}
+
+export interface FakeSeed {
+  task?: TaskInfo;
+  messages?: Message[];
+  pending?: PendingRequest[];
+  queue?: QueuedMessage[];
+  backends?: BackendInfo[];
+}
+
+export function createFakeApi(seed: FakeSeed = {}): FakeApi {
+  const calls: FakeCall[] = [];
+  const subs = {
+    agent: new Set<(e: AgentEventEnvelope) => void>(),
+    task: new Set<(t: TaskInfo) => void>(),
+    queue: new Set<(u: QueueUpdate) => void>(),
+    requests: new Set<(u: RequestsUpdate) => void>(),
+  };
+  const rec = (method: string, ...args: unknown[]) => {
+    calls.push({ method, args });
+    return Promise.resolve();
+  };
+  const sub = <T,>(set: Set<(v: T) => void>, cb: (v: T) => void) => {
+    set.add(cb);
+    return () => {
+      set.delete(cb);
+    };
+  };
+  const api: TaskApi = {
+    getTask: (id) => Promise.resolve(seed.task ?? { id, status: "completed" }),
+    listBackends: () => Promise.resolve(seed.backends ?? []),
+    messages: () => Promise.resolve(seed.messages ?? []),
+    pendingRequests: () => Promise.resolve(seed.pending ?? []),
+    queue: () => Promise.resolve(seed.queue ?? []),
+    sendMessage: (id, text) => rec("sendMessage", id, text),
+    stop: (id) => rec("stop", id),
+    respondToPermission: (id, rid, a: PermissionAnswer) => rec("respondToPermission", id, rid, a),
+    respondToQuestion: (id, rid, answers) => rec("respondToQuestion", id, rid, answers),
+    setMode: (id, m) => rec("setMode", id, m),
+    setModel: (id, m) => rec("setModel", id, m),
+    editQueued: (qid, text) => rec("editQueued", qid, text),
+    removeQueued: (qid) => rec("removeQueued", qid),
+    markRead: (id) => rec("markRead", id),
+    onAgentEvent: (cb) => sub(subs.agent, cb),
+    onTaskUpdated: (cb) => sub(subs.task, cb),
+    onQueueUpdated: (cb) => sub(subs.queue, cb),
+    onRequestsUpdated: (cb) => sub(subs.requests, cb),
+  };
+  return {
+    api,
+    calls,
+    emitAgent: (e) => subs.agent.forEach((f) => f(e)),
+    emitTask: (t) => subs.task.forEach((f) => f(t)),
+    emitQueue: (u) => subs.queue.forEach((f) => f(u)),
+    emitRequests: (u) => subs.requests.forEach((f) => f(u)),
+  };
+}

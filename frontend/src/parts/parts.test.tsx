@@ -1,0 +1,261 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, screen, within } from "@testing-library/react";
+import { renderEvents } from "./testing";
+import { FIXTURES } from "../fixtures";
+import type { AgentEvent, Message, Part } from "../timeline/types";
+
+const ts = "2026-01-01T00:00:00Z";
+const m = (id: string, parts: Part[], extra: Partial<Message> = {}): AgentEvent => ({
+  type: "message",
+  message: { id, role: "assistant", parts, timestamp: ts, ...extra },
+});
+
+function card(container: HTMLElement, toolId: string): HTMLElement {
+  const el = container.querySelector<HTMLElement>(`[data-tool-id="${toolId}"]`);
+  if (!el) throw new Error(`no card for ${toolId}`);
+  return el;
+}
+
+function open(el: HTMLElement) {
+  const header = el.querySelector<HTMLElement>(".jc-tool__header")!;
+  if (header.getAttribute("aria-expanded") !== "true") fireEvent.click(header);
+}
+
+describe("text", () => {
+  it("renders GFM markdown with tables and highlighted code blocks with a copy button", () => {
+    const text = "Intro **bold**\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```ts\nconst x: number = 1;\n```\n";
+    const { container } = renderEvents([m("a", [{ type: "text", text }])]);
+    expect(container.querySelector("table")).not.toBeNull();
+    expect(screen.getByText("bold").tagName).toBe("STRONG");
+    const block = container.querySelector(".jc-codeblock")!;
+    expect(block.querySelector(".jc-codeblock__lang")!.textContent).toBe("ts");
+    expect(block.querySelector(".hljs-keyword")!.textContent).toBe("const");
+    expect(within(block as HTMLElement).getByRole("button", { name: "Copy" })).toBeInTheDocument();
+  });
+
+  it("shows user text as plain text in a bubble", () => {
+    const { container } = renderEvents([m("u", [{ type: "text", text: "do **it**" }], { role: "user" })]);
+    expect(container.querySelector(".jc-msg--user")!.textContent).toBe("do **it**");
+  });
+});
+
+describe("reasoning", () => {
+  it("is collapsed by default with its length and expands on click", () => {
+    renderEvents([m("a", [{ type: "reasoning", text: "think about the problem carefully" }])]);
+    const btn = screen.getByRole("button", { name: /Thinking/ });
+    expect(btn).toHaveAttribute("aria-expanded", "false");
+    expect(btn.textContent).toContain("33 chars · 5 words");
+    expect(screen.queryByText("think about the problem carefully")).toBeNull();
+    fireEvent.click(btn);
+    expect(screen.getByText("think about the problem carefully")).toBeInTheDocument();
+  });
+});
+
+describe("tool cards from a recorded Claude run", () => {
+  const events = FIXTURES["claude-main-print-bypass"].events;
+
+  it("match each tool use to its result and show the live state", () => {
+    const { container } = renderEvents(events);
+    const cards = container.querySelectorAll(".jc-tool");
+    expect(cards).toHaveLength(2);
+    for (const c of cards) expect(c.getAttribute("data-state")).toBe("completed");
+    const bash = container.querySelector<HTMLElement>('[data-tool-kind="execute"]')!;
+    expect(bash.textContent).toContain("Ran");
+    expect(bash.textContent).toContain("ls");
+    open(bash);
+    expect(bash.querySelector(".jc-output__pre")!.textContent).toBe("hello.txt");
+    expect(bash.querySelector(".jc-tool-command__exit")!.textContent).toBe("exit 0");
+    // elapsed time between the tool use and its result
+    expect(bash.querySelector(".jc-tool__elapsed")!.textContent).toMatch(/ms|s$/);
+  });
+
+  it("renders a created file as an all-added diff", () => {
+    const { container } = renderEvents(events);
+    const write = container.querySelector<HTMLElement>('[data-tool-kind="edit"]')!;
+    expect(write.textContent).toContain("Created");
+    expect(write.querySelector(".jc-diffstat")!.textContent).toContain("+1");
+    expect(write.querySelectorAll(".jc-diff__line.is-add")).toHaveLength(1);
+    expect(write.querySelector(".jc-diff__line.is-add")!.textContent).toContain("Hello from the fake model!");
+  });
+
+  it("summarizes the result with duration, cost, tokens and per-model usage", () => {
+    const { container } = renderEvents(events);
+    const sum = screen.getByTestId("result-summary");
+    expect(sum.textContent).toContain("Done");
+    expect(sum.textContent).toContain("1.0s");
+    expect(sum.textContent).toContain("$0.02");
+    expect(sum.textContent).toContain("4.2k in · 126 out");
+    fireEvent.click(within(sum).getByRole("button"));
+    const table = container.querySelector(".jc-result__models")!;
+    expect(table.textContent).toContain("claude-opus-5-5");
+    // one result summary: the complete event does not add a second one
+    expect(screen.getAllByTestId("result-summary")).toHaveLength(1);
+  });
+});
+
+describe("command output", () => {
+  it("colors ANSI output, shows a failing exit code and collapses long output", () => {
+    const out = "Exit code 2\n" + "\u001b[31mred line\u001b[0m\n" + Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n");
+    const { container } = renderEvents([
+      m("a", [{ type: "tool-use", toolId: "t", toolName: "Bash", kind: "execute", input: { command: "make test" } }]),
+      m("r", [{ type: "tool-result", toolId: "t", content: out, isError: true }], { role: "user" }),
+    ]);
+    const c = card(container, "t");
+    expect(c.getAttribute("data-state")).toBe("error");
+    // errors start open
+    expect(c.querySelector(".ansi-red-fg")!.textContent).toBe("red line");
+    expect(c.querySelector(".jc-tool-command__exit")!.textContent).toBe("exit 2");
+    expect(c.querySelector(".jc-output__pre")!.textContent).not.toContain("line 29");
+    fireEvent.click(within(c).getByRole("button", { name: /Show all 31 lines/ }));
+    expect(c.querySelector(".jc-output__pre")!.textContent).toContain("line 29");
+  });
+
+  it("shows a running tool with a live elapsed time and partial output", () => {
+    const { container } = renderEvents([
+      m("a", [{ type: "tool-use", toolId: "t", toolName: "bash", kind: "execute", input: { command: "sleep 5" }, state: "pending" }], { timestamp: new Date(Date.now() - 3000).toISOString() }),
+      { type: "tool-state-update", messageId: "a", toolId: "t", state: "running", result: "tick" },
+    ]);
+    const c = card(container, "t");
+    expect(c.getAttribute("data-state")).toBe("running");
+    expect(c.querySelector(".jc-tool__elapsed")!.textContent).toMatch(/^[34]\.\ds$/);
+    expect(c.querySelector(".jc-output__pre")!.textContent).toBe("tick");
+  });
+});
+
+describe("read, edit, search, fetch, generic", () => {
+  it("reads a file with line numbers", () => {
+    const { container } = renderEvents([
+      m("a", [{ type: "tool-use", toolId: "t", toolName: "Read", kind: "read", input: { file_path: "/p/a.ts" } }]),
+      m("r", [{ type: "tool-result", toolId: "t", content: "     1→const a = 1;\n     2→export {a};\n" }], { role: "user" }),
+    ]);
+    const c = card(container, "t");
+    expect(c.textContent).toContain("/p/a.ts");
+    expect(c.textContent).toContain("(2 lines)");
+    open(c);
+    const nos = [...c.querySelectorAll(".jc-code-lines__no")].map((n) => n.textContent);
+    expect(nos).toEqual(["1", "2"]);
+    expect(c.querySelector(".jc-code-lines__src")!.textContent).toBe("const a = 1;");
+  });
+
+  it("diffs an edit from old/new strings when there is no structured patch", () => {
+    const { container } = renderEvents([
+      m("a", [{ type: "tool-use", toolId: "t", toolName: "edit", kind: "edit", input: { filePath: "/p/x.go", oldString: "a\nb\n", newString: "a\nc\n" } }]),
+    ]);
+    const c = card(container, "t");
+    expect(c.querySelector(".jc-diff__line.is-del")!.textContent).toContain("b");
+    expect(c.querySelector(".jc-diff__line.is-add")!.textContent).toContain("c");
+  });
+
+  it("prefers the structured patch of the result", () => {
+    const { container } = renderEvents([
+      m("a", [{ type: "tool-use", toolId: "t", toolName: "Edit", kind: "edit", input: { file_path: "/p/x", old_string: "zzz", new_string: "yyy" } }]),
+      m("r", [{ type: "tool-result", toolId: "t", content: "ok", structuredResult: { kind: "write", filePath: "/p/x", operation: "update", structuredPatch: [{ oldStart: 10, oldLines: 1, newStart: 10, newLines: 2, lines: ["-old", "+new", "+more"] }] } }], { role: "user" }),
+    ]);
+    const c = card(container, "t");
+    expect(c.querySelector(".jc-diff__header")!.textContent).toContain("-10,1 +10,2");
+    expect(c.querySelectorAll(".jc-diff__line.is-add")).toHaveLength(2);
+    expect(c.textContent).not.toContain("zzz");
+    expect(c.textContent).toContain("Edited");
+  });
+
+  it("counts search results and fetches pages", () => {
+    const { container } = renderEvents([
+      m("a", [
+        { type: "tool-use", toolId: "s", toolName: "Grep", kind: "search", input: { pattern: "TODO", path: "src" } },
+        { type: "tool-use", toolId: "f", toolName: "WebFetch", kind: "fetch", input: { url: "https://example.com", prompt: "summarize" } },
+        { type: "tool-use", toolId: "g", toolName: "mcp__thing", kind: "other", input: { x: 1 } },
+      ]),
+      m("r", [
+        { type: "tool-result", toolId: "s", content: "Found 3 files\na.ts\nb.ts\nc.ts" },
+        { type: "tool-result", toolId: "f", content: "# Example\nA page." },
+        { type: "tool-result", toolId: "g", content: "generic out" },
+      ], { role: "user" }),
+    ]);
+    expect(card(container, "s").textContent).toContain("(3 results)");
+    const f = card(container, "f");
+    expect(f.textContent).toContain("Fetched");
+    open(f);
+    expect(f.querySelector("h1")!.textContent).toBe("Example");
+    const g = card(container, "g");
+    expect(g.textContent).toContain("mcp__thing");
+    open(g);
+    expect(g.textContent).toContain('"x": 1');
+    expect(g.textContent).toContain("generic out");
+  });
+});
+
+describe("todo list", () => {
+  it("shows the recorded TodoWrite list", () => {
+    const { container } = renderEvents(FIXTURES["claude-todo-print"].events);
+    const c = container.querySelector<HTMLElement>('[data-tool-kind="todo"]')!;
+    expect(c.textContent).toContain("1/3 completed");
+    const items = [...c.querySelectorAll(".jc-todo")];
+    expect(items.map((i) => i.className.match(/is-(completed|in_progress|pending)/)![1])).toEqual(["completed", "in_progress", "pending"]);
+    // in-progress items show their active form
+    expect(items[1].textContent).toContain("Listing the directory");
+  });
+
+  it("highlights what changed since the previous list", () => {
+    const { container } = renderEvents([
+      m("a", [{ type: "tool-use", toolId: "t", toolName: "TodoWrite", kind: "todo", input: {} }]),
+      m("r", [{
+        type: "tool-result", toolId: "t", content: "ok", structuredResult: {
+          kind: "todo",
+          oldTodos: [{ content: "A", status: "in_progress" }, { content: "B", status: "pending" }],
+          newTodos: [{ content: "A", status: "completed" }, { content: "B", status: "pending" }, { content: "C", status: "pending" }],
+        },
+      }], { role: "user" }),
+    ]);
+    const items = [...card(container, "t").querySelectorAll(".jc-todo")];
+    expect(items.map((i) => i.classList.contains("is-changed"))).toEqual([true, false, true]);
+    expect(items[2].textContent).toContain("new");
+  });
+});
+
+describe("recorded synthetic Claude run (sub-agents, skills, compaction, status)", () => {
+  const events = FIXTURES["claude-synthetic"].events;
+
+  it("groups sub-agent messages under the Task card", () => {
+    const { container } = renderEvents(events);
+    const task = card(container, "toolu_task");
+    expect(task.getAttribute("data-tool-kind")).toBe("sub-agent");
+    expect(task.textContent).toContain("1 tool call");
+    open(task);
+    const inner = task.querySelector<HTMLElement>('[data-tool-id="toolu_glob"]');
+    expect(inner).not.toBeNull();
+    expect(inner!.getAttribute("data-tool-kind")).toBe("search");
+    // the child messages are not top-level rows
+    expect(container.querySelector('[data-row-key="msg_sub"]')).toBeNull();
+  });
+
+  it("renders skill, ask-user, compaction markers and system-status lines", () => {
+    const { container } = renderEvents(events);
+    expect(card(container, "toolu_skill").textContent).toContain("Used skill");
+    expect(card(container, "toolu_ask").getAttribute("data-tool-kind")).toBe("ask-user");
+    expect(container.querySelectorAll(".jc-part--compact").length).toBeGreaterThanOrEqual(2);
+    expect(container.querySelector(".jc-part--compact")!.textContent).toMatch(/Context compacted (automatically|manually)/);
+    expect(container.querySelectorAll(".jc-part--status").length).toBeGreaterThanOrEqual(3);
+    expect(container.querySelector(".jc-part--unknown")).toBeNull();
+    // malformed frames became error notices
+    expect(container.querySelectorAll(".jc-notice.is-error")).toHaveLength(2);
+  });
+});
+
+describe("every part type of the recordings renders", () => {
+  for (const [name, fx] of Object.entries(FIXTURES)) {
+    it(name, () => {
+      const { container, state } = renderEvents(fx.events);
+      expect(container.querySelector(".jc-part--unknown")).toBeNull();
+      // every top-level tool use has a card (sub-agent tools render when their card opens)
+      const topLevel = [...state.toolUses.values()].filter((u) => !state.messages.get(u.messageId)?.msg.parentToolUseId);
+      expect(container.querySelectorAll(".jc-tool").length).toBe(topLevel.length);
+    });
+  }
+
+  it("opencode: tool results in the same message render inside their cards", () => {
+    const { container } = renderEvents(FIXTURES["opencode-serve-basic"].events);
+    expect(container.querySelectorAll(".jc-tool").length).toBeGreaterThan(0);
+    expect(container.querySelector(".jc-part--tool-result")).toBeNull();
+    for (const c of container.querySelectorAll(".jc-tool")) expect(c.getAttribute("data-state")).toBe("completed");
+  });
+});
