@@ -247,7 +247,10 @@ describe("every part type of the recordings renders", () => {
       const { container, state } = renderEvents(fx.events);
       expect(container.querySelector(".jc-part--unknown")).toBeNull();
       // every top-level tool use has a card (sub-agent tools render when their card opens)
-      const topLevel = [...state.toolUses.values()].filter((u) => !state.messages.get(u.messageId)?.msg.parentToolUseId);
+      const topLevel = [...state.toolUses.values()].filter((u) => {
+        const parent = state.messages.get(u.messageId)?.msg.parentToolUseId;
+        return !parent || !state.toolUses.has(parent);
+      });
       expect(container.querySelectorAll(".jc-tool").length).toBe(topLevel.length);
     });
   }
