@@ -90,6 +90,9 @@ type Options struct {
 	TaskView func(t store.TaskRun) any
 	// StopTimeout bounds Session.Stop (default 10s).
 	StopTimeout time.Duration
+	// OnRunEnd is called (on the session's goroutine, without locks) after
+	// a session ended and its end was stored, e.g. to record the git head.
+	OnRunEnd func(ctx context.Context, taskID string)
 }
 
 // Orchestrator runs agent sessions for tasks.

@@ -489,6 +489,9 @@ func (r *run) finish(waitErr error) {
 	if newStatus == store.StatusErrored {
 		o.sendNote(ctx, o.taskNote(r.taskID, notify.KindError, firstLine(reason)), focused)
 	}
+	if o.opt.OnRunEnd != nil {
+		o.opt.OnRunEnd(ctx, r.taskID)
+	}
 	close(r.done)
 	if resume && !closed {
 		if err := o.Resume(ctx, r.taskID); err != nil {
