@@ -3,7 +3,7 @@
 //
 // # Fake claude
 //
-// BuildFakeClaude builds fakeclaude (./fakeclaude) into a temporary
+// BuildFakeClaude builds fakeclaude (./fakeclaude) into a cache
 // directory as an executable named "claude" and returns its path; pass it
 // as claude.Options{Binary: path} or put its directory first on PATH. It
 // behaves like `claude --input-format stream-json --output-format
@@ -28,7 +28,8 @@
 //   - interrupt during a turn drops the rest of it and writes a user
 //     "[Request interrupted by user]" line and a result with subtype
 //     error_during_execution, terminal_reason aborted_streaming.
-//   - It exits 0 at stdin EOF.
+//   - At stdin EOF it finishes the running turn (and queued ones) unless
+//     it waits on a permission or hangs, then exits 0.
 //
 // Environment variables:
 //
@@ -57,6 +58,8 @@
 package agenttest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,29 +82,59 @@ func pkgDir() string {
 }
 
 // BuildFakeClaude builds the fake claude once per test binary and returns
-// the path of the executable (named "claude").
+// the path of the executable (named "claude"). The build is cached under
+// the user cache directory, keyed by a hash of the fake's source and the
+// Go version, so later test runs reuse it.
 func BuildFakeClaude(t testing.TB) string {
 	t.Helper()
 	fakeClaude.once.Do(func() {
-		dir, err := os.MkdirTemp("", "fakeclaude-")
-		if err != nil {
-			fakeClaude.err = err
-			return
-		}
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		path := filepath.Join(dir, "claude")
-		cmd := exec.Command(goBin, "build", "-o", path, "./fakeclaude")
-		cmd.Dir = pkgDir()
-		fakeClaude.out, fakeClaude.err = cmd.CombinedOutput()
-		fakeClaude.path = path
+		fakeClaude.path, fakeClaude.out, fakeClaude.err = buildFakeClaude()
 	})
 	if fakeClaude.err != nil {
 		t.Fatalf("building fake claude: %v\n%s", fakeClaude.err, fakeClaude.out)
 	}
 	return fakeClaude.path
+}
+
+func buildFakeClaude() (string, []byte, error) {
+	src, err := os.ReadFile(filepath.Join(pkgDir(), "fakeclaude", "main.go"))
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(append(src, runtime.Version()...))
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "jean-claude-test", "fakeclaude-"+hex.EncodeToString(sum[:8]))
+	path := filepath.Join(dir, "claude")
+	if st, err := os.Stat(path); err == nil && st.Mode()&0o111 != 0 {
+		return path, nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	// Build beside the final name, then rename: concurrent test binaries
+	// never see a half-written executable.
+	tmp, err := os.CreateTemp(dir, "claude-build-*")
+	if err != nil {
+		return "", nil, err
+	}
+	tmp.Close()
+	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), "./fakeclaude")
+	cmd.Dir = pkgDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp.Name())
+		return "", out, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", nil, err
+	}
+	return path, nil, nil
 }
 
 // ClaudeRecording returns the absolute path of a bundled claude recording

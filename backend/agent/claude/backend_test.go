@@ -428,3 +428,73 @@ func TestProcessArgsAndEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestProcessTurnsRepeatAndFallback(t *testing.T) {
+	env := map[string]string{"FAKE_CLAUDE_SCRIPT": agenttest.ClaudeRecording(t, "bidi_main_bypass")}
+	s, _ := fakeSession(t, env, agent.Config{Mode: agent.ModeBypass}, "first")
+	c := &collector{t: t, s: s}
+	ctx := context.Background()
+	c.until(isType(agent.EventComplete))
+	if err := s.SendMessage(ctx, "second"); err != nil {
+		t.Fatal(err)
+	}
+	c.until(isType(agent.EventComplete))
+	// The recording has two turns; the third is generated.
+	if err := s.SendMessage(ctx, "third"); err != nil {
+		t.Fatal(err)
+	}
+	c.until(isType(agent.EventComplete))
+	var said bool
+	for _, e := range c.events() {
+		said = said || (e.Type == agent.EventMessage && e.Message.Role == agent.RoleAssistant && e.Message.Parts[0].Text == "You said: third")
+	}
+	if !said {
+		t.Error("generated third turn missing")
+	}
+
+	env = map[string]string{"FAKE_CLAUDE_REPEAT": "30", "FAKE_CLAUDE_LINE_DELAY": "1ms"}
+	s, _ = fakeSession(t, env, agent.Config{Mode: agent.ModeBypass}, "go")
+	c = &collector{t: t, s: s}
+	c.until(isType(agent.EventComplete))
+	frames := 0
+	for _, b := range c.batches {
+		if b.Frame != nil {
+			frames++
+		}
+	}
+	// prompt + initialize's control_response + init + 30 lines + result
+	if frames != 34 {
+		t.Errorf("%d frames, want 34", frames)
+	}
+}
+
+// BenchmarkSessionRepeat streams FAKE_CLAUDE_REPEAT=5000 lines per turn
+// through a live session: process, pipe, read loop, normalizer, channel.
+func BenchmarkSessionRepeat(b *testing.B) {
+	bin := agenttest.BuildFakeClaude(b)
+	be := New(Options{Binary: bin})
+	ctx := context.Background()
+	s, err := be.Start(ctx, agent.Config{Cwd: b.TempDir(), Mode: agent.ModeBypass, Env: map[string]string{"FAKE_CLAUDE_REPEAT": "5000"}}, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop(ctx)
+	var bytesIn, events int64
+	for b.Loop() {
+		if err := s.SendMessage(ctx, "go"); err != nil {
+			b.Fatal(err)
+		}
+	turn:
+		for batch := range s.Events() {
+			bytesIn += int64(len(batch.Frame)) + 1
+			for _, e := range batch.Events {
+				events++
+				if e.Type == agent.EventComplete {
+					break turn
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(bytesIn)/b.Elapsed().Seconds()/1e6, "MB/s")
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}

@@ -171,7 +171,8 @@ func (f *fake) run() {
 			select {
 			case m, ok := <-in:
 				if !ok {
-					f.exit()
+					in = nil // EOF: finish the turn, then exit
+					continue
 				}
 				f.handle(m)
 				continue
@@ -181,7 +182,8 @@ func (f *fake) run() {
 				select {
 				case m, ok := <-in:
 					if !ok {
-						f.exit()
+						in = nil
+						continue
 					}
 					f.handle(m)
 					continue
@@ -197,9 +199,13 @@ func (f *fake) run() {
 			f.startTurn(p)
 			continue
 		}
+		if in == nil {
+			f.exit() // stdin closed and nothing left that can run
+		}
 		m, ok := <-in
 		if !ok {
-			f.exit()
+			in = nil
+			continue
 		}
 		f.handle(m)
 	}
@@ -212,14 +218,20 @@ func (f *fake) exit() {
 	os.Exit(0)
 }
 
+// emit writes one stdout line. Lines of a turn that follow at once are
+// flushed together (the reader sees the same lines, in bigger reads);
+// everything else is flushed immediately.
 func (f *fake) emit(line []byte) {
 	f.out.Write(line)
 	f.out.WriteByte('\n')
-	f.out.Flush()
 	f.written++
 	if f.cfg.crashAfter > 0 && f.written >= f.cfg.crashAfter {
+		f.out.Flush()
 		fmt.Fprintf(os.Stderr, "fakeclaude: simulated crash after %d lines\n", f.written)
 		os.Exit(1)
+	}
+	if len(f.queue) == 0 || f.waitingReq != "" || f.cfg.lineDelay > 0 || f.hanging {
+		f.out.Flush()
 	}
 }
 
@@ -235,7 +247,10 @@ func (f *fake) emitJSON(v any) {
 func (f *fake) step() {
 	line := f.queue[0]
 	f.queue = f.queue[1:]
-	f.emit(line)
+	if !bytes.Contains(line, []byte(`"can_use_tool"`)) {
+		f.emit(line)
+		return
+	}
 	var h struct {
 		Type      string `json:"type"`
 		RequestID string `json:"request_id"`
@@ -248,6 +263,7 @@ func (f *fake) step() {
 	if h.Type == "control_request" && h.Request.Subtype == "can_use_tool" {
 		f.waitingReq, f.waitingTool = h.RequestID, h.Request.ToolUseID
 	}
+	f.emit(line)
 }
 
 type message struct {
