@@ -76,9 +76,9 @@ type wireControl struct {
 // wireMessage is an Anthropic API message (assistant) or a user message.
 // Content is a string (a plain prompt) or a list of blocks.
 type wireMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
+	ID      string      `json:"id"`
+	Role    string      `json:"role"`
+	Model   string      `json:"model"`
 	Content wireContent `json:"content"`
 	Usage   *wireUsage  `json:"usage"`
 }
