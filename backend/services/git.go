@@ -326,6 +326,23 @@ func (w *Workspaces) RecordHead(ctx context.Context, taskID string) error {
 	return w.repo.RecordHead(ctx, taskID, head)
 }
 
+// CwdFor fits orchestrator.Options.Cwd: it prepares the task's worktree
+// (creating it on the first run) and returns where the agent runs.
+func (w *Workspaces) CwdFor(ctx context.Context, t store.TaskRun) (string, error) {
+	info, err := w.Prepare(ctx, t.ID)
+	if err != nil {
+		return "", err
+	}
+	return info.Cwd, nil
+}
+
+// RunEnded fits orchestrator.Options.OnRunEnd: it records the task's head
+// commit at the end of a run (errors are dropped: the head is also
+// recorded on every commit and merge).
+func (w *Workspaces) RunEnded(ctx context.Context, taskID string) {
+	_ = w.RecordHead(ctx, taskID)
+}
+
 // Status returns the task's git state and its worktree's live status.
 func (w *Workspaces) Status(ctx context.Context, taskID string) (TaskGitStatus, error) {
 	t, err := w.task(ctx, taskID)

@@ -32,6 +32,7 @@ func (r *gitRecorder) Emit(name string, payload any) {
 
 type gitFixture struct {
 	t     *testing.T
+	g     *gitx.Git
 	env   []string
 	repo  string
 	db    *store.DB
@@ -58,7 +59,7 @@ func newGitFixture(t *testing.T) *gitFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &gitFixture{t: t, env: env, repo: filepath.Join(t.TempDir(), "the project"), db: db, rec: &gitRecorder{}, tasks: store.NewTasks(db)}
+	f := &gitFixture{t: t, g: g, env: env, repo: filepath.Join(t.TempDir(), "the project"), db: db, rec: &gitRecorder{}, tasks: store.NewTasks(db)}
 	if err := os.Mkdir(f.repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +131,19 @@ func TestGitServiceTaskLifecycle(t *testing.T) {
 	if again := f.prepare(id); again != info {
 		t.Errorf("second prepare = %+v, want %+v", again, info)
 	}
+	// The orchestrator's hooks: Cwd prepares, RunEnded records the head.
+	ws := services.NewWorkspaces(f.db, f.g)
+	if cwd, err := ws.CwdFor(t.Context(), store.TaskRun{ID: id}); err != nil || cwd != info.WorktreePath {
+		t.Errorf("CwdFor = %q, %v", cwd, err)
+	}
+	f.write(info.WorktreePath, "agent.txt", "committed by the agent\n")
+	f.git(info.WorktreePath, "add", "agent.txt")
+	f.git(info.WorktreePath, "commit", "-q", "-m", "agent commit")
+	ws.RunEnded(t.Context(), id)
+	if got, _ := f.svc.Info(id); got.HeadCommit != f.git(info.WorktreePath, "rev-parse", "HEAD") || got.BaseCommit != info.BaseCommit {
+		t.Errorf("after RunEnded = %+v", got)
+	}
+	f.git(info.WorktreePath, "reset", "-q", "--hard", info.BaseCommit)
 
 	// The agent writes; the diff and status follow.
 	f.write(info.WorktreePath, "feature.txt", "one\ntwo\n")
