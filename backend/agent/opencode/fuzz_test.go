@@ -2,10 +2,10 @@ package opencode
 
 import (
 	"bytes"
-	"reflect"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
