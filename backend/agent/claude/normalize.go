@@ -107,10 +107,14 @@ import (
 //	                        cacheReadTokens, cacheCreationTokens, contextWindow,
 //	                        maxOutputTokens, costUsd}
 //	terminal_reason         complete.result.reason (subtype when absent)
-//	subtype error_during_execution, or terminal_reason aborted_*
+//	terminal_reason aborted_*, or (older CLIs, no terminal_reason) subtype
+//	  error_during_execution after a "[Request interrupted by user" line
 //	                        complete.result.interrupted = true, isError = false
+//	subtype error_*         complete.result.isError = true (unless interrupted;
+//	                        old CLIs said is_error false on these)
 //	num_turns, duration_api_ms, permission_denials, errors, stop_reason
-//	                        result metadata
+//	                        result metadata (errors also become the complete
+//	                        event's text when there is no result text)
 //	tool_use_result         the tool-result's structuredResult, by shape:
 //	                          {type create|update, filePath, content,
 //	                           structuredPatch, originalFile} (Write) or
@@ -138,6 +142,8 @@ type Normalizer struct {
 	order []string
 	// compacting is the open compaction (a status "compacting" line).
 	compacting *pendingCompact
+	// sawInterrupt: this turn had a "[Request interrupted by user" line.
+	sawInterrupt bool
 }
 
 type asmMsg struct {
@@ -631,6 +637,9 @@ func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
 	}
 	structured := structuredResult(w.ToolUseResult)
 	for i, b := range bs {
+		if b.Type == "text" && strings.HasPrefix(b.Text, "[Request interrupted by user") {
+			n.sawInterrupt = true
+		}
 		p := blockPart(b, w.Message.Content.raw(i))
 		if p.Type == agent.PartToolResult && structured != nil {
 			p.StructuredResult = structured
@@ -771,8 +780,12 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	if err := json.Unmarshal(line, &w); err != nil {
 		return append(evs, malformed(line, err))
 	}
+	// 2.1.330 says aborted_*; older versions only end an interrupted turn
+	// with error_during_execution after the "[Request interrupted by
+	// user...]" line (the same subtype is also used for API errors).
 	interrupted := strings.HasPrefix(w.TerminalReason, "aborted") ||
-		(w.Subtype == "error_during_execution" && w.TerminalReason == "")
+		(w.Subtype == "error_during_execution" && w.TerminalReason == "" && n.sawInterrupt)
+	n.sawInterrupt = false
 	m := &agent.Message{
 		ID:         orID(w.UUID, line),
 		Role:       agent.RoleResult,
@@ -786,7 +799,7 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	}
 	res := &agent.Result{
 		Text:        m.Result,
-		IsError:     w.IsError && !interrupted,
+		IsError:     (w.IsError || strings.HasPrefix(w.Subtype, "error")) && !interrupted,
 		DurationMs:  w.DurationMs,
 		Usage:       m.Usage,
 		Reason:      w.TerminalReason,
@@ -794,6 +807,12 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	}
 	if res.Reason == "" {
 		res.Reason = w.Subtype
+	}
+	if res.Text == "" && !interrupted && !isNull(w.Errors) {
+		var errs []string
+		if json.Unmarshal(w.Errors, &errs) == nil {
+			res.Text = strings.Join(errs, "\n")
+		}
 	}
 	if w.TotalCostUSD != nil {
 		total := *w.TotalCostUSD
