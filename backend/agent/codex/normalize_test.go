@@ -1,0 +1,166 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// recordings are Codex CLI 0.169.0's real output: exec-*.jsonl is
+// `codex exec --json` (format "codex"), appserver-*.jsonl is `codex
+// app-server` stdout, and the -transcript one both directions (format
+// "codex-app-server").
+func recordings(t testing.TB) map[string]agent.Format {
+	out := map[string]agent.Format{}
+	for pattern, f := range map[string]agent.Format{"exec-*.jsonl": ExecFormat(), "appserver-*.jsonl": AppServerFormat()} {
+		files, err := filepath.Glob(filepath.Join("testdata", pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range files {
+			out[p] = f
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no recordings")
+	}
+	return out
+}
+
+func normalizeFile(t testing.TB, path string, f agent.Format) []agent.Event {
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var evs []agent.Event
+	for ev, err := range agent.Normalize(f, r) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func render(t testing.TB, evs []agent.Event) []byte {
+	var b bytes.Buffer
+	for _, ev := range evs {
+		line, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func TestGolden(t *testing.T) {
+	for path, f := range recordings(t) {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			got := render(t, normalizeFile(t, path, f))
+			golden := filepath.Join("testdata", "TestGolden", strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if d := cmp.Diff(string(want), string(got)); d != "" {
+				t.Errorf("events differ (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestRebuildFromRaw: a message's Raw fed to a fresh normalizer gives the
+// same message, same id.
+func TestRebuildFromRaw(t *testing.T) {
+	for path, f := range recordings(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			last := map[string]agent.Event{}
+			for _, ev := range normalizeFile(t, path, f) {
+				if ev.Type == agent.EventMessage {
+					last[ev.Message.ID] = ev
+				}
+			}
+			for id, ev := range last {
+				var rebuilt *agent.Message
+				for e := range agent.Normalize(f, bytes.NewReader(ev.Raw)) {
+					if e.Type == agent.EventMessage && e.Message.ID == id {
+						rebuilt = e.Message
+					}
+				}
+				if rebuilt == nil {
+					t.Errorf("message %s: not rebuilt from its raw frames", id)
+					continue
+				}
+				if d := cmp.Diff(ev.Message, rebuilt); d != "" {
+					t.Errorf("message %s rebuilt differently (-live +rebuilt):\n%s", id, d)
+				}
+			}
+		})
+	}
+}
+
+func TestMalformedAndUnknown(t *testing.T) {
+	for _, f := range []agent.Format{ExecFormat(), AppServerFormat()} {
+		n := f.New()
+		evs := n.Feed([]byte(`{"type":`))
+		if len(evs) != 1 || evs[0].Type != agent.EventError || evs[0].Fatal || len(evs[0].Raw) == 0 {
+			t.Fatalf("%s malformed: %+v", f.Name, evs)
+		}
+	}
+	frame := []byte(`{"type":"brand.new","x":1}`)
+	evs := NewExecNormalizer().Feed(frame)
+	if len(evs) != 1 || evs[0].Message == nil || evs[0].Message.Metadata["raw"] != string(frame) {
+		t.Fatalf("exec unknown: %+v", evs)
+	}
+	frame = []byte(`{"method":"brand/new","params":{}}`)
+	evs = NewAppServerNormalizer().Feed(frame)
+	if len(evs) != 1 || evs[0].Message == nil || evs[0].Message.Metadata["raw"] != string(frame) {
+		t.Fatalf("app-server unknown: %+v", evs)
+	}
+}
+
+func TestParseHunks(t *testing.T) {
+	got := parseHunks("--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n a\n-b\n+c\n+d\n@@ -10 +11 @@\n z\n")
+	want := []agent.PatchHunk{
+		{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 3, Lines: []string{" a", "-b", "+c", "+d"}},
+		{OldStart: 10, OldLines: 1, NewStart: 11, NewLines: 1, Lines: []string{" z"}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestAppServerPlanAndInterrupt(t *testing.T) {
+	n := NewAppServerNormalizer()
+	n.Feed([]byte(`{"method":"turn/started","params":{"threadId":"th","turn":{"id":"tu","status":"inProgress"}}}`))
+	evs := n.Feed([]byte(`{"method":"turn/plan/updated","params":{"threadId":"th","turnId":"tu","plan":[{"step":"a","status":"inProgress"},{"step":"b","status":"pending"}]}}`))
+	if len(evs) < 1 || evs[0].Message == nil || evs[0].Message.Parts[1].StructuredResult.NewTodos[0].Status != "in_progress" {
+		t.Fatalf("plan: %+v", evs)
+	}
+	evs = n.Feed([]byte(`{"method":"turn/completed","params":{"threadId":"th","turn":{"id":"tu","status":"interrupted","error":null}}}`))
+	last := evs[len(evs)-1]
+	if last.Type != agent.EventComplete || !last.Result.Interrupted || last.Result.IsError {
+		t.Fatalf("interrupted: %+v", evs)
+	}
+}
