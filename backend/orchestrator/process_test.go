@@ -1,0 +1,504 @@
+package orchestrator
+
+// Process-level tests: a real SQLite file and a real subprocess (the fake
+// claude of backend/agent/agenttest driven by the real Claude backend).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
+	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+const childAppEnv = "JEAN_CLAUDE_ORCH_CHILD_APP"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childAppEnv) != "" {
+		os.Exit(childApp())
+	}
+	os.Exit(m.Run())
+}
+
+// claudeRegistry returns a registry whose claude-code backend runs the fake
+// claude with env.
+func claudeRegistry(t testing.TB, env ...string) *agent.Registry {
+	t.Helper()
+	reg := agent.NewRegistry()
+	reg.Register(claude.New(claude.Options{Binary: agenttest.BuildFakeClaude(t), Env: env,
+		GracePeriod: 500 * time.Millisecond, WaitDelay: 500 * time.Millisecond, InterruptTimeout: 500 * time.Millisecond}))
+	return reg
+}
+
+func newProcHarness(t testing.TB, db *store.DB, reg *agent.Registry) (*Orchestrator, *recorder) {
+	t.Helper()
+	rec := newRecorder(t, db)
+	o, err := New(Options{DB: db, Backends: reg, Emitter: rec, Formats: agent.NewFormats(claude.Format())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	return o, rec
+}
+
+// proc is one /proc entry.
+type proc struct {
+	pid, ppid, pgid int
+	comm            string
+}
+
+func procs(t testing.TB) []proc {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var out []proc
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...
+		s := string(b)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < 0 {
+			continue
+		}
+		f := strings.Fields(s[close+1:])
+		if len(f) < 3 || f[0] == "Z" {
+			continue // zombies are gone already
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgid, _ := strconv.Atoi(f[2])
+		out = append(out, proc{pid: pid, ppid: ppid, pgid: pgid, comm: s[open+1 : close]})
+	}
+	return out
+}
+
+// fakeClaudes returns the pids of the fake claude processes started by parent.
+func fakeClaudes(t testing.TB, parent int) []int {
+	var out []int
+	for _, p := range procs(t) {
+		if p.ppid == parent && p.comm == "claude" {
+			out = append(out, p.pid)
+		}
+	}
+	return out
+}
+
+// groupSize counts the live processes of process group pgid.
+func groupSize(t testing.TB, pgid int) int {
+	n := 0
+	for _, p := range procs(t) {
+		if p.pgid == pgid {
+			n++
+		}
+	}
+	return n
+}
+
+// checkTranscriptMatchesRaw re-normalizes every stored raw frame of the task
+// and checks each stored claude message is the last version the stream gave.
+func checkTranscriptMatchesRaw(t testing.TB, db *store.DB, taskID string) int {
+	t.Helper()
+	ctx := context.Background()
+	var stream bytes.Buffer
+	var seq int64
+	for f, err := range store.RawFrames(ctx, db.R, taskID) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq++
+		if f.Seq != seq {
+			t.Fatalf("raw frame seq %d, want %d (gap)", f.Seq, seq)
+		}
+		stream.Write(f.Data)
+		stream.WriteByte('\n')
+	}
+	want := map[string]agent.Message{}
+	for ev, err := range agent.Normalize(claude.Format(), &stream) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == agent.EventMessage {
+			want[ev.Message.ID] = *ev.Message
+		}
+	}
+	rows, err := db.R.Query(`SELECT messageId, normalizedData FROM agent_messages WHERE taskId = ? AND rawFormat = ?`, taskID, claude.FormatName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id, data string
+		if err := rows.Scan(&id, &data); err != nil {
+			t.Fatal(err)
+		}
+		var got agent.Message
+		_ = json.Unmarshal([]byte(data), &got)
+		w, ok := want[id]
+		if !ok {
+			t.Errorf("stored message %s is not in the raw frames", id)
+			continue
+		}
+		wj, _ := json.Marshal(w.Parts)
+		gj, _ := json.Marshal(got.Parts)
+		if !bytes.Equal(wj, gj) {
+			t.Errorf("message %s: stored parts %s, raw frames give %s", id, gj, wj)
+		}
+		delete(want, id)
+		n++
+	}
+	for id := range want {
+		t.Errorf("message %s of the raw frames was not stored", id)
+	}
+	return n
+}
+
+func TestProcessFullRunAndFollowUp(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	stdinLog := filepath.Join(t.TempDir(), "stdin.log")
+	reg := claudeRegistry(t, "FAKE_CLAUDE_SCRIPT="+agenttest.ClaudeRecording(t, "bidi_main_bypass"), "FAKE_CLAUDE_STDIN_LOG="+stdinLog)
+	o, rec := newProcHarness(t, db, reg)
+	addTask(t, db, "t1", "claude-code", "Create hello.txt")
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	tr := waitStatus(t, db, "t1", store.StatusCompleted)
+	if tr.SessionID == "" {
+		t.Fatal("no session id stored")
+	}
+	if err := o.SendMessage(ctx, "t1", "Now list the files"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "second turn", func() bool {
+		tr := loadTask(t, db, "t1")
+		return tr.Status == store.StatusCompleted && len(rec.agentEvents("t1")) > 0 &&
+			countType(rec.agentEvents("t1"), agent.EventComplete) == 2
+	})
+	log, _ := os.ReadFile(stdinLog)
+	if !strings.Contains(string(log), "Now list the files") {
+		t.Fatalf("follow-up not written to the agent's stdin:\n%s", log)
+	}
+	n := checkTranscriptMatchesRaw(t, db, "t1")
+	if n < 4 {
+		t.Fatalf("only %d messages stored", n)
+	}
+	// User turns are shown once: the backend echoes them, so the
+	// orchestrator's own copies were replaced.
+	msgs, _ := o.Messages(ctx, "t1")
+	var users int
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if m.Role == agent.RoleUser && p.Type == agent.PartText && (p.Text == "Create hello.txt" || p.Text == "Now list the files") {
+				users++
+			}
+		}
+	}
+	if users != 2 {
+		t.Fatalf("user turns shown %d times, want 2", users)
+	}
+	// Emitted in order, and only what was stored.
+	var last int64
+	for _, e := range rec.agentEvents("t1") {
+		if e.Seq != last+1 {
+			t.Fatalf("seq %d after %d", e.Seq, last)
+		}
+		last = e.Seq
+	}
+	rec.checkStored(t)
+}
+
+func countType(evs []AgentEventPayload, typ agent.EventType) int {
+	n := 0
+	for _, e := range evs {
+		if e.Event.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+func TestProcessCrashMidStreamKeepsEverythingReceived(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	stdinLog := filepath.Join(t.TempDir(), "stdin.log")
+	const crashAfter = 6
+	reg := claudeRegistry(t, "FAKE_CLAUDE_SCRIPT="+agenttest.ClaudeRecording(t, "bidi_main_bypass"),
+		"FAKE_CLAUDE_CRASH_AFTER="+strconv.Itoa(crashAfter), "FAKE_CLAUDE_STDIN_LOG="+stdinLog)
+	o, rec := newProcHarness(t, db, reg)
+	addTask(t, db, "t1", "claude-code", "Create hello.txt")
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	tr := waitStatus(t, db, "t1", store.StatusErrored)
+	if !strings.Contains(tr.StatusReason, "simulated crash after 6 lines") {
+		t.Fatalf("statusReason %q lacks the stderr tail", tr.StatusReason)
+	}
+	// Every line the fake wrote before crashing is stored: frames that are
+	// not our own stdin lines are exactly the crashAfter stdout lines.
+	stdin, _ := os.ReadFile(stdinLog)
+	sent := map[string]bool{}
+	for _, l := range strings.Split(string(stdin), "\n") {
+		sent[strings.TrimSpace(l)] = true
+	}
+	stdout := 0
+	for f, err := range store.RawFrames(ctx, db.R, "t1") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sent[string(f.Data)] {
+			stdout++
+		}
+	}
+	if stdout != crashAfter {
+		t.Fatalf("stored %d stdout frames, the fake wrote %d", stdout, crashAfter)
+	}
+	checkTranscriptMatchesRaw(t, db, "t1")
+	rec.checkStored(t)
+}
+
+func TestProcessNoOrphansAfterStopAndClose(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	reg := claudeRegistry(t, "FAKE_CLAUDE_HANG=1", "FAKE_CLAUDE_SPAWN_CHILD=1")
+	o, _ := newProcHarness(t, db, reg)
+	addTask(t, db, "t1", "claude-code", "hang")
+	addTask(t, db, "t2", "claude-code", "hang too")
+	before := fakeClaudes(t, os.Getpid())
+	for _, id := range []string{"t1", "t2"} {
+		if err := o.Start(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var groups []int
+	waitFor(t, "two fakes, each with its grandchild", func() bool {
+		groups = groups[:0]
+		for _, pid := range fakeClaudes(t, os.Getpid()) {
+			if !slices.Contains(before, pid) && groupSize(t, pid) == 2 {
+				groups = append(groups, pid)
+			}
+		}
+		return len(groups) == 2
+	})
+	// Which group is t1's: stop t1 and see which group empties.
+	if err := o.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if tr := loadTask(t, db, "t1"); tr.Status != store.StatusInterrupted {
+		t.Fatalf("t1 %s", tr.Status)
+	}
+	waitFor(t, "one group gone after Stop", func() bool {
+		return (groupSize(t, groups[0]) == 0) != (groupSize(t, groups[1]) == 0)
+	})
+	if err := o.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		if n := groupSize(t, g); n != 0 {
+			t.Fatalf("process group %d has %d processes left after Close", g, n)
+		}
+	}
+	if tr := loadTask(t, db, "t2"); tr.Status != store.StatusInterrupted || tr.StatusReason != ReasonAppClosed {
+		t.Fatalf("t2 after close: %s %q", tr.Status, tr.StatusReason)
+	}
+}
+
+func TestProcessAlwaysAllowAppliedOnNextRequest(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	reg := claudeRegistry(t, "FAKE_CLAUDE_SCRIPT="+agenttest.ClaudeRecording(t, "bidi_perm_allow"))
+	o, rec := newProcHarness(t, db, reg)
+	addTask(t, db, "t1", "claude-code", "touch a file")
+	addTask(t, db, "t2", "claude-code", "touch a file again")
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusWaiting)
+	reqs, _ := o.PendingRequests(ctx, "t1")
+	if len(reqs) != 1 || reqs[0].Request.ToolName != "Bash" {
+		t.Fatalf("pending %+v", reqs)
+	}
+	if err := o.RespondToPermission(ctx, "t1", reqs[0].RequestID, PermissionAnswer{Behavior: agent.Allow, Scope: store.ScopeProject}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	if err := o.Start(ctx, "t2"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t2", store.StatusCompleted)
+	ds, _ := o.Decisions(ctx, "t2")
+	if len(ds) != 1 || ds[0].Source != "rule" || !strings.HasPrefix(ds[0].Label, "allowed by rule: Bash(") {
+		t.Fatalf("t2 decisions %+v", ds)
+	}
+	for _, e := range rec.all() {
+		if e.Name == EventTaskUpdated {
+			if v, ok := e.Payload.(TaskView); ok && v.ID == "t2" && v.Status == store.StatusWaiting {
+				t.Fatal("t2 went through waiting although a rule answered")
+			}
+		}
+	}
+}
+
+// childApp is the "app" process of TestProcessAppKilledThenRecovered: it
+// runs the orchestrator on a db file and prints every agent event it emits.
+func childApp() int {
+	dbPath, fake, script := os.Getenv("CHILD_DB"), os.Getenv("CHILD_FAKE"), os.Getenv("CHILD_SCRIPT")
+	ctx := context.Background()
+	db, err := store.Open(ctx, dbPath, store.Options{})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	reg := agent.NewRegistry()
+	reg.Register(claude.New(claude.Options{Binary: fake, Env: []string{"FAKE_CLAUDE_REPEAT=" + script, "FAKE_CLAUDE_LINE_DELAY=5ms"}}))
+	out := bufio.NewWriter(os.Stdout)
+	emit := EmitterFunc(func(name string, payload any) {
+		if p, ok := payload.(AgentEventPayload); ok {
+			switch p.Event.Type {
+			case agent.EventMessage:
+				fmt.Fprintf(out, "EMIT %d %s\n", p.Seq, p.Event.Message.ID)
+			case agent.EventMessageRemoved:
+				fmt.Fprintf(out, "REMOVED %d %s\n", p.Seq, p.Event.MessageID)
+			}
+			out.Flush()
+		}
+	})
+	o, err := New(Options{DB: db, Backends: reg, Emitter: emit, Coalesce: -1})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	if err := o.Start(ctx, "t1"); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	select {} // until killed
+}
+
+func TestProcessAppKilledThenRecovered(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "app.db")
+	db := openDBAt(t, dbPath)
+	addTask(t, db, "t1", "claude-code", "long job")
+	fake := agenttest.BuildFakeClaude(t)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childAppEnv+"=1", "CHILD_DB="+dbPath, "CHILD_FAKE="+fake, "CHILD_SCRIPT=3000")
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	emitted := map[string]bool{}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "ERR") {
+			t.Fatalf("child app: %s", line)
+		}
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "EMIT" {
+			emitted[f[2]] = true
+		} else if len(f) == 3 && f[0] == "REMOVED" {
+			delete(emitted, f[2]) // our copy of a user turn the agent echoed
+		}
+		if len(emitted) >= 40 {
+			break
+		}
+	}
+	fakes := fakeClaudes(t, cmd.Process.Pid)
+	if len(fakes) != 1 {
+		t.Fatalf("child app runs %d fake claudes", len(fakes))
+	}
+	// kill -9 the app mid-stream.
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	// Without its app the agent sees stdin EOF / a broken stdout and exits.
+	waitFor(t, "orphaned fake claude to exit", func() bool { return groupSize(t, fakes[0]) == 0 })
+
+	// Restart: a new orchestrator on the same file.
+	ctx := context.Background()
+	tr := loadTask(t, db, "t1")
+	if tr.Status != store.StatusRunning || tr.SessionID == "" {
+		t.Fatalf("before recovery: %s session %q", tr.Status, tr.SessionID)
+	}
+	frames, _ := store.CountRawFrames(ctx, db.R, "t1")
+	if frames < 40 {
+		t.Fatalf("only %d raw frames stored", frames)
+	}
+	// Nothing received is lost: raw frames are a gapless prefix of the
+	// stream, every message they hold is stored, and everything the app
+	// emitted before dying was stored.
+	n := checkTranscriptMatchesRaw(t, db, "t1")
+	for id := range emitted {
+		var x int
+		if err := db.R.QueryRow(`SELECT 1 FROM agent_messages WHERE taskId = 't1' AND messageId = ?`, id).Scan(&x); err != nil {
+			t.Errorf("emitted message %s not stored: %v", id, err)
+		}
+	}
+	t.Logf("app killed after %d frames, %d messages stored, %d emitted", frames, n, len(emitted))
+
+	argsFile := filepath.Join(dir, "args.json")
+	reg := claudeRegistry(t, "FAKE_CLAUDE_ARGS_FILE="+argsFile)
+	o, _ := newProcHarness(t, db, reg)
+	if rec, err := o.Recover(ctx); err != nil || rec != 1 {
+		t.Fatalf("recovered %d: %v", rec, err)
+	}
+	tr2 := loadTask(t, db, "t1")
+	if tr2.Status != store.StatusInterrupted || tr2.StatusReason != ReasonAppClosed {
+		t.Fatalf("after recovery: %s %q", tr2.Status, tr2.StatusReason)
+	}
+	if err := o.Resume(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	b, err := os.ReadFile(argsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Args []string }
+	_ = json.Unmarshal(b, &got)
+	i := slices.Index(got.Args, "--resume")
+	if i < 0 || i+1 >= len(got.Args) || got.Args[i+1] != tr.SessionID {
+		t.Fatalf("resumed with args %v, want --resume %s", got.Args, tr.SessionID)
+	}
+	if slices.Contains(got.Args, "--continue") {
+		t.Fatal("resumed with --continue")
+	}
+	msgs, _ := o.Messages(ctx, "t1")
+	var answered bool
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			answered = answered || strings.Contains(p.Text, "You said: "+ResumePrompt)
+		}
+	}
+	if !answered {
+		t.Fatal("the resumed session did not get the continue turn")
+	}
+}
