@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -468,4 +469,94 @@ func TestOutageOverPermission(t *testing.T) {
 		t.Fatal("no pending-permission catch-up")
 	}
 	checkIdentity(t, batches)
+}
+
+// TestLiveEveryRecording plays every serve recording through the fake
+// server: the live events equal the re-normalized delivered frames, every
+// Raw rebuilds its message, and the final messages are the recording's.
+func TestLiveEveryRecording(t *testing.T) {
+	paths, _ := filepathGlob(t, "testdata/serve-*.sse")
+	for _, p := range paths {
+		name := p[len("testdata/"):]
+		t.Run(name, func(t *testing.T) {
+			_, b := newFake(t, name)
+			ctx := context.Background()
+			s, err := b.Start(ctx, agent.Config{Cwd: "/p"}, "go")
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer := func(ev agent.Event) {
+				switch ev.Type {
+				case agent.EventPermissionRequest:
+					go func() { _ = s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow}) }()
+				case agent.EventQuestion:
+					go func() {
+						_ = s.RespondToQuestion(ctx, ev.Request.RequestID, agent.QuestionAnswer{Answers: [][]string{{ev.Request.Options[0].Label}}})
+					}()
+				}
+			}
+			batches := liveRun(t, s, 1, answer)
+			// Late frames after the turn (error400 updates its message after idle).
+			for quiet := false; !quiet; {
+				select {
+				case bt := <-s.Events():
+					batches = append(batches, bt)
+				case <-time.After(300 * time.Millisecond):
+					quiet = true
+				}
+			}
+			_ = s.Stop(ctx)
+			evs := eventsOf(batches)
+			ref := reference(t, name, s.(*Session).ID())
+			if d := cmp.Diff(finalMessages(ref), finalMessages(evs)); d != "" {
+				t.Fatalf("messages (-recording +live):\n%s", d)
+			}
+			for _, typ := range []agent.EventType{agent.EventComplete, agent.EventPermissionRequest, agent.EventQuestion, agent.EventError, agent.EventRateLimit, agent.EventToolStateUpdate} {
+				if a, b := countType(ref, typ), countType(evs, typ); a != b {
+					t.Errorf("%s: %d in the recording, %d live", typ, a, b)
+				}
+			}
+			checkIdentity(t, batches)
+		})
+	}
+}
+
+func filepathGlob(t *testing.T, pat string) ([]string, error) {
+	t.Helper()
+	m, err := filepath.Glob(pat)
+	if err != nil || len(m) < 6 {
+		t.Fatalf("glob %s: %v %v", pat, m, err)
+	}
+	return m, err
+}
+
+// TestResume reattaches to an existing session by id, and refuses an
+// unknown one.
+func TestResume(t *testing.T) {
+	f, b := newFake(t, "serve-basic.sse")
+	ctx := context.Background()
+	s1, err := b.Start(ctx, agent.Config{Cwd: "/p"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s1.(*Session).ID()
+	_ = s1.Stop(ctx)
+	s2, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: id, Mode: agent.ModeBypass}, "continue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches := liveRun(t, s2, 1, nil)
+	if s2.(*Session).ID() != id {
+		t.Fatal("resumed another session")
+	}
+	if countType(eventsOf(batches), agent.EventSessionID) != 0 {
+		t.Fatal("a resumed session announced a new session id")
+	}
+	if p := findLog(f, "PATCH /session/"+id); len(p) != 1 || !strings.Contains(p[0], `{"permission":[{"permission":"*","pattern":"*","action":"allow"}]}`) {
+		t.Fatalf("resume PATCH: %q", p)
+	}
+	_ = s2.Stop(ctx)
+	if _, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: "ses_nope"}, ""); err == nil || !strings.Contains(err.Error(), "ses_nope") {
+		t.Fatalf("unknown session: %v", err)
+	}
 }

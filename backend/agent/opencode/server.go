@@ -26,6 +26,10 @@ import (
 type server struct {
 	opt Options
 	hc  *http.Client
+	// ctx lives as long as the backend: every server process is bound to
+	// it (exec.CommandContext) and dispose cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu       sync.Mutex
 	proc     *process
@@ -41,7 +45,8 @@ type process struct {
 	base     string
 	password string
 	started  time.Time
-	done     chan struct{} // closed when the process has exited
+	cancel   context.CancelFunc // stops it: SIGTERM to the group, SIGKILL after WaitDelay
+	done     chan struct{}      // closed when the process has exited
 	tail     *tailBuffer
 	waitErr  error
 }
@@ -50,7 +55,8 @@ type process struct {
 var ErrServerDisposed = errors.New("opencode: server disposed")
 
 func newServer(opt Options) *server {
-	return &server{opt: opt, hc: &http.Client{Transport: &http.Transport{
+	ctx, cancel := context.WithCancel(context.Background())
+	return &server{opt: opt, ctx: ctx, cancel: cancel, hc: &http.Client{Transport: &http.Transport{
 		Proxy:               nil, // loopback only, never through a proxy
 		MaxIdleConnsPerHost: 16,
 		IdleConnTimeout:     90 * time.Second,
@@ -178,21 +184,27 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 	if password == "" {
 		password = randomPassword()
 	}
-	cmd := exec.Command(path, "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
+	pctx, cancel := context.WithCancel(s.ctx)
+	cmd := exec.CommandContext(pctx, path, "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Graceful first: SIGTERM to the whole group; after WaitDelay Go
+	// kills the leader, and killGroup/watch SIGKILL what is left.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 3 * time.Second
 	cmd.Env = append(os.Environ(), "OPENCODE_SERVER_PASSWORD="+password, "OPENCODE_SERVER_USERNAME="+s.opt.username())
 	for k, v := range s.opt.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	tail := &tailBuffer{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = tail, tail
-	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
+		cancel()
 		return nil, fmt.Errorf("opencode: start %s: %w", path, err)
 	}
-	p := &process{cmd: cmd, base: "http://127.0.0.1:" + strconv.Itoa(port), password: password, started: time.Now(), done: make(chan struct{}), tail: tail}
+	p := &process{cmd: cmd, base: "http://127.0.0.1:" + strconv.Itoa(port), password: password, started: time.Now(), cancel: cancel, done: make(chan struct{}), tail: tail}
 	go func() {
 		p.waitErr = cmd.Wait()
+		cancel()
 		close(p.done)
 	}()
 	c := &client{base: p.base, user: s.opt.username(), password: password, hc: s.hc}
@@ -221,20 +233,13 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 	}
 }
 
-// killGroup stops a server: SIGTERM to its process group, SIGKILL after a
-// grace period, and SIGKILL to the group again so no child survives.
+// killGroup stops a server: its context's Cancel sends SIGTERM to the
+// process group, Go kills the leader after WaitDelay, then the group gets a
+// SIGKILL so no child survives.
 func killGroup(p *process) {
-	if p.cmd.Process == nil {
-		return
-	}
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(3 * time.Second):
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	p.cancel()
 	<-p.done
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 }
 
 // dispose stops the server for good.
@@ -247,6 +252,7 @@ func (s *server) dispose() {
 	if p != nil {
 		killGroup(p)
 	}
+	s.cancel()
 }
 
 func freePort() (int, error) {
