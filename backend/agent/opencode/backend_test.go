@@ -488,7 +488,9 @@ func TestLiveEveryRecording(t *testing.T) {
 			answer := func(ev agent.Event) {
 				switch ev.Type {
 				case agent.EventPermissionRequest:
-					go func() { _ = s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow}) }()
+					go func() {
+						_ = s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow})
+					}()
 				case agent.EventQuestion:
 					go func() {
 						_ = s.RespondToQuestion(ctx, ev.Request.RequestID, agent.QuestionAnswer{Answers: [][]string{{ev.Request.Options[0].Label}}})
