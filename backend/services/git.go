@@ -47,6 +47,9 @@ type TaskGitInfo struct {
 	MergedAt            *int64 `json:"mergedAt,omitempty"`
 	// Cwd is where the agent runs: the worktree, else the project folder.
 	Cwd string `json:"cwd"`
+	// Notice explains, for the user, why a task that wants a worktree
+	// runs in the project folder (e.g. a repository without commits).
+	Notice string `json:"notice,omitempty"`
 }
 
 func newTaskGitInfo(t store.TaskGit) TaskGitInfo {
@@ -278,6 +281,12 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 	}
 	if t.BranchName != "" {
 		return TaskGitInfo{}, fmt.Errorf("the task's worktree was removed (branch %s kept); it cannot run again in a worktree: %w", t.BranchName, ErrNoWorktree)
+	}
+	if _, err := w.git.Head(ctx, t.Project.Path); err != nil {
+		// No commit yet: nothing to branch from; run in the project.
+		info := newTaskGitInfo(t)
+		info.Notice = "the repository has no commit yet, so the task runs in the project folder without a worktree"
+		return info, nil
 	}
 	source := t.SourceBranch
 	if source == "" {

@@ -336,3 +336,27 @@ func TestGitServiceSettingsAndBranches(t *testing.T) {
 		t.Errorf("bad source branch: %v", err)
 	}
 }
+
+func TestGitServiceEmptyRepository(t *testing.T) {
+	f := newGitFixture(t)
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.git(empty, "init", "-q", "-b", "main")
+	p, err := store.NewProjects(f.db).Add(t.Context(), store.NewProject{Name: "e", Path: empty, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := f.tasks.Create(t.Context(), store.NewTask{ProjectID: p.ID, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := f.prepare(tk.ID)
+	if info.Cwd != empty || info.WorktreePath != "" || info.Notice == "" {
+		t.Errorf("prepare in an empty repository = %+v", info)
+	}
+	if d, err := f.svc.Diff(tk.ID); err != nil || d.Available {
+		t.Errorf("diff = %+v, %v", d, err)
+	}
+}
