@@ -50,6 +50,9 @@
 //	FAKE_CLAUDE_SPAWN_CHILD=1     start a grandchild `sleep 300` in the same
 //	                              process group (its pid is printed on stderr),
 //	                              to test process-group cleanup
+//	FAKE_CLAUDE_STUBBORN=1        ignore SIGTERM/SIGINT, stdin EOF and interrupt
+//	                              (answered, but the turn goes on): only SIGKILL
+//	                              ends it, to test stop escalation
 //	FAKE_CLAUDE_ARGS_FILE=path    write {"args": [...], "cwd": ..., "env":
 //	                              {IS_SANDBOX, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC}}
 //	                              there at startup

@@ -498,3 +498,35 @@ func BenchmarkSessionRepeat(b *testing.B) {
 	b.ReportMetric(float64(bytesIn)/b.Elapsed().Seconds()/1e6, "MB/s")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
+
+func TestProcessStopEscalatesToKill(t *testing.T) {
+	env := map[string]string{"FAKE_CLAUDE_HANG": "1", "FAKE_CLAUDE_STUBBORN": "1", "FAKE_CLAUDE_SPAWN_CHILD": "1"}
+	s, _ := fakeSession(t, env, agent.Config{Mode: agent.ModeBypass}, "hang")
+	c := &collector{t: t, s: s}
+	c.until(isType(agent.EventSessionID))
+	pgid := s.PID()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// grace (0.5s) + SIGTERM ignored for WaitDelay (0.5s) + SIGKILL.
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("Stop took %v: a stubborn process should need SIGKILL after the grace period and WaitDelay", d)
+	}
+	c.drain()
+	if err := s.Wait(); err != nil {
+		t.Errorf("Wait after a forced Stop: %v", err)
+	}
+	var err error
+	for range 100 {
+		if err = syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+			break
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	if !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("process group %d survived: %v", pgid, err)
+	}
+}

@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -24,6 +26,7 @@ type config struct {
 	hang       bool
 	repeat     int
 	spawnChild bool
+	stubborn   bool
 	argsFile   string
 }
 
@@ -32,6 +35,7 @@ func main() {
 		script:     os.Getenv("FAKE_CLAUDE_SCRIPT"),
 		hang:       os.Getenv("FAKE_CLAUDE_HANG") == "1",
 		spawnChild: os.Getenv("FAKE_CLAUDE_SPAWN_CHILD") == "1",
+		stubborn:   os.Getenv("FAKE_CLAUDE_STUBBORN") == "1",
 		argsFile:   os.Getenv("FAKE_CLAUDE_ARGS_FILE"),
 	}
 	cfg.crashAfter, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_CRASH_AFTER"))
@@ -66,6 +70,9 @@ func main() {
 		if a == "--permission-mode" && i+1 < len(os.Args) {
 			mode = os.Args[i+1]
 		}
+	}
+	if cfg.stubborn {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
 	}
 	if cfg.spawnChild {
 		c := exec.Command("sleep", "300")
@@ -200,6 +207,11 @@ func (f *fake) run() {
 			continue
 		}
 		if in == nil {
+			if f.cfg.stubborn {
+				for {
+					time.Sleep(time.Hour) // ignore EOF; only SIGKILL ends it
+				}
+			}
 			f.exit() // stdin closed and nothing left that can run
 		}
 		m, ok := <-in
@@ -325,7 +337,7 @@ func (f *fake) controlRequest(m message) {
 		})
 	case "interrupt":
 		f.respond(m.RequestID, map[string]any{"still_queued": []any{}})
-		if f.active() {
+		if f.active() && !f.cfg.stubborn {
 			f.queue, f.waitingReq, f.hanging = nil, "", false
 			f.emitJSON(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "[Request interrupted by user]"}}},
 				"parent_tool_use_id": nil, "session_id": f.session, "uuid": f.uuid()})
