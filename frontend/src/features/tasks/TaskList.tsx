@@ -56,7 +56,8 @@ export function TaskList() {
         </div>
         <div className="jc-tasks__path" title={project.path}>
           {project.isGitRepo ? <GitIcon size={12} /> : <FolderIcon size={12} />}
-          <span>{project.path}</span>
+          {/* rtl keeps the end of a long path visible; the LRM marks keep its slashes in place */}
+          <span>{"\u200e" + project.path + "\u200e"}</span>
         </div>
         <div className="jc-tasks__meta">
           <BackendBadge name={project.defaultBackend} displayName={defaultInfo?.displayName} />
