@@ -7,6 +7,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/agent/codex"
 	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 )
@@ -29,6 +30,7 @@ func NewRegistry(opt Options) *agent.Registry {
 	r.Register(claude.New(claude.Options{Binary: opt.Binaries[agent.BackendClaudeCode]}))
 	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode]}))
 	r.Register(gemini.New(gemini.Options{Binary: opt.Binaries[agent.BackendGemini]}))
+	r.Register(codex.New(codex.Options{Binary: opt.Binaries[agent.BackendCodex]}))
 	for _, c := range append(acp.Presets(), opt.ACPAgents...) {
 		if bin := opt.Binaries[c.Name]; bin != "" {
 			c.Command = bin
@@ -48,6 +50,8 @@ func Formats() *agent.Formats {
 		acp.Format(),
 		gemini.Format(),
 		gemini.JSONFormat(),
+		codex.ExecFormat(),
+		codex.AppServerFormat(),
 	// gemini.Format(), codex.Format(), acp.Format() ...
 	)
 }
