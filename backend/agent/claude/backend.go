@@ -438,7 +438,12 @@ func (s *Session) incomingResponse(line []byte) {
 		return
 	}
 	if w.Response.Subtype == "error" {
-		p.ch <- controlResult{err: fmt.Errorf("%w: %s: %s", ErrControl, p.subtype, w.Response.Error)}
+		err := fmt.Errorf("%w: %s: %s", ErrControl, p.subtype, w.Response.Error)
+		if p.subtype == "initialize" {
+			// Nobody waits on initialize: say it in the stream.
+			s.em.synth(agent.Event{Type: agent.EventError, Error: err.Error()})
+		}
+		p.ch <- controlResult{err: err}
 		return
 	}
 	if p.subtype == "set_permission_mode" {

@@ -530,3 +530,21 @@ func TestProcessStopEscalatesToKill(t *testing.T) {
 		t.Errorf("process group %d survived: %v", pgid, err)
 	}
 }
+
+func TestArgs(t *testing.T) {
+	got, err := Args(agent.Config{Mode: agent.ModeAcceptEdits, SessionAllowedTools: []string{"Bash(ls:*)", "Read"}, ExtraArgs: []string{"--debug"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+		"--permission-prompt-tool", "stdio", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(ls:*),Read", "--debug"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if _, err := Args(agent.Config{Mode: "yolo"}); err == nil {
+		t.Error("unknown mode accepted")
+	}
+	if info := New(Options{}).Info(); info.Name != agent.BackendClaudeCode || !info.Capabilities.Permissions || info.Capabilities.Fork {
+		t.Errorf("info: %+v", info)
+	}
+}
