@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"os"
 	"os/exec"
@@ -359,7 +361,12 @@ func (s *Session) finish() {
 // readLoop delivers one batch per stdout line and keeps the control
 // protocol's books.
 func (s *Session) readLoop(r io.Reader) {
-	for line, err := range agent.Lines(r) {
+	for line, err := range readLines(r, agent.MaxFrameBytes) {
+		if errors.Is(err, agent.ErrFrameTooLong) {
+			// Keep reading: a stalled pipe would block the CLI forever.
+			s.em.synth(agent.Event{Type: agent.EventError, Error: "claude-code: stdout: " + err.Error(), Raw: line})
+			continue
+		}
 		if err != nil {
 			if !errors.Is(err, os.ErrClosed) {
 				s.em.synth(agent.Event{Type: agent.EventError, Error: "claude-code: reading stdout: " + err.Error()})
@@ -800,6 +807,49 @@ func (e *emitter) run() {
 		}
 		if closed && len(q) == 0 {
 			return
+		}
+	}
+}
+
+// readLines yields the non-empty lines of r like agent.Lines, but a line
+// longer than max is skipped (its first KiB is yielded with an
+// ErrFrameTooLong error) and reading goes on.
+func readLines(r io.Reader, max int) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		br := bufio.NewReaderSize(r, 1<<20)
+		var acc []byte
+		tooLong := false
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if len(chunk) > 0 && !tooLong {
+				if len(acc)+len(chunk) > max+1 {
+					tooLong = true
+					head := append(acc, chunk...)
+					head = head[:min(len(head), 1024)]
+					acc = nil
+					if !yield(bytes.Clone(head), fmt.Errorf("%w (over %d bytes): line skipped", agent.ErrFrameTooLong, max)) {
+						return
+					}
+				} else {
+					acc = append(acc, chunk...)
+				}
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if !tooLong {
+				line := bytes.TrimRight(acc, "\r\n")
+				if len(bytes.TrimSpace(line)) > 0 && !yield(bytes.Clone(line), nil) {
+					return
+				}
+			}
+			acc, tooLong = acc[:0], false
+			if err != nil {
+				if err != io.EOF {
+					yield(nil, err)
+				}
+				return
+			}
 		}
 	}
 }

@@ -548,3 +548,27 @@ func TestArgs(t *testing.T) {
 		t.Errorf("info: %+v", info)
 	}
 }
+
+func TestReadLinesSkipsTooLongLines(t *testing.T) {
+	long := strings.Repeat("x", 3<<20)
+	in := "a\r\n\n" + long + "\n" + "b\n" + strings.Repeat("y", 100) + "\nlast"
+	var got []string
+	var errs int
+	for line, err := range readLines(strings.NewReader(in), 2<<20) {
+		if errors.Is(err, agent.ErrFrameTooLong) {
+			errs++
+			if len(line) != 1024 {
+				t.Errorf("head of the long line: %d bytes", len(line))
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(line))
+	}
+	want := []string{"a", "b", strings.Repeat("y", 100), "last"}
+	if d := cmp.Diff(want, got); d != "" || errs != 1 {
+		t.Errorf("errs %d, lines (-want +got):\n%s", errs, d)
+	}
+}
