@@ -213,7 +213,7 @@ export function DiffView({ taskId, api: apiProp, pollMs = 2000, defaultCommitMes
           </span>
         ) : null}
         {status && hasWorktree ? (
-          <span className="jc-meta" data-testid="diff-status">
+          <span className="jc-diff-hint" data-testid="diff-status">
             {status.clean
               ? `clean, ${status.commitsAhead} commit${status.commitsAhead === 1 ? "" : "s"}`
               : `${status.status.staged} staged · ${status.status.unstaged} unstaged · ${status.status.untracked} untracked`}
@@ -291,7 +291,7 @@ export function DiffView({ taskId, api: apiProp, pollMs = 2000, defaultCommitMes
                 >
                   Merge into {status?.sourceBranch || "source"}
                 </Button>
-                {status && !status.canMerge && status.mergeBlocked ? <div className="jc-meta">{status.mergeBlocked}</div> : null}
+                {status && !status.canMerge && status.mergeBlocked ? <div className="jc-diff-hint">{status.mergeBlocked}</div> : null}
               </div>
 
               {confirmDiscard ? (
@@ -458,6 +458,11 @@ function ShowAll({ n, onClick }: { n: number; onClick(): void }) {
 function UnifiedTable({ rows }: { rows: (DiffLine | { header: string })[] }) {
   return (
     <table className="jc-diff-table is-unified" data-testid="diff-unified">
+      <colgroup>
+        <col className="jc-diff-col-no" />
+        <col className="jc-diff-col-no" />
+        <col />
+      </colgroup>
       <tbody>
         {rows.map((r, i) =>
           "header" in r ? (
@@ -485,6 +490,12 @@ function UnifiedTable({ rows }: { rows: (DiffLine | { header: string })[] }) {
 function SplitTable({ rows }: { rows: SplitRow[] }) {
   return (
     <table className="jc-diff-table is-split" data-testid="diff-split">
+      <colgroup>
+        <col className="jc-diff-col-no" />
+        <col />
+        <col className="jc-diff-col-no" />
+        <col />
+      </colgroup>
       <tbody>
         {rows.map((r, i) =>
           r.type === "hunk" ? (
