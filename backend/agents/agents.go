@@ -52,6 +52,5 @@ func Formats() *agent.Formats {
 		gemini.JSONFormat(),
 		codex.ExecFormat(),
 		codex.AppServerFormat(),
-	// gemini.Format(), codex.Format(), acp.Format() ...
 	)
 }

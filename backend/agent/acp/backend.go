@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -104,6 +105,7 @@ func (b *Backend) Info() agent.Info {
 	return agent.Info{
 		Name:        b.cfg.Name,
 		DisplayName: b.cfg.DisplayName,
+		Notes:       "ACP agent: runs `" + strings.Join(append([]string{b.cfg.Command}, b.cfg.Args...), " ") + "`; modes are the agent's own.",
 		Capabilities: agent.Capabilities{
 			Resume:      true, // when the agent advertises loadSession
 			Interrupt:   true,
