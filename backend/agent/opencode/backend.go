@@ -106,13 +106,14 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		return nil, err
 	}
 	s := &Session{
-		b:      b,
-		cfg:    cfg,
-		events: make(chan agent.Batch, 64),
-		norm:   NewNormalizer(),
-		done:   make(chan struct{}),
-		ready:  make(chan struct{}),
-		mode:   cfg.Mode,
+		b:        b,
+		cfg:      cfg,
+		events:   make(chan agent.Batch, 64),
+		norm:     NewNormalizer(),
+		children: map[string]bool{},
+		done:     make(chan struct{}),
+		ready:    make(chan struct{}),
+		mode:     cfg.Mode,
 	}
 	if cfg.Model != "" {
 		s.model = parseModel(cfg.Model)
@@ -229,11 +230,12 @@ type Session struct {
 	id      string
 	created []byte // synthesized session.created frame, delivered first
 
-	events chan agent.Batch
-	norm   *Normalizer // owned by run
-	cancel context.CancelFunc
-	ready  chan struct{} // closed once the event stream is connected
-	done   chan struct{} // closed when run has returned and events is closed
+	events   chan agent.Batch
+	norm     *Normalizer     // owned by run
+	children map[string]bool // sub-agent session ids, owned by run
+	cancel   context.CancelFunc
+	ready    chan struct{} // closed once the event stream is connected
+	done     chan struct{} // closed when run has returned and events is closed
 
 	runCtx context.Context
 	sendMu sync.Mutex // serializes the normalizer and sends on events

@@ -476,6 +476,7 @@ func TestOutageOverPermission(t *testing.T) {
 // Raw rebuilds its message, and the final messages are the recording's.
 func TestLiveEveryRecording(t *testing.T) {
 	paths, _ := filepathGlob(t, "testdata/serve-*.sse")
+	paths = append(paths, "testdata/synthetic-subagent.sse")
 	for _, p := range paths {
 		name := p[len("testdata/"):]
 		t.Run(name, func(t *testing.T) {

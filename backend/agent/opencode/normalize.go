@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -23,7 +24,9 @@ import (
 //
 //	OpenCode event                  Normalized
 //	------------------------------  -------------------------------------------------------------
-//	session.created                 session-id (info.id)
+//	session.created                 session-id (info.id); with info.parentID it is a sub-agent's
+//	                                session: no event, its messages nest under the task (below)
+//	session.* of a sub-agent        no event (status, title, idle, error: the task tool reports it)
 //	session.updated                 session-updated (title; summary "N files, +A -D"), only when
 //	                                the title or summary changed
 //	message.updated                 message (whole message, every part so far); user/assistant
@@ -64,8 +67,15 @@ import (
 //	           model.providerID → metadata.providerID
 //	assistant  role assistant; modelID → model; tokens → usage (input, output, reasoning,
 //	           cache.read → cacheReadTokens, cache.write → cacheCreationTokens); cost → cost;
-//	           parentID → parentToolUseId; agent, mode, finish, providerID → metadata;
+//	           parentID → metadata.parentID; agent, mode, finish, providerID → metadata;
 //	           error → metadata.error and isError (except MessageAbortedError)
+//	sub-agent  a message of a sub-agent session gets parentToolUseId = the callID of the
+//	           task tool that runs it (its state.metadata.sessionId names the session)
+//
+// The design maps parentID to parentToolUseId, but OpenCode's parentID is the
+// id of the user message an assistant message answers (every recording shows
+// it), never a tool call: the UI would take it for a sub-agent link. The
+// sub-agent link is the task tool's child session, mapped as above.
 //	time.created → timestamp (RFC 3339, UTC). A part seen before its message makes an
 //	assistant message.
 //
@@ -125,18 +135,23 @@ type Normalizer struct {
 	turn    *turnState
 	run     bool            // saw `opencode run --format json` lines
 	asked   map[string]bool // permission and question ids already announced
+	// children are sub-agent sessions (task tool): session id → the
+	// task's callID ("" until known), and the frame that revealed it.
+	children   map[string]string
+	childFrame map[string][]byte
 }
 
 var _ agent.Normalizer = (*Normalizer)(nil)
 
 // NewNormalizer returns a fresh normalizer.
 func NewNormalizer() *Normalizer {
-	return &Normalizer{msgs: map[string]*msgState{}, asked: map[string]bool{}}
+	return &Normalizer{msgs: map[string]*msgState{}, asked: map[string]bool{}, children: map[string]string{}, childFrame: map[string][]byte{}}
 }
 
 // msgState is everything known about one message.
 type msgState struct {
 	id        string
+	session   string // the session the message belongs to
 	infoFrame []byte
 	info      *wireMessage
 	parts     []*partState
@@ -186,6 +201,9 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		}
 		env.Properties = []byte("{}")
 	}
+	if strings.HasPrefix(env.Type, "session.") && env.Type != "session.created" && n.childEvent(env.Properties) {
+		return nil // a sub-agent's status, title, idle or error: the task tool reports it
+	}
 	switch env.Type {
 	case "message.updated":
 		return n.messageUpdated(frame, env.Properties)
@@ -210,6 +228,10 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		var p wireSessionInfo
 		if err := json.Unmarshal(env.Properties, &p); err != nil || p.Info.ID == "" {
 			return n.malformed(frame, orMissing(err, "info.id"))
+		}
+		if p.Info.ParentID != "" {
+			n.addChild(p.Info.ID, "", frame)
+			return nil // a sub-agent's session: its messages nest under the task
 		}
 		return []agent.Event{{Type: agent.EventSessionID, SessionID: p.Info.ID}}
 	case "session.updated":
@@ -296,6 +318,29 @@ func orMissing(err error, field string) error {
 		return err
 	}
 	return fmt.Errorf("missing %s", field)
+}
+
+// addChild records a sub-agent session; frame is what revealed it (kept in
+// the Raw of its messages so they rebuild nested).
+func (n *Normalizer) addChild(sid, callID string, frame []byte) {
+	if old, ok := n.children[sid]; ok && (old != "" || callID == "") {
+		return
+	}
+	n.children[sid] = callID
+	n.childFrame[sid] = bytes.Clone(frame)
+}
+
+// childEvent reports whether session-level properties name a sub-agent session.
+func (n *Normalizer) childEvent(props []byte) bool {
+	if len(n.children) == 0 {
+		return false
+	}
+	var p struct {
+		SessionID string `json:"sessionID"`
+	}
+	_ = json.Unmarshal(props, &p)
+	_, ok := n.children[p.SessionID]
+	return ok
 }
 
 func (n *Normalizer) malformed(frame []byte, err error) []agent.Event {
@@ -389,14 +434,18 @@ func (n *Normalizer) messageUpdated(frame, props []byte) []agent.Event {
 	isNew := ms.info == nil
 	ms.info = &info
 	ms.infoFrame = bytes.Clone(frame)
-	if info.Role == "user" && isNew {
+	if info.SessionID != "" {
+		ms.session = info.SessionID
+	}
+	_, child := n.children[ms.session]
+	if info.Role == "user" && isNew && !child {
 		n.openTurn(frame, info.Time.Created, info.ID)
 	}
 	if n.turn != nil && (n.turn.inTurn[info.ID] || info.Role == "assistant" || info.ID == n.turn.userID) {
 		n.noteMsg(info.ID)
 		n.noteTime(info.Time.Created)
 		n.noteTime(info.Time.Completed)
-		if info.Role == "assistant" {
+		if info.Role == "assistant" && !child {
 			n.turn.lastAsst = info.ID
 			if e := parseError(info.Error); e != nil {
 				n.turnError(e, nil)
@@ -470,6 +519,18 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 	}
 	part.Source = canon(part.Source)
 	ms := n.msg(part.MessageID)
+	if ms.session == "" {
+		ms.session = part.SessionID
+	}
+	_, child := n.children[ms.session]
+	if part.Type == "tool" && part.Tool == "task" && part.State != nil {
+		var md struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(part.State.Metadata, &md) == nil && md.SessionID != "" {
+			n.addChild(md.SessionID, toolID(&part), frame)
+		}
+	}
 	ps := ms.part(part.ID)
 	if part.Type == "tool" && ps.p.State != nil && part.State != nil && toolRank(part.State.Status) < toolRank(ps.p.State.Status) {
 		return nil // stale: a replay of an earlier state
@@ -481,7 +542,7 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 	if n.turn != nil && (ms.info == nil || ms.info.Role == "assistant" || n.turn.inTurn[ms.id]) {
 		n.noteMsg(ms.id)
 		n.noteTime(at)
-		if ms.info == nil || ms.info.Role == "assistant" {
+		if (ms.info == nil || ms.info.Role == "assistant") && !child {
 			n.turn.lastAsst = ms.id
 		}
 		if part.Time != nil {
@@ -526,6 +587,9 @@ func (n *Normalizer) partDelta(frame, props []byte) []agent.Event {
 		return n.malformed(frame, orMissing(err, "messageID or partID"))
 	}
 	ms := n.msg(d.MessageID)
+	if ms.session == "" {
+		ms.session = d.SessionID
+	}
 	ps := ms.part(d.PartID)
 	if ps.p.Type == "" {
 		ps.p = wirePart{ID: d.PartID, MessageID: d.MessageID, SessionID: d.SessionID, Type: "text"}
@@ -741,6 +805,7 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 	if t.endMs > t.startMs && t.startMs > 0 {
 		dur = t.endMs - t.startMs
 	}
+	cost = math.Round(cost*1e12) / 1e12 // sums of float costs: no 0.30000000000000004
 	res := &agent.Result{
 		Text:        text,
 		IsError:     isErr,
@@ -781,7 +846,7 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 	}
 	for _, mid := range t.msgIDs {
 		if ms, ok := n.msgs[mid]; ok {
-			raw = append(raw, ms.raw())
+			raw = append(raw, n.raw(ms))
 		}
 	}
 	if t.errFrame != nil && !bytes.Equal(t.errFrame, t.openFrame) {
@@ -857,12 +922,23 @@ func (ms *msgState) raw() []byte {
 // emitMessage builds the message and emits it when it changed.
 func (n *Normalizer) emitMessage(ms *msgState) []agent.Event {
 	m := ms.build()
+	m.ParentToolUseID = n.children[ms.session]
 	js, err := json.Marshal(m)
 	if err == nil && bytes.Equal(js, ms.lastJSON) {
 		return nil
 	}
 	ms.lastJSON = js
-	return []agent.Event{{Type: agent.EventMessage, Message: m, Raw: ms.raw()}}
+	return []agent.Event{{Type: agent.EventMessage, Message: m, Raw: n.raw(ms)}}
+}
+
+// raw is a message's rebuild frames; a sub-agent's message starts with the
+// frame that tied its session to the task.
+func (n *Normalizer) raw(ms *msgState) []byte {
+	r := ms.raw()
+	if cf, ok := n.childFrame[ms.session]; ok && len(cf) > 0 {
+		return bytes.Join([][]byte{cf, r}, []byte("\n"))
+	}
+	return r
 }
 
 // build makes the normalized message.
@@ -883,7 +959,9 @@ func (ms *msgState) build() *agent.Message {
 			}
 		case "assistant":
 			m.Model = info.ModelID
-			m.ParentToolUseID = info.ParentID
+			if info.ParentID != "" {
+				meta["parentID"] = info.ParentID // the user message it answers
+			}
 			if info.Tokens != nil {
 				var u agent.TokenUsage
 				addTokens(&u, info.Tokens)

@@ -19,14 +19,14 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func recordings(t testing.TB) []string {
 	t.Helper()
 	var out []string
-	for _, pat := range []string{"testdata/serve-*.sse", "testdata/run-*.jsonl"} {
+	for _, pat := range []string{"testdata/serve-*.sse", "testdata/run-*.jsonl", "testdata/synthetic-*.sse"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, m...)
 	}
-	if len(out) < 10 {
+	if len(out) < 11 {
 		t.Fatalf("only %d recordings in testdata", len(out))
 	}
 	return out

@@ -145,9 +145,10 @@ func (s *Session) sendLocked(b agent.Batch) {
 	}
 }
 
-// mine reports whether a payload is for this session: events of another
-// session are not, nor is server noise that names no session. A payload
-// that does not parse is (the normalizer reports it).
+// mine reports whether a payload is for this session or one of its
+// sub-agent sessions: events of another session are not, nor is server noise
+// that names no session. A payload that does not parse is (the normalizer
+// reports it). Called from run only.
 func (s *Session) mine(frame []byte) bool {
 	var env struct {
 		Type       string         `json:"type"`
@@ -156,10 +157,21 @@ func (s *Session) mine(frame []byte) bool {
 	if err := json.Unmarshal(frame, &env); err != nil {
 		return true
 	}
-	if sid := sessionOf(env.Type, env.Properties); sid != "" {
-		return sid == s.id
+	sid := sessionOf(env.Type, env.Properties)
+	if sid == "" {
+		return !IsNoise(env.Type) && !strings.HasPrefix(env.Type, "session.next.")
 	}
-	return !IsNoise(env.Type) && !strings.HasPrefix(env.Type, "session.next.")
+	if sid == s.id || s.children[sid] {
+		return true
+	}
+	// A sub-agent session (task tool) of ours, or of one of our sub-agents.
+	if env.Type == "session.created" && env.Properties.Info != nil {
+		if p := env.Properties.Info.ParentID; p == s.id || s.children[p] {
+			s.children[sid] = true
+			return true
+		}
+	}
+	return false
 }
 
 func sessionOf(typ string, p wireSessionRef) string {

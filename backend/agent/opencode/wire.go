@@ -31,6 +31,7 @@ type wireSessionRef struct {
 	Info      *struct {
 		ID        string `json:"id"`
 		SessionID string `json:"sessionID"`
+		ParentID  string `json:"parentID"`
 	} `json:"info"`
 	Part *struct {
 		SessionID string `json:"sessionID"`
