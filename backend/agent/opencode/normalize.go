@@ -76,6 +76,7 @@ import (
 // id of the user message an assistant message answers (every recording shows
 // it), never a tool call: the UI would take it for a sub-agent link. The
 // sub-agent link is the task tool's child session, mapped as above.
+//
 //	time.created → timestamp (RFC 3339, UTC). A part seen before its message makes an
 //	assistant message.
 //
