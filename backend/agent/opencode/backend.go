@@ -378,7 +378,7 @@ func (s *Session) Stop(ctx context.Context) error {
 	already := s.stopped
 	s.mu.Unlock()
 	if !already {
-		if c, err := s.b.srv.client(ctx, s.cfg.Cwd); err == nil {
+		if c, ok := s.b.srv.running(s.cfg.Cwd); ok { // a dead server has no turn to abort
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			_ = c.abort(actx, s.id)
 			cancel()

@@ -71,14 +71,13 @@ import (
 //	           error → metadata.error and isError (except MessageAbortedError)
 //	sub-agent  a message of a sub-agent session gets parentToolUseId = the callID of the
 //	           task tool that runs it (its state.metadata.sessionId names the session)
+//	both       time.created → timestamp (RFC 3339, UTC). A part seen before its message
+//	           makes an assistant message.
 //
 // The design maps parentID to parentToolUseId, but OpenCode's parentID is the
 // id of the user message an assistant message answers (every recording shows
 // it), never a tool call: the UI would take it for a sub-agent link. The
 // sub-agent link is the task tool's child session, mapped as above.
-//
-//	time.created → timestamp (RFC 3339, UTC). A part seen before its message makes an
-//	assistant message.
 //
 // # Parts (message.part.updated part)
 //

@@ -112,6 +112,25 @@ func (s *server) client(ctx context.Context, dir string) (*client, error) {
 	return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, nil
 }
 
+// running returns a client for the server if one runs, without starting one.
+func (s *server) running(dir string) (*client, bool) {
+	if s.opt.BaseURL != "" {
+		return &client{base: s.opt.BaseURL, user: s.opt.username(), password: s.opt.Password, dir: dir, hc: s.hc}, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.proc
+	if p == nil || s.disposed {
+		return nil, false
+	}
+	select {
+	case <-p.done:
+		return nil, false
+	default:
+	}
+	return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, true
+}
+
 // backoff schedules the next start attempt (1 s, 2 s, ... RestartMax).
 func (s *server) backoff() {
 	if s.delay == 0 {
