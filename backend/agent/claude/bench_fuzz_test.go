@@ -2,7 +2,10 @@ package claude
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"reflect"
+	"strings"
 	"path/filepath"
 	"testing"
 
@@ -106,6 +109,7 @@ func FuzzNormalize(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		checkFastDecode(t, line)
 		n := NewNormalizer()
 		// Two copies: the second exercises merging and dedup state.
 		for _, l := range [][]byte{line, line, append(bytes.Clone(line), line...)} {
@@ -138,4 +142,91 @@ func FuzzNormalize(f *testing.F) {
 		}
 		n.Flush()
 	})
+}
+
+// walkedKeys are the keys of the levels the fast decoders walk themselves.
+var walkedKeys = []string{"type", "uuid", "timestamp", "message", "parent_tool_use_id", "isSynthetic", "isMeta",
+	"isReplay", "isCompactSummary", "cost_usd", "tool_use_result", "tool_result_meta", "error", "is_api_error_message",
+	"api_error_status", "id", "role", "model", "content", "usage", "subtype", "is_error", "result", "num_turns",
+	"duration_ms", "duration_api_ms", "total_cost_usd", "modelUsage", "permission_denials", "terminal_reason",
+	"stop_reason", "errors"}
+
+// exactKeys reports whether the walked levels of line only use keys that
+// encoding/json and the fast decoders match alike (no escapes, no
+// case-insensitive near-miss).
+func exactKeys(b []byte) bool {
+	good := true
+	var check func(b []byte, depth int)
+	check = func(b []byte, depth int) {
+		walkObject(b, func(k, v []byte) error {
+			if bytes.IndexByte(k, '\\') >= 0 {
+				good = false
+			}
+			for _, w := range walkedKeys {
+				if strings.EqualFold(string(k), w) && string(k) != w {
+					good = false
+				}
+			}
+			if depth == 0 && string(k) == "message" {
+				check(v, 1)
+			}
+			return nil
+		})
+	}
+	check(b, 0)
+	return good
+}
+
+// checkFastDecode compares the fast decoders with encoding/json.
+func checkFastDecode(t *testing.T, line []byte) {
+	if !json.Valid(line) || !exactKeys(line) {
+		return
+	}
+	var fast, slow wireChat
+	errF, errS := decodeChat(line, &fast), json.Unmarshal(line, &slow)
+	if (errF == nil) != (errS == nil) {
+		t.Fatalf("decodeChat error %v, encoding/json %v", errF, errS)
+	}
+	if errF == nil && !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("decodeChat differs:\nfast %+v\nslow %+v", fast, slow)
+	}
+	var fr, sr wireResult
+	errF, errS = decodeResult(line, &fr), json.Unmarshal(line, &sr)
+	if (errF == nil) != (errS == nil) {
+		t.Fatalf("decodeResult error %v, encoding/json %v", errF, errS)
+	}
+	if errF == nil && !reflect.DeepEqual(fr, sr) {
+		t.Fatalf("decodeResult differs:\nfast %+v\nslow %+v", fr, sr)
+	}
+}
+
+func TestFastDecodeMatchesEncodingJSON(t *testing.T) {
+	for _, p := range recordings(t) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l := range agent.Lines(bytes.NewReader(data)) {
+			checkFastDecode(t, l)
+		}
+	}
+}
+
+func TestFastDecodeEdgeCases(t *testing.T) {
+	for _, l := range []string{
+		`{"type":"assistant","uuid":"a\"b\\c\u00e9","message":{"id":"m\n1","content":"plain \u2028 text","usage":null},"parent_tool_use_id":null}`,
+		`{"type":"user","uuid":"x","uuid":"y","message":null,"isSynthetic":true,"isSynthetic":false,"tool_use_result":"Error: x"}`,
+		`{"type":"user","uuid":5}`,
+		`{"type":"user","isMeta":"yes"}`,
+		`{"type":"result","num_turns":1.5}`,
+		`{"type":"result","result":null,"total_cost_usd":1e-3,"modelUsage":{"m":{"inputTokens":1}},"usage":{"input_tokens":2}}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"weird","x":[1,{"y":"}"}]}]}}`,
+		`{"type":"assistant","message":"not an object"}`,
+		`{"type":"assistant","message":{"content":{"type":"text"}}}`,
+		"{\"type\":\"user\",\"uuid\":\"\xff\xfe\"}",
+		` { "type" : "user" , "uuid" : "spaced" , "message" : { "content" : [ ] } } `,
+		`{"type":"result","errors":[],"stop_reason":null,"api_error_status":429,"cost_usd":null}`,
+	} {
+		checkFastDecode(t, []byte(l))
+	}
 }

@@ -504,7 +504,7 @@ func usageOf(u *wireUsage) *agent.TokenUsage {
 
 func (n *Normalizer) assistant(evs []agent.Event, line []byte) []agent.Event {
 	var w wireChat
-	if err := json.Unmarshal(line, &w); err != nil {
+	if err := decodeChat(line, &w); err != nil {
 		return append(evs, malformed(line, err))
 	}
 	if w.Message == nil {
@@ -618,7 +618,7 @@ func (a *asmMsg) event() agent.Event {
 
 func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
 	var w wireChat
-	if err := json.Unmarshal(line, &w); err != nil {
+	if err := decodeChat(line, &w); err != nil {
 		return append(evs, malformed(line, err))
 	}
 	if w.Message == nil {
@@ -777,7 +777,7 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	n.order = n.order[:0]
 
 	var w wireResult
-	if err := json.Unmarshal(line, &w); err != nil {
+	if err := decodeResult(line, &w); err != nil {
 		return append(evs, malformed(line, err))
 	}
 	// 2.1.330 says aborted_*; older versions only end an interrupted turn

@@ -1,0 +1,265 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// The decoders below fill wireChat and wireResult from a line without
+// running encoding/json over the whole line: walkObject finds the top-level
+// members with a quick scan, the members the normalizer needs are decoded
+// one by one, and the rest (result's subagent_stats and
+// model_usage_since_last_result, big tool_use_result objects that are not
+// structured results, ...) is only skipped. For valid JSON they give what
+// json.Unmarshal gives (FuzzNormalize checks it), except that keys must be
+// spelled exactly as the CLI writes them (encoding/json also matches them
+// case-insensitively).
+
+// walkObject calls fn with each top-level member of the JSON object b: the
+// key's content (still escaped) and the raw value. It reports false when b
+// is not an object as far as the scan can tell.
+func walkObject(b []byte, fn func(key, val []byte) error) (bool, error) {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false, nil
+	}
+	i++
+	for {
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return false, nil
+		}
+		switch b[i] {
+		case '}':
+			return skipWS(b, i+1) == len(b), nil
+		case ',':
+			i++
+			continue
+		case '"':
+		default:
+			return false, nil
+		}
+		ks, ke, next := scanString(b, i)
+		if next < 0 {
+			return false, nil
+		}
+		i = skipWS(b, next)
+		if i >= len(b) || b[i] != ':' {
+			return false, nil
+		}
+		i = skipWS(b, i+1)
+		if i >= len(b) {
+			return false, nil
+		}
+		var n int
+		if b[i] == '"' {
+			_, _, n = scanString(b, i)
+		} else {
+			n = skipValue(b, i)
+		}
+		if n < 0 {
+			return false, nil
+		}
+		if err := fn(b[ks:ke], b[i:n]); err != nil {
+			return true, err
+		}
+		i = n
+	}
+}
+
+// str decodes a JSON string value (null gives "").
+func str(v []byte, dst *string) error {
+	if len(v) >= 2 && v[0] == '"' {
+		c := v[1 : len(v)-1]
+		if bytes.IndexByte(c, '\\') < 0 && utf8.Valid(c) && !hasControl(c) {
+			*dst = string(c)
+			return nil
+		}
+	}
+	if string(v) == "null" {
+		return nil
+	}
+	return json.Unmarshal(v, dst)
+}
+
+func hasControl(c []byte) bool {
+	for _, ch := range c {
+		if ch < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// raw keeps a value as json.RawMessage (a copy, like encoding/json).
+func raw(v []byte, dst *json.RawMessage) error {
+	if !json.Valid(v) {
+		return json.Unmarshal(v, dst) // the same error encoding/json gives
+	}
+	*dst = append((*dst)[:0], v...)
+	return nil
+}
+
+func boolean(v []byte, dst *bool) error {
+	switch string(v) {
+	case "true":
+		*dst = true
+		return nil
+	case "false":
+		*dst = false
+		return nil
+	case "null":
+		return nil
+	}
+	return json.Unmarshal(v, dst)
+}
+
+// decodeChat fills w from an assistant or user line.
+func decodeChat(line []byte, w *wireChat) error {
+	ok, err := walkObject(line, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			return str(v, &w.Type)
+		case "uuid":
+			return str(v, &w.UUID)
+		case "timestamp":
+			return str(v, &w.Timestamp)
+		case "message":
+			if string(v) == "null" {
+				w.Message = nil
+				return nil
+			}
+			if w.Message == nil {
+				w.Message = new(wireMessage)
+			}
+			return decodeMessage(v, w.Message)
+		case "parent_tool_use_id":
+			if string(v) == "null" {
+				w.ParentToolUseID = nil
+				return nil
+			}
+			s := ""
+			if err := str(v, &s); err != nil {
+				return err
+			}
+			w.ParentToolUseID = &s
+		case "isSynthetic":
+			return boolean(v, &w.IsSynthetic)
+		case "isMeta":
+			return boolean(v, &w.IsMeta)
+		case "isReplay":
+			return boolean(v, &w.IsReplay)
+		case "isCompactSummary":
+			return boolean(v, &w.IsCompact)
+		case "cost_usd":
+			return json.Unmarshal(v, &w.CostUSD)
+		case "tool_use_result":
+			return raw(v, &w.ToolUseResult)
+		case "tool_result_meta":
+			return raw(v, &w.ToolResultMeta)
+		case "error":
+			return raw(v, &w.Error)
+		case "is_api_error_message":
+			return boolean(v, &w.IsAPIErrorMessage)
+		case "api_error_status":
+			return raw(v, &w.APIErrorStatus)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return json.Unmarshal(line, w) // a precise error for the malformed line
+	}
+	return nil
+}
+
+// decodeMessage fills m from a message object.
+func decodeMessage(b []byte, m *wireMessage) error {
+	ok, err := walkObject(b, func(k, v []byte) error {
+		switch string(k) {
+		case "id":
+			return str(v, &m.ID)
+		case "role":
+			return str(v, &m.Role)
+		case "model":
+			return str(v, &m.Model)
+		case "content":
+			return m.Content.UnmarshalJSON(v)
+		case "usage":
+			if string(v) == "null" {
+				m.Usage = nil
+				return nil
+			}
+			return json.Unmarshal(v, &m.Usage)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return json.Unmarshal(b, m)
+	}
+	return nil
+}
+
+// decodeResult fills w from a result line.
+func decodeResult(line []byte, w *wireResult) error {
+	ok, err := walkObject(line, func(k, v []byte) error {
+		switch string(k) {
+		case "subtype":
+			return str(v, &w.Subtype)
+		case "uuid":
+			return str(v, &w.UUID)
+		case "is_error":
+			return boolean(v, &w.IsError)
+		case "result":
+			if string(v) == "null" {
+				w.Result = nil
+				return nil
+			}
+			s := ""
+			if err := str(v, &s); err != nil {
+				return err
+			}
+			w.Result = &s
+		case "num_turns":
+			return json.Unmarshal(v, &w.NumTurns)
+		case "duration_ms":
+			return json.Unmarshal(v, &w.DurationMs)
+		case "duration_api_ms":
+			return json.Unmarshal(v, &w.DurationAPIMs)
+		case "total_cost_usd":
+			return json.Unmarshal(v, &w.TotalCostUSD)
+		case "usage":
+			if string(v) == "null" {
+				w.Usage = nil
+				return nil
+			}
+			return json.Unmarshal(v, &w.Usage)
+		case "modelUsage":
+			return json.Unmarshal(v, &w.ModelUsage)
+		case "permission_denials":
+			return raw(v, &w.PermissionDenials)
+		case "terminal_reason":
+			return str(v, &w.TerminalReason)
+		case "stop_reason":
+			return raw(v, &w.StopReason)
+		case "errors":
+			return raw(v, &w.Errors)
+		case "api_error_status":
+			return raw(v, &w.APIErrorStatus)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return json.Unmarshal(line, w)
+	}
+	return nil
+}
