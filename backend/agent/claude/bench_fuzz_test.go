@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
-	"path/filepath"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
