@@ -93,42 +93,17 @@ func (g *Git) Diff(ctx context.Context, dir, base string, opt DiffOptions) (Diff
 		return Diff{}, fmt.Errorf("gitx: diff: %w", err)
 	}
 
-	idx, cleanup, err := g.scratchIndex(ctx, dir)
-	if err != nil {
-		return Diff{}, err
-	}
-	defer cleanup()
-	env := []string{"GIT_INDEX_FILE=" + idx, "GIT_OPTIONAL_LOCKS=0"}
-
-	// Untracked files become intent-to-add entries in the scratch index.
-	lsArgs := []string{"ls-files", "-z", "--others", "--exclude-standard"}
-	if len(opt.Paths) > 0 {
-		lsArgs = append(append(lsArgs, "--"), opt.Paths...)
-	}
-	untracked, _, err := g.run(ctx, call{dir: dir, env: env, args: lsArgs})
-	if err != nil {
-		return Diff{}, fmt.Errorf("gitx: list untracked files: %w", err)
-	}
-	if len(untracked) > 0 {
-		if _, _, err := g.run(ctx, call{dir: dir, env: env, stdin: bytes.NewReader(untracked),
-			args: []string{"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"}}); err != nil {
-			return Diff{}, fmt.Errorf("gitx: add untracked files to scratch index: %w", err)
+	// A file that vanishes between the scratch index and the diff makes
+	// git fail ("stat ...: No such file"): take the diff again.
+	var out []byte
+	for attempt := 1; ; attempt++ {
+		out, err = g.rawDiff(ctx, dir, base, opt)
+		if err == nil || attempt == 4 || !vanished(err) {
+			break
 		}
 	}
-
-	args := []string{"diff", "--no-ext-diff", "--no-textconv", "--find-renames", "--raw", "--numstat", "-z", "--abbrev=40"}
-	if !opt.NoPatch {
-		args = append(args, "--patch", "--unified=3")
-	}
-	args = append(args, base)
-	if len(opt.Paths) > 0 {
-		args = append(append(args, "--"), opt.Paths...)
-	} else {
-		args = append(args, "--")
-	}
-	out, _, err := g.run(ctx, call{dir: dir, env: env, args: args})
 	if err != nil {
-		return Diff{}, fmt.Errorf("gitx: diff: %w", err)
+		return Diff{}, err
 	}
 	files, patch, err := parseRawNumstat(out)
 	if err != nil {
@@ -143,6 +118,53 @@ func (g *Git) Diff(ctx context.Context, dir, base string, opt DiffOptions) (Diff
 		d.Removed += f.Removed
 	}
 	return d, nil
+}
+
+// vanished reports a git failure caused by a file deleted while git ran.
+func vanished(err error) bool {
+	var ge *Error
+	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "No such file or directory")
+}
+
+// rawDiff runs the diff of base against the worktree through a scratch
+// index and returns git's raw+numstat(+patch) output.
+func (g *Git) rawDiff(ctx context.Context, dir, base string, opt DiffOptions) ([]byte, error) {
+	idx, cleanup, err := g.scratchIndex(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	env := []string{"GIT_INDEX_FILE=" + idx, "GIT_OPTIONAL_LOCKS=0"}
+
+	// Untracked (not ignored) files become intent-to-add entries in the
+	// scratch index: `add -N --all` records no content for tracked files
+	// and writes no object. It walks the tree itself, so a file the agent
+	// deletes meanwhile is simply not there (no pathspec race).
+	addArgs := []string{"add", "--intent-to-add", "--all"}
+	if len(opt.Paths) > 0 {
+		addArgs = append(append(addArgs, "--"), opt.Paths...)
+	}
+	if _, _, err := g.run(ctx, call{dir: dir, env: env, args: addArgs}); err != nil && len(opt.Paths) == 0 {
+		// With paths, a path in neither the worktree nor the index is
+		// refused; the diff below then reports no change for it.
+		return nil, fmt.Errorf("gitx: add untracked files to scratch index: %w", err)
+	}
+
+	args := []string{"diff", "--no-ext-diff", "--no-textconv", "--find-renames", "--raw", "--numstat", "-z", "--abbrev=40"}
+	if !opt.NoPatch {
+		args = append(args, "--patch", "--unified=3")
+	}
+	args = append(args, base)
+	if len(opt.Paths) > 0 {
+		args = append(append(args, "--"), opt.Paths...)
+	} else {
+		args = append(args, "--")
+	}
+	out, _, err := g.run(ctx, call{dir: dir, env: env, args: args})
+	if err != nil {
+		return nil, fmt.Errorf("gitx: diff: %w", err)
+	}
+	return out, nil
 }
 
 // FileDiff is Diff limited to one path (and its old name for a rename),

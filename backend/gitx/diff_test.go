@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -228,4 +229,37 @@ func TestParseRawNumstatRejectsGarbage(t *testing.T) {
 	if _, _, err := parseRawNumstat(nil); err != nil {
 		t.Errorf("empty output: %v", err)
 	}
+}
+
+// TestDiffWhileAgentWrites polls the diff while files appear and vanish.
+func TestDiffWhileAgentWrites(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	wt := f.create("busy", "1")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			time.Sleep(5 * time.Millisecond)
+			p := filepath.Join(wt.Path, fmt.Sprintf("churn%d.txt", i%5))
+			if i%2 == 0 {
+				_ = os.WriteFile(p, []byte(strings.Repeat("x\n", i%7+1)), 0o644)
+			} else {
+				_ = os.Remove(p)
+			}
+		}
+	}()
+	for i := range 15 {
+		if _, err := f.g.Diff(ctx, wt.Path, wt.Base, DiffOptions{}); err != nil {
+			t.Errorf("poll %d: %v", i, err)
+		}
+	}
+	close(stop)
+	<-done
 }
