@@ -572,3 +572,34 @@ func TestReadLinesSkipsTooLongLines(t *testing.T) {
 		t.Errorf("errs %d, lines (-want +got):\n%s", errs, d)
 	}
 }
+
+func TestDisposeStopsEverySession(t *testing.T) {
+	bin := agenttest.BuildFakeClaude(t)
+	b := New(Options{Binary: bin, GracePeriod: 200 * time.Millisecond, WaitDelay: 200 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ss []agent.Session
+	for range 2 {
+		s, err := b.Start(ctx, agent.Config{Cwd: t.TempDir(), Mode: agent.ModeBypass, Env: map[string]string{"FAKE_CLAUDE_HANG": "1"}}, "hang")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, s)
+		go func() {
+			for range s.Events() {
+			}
+		}()
+	}
+	if err := b.Dispose(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		if err := s.Wait(); err != nil {
+			t.Errorf("Wait: %v", err)
+		}
+		if err := syscall.Kill(s.(*Session).PID(), 0); err == nil {
+			// reaped by cmd.Wait: the pid must be gone
+			t.Errorf("pid %d alive after Dispose", s.(*Session).PID())
+		}
+	}
+}
