@@ -25,7 +25,9 @@ const FormatName = "acp"
 // Mapping (frame → events):
 //
 //	client session/prompt {messageId?}     starts a turn; its key is messageId (the backend
-//	                                       always sends one) else "<sessionId>-turn<N>"
+//	                                       always sends one) else "<sessionId>-prompt<rpc id>";
+//	                                       content without a prompt frame (stdout-only
+//	                                       captures) opens turn "<sessionId>-turn<N>"
 //	client session/load                    history replayed until its response is not
 //	                                       re-emitted (the store already holds it)
 //	client session/set_mode + its success  mode-change (when the agent did not report it)
@@ -217,7 +219,11 @@ func (n *Normalizer) clientRequest(frame []byte, m *rpcMessage) []agent.Event {
 		}
 		n.replaying = false
 		n.turn = nil
-		n.startTurn(frame, p.MessageID)
+		key := p.MessageID
+		if key == "" { // an id the frame itself carries, so Raw rebuilds it
+			key = n.sessionID + "-prompt" + idKey(m.ID)
+		}
+		n.startTurn(frame, key)
 	case methodSetMode:
 		var p setModeParams
 		if json.Unmarshal(m.Params, &p) == nil && m.isRequest() {
@@ -255,7 +261,13 @@ func (n *Normalizer) response(frame []byte, m *rpcMessage, id string) []agent.Ev
 	// Both sides number their own requests, so an id can be pending both
 	// ways; a reply goes to the later request (the agent's fs or permission
 	// request is answered before the prompt it belongs to ends).
-	ours := asked && (!sent || looksLikeClientReply(m) || (m.Error != nil && in.seq > out.seq))
+	var ours bool
+	switch {
+	case asked && !sent:
+		ours = !looksLikeAgentResult(m) // stdout-only captures have no client requests
+	case asked && sent:
+		ours = looksLikeClientReply(m) || (m.Error != nil && in.seq > out.seq)
+	}
 	if ours {
 		delete(n.inReq, id)
 		return nil
@@ -283,6 +295,16 @@ func (n *Normalizer) response(frame []byte, m *rpcMessage, id string) []agent.Ev
 		return n.sessionStarted(frame, m.Result, outMethod)
 	}
 	return nil
+}
+
+// looksLikeAgentResult tells an agent's result (initialize, session/new or
+// load, session/prompt) by its shape.
+func looksLikeAgentResult(m *rpcMessage) bool {
+	var probe map[string]json.RawMessage
+	if m.Error != nil || json.Unmarshal(m.Result, &probe) != nil {
+		return false
+	}
+	return probe["stopReason"] != nil || probe["sessionId"] != nil || probe["protocolVersion"] != nil
 }
 
 // looksLikeClientReply tells the client's answer to an agent request from the
