@@ -259,6 +259,12 @@ func (s *session) spawn(path string, c Config) error {
 	s.conn = sdk.NewClientSideConnection(&client{s: s}, &teeWriter{s: s}, pr)
 	s.conn.SetLogger(slog.New(slog.DiscardHandler)) // every frame is kept raw already
 	go func() {
+		// If the SDK stops reading (a line over its 10 MiB limit), fail the
+		// tee's writes instead of blocking it forever.
+		<-s.conn.Done()
+		_ = pr.CloseWithError(errors.New("ACP connection closed"))
+	}()
+	go func() {
 		defer scancel()
 		s.readLoop(stdout, pw)
 	}()
