@@ -156,7 +156,10 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		return nil, ctx.Err()
 	case <-t.C:
 		_ = s.Stop(context.Background())
-		return nil, fmt.Errorf("opencode: event stream of session %s not connected after %s", s.id, b.opt.connectTimeout())
+		s.mu.Lock()
+		last := s.lastErr
+		s.mu.Unlock()
+		return nil, fmt.Errorf("opencode: event stream of session %s not connected after %s: %w", s.id, b.opt.connectTimeout(), last)
 	}
 	if prompt != "" {
 		if err := s.SendMessage(ctx, prompt); err != nil {
@@ -246,6 +249,7 @@ type Session struct {
 	model    *wireModelRef
 	stopped  bool
 	waitErr  error
+	lastErr  error // why the event stream last broke
 	readyOne sync.Once
 }
 
@@ -407,7 +411,8 @@ func (s *Session) Wait() error {
 	return s.waitErr
 }
 
-// deliverSynthetic sends events that have no frame (mode changes). It is
+// deliverSynthetic sends events that have no frame (mode changes), from its
+// own goroutine so a caller that also reads Events never deadlocks. It is
 // dropped when the session has ended.
 func (s *Session) deliverSynthetic(evs []agent.Event) {
 	s.mu.Lock()
@@ -416,5 +421,5 @@ func (s *Session) deliverSynthetic(evs []agent.Event) {
 	if stopped {
 		return
 	}
-	s.send(agent.Batch{Format: FormatName, Events: evs, ReceivedAt: time.Now()})
+	go s.send(agent.Batch{Format: FormatName, Events: evs, ReceivedAt: time.Now()})
 }

@@ -563,3 +563,28 @@ func TestResume(t *testing.T) {
 		t.Fatalf("unknown session: %v", err)
 	}
 }
+
+// TestStreamRefused: a server that refuses the event stream makes Start fail
+// with the reason, not just a timeout.
+func TestStreamRefused(t *testing.T) {
+	f := fakeoc.New(loadScript(t, "serve-basic.sse"), testPassword)
+	ts := httptest.NewServer(f)
+	defer ts.Close()
+	f.Outage(true)
+	b := New(Options{BaseURL: ts.URL, Password: testPassword, ReconnectMin: 10 * time.Millisecond, ReconnectMax: 20 * time.Millisecond, ConnectTimeout: 300 * time.Millisecond})
+	defer b.Dispose(context.Background())
+	_, err := b.Start(context.Background(), agent.Config{Cwd: "/p"}, "hi")
+	if err == nil || !strings.Contains(err.Error(), "not connected") || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, l := range f.Log() {
+		if strings.Contains(l, "/prompt_async") {
+			t.Fatal("prompted a session whose events are not followed")
+		}
+	}
+	// Wrong credentials: the first call says so.
+	b2 := New(Options{BaseURL: ts.URL, Password: "wrong"})
+	if _, err := b2.Start(context.Background(), agent.Config{Cwd: "/p"}, "hi"); err == nil || !strings.Contains(err.Error(), "HTTP 401") {
+		t.Fatalf("wrong password: %v", err)
+	}
+}

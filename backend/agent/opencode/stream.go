@@ -49,6 +49,9 @@ func (s *Session) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		s.mu.Lock()
+		s.lastErr = err
+		s.mu.Unlock()
 		if errors.Is(err, agent.ErrBinaryNotFound) || errors.Is(err, ErrServerDisposed) {
 			s.mu.Lock()
 			if !errors.Is(err, ErrServerDisposed) {
