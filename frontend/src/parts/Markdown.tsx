@@ -2,11 +2,11 @@
 // lists, strikethrough), fenced code blocks highlighted by highlight.js with
 // a copy button, links opening outside the app.
 
-import { memo, type ReactNode } from "react";
+import { memo, useMemo, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
-import rehypeHighlight from "rehype-highlight";
 import { CopyButton } from "./CopyButton";
+import { highlight } from "./highlight";
 
 function textOfNode(n: ReactNode): string {
   if (n == null || typeof n === "boolean") return "";
@@ -19,6 +19,21 @@ function textOfNode(n: ReactNode): string {
   return "";
 }
 
+export function CodeBlock({ code, lang }: { code: string; lang: string }) {
+  const html = useMemo(() => highlight(code, lang), [code, lang]);
+  return (
+    <div className="jc-codeblock">
+      <div className="jc-codeblock__bar">
+        <span className="jc-codeblock__lang">{lang || "code"}</span>
+        <CopyButton text={code} />
+      </div>
+      <pre>
+        <code className={`hljs${lang ? ` language-${lang}` : ""}`} dangerouslySetInnerHTML={{ __html: html }} />
+      </pre>
+    </div>
+  );
+}
+
 const components: Components = {
   pre({ children }) {
     const code = textOfNode(children).replace(/\n$/, "");
@@ -27,15 +42,7 @@ const components: Components = {
       const cls = (children.props as { className?: string }).className ?? "";
       lang = /language-([\w+-]+)/.exec(cls)?.[1] ?? "";
     }
-    return (
-      <div className="jc-codeblock">
-        <div className="jc-codeblock__bar">
-          <span className="jc-codeblock__lang">{lang || "code"}</span>
-          <CopyButton text={code} />
-        </div>
-        <pre>{children}</pre>
-      </div>
-    );
+    return <CodeBlock code={code} lang={lang} />;
   },
   a({ href, children }) {
     return (
@@ -54,16 +61,11 @@ const components: Components = {
 };
 
 const remarkPlugins = [remarkGfm];
-const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }]] as const;
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="jc-md">
-      <ReactMarkdown
-        remarkPlugins={remarkPlugins}
-        rehypePlugins={rehypePlugins as unknown as NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]>}
-        components={components}
-      >
+      <ReactMarkdown remarkPlugins={remarkPlugins} components={components}>
         {text}
       </ReactMarkdown>
     </div>

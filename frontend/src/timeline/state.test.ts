@@ -199,3 +199,25 @@ describe("queueReducer", () => {
     expect(items.map((i) => i.id)).toEqual(["c", "b"]);
   });
 });
+
+describe("TimelineStore incremental rows", () => {
+  it("replaces only the changed row when the structure is unchanged, and matches a full rebuild", () => {
+    const st = new TimelineStore((cb) => cb());
+    st.load([]);
+    st.push(
+      { taskId: "t", seq: 1, event: msg({ id: "a", parts: [{ type: "tool-use", toolId: "t1", toolName: "Bash" }] }) },
+      { taskId: "t", seq: 2, event: msg({ id: "b", parts: [{ type: "text", text: "x" }] }) },
+    );
+    const before = st.getSnapshot().rows;
+    st.push({ taskId: "t", seq: 3, event: { type: "tool-state-update", toolId: "t1", state: "running" } });
+    const after = st.getSnapshot().rows;
+    expect(after).not.toBe(before);
+    expect(after[1]).toBe(before[1]);
+    expect(after[0]).not.toBe(before[0]);
+    expect(after).toEqual(toDisplayRows(st.state));
+    // a result-only message arrives: structure changes (it is absorbed), rows rebuilt
+    st.push({ taskId: "t", seq: 4, event: msg({ id: "r", role: "user", parts: [{ type: "tool-result", toolId: "t1", content: "ok" }] }) });
+    expect(st.getSnapshot().rows).toEqual(toDisplayRows(st.state));
+    expect(st.getSnapshot().rows.map((r) => r.key)).toEqual(["a", "b"]);
+  });
+});

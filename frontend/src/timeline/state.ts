@@ -83,6 +83,8 @@ export interface TimelineState {
   /** Latest per-model usage seen (result message or complete event). */
   modelUsage?: Record<string, ModelUsage>;
   lastSeq: number;
+  /** Ids of messages whose revision changed since the store last published. */
+  dirty: Set<string>;
   /** Bumped whenever the set or order of rows may have changed. */
   structureRev: number;
   revCounter: number;
@@ -99,6 +101,7 @@ export function emptyState(): TimelineState {
     notices: [],
     pending: new Map(),
     lastSeq: 0,
+    dirty: new Set(),
     structureRev: 0,
     revCounter: 0,
   };
@@ -114,6 +117,7 @@ function bump(s: TimelineState, messageId: string, depth = 0): void {
   const e = s.messages.get(messageId);
   if (!e || depth > 32) return;
   e.rev = nextRev(s);
+  s.dirty.add(messageId);
   const parentTool = e.msg.parentToolUseId;
   if (parentTool) {
     const use = s.toolUses.get(parentTool);

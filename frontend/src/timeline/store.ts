@@ -30,6 +30,7 @@ export class TimelineStore {
   private lastRevCounter = -1;
   private lastStructure = -1;
   private loaded = false;
+  private rowIndex: Map<string, number> | null = null;
   /** Number of flushes, for tests and the benchmark. */
   flushes = 0;
 
@@ -78,15 +79,39 @@ export class TimelineStore {
     if (this.state.pending.delete(requestId)) this.publish(true);
   }
 
-  /** publish recomputes the rows if needed and notifies subscribers. */
+  /**
+   * publish updates the rows and notifies subscribers. When no row was added,
+   * removed or reordered, only the rows of changed messages are replaced
+   * (O(changed)); otherwise the rows are rebuilt.
+   */
   publish(force = false): void {
     const s = this.state;
     if (!force && s.revCounter === this.lastRevCounter && s.structureRev === this.lastStructure && this.snapshot.pendingCount === s.pending.size) {
       return;
     }
+    let rows: DisplayRow[];
+    if (s.structureRev !== this.lastStructure || this.rowIndex === null) {
+      rows = toDisplayRows(s);
+      this.rowIndex = new Map();
+      rows.forEach((r, i) => {
+        if (r.kind !== "notice") this.rowIndex!.set(r.id, i);
+      });
+    } else if (s.dirty.size > 0) {
+      rows = this.snapshot.rows.slice();
+      for (const id of s.dirty) {
+        const i = this.rowIndex.get(id);
+        const e = s.messages.get(id);
+        if (i === undefined || !e) continue;
+        const r = rows[i];
+        if (r.kind !== "notice") rows[i] = { ...r, rev: e.rev };
+      }
+    } else {
+      rows = this.snapshot.rows;
+    }
+    s.dirty.clear();
     this.lastRevCounter = s.revCounter;
     this.lastStructure = s.structureRev;
-    this.snapshot = { rows: toDisplayRows(s), version: this.snapshot.version + 1, pendingCount: s.pending.size };
+    this.snapshot = { rows, version: this.snapshot.version + 1, pendingCount: s.pending.size };
     for (const l of this.listeners) l();
   }
 

@@ -10,6 +10,7 @@ import { TimelineContext } from "../../parts/context";
 import { MessageRow, rowRev } from "./MessageRow";
 
 const STICK_PX = 48;
+const estimateSize = () => 64;
 
 export interface MessageListProps {
   store: TimelineStore;
@@ -27,12 +28,16 @@ export function MessageList({ store, unreadFromKey, footer }: MessageListProps) 
   const [showJump, setShowJump] = useState(false);
   const seenCount = useRef(rows.length);
 
+  // Stable callbacks: a new getItemKey makes the virtualizer recompute every
+  // row's measurement (O(rows)) on each render.
+  const getItemKey = useCallback((i: number) => rows[i]?.key ?? i, [rows]);
+  const getScrollElement = useCallback(() => parentRef.current, []);
   const v = useVirtualizer({
     count: rows.length,
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => 64,
+    getScrollElement,
+    estimateSize,
     overscan: 6,
-    getItemKey: (i) => rows[i]?.key ?? i,
+    getItemKey,
   });
 
   const scrollToEnd = useCallback(() => {

@@ -120,12 +120,13 @@ export function TaskView({ taskId }: TaskViewProps) {
   }, [api, store, taskId]);
 
   // Remember the last row seen; keep the task read while it is on screen.
+  const lastKey = useMemo(() => {
+    for (let i = snap.rows.length - 1; i >= 0; i--) if (snap.rows[i].kind !== "notice") return snap.rows[i].key;
+    return null;
+  }, [snap.rows]);
   useEffect(() => {
-    if (!loaded) return;
-    const rows = snap.rows;
-    const last = [...rows].reverse().find((r) => r.kind !== "notice");
-    if (last) writeSeen(taskId, last.key);
-  }, [loaded, snap.version, snap.rows, taskId]);
+    if (loaded && lastKey) writeSeen(taskId, lastKey);
+  }, [loaded, lastKey, taskId]);
   useEffect(() => {
     if (loaded && task?.hasUnread) api.markRead(taskId).catch(() => {});
   }, [api, loaded, task?.hasUnread, taskId]);

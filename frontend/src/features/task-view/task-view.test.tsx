@@ -130,7 +130,7 @@ describe("Composer", () => {
     fireEvent.change(edit, { target: { value: "then lint and test" } });
     fireEvent.submit(edit.closest("form")!);
     await waitFor(() => expect(p.onEditQueued).toHaveBeenCalledWith("q1", "then lint and test"));
-    fireEvent.click(screen.getByRole("button", { name: "Remove" }));
+    fireEvent.click(await screen.findByRole("button", { name: "Remove" }));
     expect(p.onRemoveQueued).toHaveBeenCalledWith("q1");
     fireEvent.click(screen.getByRole("button", { name: "Stop" }));
     expect(p.onStop).toHaveBeenCalled();
