@@ -130,6 +130,18 @@ func (n *Normalizer) Flush() []agent.Event { return nil }
 
 // Feed implements agent.Normalizer.
 func (n *Normalizer) Feed(frame []byte) []agent.Event {
+	// Fast path: most frames are session/update notifications; decode them
+	// in one pass.
+	if bytes.Contains(frame, []byte(`"session/update"`)) {
+		var uf updateFrame
+		if json.Unmarshal(frame, &uf) == nil && uf.Method == methodUpdate && len(uf.ID) == 0 && uf.Params.Update != nil {
+			if n.turn != nil {
+				n.turn.addRaw(frame)
+			}
+			n.seq++
+			return n.sessionUpdate(frame, uf.Params.SessionID, uf.Params.Update)
+		}
+	}
 	var m rpcMessage
 	if err := json.Unmarshal(frame, &m); err != nil {
 		return []agent.Event{malformed(frame, err.Error())}
@@ -154,7 +166,15 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 	case m.isNotification():
 		switch m.Method {
 		case methodUpdate:
-			return n.sessionUpdate(frame, &m)
+			var p updateParams
+			if err := json.Unmarshal(m.Params, &p); err != nil {
+				return []agent.Event{malformed(frame, "session/update: "+err.Error())}
+			}
+			var u sessionUpd
+			if err := json.Unmarshal(p.Update, &u); err != nil {
+				return []agent.Event{malformed(frame, "session/update: "+err.Error())}
+			}
+			return n.sessionUpdate(frame, p.SessionID, &u)
 		case "$/cancel_request":
 			return nil
 		}
@@ -500,17 +520,9 @@ func (t *turn) emit() agent.Event {
 	return agent.Event{Type: agent.EventMessage, Message: &m, Raw: t.rawSoFar()}
 }
 
-func (n *Normalizer) sessionUpdate(frame []byte, m *rpcMessage) []agent.Event {
-	var p updateParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		return []agent.Event{malformed(frame, "session/update: "+err.Error())}
-	}
-	var u sessionUpd
-	if err := json.Unmarshal(p.Update, &u); err != nil {
-		return []agent.Event{malformed(frame, "session/update: "+err.Error())}
-	}
-	if p.SessionID != "" && n.sessionID == "" {
-		n.sessionID = p.SessionID
+func (n *Normalizer) sessionUpdate(frame []byte, sessionID string, u *sessionUpd) []agent.Event {
+	if sessionID != "" && n.sessionID == "" {
+		n.sessionID = sessionID
 	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "tool_call", "tool_call_update", "plan":

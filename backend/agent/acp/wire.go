@@ -136,6 +136,16 @@ type updateParams struct {
 	Update    json.RawMessage `json:"update"`
 }
 
+// updateFrame is a whole session/update notification, decoded in one pass.
+type updateFrame struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method"`
+	Params struct {
+		SessionID string      `json:"sessionId"`
+		Update    *sessionUpd `json:"update"`
+	} `json:"params"`
+}
+
 // sessionUpd is the union of session/update payloads, tagged by SessionUpdate.
 type sessionUpd struct {
 	SessionUpdate string `json:"sessionUpdate"`
