@@ -2,7 +2,7 @@
 // the main pane (a task, the new-task form, project or global settings).
 
 import { useEffect, useMemo } from "react";
-import { StoreProvider, useApp } from "./state/context";
+import { StoreProvider, useApp, useAppStore } from "./state/context";
 import { createAppStore, type AppStore, type Theme } from "./state/store";
 import { wailsApi } from "./bridge/wails";
 import { Sidebar } from "./features/projects/Sidebar";
@@ -38,6 +38,19 @@ function Shell() {
   const ready = useApp((s) => s.ready);
   const loadError = useApp((s) => s.loadError);
   useEffect(() => applyTheme(theme), [theme]);
+  const store = useAppStore();
+  useEffect(() => {
+    // Notifications go out only while the window is in the background.
+    const focus = () => store.getState().setWindowFocused(true);
+    const blur = () => store.getState().setWindowFocused(false);
+    window.addEventListener("focus", focus);
+    window.addEventListener("blur", blur);
+    store.getState().setWindowFocused(document.hasFocus());
+    return () => {
+      window.removeEventListener("focus", focus);
+      window.removeEventListener("blur", blur);
+    };
+  }, [store]);
 
   return (
     <div className="jc-app" data-ready={ready ? "true" : undefined}>

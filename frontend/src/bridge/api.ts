@@ -37,6 +37,11 @@ export interface EventsApi {
 export interface SessionsApi {
   start(taskId: string): Promise<void>;
   markRead(taskId: string): Promise<void>;
+  /** Desktop notifications are sent only while the window is unfocused. */
+  setWindowFocused(focused: boolean): Promise<void>;
+  /** Which notification kinds are on (complete, error, permission, question). */
+  notificationSettings(): Promise<Record<string, boolean>>;
+  setNotificationEnabled(kind: string, enabled: boolean): Promise<void>;
 }
 
 export interface Api {

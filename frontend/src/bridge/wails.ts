@@ -64,6 +64,14 @@ export function wailsApi(): Api {
       markRead: async (taskId) => {
         await call("SessionService", "MarkRead", taskId);
       },
+      setWindowFocused: async (focused) => {
+        await call("SessionService", "SetWindowFocused", focused);
+      },
+      notificationSettings: async () =>
+        ((await call("SessionService", "NotificationSettings")) as Record<string, boolean> | null) ?? {},
+      setNotificationEnabled: async (kind, enabled) => {
+        await call("SessionService", "SetNotificationEnabled", kind, enabled);
+      },
     },
     events: {
       on(name, cb) {

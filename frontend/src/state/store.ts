@@ -30,6 +30,8 @@ export interface AppState {
   screen: Screen;
   theme: Theme;
   addProjectOpen: boolean;
+  /** Notification kinds and whether each is on; null until loaded (or when unavailable). */
+  notifications: Record<string, boolean> | null;
   /** Why starting a task's session failed, by task id. */
   startErrors: Record<string, string>;
 
@@ -55,6 +57,8 @@ export interface AppState {
   applyTaskUpdate(task: Task): void;
 
   setDefaultBackend(backend: string): Promise<void>;
+  setNotificationEnabled(kind: string, enabled: boolean): Promise<void>;
+  setWindowFocused(focused: boolean): void;
   setTheme(theme: Theme): void;
 }
 
@@ -93,6 +97,7 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
       theme: readTheme(storage),
       addProjectOpen: false,
       startErrors: {},
+      notifications: null,
 
       async init() {
         get().dispose();
@@ -113,6 +118,10 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
           const selected = projects.find((p) => p.id === remembered)?.id ?? projects[0]?.id ?? null;
           set({ projects, backends, defaultBackend, ready: true, loadError: "", selectedProjectId: selected });
           if (selected) await get().loadTasks(selected);
+          api.sessions
+            ?.notificationSettings()
+            .then((n) => set({ notifications: n }))
+            .catch(() => set({ notifications: null }));
         } catch (err) {
           set({ ready: true, loadError: errorMessage(err) });
         }
@@ -234,6 +243,16 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
       async setDefaultBackend(backend) {
         await api.settings.setDefaultBackend(backend);
         set({ defaultBackend: backend });
+      },
+
+      async setNotificationEnabled(kind, enabled) {
+        if (!api.sessions) return;
+        await api.sessions.setNotificationEnabled(kind, enabled);
+        set((s) => ({ notifications: { ...(s.notifications ?? {}), [kind]: enabled } }));
+      },
+
+      setWindowFocused(focused) {
+        void api.sessions?.setWindowFocused(focused).catch(() => {});
       },
 
       setTheme(theme) {

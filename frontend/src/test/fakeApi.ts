@@ -24,6 +24,7 @@ export interface FakeApi extends Api {
   emit(name: string, payload: unknown): void;
   pickResult: string;
   startError: string;
+  notify: Record<string, boolean>;
 }
 
 export function makeProject(over: Partial<Project> = {}): Project {
@@ -71,6 +72,7 @@ export function fakeApi(init: { projects?: Project[]; tasks?: Task[]; existingDi
     tasksDb: [...(init.tasks ?? [])],
     pickResult: "",
     startError: "",
+    notify: { complete: true, error: true, permission: true, question: false },
     emit(name, payload) {
       listeners.get(name)?.forEach((cb) => cb(payload));
     },
@@ -172,6 +174,17 @@ export function fakeApi(init: { projects?: Project[]; tasks?: Task[]; existingDi
       },
       async markRead(taskId) {
         api.calls.push(`markRead ${taskId}`);
+      },
+      async setWindowFocused(focused) {
+        api.calls.push(`focused ${focused}`);
+      },
+      async notificationSettings() {
+        return { ...api.notify };
+      },
+      async setNotificationEnabled(kind, enabled) {
+        api.calls.push(`notify ${kind} ${enabled}`);
+        if (!(kind in api.notify)) throw `unknown notification kind "${kind}"`;
+        api.notify[kind] = enabled;
       },
     },
     events: {

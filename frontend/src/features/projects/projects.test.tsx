@@ -124,3 +124,24 @@ describe("global settings", () => {
     expect(screen.getByRole("table")).toHaveTextContent("claude-code");
   });
 });
+
+describe("notifications", () => {
+  test("each kind toggles through SessionService", async () => {
+    const { api, store, user } = await setup();
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const question = await screen.findByRole("switch", { name: /Question asked/ });
+    expect(question).not.toBeChecked();
+    expect(screen.getByRole("switch", { name: /Task finished/ })).toBeChecked();
+    await user.click(question);
+    expect(api.calls).toContain("notify question true");
+    expect(store.getState().notifications?.question).toBe(true);
+    expect(screen.getByRole("switch", { name: /Question asked/ })).toBeChecked();
+  });
+
+  test("window focus is reported", async () => {
+    const { api } = await setup();
+    window.dispatchEvent(new Event("blur"));
+    window.dispatchEvent(new Event("focus"));
+    expect(api.calls).toEqual(expect.arrayContaining(["focused false", "focused true"]));
+  });
+});

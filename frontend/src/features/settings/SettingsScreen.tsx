@@ -72,6 +72,8 @@ export function SettingsScreen() {
         </div>
       </section>
 
+      <Notifications />
+
       <section className="jc-card">
         <h2 className="jc-card__title">Installed backends</h2>
         <table className="jc-table">
@@ -97,5 +99,64 @@ export function SettingsScreen() {
         </table>
       </section>
     </div>
+  );
+}
+
+const NOTIFICATION_KINDS: { kind: string; label: string; hint: string }[] = [
+  { kind: "complete", label: "Task finished", hint: "An agent completed its turn" },
+  { kind: "error", label: "Task failed", hint: "An agent stopped with an error" },
+  { kind: "permission", label: "Permission needed", hint: "An agent asks before running a tool" },
+  { kind: "question", label: "Question asked", hint: "An agent asks you something" },
+];
+
+/** Notifications toggles each kind of desktop notification (sent while the window is in the background). */
+function Notifications() {
+  const notifications = useApp((s) => s.notifications);
+  const setEnabled = useApp((s) => s.setNotificationEnabled);
+  const [error, setError] = useState("");
+  if (!notifications) return null;
+  const kinds = [
+    ...NOTIFICATION_KINDS,
+    ...Object.keys(notifications)
+      .filter((k) => !NOTIFICATION_KINDS.some((n) => n.kind === k))
+      .map((k) => ({ kind: k, label: k, hint: "" })),
+  ];
+  async function toggle(kind: string, on: boolean) {
+    setError("");
+    try {
+      await setEnabled(kind, on);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  }
+  return (
+    <section className="jc-card">
+      <h2 className="jc-card__title">Notifications</h2>
+      <p className="jc-card__desc">Desktop notifications, sent while Jean-Claude is in the background.</p>
+      <ul className="jc-toggles" aria-label="Notification kinds">
+        {kinds.map(({ kind, label, hint }) => (
+          <li key={kind}>
+            <label className="jc-toggle">
+              <input
+                type="checkbox"
+                role="switch"
+                checked={notifications[kind] ?? false}
+                onChange={(e) => void toggle(kind, e.target.checked)}
+              />
+              <span className="jc-toggle__track" aria-hidden="true" />
+              <span className="jc-toggle__text">
+                <span className="jc-toggle__label">{label}</span>
+                {hint ? <span className="jc-toggle__hint">{hint}</span> : null}
+              </span>
+            </label>
+          </li>
+        ))}
+      </ul>
+      {error ? (
+        <div className="jc-field__error" role="alert">
+          {error}
+        </div>
+      ) : null}
+    </section>
   );
 }
