@@ -3,7 +3,17 @@
 // Calls go through window.go.services.GitService.<Method>, which is what
 // the generated Wails bindings call.
 
-import type { FileChange, MergeInput, MergeOutcome, TaskDiff, TaskGitInfo, TaskGitStatus } from "./types";
+import type {
+  Branch,
+  FileChange,
+  MergeInput,
+  MergeOutcome,
+  ProjectGitSettings,
+  TaskDiff,
+  TaskGitInfo,
+  TaskGitOptions,
+  TaskGitStatus,
+} from "./types";
 
 export interface GitApi {
   diff(taskId: string): Promise<TaskDiff>;
@@ -14,6 +24,17 @@ export interface GitApi {
   discard(taskId: string): Promise<TaskGitInfo>;
   /** onUpdated subscribes to "git:updated"; returns the unsubscribe. */
   onUpdated?(cb: (taskId: string) => void): () => void;
+}
+
+/** GitProjectApi: worktree settings of a project and per-task options. */
+export interface GitProjectApi {
+  branches(projectId: string): Promise<Branch[]>;
+  projectSettings(projectId: string): Promise<ProjectGitSettings>;
+  setProjectSettings(projectId: string, s: ProjectGitSettings): Promise<ProjectGitSettings>;
+  /** setTaskOptions records the per-task choice; call it after TaskService.Create, before starting. */
+  setTaskOptions(taskId: string, opts: TaskGitOptions): Promise<TaskGitInfo>;
+  /** deleteTaskWorkspace removes the task's worktree before the task is deleted. */
+  deleteTaskWorkspace(taskId: string, force: boolean): Promise<{ worktreeRemoved: boolean; branchDeleted: boolean; keptBranch?: string; reason?: string }>;
 }
 
 type Fn = (...args: unknown[]) => Promise<unknown>;
@@ -52,5 +73,18 @@ export function wailsGitApi(): GitApi {
         -1,
       );
     },
+  };
+}
+
+/** wailsGitProjectApi is the GitProjectApi over the Wails bindings. */
+export function wailsGitProjectApi(): GitProjectApi {
+  return {
+    branches: async (projectId) => (await call<Branch[] | null>("Branches", projectId)) ?? [],
+    projectSettings: (projectId) => call<ProjectGitSettings>("ProjectSettings", projectId),
+    setProjectSettings: (projectId, s) => call<ProjectGitSettings>("SetProjectSettings", projectId, s),
+    // The Go side takes *bool: null/undefined means "follow the project".
+    setTaskOptions: (taskId, o) =>
+      call<TaskGitInfo>("SetTaskOptions", taskId, { useWorktree: o.useWorktree ?? undefined, sourceBranch: o.sourceBranch }),
+    deleteTaskWorkspace: (taskId, force) => call("DeleteTaskWorkspace", taskId, force),
   };
 }

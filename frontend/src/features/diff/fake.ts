@@ -2,8 +2,8 @@
 // task worktree with one change of every kind (added, modified, deleted,
 // renamed, binary, mode change) whose files can be changed between polls.
 
-import type { GitApi } from "./api";
-import type { FileChange, MergeInput, MergeOutcome, TaskDiff, TaskGitInfo, TaskGitStatus } from "./types";
+import type { GitApi, GitProjectApi } from "./api";
+import type { Branch, FileChange, MergeInput, MergeOutcome, ProjectGitSettings, TaskDiff, TaskGitInfo, TaskGitStatus } from "./types";
 
 export function demoFiles(): FileChange[] {
   return [
@@ -157,4 +157,53 @@ export function createFakeGitApi(taskId = "task-1", files: FileChange[] = demoFi
         return info();
       }),
   };
+}
+
+export interface FakeGitProjectApi extends GitProjectApi {
+  calls: { method: string; args: unknown[] }[];
+  settings: ProjectGitSettings;
+}
+
+/** createFakeGitProjectApi validates like the Go service (absolute folder, known branch). */
+export function createFakeGitProjectApi(isGitRepo = true): FakeGitProjectApi {
+  const calls: FakeGitProjectApi["calls"] = [];
+  const branches: Branch[] = [
+    { name: "dev", commit: "d".repeat(40), current: false },
+    { name: "main", commit: "a".repeat(40), current: true, worktree: "/home/me/app" },
+  ];
+  const api: FakeGitProjectApi = {
+    calls,
+    settings: {
+      projectId: "p1",
+      isGitRepo,
+      worktreesEnabled: true,
+      worktreeRoot: "",
+      defaultWorktreeRoot: "/home/me/app.worktrees",
+      defaultSourceBranch: "",
+    },
+    async branches(projectId) {
+      calls.push({ method: "branches", args: [projectId] });
+      return branches;
+    },
+    async projectSettings(projectId) {
+      calls.push({ method: "projectSettings", args: [projectId] });
+      return { ...api.settings };
+    },
+    async setProjectSettings(projectId, s) {
+      calls.push({ method: "setProjectSettings", args: [projectId, s] });
+      if (s.worktreeRoot && !s.worktreeRoot.startsWith("/")) throw "the worktree folder must be an absolute path";
+      if (s.defaultSourceBranch && !branches.some((b) => b.name === s.defaultSourceBranch)) throw `branch "${s.defaultSourceBranch}": branch not found`;
+      api.settings = { ...api.settings, ...s };
+      return { ...api.settings };
+    },
+    async setTaskOptions(taskId, o) {
+      calls.push({ method: "setTaskOptions", args: [taskId, o] });
+      return {} as TaskGitInfo;
+    },
+    async deleteTaskWorkspace(taskId, force) {
+      calls.push({ method: "deleteTaskWorkspace", args: [taskId, force] });
+      return { worktreeRemoved: true, branchDeleted: true };
+    },
+  };
+  return api;
 }

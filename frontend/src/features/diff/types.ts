@@ -90,3 +90,28 @@ export interface MergeOutcome {
   task: TaskGitInfo;
   warning?: string;
 }
+
+export interface Branch {
+  name: string;
+  commit: string;
+  current: boolean;
+  worktree?: string;
+}
+
+export interface ProjectGitSettings {
+  projectId: string;
+  isGitRepo: boolean;
+  worktreesEnabled: boolean;
+  /** "" = defaultWorktreeRoot. */
+  worktreeRoot: string;
+  defaultWorktreeRoot: string;
+  /** "" = the branch checked out in the project. */
+  defaultSourceBranch: string;
+}
+
+export interface TaskGitOptions {
+  /** null follows the project setting. */
+  useWorktree: boolean | null;
+  /** "" = the project's default source branch. */
+  sourceBranch: string;
+}
