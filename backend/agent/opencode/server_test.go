@@ -46,6 +46,18 @@ func alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
+// gone waits (a little: a SIGKILLed grandchild dies asynchronously) for pid
+// to be dead.
+func gone(pid int) bool {
+	for range 100 {
+		if !alive(pid) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
 func readPids(t *testing.T, path string) []int {
 	t.Helper()
 	data, _ := os.ReadFile(path)
@@ -118,14 +130,14 @@ func TestServerLifecycle(t *testing.T) {
 	if len(pids) != 4 {
 		t.Fatalf("pidfile: %v, want two servers with a child each", pids)
 	}
-	if alive(pids[0]) || alive(pids[1]) {
+	if !gone(pids[0]) || !gone(pids[1]) {
 		t.Fatalf("the dead server's group survived: %v", pids[:2])
 	}
 	if err := b.Dispose(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range append(pids, pid2) {
-		if alive(pid) {
+		if !gone(pid) {
 			t.Errorf("pid %d alive after Dispose", pid)
 		}
 	}
