@@ -70,6 +70,9 @@ type DiffOptions struct {
 	MaxFilePatch, MaxTotalPatch int
 	// NoPatch lists files and counts only.
 	NoPatch bool
+	// To, when set, is a commit id: the diff is base..To between two
+	// commits, and the worktree's files (and index) play no part.
+	To string
 }
 
 // Diff compares base (a commit id) with the worktree at dir, untracked
@@ -88,8 +91,13 @@ func (g *Git) Diff(ctx context.Context, dir, base string, opt DiffOptions) (Diff
 	if err != nil {
 		return Diff{}, err
 	}
-	head, err := g.out(ctx, dir, "rev-parse", "--verify", "HEAD")
-	if err != nil {
+	var head string
+	if opt.To != "" {
+		if head, err = g.ResolveCommit(ctx, dir, opt.To); err != nil {
+			return Diff{}, err
+		}
+		opt.To = head
+	} else if head, err = g.out(ctx, dir, "rev-parse", "--verify", "HEAD"); err != nil {
 		return Diff{}, fmt.Errorf("gitx: diff: %w", err)
 	}
 
@@ -129,6 +137,23 @@ func vanished(err error) bool {
 // rawDiff runs the diff of base against the worktree through a scratch
 // index and returns git's raw+numstat(+patch) output.
 func (g *Git) rawDiff(ctx context.Context, dir, base string, opt DiffOptions) ([]byte, error) {
+	args := []string{"diff", "--no-ext-diff", "--no-textconv", "--find-renames", "--raw", "--numstat", "-z", "--abbrev=40"}
+	if !opt.NoPatch {
+		args = append(args, "--patch", "--unified=3")
+	}
+	args = append(args, base)
+	if opt.To != "" {
+		args = append(args, opt.To)
+	}
+	args = append(append(args, "--"), opt.Paths...)
+	if opt.To != "" {
+		out, _, err := g.run(ctx, call{dir: dir, args: args})
+		if err != nil {
+			return nil, fmt.Errorf("gitx: diff: %w", err)
+		}
+		return out, nil
+	}
+
 	idx, cleanup, err := g.scratchIndex(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -150,16 +175,6 @@ func (g *Git) rawDiff(ctx context.Context, dir, base string, opt DiffOptions) ([
 		return nil, fmt.Errorf("gitx: add untracked files to scratch index: %w", err)
 	}
 
-	args := []string{"diff", "--no-ext-diff", "--no-textconv", "--find-renames", "--raw", "--numstat", "-z", "--abbrev=40"}
-	if !opt.NoPatch {
-		args = append(args, "--patch", "--unified=3")
-	}
-	args = append(args, base)
-	if len(opt.Paths) > 0 {
-		args = append(append(args, "--"), opt.Paths...)
-	} else {
-		args = append(args, "--")
-	}
 	out, _, err := g.run(ctx, call{dir: dir, env: env, args: args})
 	if err != nil {
 		return nil, fmt.Errorf("gitx: diff: %w", err)
@@ -170,6 +185,11 @@ func (g *Git) rawDiff(ctx context.Context, dir, base string, opt DiffOptions) ([
 // FileDiff is Diff limited to one path (and its old name for a rename),
 // with no patch budget but the per-file cap raised to 8 MiB.
 func (g *Git) FileDiff(ctx context.Context, dir, base, path string, oldPath string) (FileChange, error) {
+	return g.FileDiffTo(ctx, dir, base, "", path, oldPath)
+}
+
+// FileDiffTo is FileDiff between two commits when to is set.
+func (g *Git) FileDiffTo(ctx context.Context, dir, base, to, path, oldPath string) (FileChange, error) {
 	if path == "" {
 		return FileChange{}, fmt.Errorf("%w: empty path", ErrInvalidPath)
 	}
@@ -177,7 +197,7 @@ func (g *Git) FileDiff(ctx context.Context, dir, base, path string, oldPath stri
 	if oldPath != "" && oldPath != path {
 		paths = append(paths, oldPath)
 	}
-	d, err := g.Diff(ctx, dir, base, DiffOptions{Paths: paths, MaxFilePatch: 8 << 20, MaxTotalPatch: 16 << 20})
+	d, err := g.Diff(ctx, dir, base, DiffOptions{Paths: paths, To: to, MaxFilePatch: 8 << 20, MaxTotalPatch: 16 << 20})
 	if err != nil {
 		return FileChange{}, err
 	}

@@ -263,3 +263,33 @@ func TestDiffWhileAgentWrites(t *testing.T) {
 	close(stop)
 	<-done
 }
+
+func TestDiffBetweenCommits(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	wt := f.create("commits", "1")
+	f.write(wt.Path, "README.md", "hello\nagain\n")
+	head, err := f.g.Commit(ctx, wt.Path, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write(wt.Path, "uncommitted.txt", "u\n")
+	d, err := f.g.Diff(ctx, wt.Path, wt.Base, DiffOptions{To: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 1 || d.Files[0].Path != "README.md" || d.Head != head || d.Files[0].Patch != "@@ -1 +1,2 @@\n hello\n+again\n" {
+		t.Errorf("commit diff = %+v", d)
+	}
+	// From the main repository too (shared objects), after the worktree is gone.
+	if err := f.g.RemoveWorktree(ctx, RemoveOptions{Repo: f.repo, Path: wt.Path, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := f.g.FileDiffTo(ctx, f.repo, wt.Base, head, "README.md", "")
+	if err != nil || fd.Added != 1 {
+		t.Errorf("FileDiffTo = %+v, %v", fd, err)
+	}
+	if _, err := f.g.Diff(ctx, f.repo, wt.Base, DiffOptions{To: "HEAD"}); err == nil {
+		t.Error("To must be a commit id")
+	}
+}

@@ -407,9 +407,12 @@ func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) 
 	case t.BaseCommit == "":
 		out.Reason = "the task has not started yet"
 		return out, nil
+	case discarded(t):
+		out.Reason = "the task's work was discarded"
+		return out, nil
 	}
-	dir := newTaskGitInfo(t).Cwd
-	d, err := w.git.Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{})
+	dir, to := diffTarget(t)
+	d, err := w.git.Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{To: to})
 	if err != nil {
 		return TaskDiff{}, fmt.Errorf("diff the task's work: %w", err)
 	}
@@ -418,6 +421,23 @@ func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) 
 		out.Files = d.Files
 	}
 	return out, nil
+}
+
+// diffTarget says what a task's diff compares its base with: the live
+// files of its worktree (or of the project folder for a task run in
+// place), or, once its worktree is gone (merged, removed), its recorded
+// head commit.
+func diffTarget(t store.TaskGit) (dir, to string) {
+	if t.WorktreePath == "" && t.UseWorktree != nil && *t.UseWorktree {
+		return t.Project.Path, t.HeadCommit
+	}
+	return newTaskGitInfo(t).Cwd, ""
+}
+
+// discarded reports a task whose worktree and branch were thrown away
+// without a merge.
+func discarded(t store.TaskGit) bool {
+	return t.WorktreePath == "" && t.BranchName == "" && t.MergedAt == 0 && t.UseWorktree != nil && *t.UseWorktree
 }
 
 // FileDiff returns one file's full change (no size budget but 8 MiB).
@@ -432,12 +452,12 @@ func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.Fi
 	if err != nil {
 		return gitx.FileChange{}, err
 	}
-	if t.BaseCommit == "" {
-		return gitx.FileChange{}, fmt.Errorf("the task has not started yet: %w", ErrNoWorktree)
+	if t.BaseCommit == "" || discarded(t) {
+		return gitx.FileChange{}, fmt.Errorf("the task has no work to show: %w", ErrNoWorktree)
 	}
-	dir := newTaskGitInfo(t).Cwd
+	dir, to := diffTarget(t)
 	// Find a rename's old path so the file diff stays a rename.
-	all, err := w.git.Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{NoPatch: true})
+	all, err := w.git.Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{NoPatch: true, To: to})
 	if err != nil {
 		return gitx.FileChange{}, err
 	}
@@ -447,7 +467,7 @@ func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.Fi
 			old = f.OldPath
 		}
 	}
-	return w.git.FileDiff(ctx, dir, t.BaseCommit, path, old)
+	return w.git.FileDiffTo(ctx, dir, t.BaseCommit, to, path, old)
 }
 
 // Commit stages everything in the task's worktree and commits it with the

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/services"
@@ -128,8 +130,8 @@ func TestGitServiceTaskLifecycle(t *testing.T) {
 	if filepath.Dir(info.WorktreePath) != filepath.Join(filepath.Dir(f.repo), "the project.worktrees") {
 		t.Errorf("worktree %s not in the default folder", info.WorktreePath)
 	}
-	if again := f.prepare(id); again != info {
-		t.Errorf("second prepare = %+v, want %+v", again, info)
+	if diff := cmp.Diff(info, f.prepare(id)); diff != "" {
+		t.Errorf("second prepare (-want +got):\n%s", diff)
 	}
 	// The orchestrator's hooks: Cwd prepares, RunEnded records the head.
 	ws := services.NewWorkspaces(f.db, f.g)
@@ -195,10 +197,15 @@ func TestGitServiceTaskLifecycle(t *testing.T) {
 	if got := f.git(f.repo, "branch", "--list", "jc/*"); got != "" {
 		t.Errorf("task branch not deleted: %q", got)
 	}
-	// The diff still shows the task's work against its base.
+	// The diff still shows the task's work against its base (its commits,
+	// not the project folder's later state).
+	f.write(f.repo, "README.md", "the user's own edit\n")
 	d, err = f.svc.Diff(id)
-	if err != nil || !d.Available || len(d.Files) != 1 {
+	if err != nil || !d.Available || len(d.Files) != 1 || d.Files[0].Path != "feature.txt" {
 		t.Errorf("diff after merge = %+v, %v", d, err)
+	}
+	if fd, err := f.svc.FileDiff(id, "feature.txt"); err != nil || fd.Added != 2 {
+		t.Errorf("FileDiff after merge = %+v, %v", fd, err)
 	}
 	if _, err := f.svc.Commit(id, "x"); !errors.Is(err, services.ErrNoWorktree) {
 		t.Errorf("commit without worktree: %v", err)
@@ -256,6 +263,13 @@ func TestGitServiceDeleteSafety(t *testing.T) {
 	}
 	if _, err := os.Stat(c.WorktreePath); !os.IsNotExist(err) {
 		t.Error("discarded worktree still there")
+	}
+	if d, err := f.svc.Diff(discard); err != nil || d.Available || !strings.Contains(d.Reason, "discarded") {
+		t.Errorf("diff after discard = %+v, %v", d, err)
+	}
+	// The branch kept by a delete still has a diff (base..head).
+	if d, err := f.svc.Diff(unmerged); err != nil || !d.Available || len(d.Files) != 1 || d.Files[0].Path != "keep.txt" {
+		t.Errorf("diff of a kept branch = %+v, %v", d, err)
 	}
 	if got := f.git(f.repo, "status", "--porcelain"); got != "" {
 		t.Errorf("main worktree touched: %q", got)

@@ -131,12 +131,15 @@ func (r *Worktrees) SetTaskOptions(ctx context.Context, taskID string, useWorktr
 		use, sourceBranch, Now(), taskID)
 }
 
-// RecordWorktree stores a freshly created worktree: its folder, branch,
-// source branch and base commit (the head starts at the base).
+// RecordWorktree stores how a task started: its worktree folder and branch
+// ("" when it runs in the project folder), source branch and base commit
+// (the head starts at the base). It also freezes useWorktree to what
+// happened, so later changes of the project setting do not reinterpret a
+// started task.
 func (r *Worktrees) RecordWorktree(ctx context.Context, taskID, path, branch, source, base string) error {
 	return r.exec(ctx, "task", taskID, `UPDATE tasks SET worktreePath = ?, branchName = ?, sourceBranch = ?,
-		baseCommit = ?, headCommit = ?, updatedAt = ? WHERE id = ?`,
-		path, branch, source, base, base, Now(), taskID)
+		baseCommit = ?, headCommit = ?, useWorktree = ?, updatedAt = ? WHERE id = ?`,
+		path, branch, source, base, base, path != "", Now(), taskID)
 }
 
 // RecordHead stores the task branch's current tip.
