@@ -36,7 +36,7 @@ export function ContextMeter({ usage }: { usage: Record<string, ModelUsage> | un
       aria-valuemin={0}
       aria-valuemax={c.window}
       aria-valuenow={c.used}
-      title={`${c.model}: ${c.used.toLocaleString()} of ${c.window.toLocaleString()} tokens`}
+      title={`${c.model}: ${c.used} of ${c.window} tokens`}
     >
       <span className="jc-context-meter__track">
         <span className="jc-context-meter__fill" style={{ width: `${pct}%` }} />

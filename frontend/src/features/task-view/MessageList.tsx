@@ -36,8 +36,10 @@ export function MessageList({ store, unreadFromKey, footer }: MessageListProps) 
     count: rows.length,
     getScrollElement,
     estimateSize,
-    overscan: 6,
+    overscan: 4,
     getItemKey,
+    // Open at the bottom: the first render already shows the last rows.
+    initialOffset: () => rows.length * 64,
   });
 
   const scrollToEnd = useCallback(() => {

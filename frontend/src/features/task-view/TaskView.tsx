@@ -131,7 +131,13 @@ export function TaskView({ taskId }: TaskViewProps) {
     if (loaded && task?.hasUnread) api.markRead(taskId).catch(() => {});
   }, [api, loaded, task?.hasUnread, taskId]);
 
-  const indicator = snap.pendingCount > 0 ? "waiting" : taskIndicator(task?.status);
+  const goIndicator = task?.indicator;
+  const indicator =
+    snap.pendingCount > 0
+      ? "waiting"
+      : goIndicator === "none" || goIndicator === "idle" || goIndicator === "busy" || goIndicator === "waiting"
+        ? goIndicator
+        : taskIndicator(task?.status);
   const busy = task?.status === "running" || task?.status === "waiting" || snap.pendingCount > 0;
   useEffect(() => {
     if (busy) setBusySince(Date.now());

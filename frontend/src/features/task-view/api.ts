@@ -35,6 +35,8 @@ export interface TaskInfo {
   interactionMode?: InteractionMode | string;
   sessionId?: string;
   hasUnread?: boolean;
+  /** none | idle | busy | waiting, computed by the Go side. */
+  indicator?: string;
 }
 
 export interface BackendInfo {
