@@ -216,3 +216,9 @@ func (g *Git) CommitsBetween(ctx context.Context, dir, from, to string) (int, er
 	}
 	return n, nil
 }
+
+// Prefix returns the path of dir relative to the top of its worktree
+// ("" at the top, else with a trailing slash as git prints it).
+func (g *Git) Prefix(ctx context.Context, dir string) (string, error) {
+	return g.out(ctx, dir, "rev-parse", "--show-prefix")
+}

@@ -213,7 +213,23 @@ func (w *Workspaces) Info(ctx context.Context, taskID string) (TaskGitInfo, erro
 	if err != nil {
 		return TaskGitInfo{}, err
 	}
-	return newTaskGitInfo(t), nil
+	return w.withCwd(ctx, t), nil
+}
+
+// withCwd is newTaskGitInfo with Cwd inside the worktree at the same place
+// the project folder has in its repository (a project may be a
+// subfolder of a repository).
+func (w *Workspaces) withCwd(ctx context.Context, t store.TaskGit) TaskGitInfo {
+	info := newTaskGitInfo(t)
+	if t.WorktreePath == "" || w.git == nil {
+		return info
+	}
+	if prefix, err := w.git.Prefix(ctx, t.Project.Path); err == nil && prefix != "" {
+		if rel := filepath.FromSlash(strings.TrimSuffix(prefix, "/")); filepath.IsLocal(rel) {
+			info.Cwd = filepath.Join(t.WorktreePath, rel)
+		}
+	}
+	return info
 }
 
 // SetTaskOptions records the per-task choices (worktree override, source
@@ -262,7 +278,7 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 			return TaskGitInfo{}, fmt.Errorf("the task's worktree %s is missing (it was removed outside Jean-Claude); discard it to start over: %w",
 				t.WorktreePath, ErrNoWorktree)
 		}
-		return newTaskGitInfo(t), nil
+		return w.withCwd(ctx, t), nil
 	}
 	if !t.Project.IsGitRepo || w.git == nil {
 		return newTaskGitInfo(t), nil

@@ -374,3 +374,33 @@ func TestGitServiceEmptyRepository(t *testing.T) {
 		t.Errorf("diff = %+v, %v", d, err)
 	}
 }
+
+func TestGitServiceProjectInSubfolder(t *testing.T) {
+	f := newGitFixture(t)
+	sub := filepath.Join(f.repo, "apps", "web")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.write(sub, "index.js", "x\n")
+	f.git(f.repo, "add", ".")
+	f.git(f.repo, "commit", "-q", "-m", "web")
+	p, err := store.NewProjects(f.db).Add(t.Context(), store.NewProject{Name: "web", Path: sub, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := f.tasks.Create(t.Context(), store.NewTask{ProjectID: p.ID, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := f.prepare(tk.ID)
+	if info.Cwd != filepath.Join(info.WorktreePath, "apps", "web") {
+		t.Errorf("cwd = %q, worktree %q", info.Cwd, info.WorktreePath)
+	}
+	if _, err := os.Stat(filepath.Join(info.Cwd, "index.js")); err != nil {
+		t.Errorf("cwd has no index.js: %v", err)
+	}
+	// The worktree is the whole repository's, next to the repository.
+	if filepath.Dir(info.WorktreePath) != filepath.Join(filepath.Dir(f.repo), "the project.worktrees") {
+		t.Errorf("worktree at %s", info.WorktreePath)
+	}
+}
