@@ -538,17 +538,36 @@ func filepathGlob(t *testing.T, pat string) ([]string, error) {
 func TestResume(t *testing.T) {
 	f, b := newFake(t, "serve-basic.sse")
 	ctx := context.Background()
-	s1, err := b.Start(ctx, agent.Config{Cwd: "/p"}, "")
+	s1, err := b.Start(ctx, agent.Config{Cwd: "/p"}, "go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	liveRun(t, s1, 1, nil)
 	id := s1.(*Session).ID()
 	_ = s1.Stop(ctx)
-	s2, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: id, Mode: agent.ModeBypass}, "continue")
+	s2, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: id, Mode: agent.ModeBypass}, "")
 	if err != nil {
+		t.Fatal(err)
+	}
+	// A reconnect replays the history: no turn ends again.
+	f.Outage(true)
+	f.Outage(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(findLog(f, "GET /session/"+id+"/message")) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("no catch-up after the reconnect")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s2.SendMessage(ctx, "continue"); err != nil {
 		t.Fatal(err)
 	}
 	batches := liveRun(t, s2, 1, nil)
+	evs := eventsOf(batches)
+	user := firstUser(t, evs)
+	if !strings.HasPrefix(user, "msg_p2") || finalMessages(evs)["result-"+user] == nil || countType(evs, agent.EventComplete) != 1 {
+		t.Fatalf("the turn that completed is not the new one (first user message %s):\n%s", user, encodeEvents(t, evs))
+	}
 	if s2.(*Session).ID() != id {
 		t.Fatal("resumed another session")
 	}
@@ -587,4 +606,16 @@ func TestStreamRefused(t *testing.T) {
 	if _, err := b2.Start(context.Background(), agent.Config{Cwd: "/p"}, "hi"); err == nil || !strings.Contains(err.Error(), "HTTP 401") {
 		t.Fatalf("wrong password: %v", err)
 	}
+}
+
+// firstUser is the id of the first user message in evs.
+func firstUser(t *testing.T, evs []agent.Event) string {
+	t.Helper()
+	for _, ev := range evs {
+		if ev.Type == agent.EventMessage && ev.Message.Role == agent.RoleUser {
+			return ev.Message.ID
+		}
+	}
+	t.Fatal("no user message")
+	return ""
 }

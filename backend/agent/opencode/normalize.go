@@ -663,10 +663,8 @@ func (n *Normalizer) sessionError(frame, raw []byte) []agent.Event {
 	if e == nil {
 		e = &wireError{Name: "UnknownError"}
 	}
-	if n.turn == nil && !n.run {
-		// An error outside a turn still belongs to whatever comes next.
-		n.openTurn(frame, 0, "")
-	}
+	// An error outside a turn (a late abort) ends nothing: turnError
+	// ignores it, the error event still says it.
 	n.turnError(e, frame)
 	if e.Name == "MessageAbortedError" {
 		return nil
@@ -1198,6 +1196,10 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ForgetTurn drops the open turn without a result: after history was
+// replayed into the normalizer (a resumed session that is idle).
+func (n *Normalizer) ForgetTurn() { n.turn = nil }
 
 // TurnOpen reports whether a turn has started and not ended yet.
 func (n *Normalizer) TurnOpen() bool { return n.turn != nil }

@@ -120,6 +120,10 @@ func TestAbortAndErrors(t *testing.T) {
 	if evs := feedAll(n, idle); len(evs) != 0 {
 		t.Fatal("a second idle made a second result")
 	}
+	// A late abort outside any turn ends nothing.
+	if evs := feedAll(n, `{"type":"session.error","properties":{"sessionID":"s","error":{"name":"MessageAbortedError","data":{"message":"aborted"}}}}`, idle); len(evs) != 0 {
+		t.Fatalf("late abort gave %s", encodeEvents(t, evs))
+	}
 	n = NewNormalizer()
 	evs = feedAll(n, userMsg, busy, asstMsg,
 		`{"type":"session.error","properties":{"sessionID":"s","error":{"name":"ProviderAuthError","data":{"providerID":"p","message":"bad key"}}}}`, idle)

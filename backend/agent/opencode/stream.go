@@ -37,6 +37,9 @@ func (s *Session) run(ctx context.Context) {
 					if s.created != nil {
 						s.feed(s.created)
 					}
+					if s.cfg.SessionID != "" {
+						s.prime(ctx, c)
+					}
 					s.readyOne.Do(func() { close(s.ready) })
 					return
 				}
@@ -113,6 +116,29 @@ func (s *Session) catchUp(ctx context.Context, c *client) {
 	if t := st[s.id]; t == "" || t == "idle" {
 		frame, _ := json.Marshal(map[string]any{"type": "session.idle", "properties": map[string]any{"sessionID": s.id}})
 		s.feed(frame)
+	}
+}
+
+// prime feeds a resumed session's history to the normalizer without
+// delivering it (the store has it from the earlier run), so later catch-ups
+// know those messages, and forgets the last turn unless the session is busy.
+func (s *Session) prime(ctx context.Context, c *client) {
+	msgs, err := c.messages(ctx, s.id)
+	if err != nil {
+		return
+	}
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	for _, m := range msgs {
+		frame, _ := json.Marshal(map[string]any{"type": "message.updated", "properties": map[string]any{"sessionID": s.id, "info": m.Info}})
+		s.norm.Feed(frame)
+		for _, p := range m.Parts {
+			frame, _ := json.Marshal(map[string]any{"type": "message.part.updated", "properties": map[string]any{"sessionID": s.id, "part": p}})
+			s.norm.Feed(frame)
+		}
+	}
+	if st, err := c.status(ctx); err == nil && st[s.id] != "busy" && st[s.id] != "retry" {
+		s.norm.ForgetTurn()
 	}
 }
 

@@ -53,6 +53,7 @@ type session struct {
 	quests   map[string][]byte
 	aborted  chan struct{}
 	playing  bool
+	plays    int // prompts played: the second one gets fresh message ids
 }
 
 type message struct {
@@ -359,6 +360,7 @@ func (f *Fake) serveSession(w http.ResponseWriter, r *http.Request, id, rest str
 		busy := s.playing
 		if !busy {
 			s.playing = true
+			s.plays++
 			s.aborted = make(chan struct{})
 		}
 		f.mu.Unlock()
@@ -428,9 +430,16 @@ func (f *Fake) play(s *session) {
 	}()
 	f.mu.Lock()
 	aborted := s.aborted
+	play := s.plays
 	f.mu.Unlock()
 	for i, raw := range f.script.Frames {
 		frame := bytes.ReplaceAll(raw, []byte(f.script.SessionID), []byte(s.id))
+		if play > 1 {
+			// A new turn has new ids, as on the real server.
+			for _, p := range []string{"msg_", "prt_", "call_", "per_", "que_"} {
+				frame = bytes.ReplaceAll(frame, []byte(`"`+p), []byte(fmt.Sprintf(`"%sp%d`, p, play)))
+			}
+		}
 		if f.OnFrame != nil {
 			f.OnFrame(i, frame)
 		}
