@@ -123,9 +123,9 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 			return nil, fmt.Errorf("opencode: resume session %s: %w", cfg.SessionID, err)
 		}
 		s.id = cfg.SessionID
-		if err := c.updateSessionPermission(ctx, s.id, modeRules(cfg.Mode)); err != nil && !errors.Is(err, errHTTPNotFound) {
-			return nil, fmt.Errorf("opencode: set mode: %w", err)
-		}
+		// Best effort, like the create body's rules: a server without
+		// per-session rules keeps the project's.
+		_ = c.updateSessionPermission(ctx, s.id, modeRules(cfg.Mode))
 	} else {
 		raw, err := c.createSession(ctx, modeRules(cfg.Mode))
 		if err != nil {
@@ -159,6 +159,9 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		s.mu.Lock()
 		last := s.lastErr
 		s.mu.Unlock()
+		if last == nil {
+			last = errors.New("no answer")
+		}
 		return nil, fmt.Errorf("opencode: event stream of session %s not connected after %s: %w", s.id, b.opt.connectTimeout(), last)
 	}
 	if prompt != "" {

@@ -65,13 +65,13 @@ func newServer(opt Options) *server {
 
 // client returns a client for the running server, starting it when needed.
 func (s *server) client(ctx context.Context, dir string) (*client, error) {
-	if s.opt.BaseURL != "" {
-		return &client{base: s.opt.BaseURL, user: s.opt.username(), password: s.opt.Password, dir: dir, hc: s.hc}, nil
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.disposed {
 		return nil, ErrServerDisposed
+	}
+	if s.opt.BaseURL != "" {
+		return &client{base: s.opt.BaseURL, user: s.opt.username(), password: s.opt.Password, dir: dir, hc: s.hc}, nil
 	}
 	if p := s.proc; p != nil {
 		select {
