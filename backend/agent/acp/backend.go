@@ -214,10 +214,12 @@ var (
 	_ agent.ProcessOwner = (*session)(nil)
 )
 
-// pendingPerm is a permission request waiting for the user.
+// pendingPerm is a permission request waiting for the user. answer has
+// room for the one answer it ever gets (answered guards it).
 type pendingPerm struct {
-	options []agent.PermissionOption
-	answer  chan sdk.RequestPermissionResponse
+	options  []agent.PermissionOption
+	answer   chan sdk.RequestPermissionResponse
+	answered bool
 }
 
 func (s *session) spawn(path string, c Config) error {
@@ -460,10 +462,15 @@ func (s *session) isDone() bool {
 // RespondToPermission implements agent.Session: it picks the agent's own
 // option matching the answer (allow/deny, once/always).
 func (s *session) RespondToPermission(ctx context.Context, requestID string, resp agent.PermissionResponse) error {
+	// The entry stays until the SDK's callback took the answer: the user
+	// may answer before the callback even looked.
 	s.mu.Lock()
 	p, ok := s.perms[requestID]
+	if ok && p.answered {
+		ok = false
+	}
 	if ok {
-		delete(s.perms, requestID)
+		p.answered = true
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -510,11 +517,13 @@ func cancelledOutcome() sdk.RequestPermissionResponse {
 // requires on session/cancel.
 func (s *session) cancelPerms() {
 	s.mu.Lock()
-	ps := s.perms
-	s.perms = map[string]*pendingPerm{}
-	s.mu.Unlock()
-	for _, p := range ps {
-		p.answer <- cancelledOutcome()
+	defer s.mu.Unlock()
+	for id, p := range s.perms {
+		if !p.answered {
+			p.answered = true
+			p.answer <- cancelledOutcome()
+		}
+		delete(s.perms, id)
 	}
 }
 

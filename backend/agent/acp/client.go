@@ -46,6 +46,15 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	if !ok {
 		return cancelledOutcome(), nil
 	}
+	defer func() {
+		c.s.mu.Lock()
+		for k, v := range c.s.perms {
+			if v == pp {
+				delete(c.s.perms, k)
+			}
+		}
+		c.s.mu.Unlock()
+	}()
 	select {
 	case a := <-pp.answer:
 		return a, nil

@@ -275,8 +275,12 @@ func (s *session) readLoop(stdout io.Reader) {
 			readErr = err
 			break
 		}
+		var m rpcMessage
+		if json.Unmarshal(line, &m) == nil {
+			s.register(&m) // before the Batch: the UI may answer at once
+		}
 		s.deliver(line, nil)
-		s.dispatch(line)
+		s.dispatch(&m)
 	}
 	if readErr != nil {
 		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: "codex: reading app-server output: " + readErr.Error()}})
@@ -307,29 +311,17 @@ func (s *session) readLoop(stdout io.Reader) {
 
 // dispatch routes a received message: responses to their caller, approval
 // requests to the pending set, turn notifications to the turn state.
-func (s *session) dispatch(line []byte) {
-	var m rpcMessage
-	if json.Unmarshal(line, &m) != nil {
-		return
-	}
+func (s *session) dispatch(m *rpcMessage) {
 	switch {
 	case m.Method == "" && len(m.ID) > 0:
 		s.mu.Lock()
 		ch := s.pending[string(m.ID)]
 		s.mu.Unlock()
 		if ch != nil {
-			ch <- m
+			ch <- *m
 		}
-	case m.Method == "item/commandExecution/requestApproval" || m.Method == "item/fileChange/requestApproval":
-		var p approvalParams
-		_ = json.Unmarshal(m.Params, &p)
-		key := p.ItemID
-		if key == "" {
-			key = "rpc-" + string(bytes.Trim(m.ID, `"`))
-		}
-		s.mu.Lock()
-		s.perms[key] = m.ID
-		s.mu.Unlock()
+	case isApproval(m.Method):
+		// registered before delivery
 	case len(m.ID) > 0 && m.Method != "":
 		// A server request this client does not serve (user input, MCP
 		// elicitation, dynamic tools): refuse it so the turn goes on.
@@ -345,6 +337,27 @@ func (s *session) dispatch(line []byte) {
 		s.turnID = ""
 		s.mu.Unlock()
 	}
+}
+
+func isApproval(method string) bool {
+	return method == "item/commandExecution/requestApproval" || method == "item/fileChange/requestApproval"
+}
+
+// register records an approval request under the id the normalizer gives
+// it (the item id), so RespondToPermission can answer it.
+func (s *session) register(m *rpcMessage) {
+	if !isApproval(m.Method) || len(m.ID) == 0 {
+		return
+	}
+	var p approvalParams
+	_ = json.Unmarshal(m.Params, &p)
+	key := p.ItemID
+	if key == "" {
+		key = "rpc-" + string(bytes.Trim(m.ID, `"`))
+	}
+	s.mu.Lock()
+	s.perms[key] = m.ID
+	s.mu.Unlock()
 }
 
 func (s *session) handshake(ctx context.Context) error {
