@@ -188,6 +188,9 @@ type turnState struct {
 
 // Feed implements agent.Normalizer.
 func (n *Normalizer) Feed(frame []byte) []agent.Event {
+	if evs, ok := n.feedHot(frame); ok {
+		return evs
+	}
 	var env wireEnvelope
 	if err := json.Unmarshal(frame, &env); err != nil {
 		return n.malformed(frame, err)
@@ -268,6 +271,65 @@ func (n *Normalizer) Flush() []agent.Event {
 		return n.endTurn(nil)
 	}
 	return nil
+}
+
+// hotTypes are the frequent events: feedHot decodes them in one pass.
+var hotTypes = map[string]bool{"message.updated": true, "message.part.updated": true, "message.part.delta": true}
+
+// wireHot is the union of the hot events' properties.
+type wireHot struct {
+	Type       string `json:"type"`
+	Properties struct {
+		SessionID string          `json:"sessionID"`
+		Info      json.RawMessage `json:"info"`
+		Part      json.RawMessage `json:"part"`
+		Time      int64           `json:"time"`
+		MessageID string          `json:"messageID"`
+		PartID    string          `json:"partID"`
+		Field     string          `json:"field"`
+		Delta     string          `json:"delta"`
+	} `json:"properties"`
+}
+
+// feedHot handles message.updated, message.part.updated and
+// message.part.delta with one decoding pass of the frame (the general path
+// decodes the envelope, then the properties). ok is false when the frame is
+// not one of them or does not decode cleanly; the general path then handles
+// it, so both give the same events.
+func (n *Normalizer) feedHot(frame []byte) (evs []agent.Event, ok bool) {
+	// The type comes first in OpenCode's payloads ({"id":…,"type":…}).
+	head := frame[:min(len(frame), 96)]
+	i := bytes.Index(head, []byte(`"type":"`))
+	if i < 0 {
+		return nil, false
+	}
+	rest := head[i+8:]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || !hotTypes[string(rest[:j])] {
+		return nil, false
+	}
+	var h wireHot
+	if json.Unmarshal(frame, &h) != nil || h.Type != string(rest[:j]) {
+		return nil, false
+	}
+	p := &h.Properties
+	switch h.Type {
+	case "message.updated":
+		if len(p.Info) == 0 {
+			return nil, false
+		}
+		return n.applyMessage(frame, p.Info), true
+	case "message.part.updated":
+		if len(p.Part) == 0 {
+			return nil, false
+		}
+		return n.partUpdated(frame, p.Part, p.Time), true
+	default: // message.part.delta
+		if p.MessageID == "" || p.PartID == "" {
+			return nil, false
+		}
+		return n.applyDelta(frame, wirePartDelta{SessionID: p.SessionID, MessageID: p.MessageID, PartID: p.PartID, Field: p.Field, Delta: p.Delta}), true
+	}
 }
 
 // noiseTypes are server events that say nothing about a session: they are
@@ -426,8 +488,12 @@ func (n *Normalizer) messageUpdated(frame, props []byte) []agent.Event {
 	if err := json.Unmarshal(props, &p); err != nil {
 		return n.malformed(frame, err)
 	}
+	return n.applyMessage(frame, p.Info)
+}
+
+func (n *Normalizer) applyMessage(frame, rawInfo []byte) []agent.Event {
 	var info wireMessage
-	if err := json.Unmarshal(p.Info, &info); err != nil || info.ID == "" {
+	if err := json.Unmarshal(rawInfo, &info); err != nil || info.ID == "" {
 		return n.malformed(frame, orMissing(err, "info.id"))
 	}
 	ms := n.msg(info.ID)
@@ -586,6 +652,10 @@ func (n *Normalizer) partDelta(frame, props []byte) []agent.Event {
 	if err := json.Unmarshal(props, &d); err != nil || d.MessageID == "" || d.PartID == "" {
 		return n.malformed(frame, orMissing(err, "messageID or partID"))
 	}
+	return n.applyDelta(frame, d)
+}
+
+func (n *Normalizer) applyDelta(frame []byte, d wirePartDelta) []agent.Event {
 	ms := n.msg(d.MessageID)
 	if ms.session == "" {
 		ms.session = d.SessionID
