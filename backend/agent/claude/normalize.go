@@ -22,7 +22,12 @@ import (
 //	system/init                       hidden (session-id only)
 //	system/hook_started, hook_progress,
 //	  hook_completed, hook_response   hidden
-//	system/thinking_tokens            hidden (a progress counter, like status)
+//	system/thinking_tokens            system-status part {subtype, status
+//	                                  "thinking", text "thinking (about N
+//	                                  tokens)"}, metadata.estimatedTokens; the
+//	                                  lines between two assistant/user/result
+//	                                  lines are ONE message (ID = first uuid,
+//	                                  Raw = all of them), updated in place
 //	system/status status=compacting   system message (ID = line uuid) with ONE
 //	                                  compact part; completed by compact_boundary
 //	system/status other               hidden; a permissionMode field also gives
@@ -144,6 +149,9 @@ type Normalizer struct {
 	compacting *pendingCompact
 	// sawInterrupt: this turn had a "[Request interrupted by user" line.
 	sawInterrupt bool
+	// thinking is the open thinking_tokens message (until the next
+	// assistant, user or result line).
+	thinking *pendingCompact
 }
 
 type asmMsg struct {
@@ -210,10 +218,13 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 	case "system":
 		return n.system(evs, line, unquote(h.subtype))
 	case "assistant":
+		n.thinking = nil
 		return n.assistant(evs, line)
 	case "user":
+		n.thinking = nil
 		return n.user(evs, line)
 	case "result":
+		n.thinking = nil
 		return n.result(evs, line)
 	case "control_request":
 		return n.controlRequest(evs, line)
@@ -322,7 +333,7 @@ func PermissionMode(m agent.InteractionMode) (string, bool) {
 
 func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []agent.Event {
 	switch subtype {
-	case "init", "hook_started", "hook_progress", "hook_completed", "hook_response", "thinking_tokens":
+	case "init", "hook_started", "hook_progress", "hook_completed", "hook_response":
 		return evs
 	}
 	var w wireSystem
@@ -342,6 +353,23 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 		}
 	}
 	switch subtype {
+	case "thinking_tokens":
+		// One message per thinking phase, updated as the estimate grows.
+		var tt struct {
+			UUID      string `json:"uuid"`
+			Estimated int64  `json:"estimated_tokens"`
+		}
+		_ = json.Unmarshal(line, &tt)
+		if n.thinking == nil {
+			n.thinking = &pendingCompact{id: orID(tt.UUID, line)}
+			n.thinking.line = bytes.Clone(line)
+		} else {
+			n.thinking.line = slices.Concat(n.thinking.line, []byte("\n"), line)
+		}
+		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: "thinking",
+			Text: fmt.Sprintf("thinking (about %d tokens)", tt.Estimated)}
+		return append(evs, sysMsg(n.thinking.id, bytes.Clone(n.thinking.line), part,
+			map[string]any{"estimatedTokens": tt.Estimated}))
 	case "status":
 		status := jsonString(w.Status)
 		if status == "compacting" {

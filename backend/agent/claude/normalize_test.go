@@ -157,6 +157,9 @@ func TestAssistantLinesMergeIntoOneMessage(t *testing.T) {
 	last := map[string]*agent.Message{}
 	var order []string
 	for _, e := range ofType(evs, agent.EventMessage) {
+		if e.Message.Role != agent.RoleAssistant {
+			continue
+		}
 		if _, ok := last[e.Message.ID]; !ok {
 			order = append(order, e.Message.ID)
 		}
@@ -347,5 +350,20 @@ func TestMultiLineFrameIsCompacted(t *testing.T) {
 	evs := feedAll("{\"type\":\"user\",\n\"uuid\":\"m1\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}")
 	if len(evs) != 1 || evs[0].Message == nil || bytes.IndexByte(evs[0].Raw, '\n') >= 0 {
 		t.Fatalf("%+v", evs)
+	}
+}
+
+func TestThinkingTokensAreOneMessagePerPhase(t *testing.T) {
+	evs := normalizeFile(t, filepath.Join("testdata", "main_print_bypass.jsonl"))
+	ids := map[string]int{}
+	var last *agent.Message
+	for _, e := range ofType(evs, agent.EventMessage) {
+		if len(e.Message.Parts) > 0 && e.Message.Parts[0].Subtype == "thinking_tokens" {
+			ids[e.Message.ID]++
+			last = e.Message
+		}
+	}
+	if len(ids) != 1 || last == nil || last.Metadata["estimatedTokens"] != int64(22) {
+		t.Fatalf("thinking messages %v, last %+v", ids, last)
 	}
 }
