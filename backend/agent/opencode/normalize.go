@@ -475,12 +475,27 @@ func (n *Normalizer) noteTime(ms int64) {
 	}
 }
 
+// noteMsg records that a message of the turn was touched; msgIDs stays in
+// last-touch order so the result's Raw replays the messages in an order that
+// ends on the same last assistant message.
 func (n *Normalizer) noteMsg(id string) {
-	if n.turn == nil || n.turn.inTurn[id] {
+	t := n.turn
+	if t == nil {
 		return
 	}
-	n.turn.inTurn[id] = true
-	n.turn.msgIDs = append(n.turn.msgIDs, id)
+	if t.inTurn[id] {
+		if t.msgIDs[len(t.msgIDs)-1] == id {
+			return
+		}
+		for i, m := range t.msgIDs {
+			if m == id {
+				t.msgIDs = append(t.msgIDs[:i], t.msgIDs[i+1:]...)
+				break
+			}
+		}
+	}
+	t.inTurn[id] = true
+	t.msgIDs = append(t.msgIDs, id)
 }
 
 func (n *Normalizer) messageUpdated(frame, props []byte) []agent.Event {
@@ -536,9 +551,12 @@ func (n *Normalizer) turnError(e *wireError, frame []byte) {
 	if n.turn == nil {
 		return
 	}
-	if e.Name == "MessageAbortedError" {
+	switch {
+	case e.Name == "MessageAbortedError":
 		n.turn.aborted = true
-	} else {
+	case frame == nil && n.turn.errFrame != nil:
+		// The session.error says it already (and wins, whatever the order).
+	default:
 		n.turn.errName = e.Name
 		n.turn.errMsg = errorText(e)
 	}
@@ -821,6 +839,9 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 	n.turn = nil
 	var cost float64
 	var usage agent.TokenUsage
+	// Sorted by part id (OpenCode ids ascend with time): the same sums
+	// whatever order the frames came in.
+	sort.Strings(t.stepOrder)
 	for _, id := range t.stepOrder {
 		s := t.steps[id]
 		cost += s.Cost
@@ -912,8 +933,11 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 	if t.openFrame != nil {
 		raw = append(raw, t.openFrame)
 	}
+	if ms, ok := n.msgs[t.userID]; ok && t.userID != "" {
+		raw = append(raw, n.raw(ms)) // it opens the turn
+	}
 	for _, mid := range t.msgIDs {
-		if ms, ok := n.msgs[mid]; ok {
+		if ms, ok := n.msgs[mid]; ok && mid != t.userID {
 			raw = append(raw, n.raw(ms))
 		}
 	}
