@@ -446,23 +446,24 @@ func (f *fake) assistantText(id, text string) []byte {
 func (f *fake) repeatTurn(n int) [][]byte {
 	out := make([][]byte, 0, n+2)
 	out = append(out, f.initLine())
+	sess, _ := json.Marshal(f.session)
+	// Formatted, not marshaled: the fake must stay much faster than the
+	// host it benchmarks.
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("msg_rep_%d_%d", f.next, i/3)
 		tool := fmt.Sprintf("toolu_rep_%d_%d", f.next, i/3)
-		var v map[string]any
+		var b []byte
 		switch i % 3 {
 		case 0:
-			out = append(out, f.assistantText(id, fmt.Sprintf("Step %d: looking at the files.", i)))
-			continue
+			b = fmt.Appendf(nil, `{"type":"assistant","message":{"id":%q,"type":"message","role":"assistant","model":"claude-fake","content":[{"type":"text","text":"Step %d: looking at the files."}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":%s,"uuid":%q}`,
+				id, i, sess, f.uuid())
 		case 1:
-			v = map[string]any{"type": "assistant", "message": map[string]any{"id": id, "type": "message", "role": "assistant", "model": "claude-fake",
-				"content": []any{map[string]any{"type": "tool_use", "id": tool, "name": "Bash", "input": map[string]any{"command": "ls", "description": "List files"}}},
-				"usage":   map[string]any{"input_tokens": 10, "output_tokens": 5}}, "parent_tool_use_id": nil, "session_id": f.session, "uuid": f.uuid()}
+			b = fmt.Appendf(nil, `{"type":"assistant","message":{"id":%q,"type":"message","role":"assistant","model":"claude-fake","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls","description":"List files"}}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":%s,"uuid":%q}`,
+				id, tool, sess, f.uuid())
 		case 2:
-			v = map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": tool, "content": "a.txt\nb.txt", "is_error": false}}},
-				"parent_tool_use_id": nil, "session_id": f.session, "uuid": f.uuid(), "tool_use_result": map[string]any{"stdout": "a.txt\nb.txt", "stderr": "", "interrupted": false}}
+			b = fmt.Appendf(nil, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":"a.txt\nb.txt","is_error":false}]},"parent_tool_use_id":null,"session_id":%s,"uuid":%q,"tool_use_result":{"stdout":"a.txt\nb.txt","stderr":"","interrupted":false}}`,
+				tool, sess, f.uuid())
 		}
-		b, _ := json.Marshal(v)
 		out = append(out, b)
 	}
 	f.next++
