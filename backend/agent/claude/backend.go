@@ -232,16 +232,27 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	// initialize first; its answer is not awaited (the CLI handles stdin in
 	// order), so Start does not block on the CLI's startup.
 	if _, err := s.sendControl("initialize", nil); err != nil {
-		_ = s.Stop(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("claude-code: initialize: %w", errors.Join(err, s.Wait()))
+		return nil, fmt.Errorf("claude-code: initialize: %w", errors.Join(err, s.abandon()))
 	}
 	if prompt != "" {
 		if err := s.SendMessage(ctx, prompt); err != nil {
-			_ = s.Stop(context.WithoutCancel(ctx))
-			return nil, err
+			return nil, errors.Join(err, s.abandon())
 		}
 	}
 	return s, nil
+}
+
+// abandon ends a session Start could not hand out: nobody will read its
+// events, so they are drained here.
+func (s *Session) abandon() error {
+	go func() {
+		for range s.Events() {
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), s.b.opt.GracePeriod+2*s.b.opt.WaitDelay+s.b.opt.InterruptTimeout)
+	defer cancel()
+	_ = s.Stop(ctx)
+	return s.Wait()
 }
 
 func (b *Backend) env(cfg agent.Config) []string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -601,5 +602,28 @@ func TestDisposeStopsEverySession(t *testing.T) {
 			// reaped by cmd.Wait: the pid must be gone
 			t.Errorf("pid %d alive after Dispose", s.(*Session).PID())
 		}
+	}
+}
+
+func TestProcessExitsAtOnce(t *testing.T) {
+	bin, err := exec.LookPath("false")
+	if err != nil {
+		t.Skip("no false binary")
+	}
+	b := New(Options{Binary: bin, GracePeriod: 100 * time.Millisecond, WaitDelay: 100 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := b.Start(ctx, agent.Config{Cwd: t.TempDir()}, "hi")
+	if err != nil {
+		// The writes raced the exit: Start must say why.
+		if !strings.Contains(err.Error(), "exit status 1") && !errors.Is(err, agent.ErrSessionClosed) {
+			t.Fatalf("Start: %v", err)
+		}
+		return
+	}
+	for range s.Events() {
+	}
+	if err := s.Wait(); err == nil || !strings.Contains(err.Error(), "exit status 1") {
+		t.Fatalf("Wait = %v", err)
 	}
 }
