@@ -49,6 +49,9 @@ func atoi(s string, def int) int {
 // errorText makes an API error readable: Codex often passes the provider's
 // JSON error body through as the message.
 func errorText(msg string) string {
+	if strings.TrimSpace(msg) == "" {
+		return "Codex reported an error without a message"
+	}
 	var inner struct {
 		Error struct {
 			Message string `json:"message"`

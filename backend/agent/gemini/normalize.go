@@ -129,7 +129,11 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 	case "result":
 		return n.result(frame, &l)
 	case "error":
-		return []agent.Event{{Type: agent.EventError, Error: "gemini: " + l.Message, Fatal: l.Severity == "error", Raw: bytes.Clone(frame)}}
+		msg := l.Message
+		if msg == "" {
+			msg = "error line without a message"
+		}
+		return []agent.Event{{Type: agent.EventError, Error: "gemini: " + msg, Fatal: l.Severity == "error", Raw: bytes.Clone(frame)}}
 	}
 	h := fnv.New64a()
 	h.Write(frame)
@@ -381,15 +385,25 @@ func (n *JSONNormalizer) Feed(frame []byte) []agent.Event {
 			meta["files"] = o.Stats.Files
 		}
 	}
-	if o.Error != nil && res.Text == "" {
-		res.Text = o.Error.Message
+	errText := ""
+	if o.Error != nil {
+		errText = o.Error.Message
+		if errText == "" {
+			errText = "Gemini CLI reported an error"
+			if o.Error.Type != "" {
+				errText += " (" + o.Error.Type + ")"
+			}
+		}
+		if res.Text == "" {
+			res.Text = errText
+		}
 	}
 	evs = append(evs, agent.Event{Type: agent.EventMessage, Raw: raw, Message: &agent.Message{
 		ID: o.SessionID + ":result", Role: agent.RoleResult, Parts: []agent.Part{}, Result: res.Text,
 		IsError: res.IsError, Usage: res.Usage, ModelUsage: res.ModelUsage, Metadata: meta,
 	}})
 	if o.Error != nil {
-		evs = append(evs, agent.Event{Type: agent.EventError, Error: o.Error.Message, Fatal: true})
+		evs = append(evs, agent.Event{Type: agent.EventError, Error: errText, Fatal: true})
 	}
 	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
 }
