@@ -29,7 +29,8 @@ import (
 //	                                  lines are ONE message (ID = first uuid,
 //	                                  Raw = all of them), updated in place
 //	system/status status=compacting   system message (ID = line uuid) with ONE
-//	                                  compact part; completed by compact_boundary
+//	                                  compact part {status "compacting"};
+//	                                  completed by compact_boundary
 //	system/status other               hidden; a permissionMode field also gives
 //	                                  a mode-change event (default→ask,
 //	                                  acceptEdits→accept-edits, plan→plan,
@@ -55,7 +56,9 @@ import (
 //	  with is_api_error_message       the message (isError) + error event
 //	                                  {error: its text, fatal: true}
 //	user                              user message, ID = the line's uuid (prompts,
-//	                                  tool results, "[Request interrupted by user]")
+//	                                  tool results, "[Request interrupted by user]";
+//	                                  also the turns the backend writes on stdin,
+//	                                  which it delivers as frames too)
 //	result                            result message (ID = uuid) + complete event
 //	control_request can_use_tool      permission-request event {requestId, toolName,
 //	                                  toolId = tool_use_id, input, description,
@@ -71,7 +74,9 @@ import (
 //	                                  (--include-partial-messages, not used by the
 //	                                  backend); the complete assistant lines that
 //	                                  follow carry the same content, so nothing is
-//	                                  lost and nothing is doubled
+//	                                  doubled (a block interrupted before its
+//	                                  assistant line exists only in these raw
+//	                                  lines, which the store keeps)
 //	unknown type                      system message with a system-status part
 //	                                  {subtype: type}, metadata.raw = the line
 //	malformed line                    error event {fatal: false}, Raw = the line
