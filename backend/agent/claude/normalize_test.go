@@ -367,3 +367,32 @@ func TestThinkingTokensAreOneMessagePerPhase(t *testing.T) {
 		t.Fatalf("thinking messages %v, last %+v", ids, last)
 	}
 }
+
+// TestRecordedStdinTurns feeds the user turns the recording drivers wrote
+// on stdin (what the backend writes and delivers as frames): each is one
+// user message with the prompt, with a stable ID even without a uuid.
+func TestRecordedStdinTurns(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.stdin.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no stdin recordings")
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l := range agent.Lines(bytes.NewReader(data)) {
+			h, _ := scanHead(l)
+			if string(h.typ) != "user" {
+				continue
+			}
+			evs := NewNormalizer().Feed(l)
+			again := NewNormalizer().Feed(l)
+			if len(evs) != 1 || evs[0].Message == nil || evs[0].Message.Role != agent.RoleUser ||
+				evs[0].Message.Parts[0].Type != agent.PartText || evs[0].Message.Parts[0].Text == "" ||
+				evs[0].Message.ID != again[0].Message.ID {
+				t.Errorf("%s: %s -> %+v", p, l, evs)
+			}
+		}
+	}
+}
