@@ -263,6 +263,9 @@ func killGroup(p *process) {
 
 // dispose stops the server for good.
 func (s *server) dispose() {
+	// Cancel first: a server still starting (client holds mu while it waits
+	// for health) dies now instead of holding dispose up.
+	s.cancel()
 	s.mu.Lock()
 	s.disposed = true
 	p := s.proc
@@ -271,7 +274,6 @@ func (s *server) dispose() {
 	if p != nil {
 		killGroup(p)
 	}
-	s.cancel()
 }
 
 func freePort() (int, error) {

@@ -183,3 +183,39 @@ func TestServerNeverHealthy(t *testing.T) {
 		t.Fatal("a server is recorded")
 	}
 }
+
+// TestDisposeWhileStarting: Dispose does not wait for a server that is still
+// coming up; Start fails and nothing survives.
+func TestDisposeWhileStarting(t *testing.T) {
+	bin := buildFake(t)
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	b := New(Options{Binary: bin, HealthTimeout: 30 * time.Second,
+		Env: map[string]string{"FAKE_OC_SLOW": "20s", "FAKE_OC_PIDFILE": pidfile}})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := b.Start(context.Background(), agent.Config{Cwd: t.TempDir()}, "hi")
+		errc <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(readPids(t, pidfile)) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("server never spawned")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	if err := b.Dispose(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Dispose took %s", d)
+	}
+	if err := <-errc; err == nil {
+		t.Fatal("Start succeeded on a disposed backend")
+	}
+	for _, pid := range readPids(t, pidfile) {
+		if !gone(pid) {
+			t.Errorf("pid %d survived", pid)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // fakeoc server (replaying $FAKE_OC_SCRIPT when prompted), requires
 // $OPENCODE_SERVER_PASSWORD, and starts one child process in its process
 // group (both pids are appended to $FAKE_OC_PIDFILE) so tests can check that
-// nothing outlives the server.
+// nothing outlives the server. $FAKE_OC_SLOW delays its listening.
 package main
 
 import (
@@ -60,6 +60,9 @@ func main() {
 			fmt.Fprintf(f, "%d %d\n", os.Getpid(), child.Process.Pid)
 			f.Close()
 		}
+	}
+	if d, err := time.ParseDuration(os.Getenv("FAKE_OC_SLOW")); err == nil {
+		time.Sleep(d) // a server slow to come up
 	}
 	l, err := net.Listen("tcp", fmt.Sprintf("%s:%d", *host, *port))
 	if err != nil {
