@@ -30,6 +30,7 @@ import (
 //	session.updated                 session-updated (title; summary "N files, +A -D"), only when
 //	                                the title or summary changed
 //	message.updated                 message (whole message, every part so far); user/assistant
+//	                                (a user message is shown once it has a part)
 //	message.part.updated            message (re-emitted whole) and, for a tool part whose status
 //	                                changed, tool-state-update {messageId, toolId=callID, state,
 //	                                result=output | error}; a stale tool state (running after
@@ -1014,6 +1015,11 @@ func (ms *msgState) raw() []byte {
 // emitMessage builds the message and emits it when it changed.
 func (n *Normalizer) emitMessage(ms *msgState) []agent.Event {
 	m := ms.build()
+	if m.Role == agent.RoleUser && len(m.Parts) == 0 {
+		// Its text part follows at once; an empty user message would
+		// only flash in the transcript (and miss the orchestrator's echo match).
+		return nil
+	}
 	m.ParentToolUseID = n.children[ms.session]
 	js, err := json.Marshal(m)
 	if err == nil && bytes.Equal(js, ms.lastJSON) {
