@@ -98,7 +98,7 @@ import (
 //	patch             metadata.patches += {hash, files}
 //	agent             metadata.agentParts += {name, source}
 //	subtask           metadata.subtasks += {prompt, description, agent}
-//	retry             metadata.retries += {attempt, error}
+//	retry             metadata.retries += {attempt, part}
 //	compaction        compact {trigger auto|manual}
 //	other             system-status {subtype "part:" + type}, raw in metadata.unknownParts
 //
@@ -114,10 +114,11 @@ import (
 // OpenCode has no result message. A turn opens with a new user message (or a
 // busy status, or, for `opencode run` lines, the first part). It ends with
 // session.idle (for `opencode run` lines: with Flush). The normalizer then
-// emits a `result` message (id "result-" + the turn's user message id) and a
-// complete event: text = the last assistant message's text, cost and tokens =
-// the sums over the turn's step-finish parts, duration = last time seen − the
-// user message's time, reason = the last assistant finish (stop, length,
+// emits a `result` message (id "result-" + the turn's user message id, else
+// + its last assistant message id) and a complete event: text = the last
+// assistant message's text (not a sub-agent's), cost and tokens = the sums
+// over the turn's step-finish parts (sub-agents' included), duration = last
+// time seen − the user message's time, reason = the last assistant finish (stop, length,
 // tool-calls when a rejected permission stopped the loop), isError after a
 // session.error or an assistant error, interrupted after a MessageAbortedError.
 //
@@ -125,7 +126,9 @@ import (
 //
 // A message event's Raw is the latest message.updated frame of that message
 // followed by, for each of its parts, the latest message.part.updated frame
-// and the deltas received after it (not the superseded ones), newline-joined.
+// and the deltas received after it (not the superseded ones), newline-joined;
+// a sub-agent's message starts with the frame that tied its session to the
+// task.
 // A result message's Raw is the Raw of every message of its turn, the frame
 // that opened the turn when it was not a message, the session.error frame and
 // the session.idle frame: fed to a fresh Normalizer, each rebuilds its message.
@@ -1129,7 +1132,7 @@ func (ms *msgState) build() *agent.Message {
 		case "subtask":
 			subtasks = append(subtasks, map[string]any{"prompt": p.Prompt, "description": p.Description, "agent": p.Agent})
 		case "retry":
-			retries = append(retries, map[string]any{"attempt": p.Attempt, "frame": json.RawMessage(partJSON(ps.frame))})
+			retries = append(retries, map[string]any{"attempt": p.Attempt, "part": json.RawMessage(partJSON(ps.frame))})
 		case "compaction":
 			trigger := "manual"
 			if p.Auto {
