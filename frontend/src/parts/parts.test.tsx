@@ -255,6 +255,15 @@ describe("every part type of the recordings renders", () => {
     });
   }
 
+  it("opencode: a task tool's child session renders under its card", () => {
+    const { container } = renderEvents(FIXTURES["opencode-synthetic-subagent"].events);
+    const task = card(container, "call_task1");
+    expect(task.getAttribute("data-tool-kind")).toBe("sub-agent");
+    expect(container.querySelector('[data-row-key="msg_ca1"]')).toBeNull();
+    open(task);
+    expect(task.querySelector(".jc-subagent-stream")).not.toBeNull();
+  });
+
   it("opencode: tool results in the same message render inside their cards", () => {
     const { container } = renderEvents(FIXTURES["opencode-serve-basic"].events);
     expect(container.querySelectorAll(".jc-tool").length).toBeGreaterThan(0);

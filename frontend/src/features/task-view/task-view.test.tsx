@@ -212,6 +212,6 @@ describe("TaskView", () => {
     expect(await screen.findByText("No messages yet.")).toBeInTheDocument();
     const fx = FIXTURES["claude-main-print-bypass"];
     act(() => fx.events.forEach((event, i) => fake.emitAgent({ taskId: "t2", seq: i + 1, event })));
-    await waitFor(() => expect(screen.getByTestId("message-stream")).toHaveAttribute("data-rows", "4"));
+    await waitFor(() => expect(screen.getByTestId("message-stream")).toHaveAttribute("data-rows", "5"));
   });
 });
