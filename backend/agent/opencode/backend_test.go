@@ -352,7 +352,8 @@ func TestServerOutage(t *testing.T) {
 	}{
 		{name: "mid-turn", recording: "serve-basic.sse", down: 40, up: 75},
 		{name: "over-the-end", recording: "serve-basic.sse", down: 100, upAfterEnd: true},
-		{name: "perm", recording: "serve-todo.sse", down: 55, up: 70},
+		{name: "todo", recording: "serve-todo.sse", down: 55, up: 70},
+		{name: "sub-agent", recording: "synthetic-subagent.sse", down: 12, up: 18},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, b := newFake(t, tc.recording)

@@ -79,17 +79,11 @@ func (s *Session) run(ctx context.Context) {
 // history re-normalizes to what was shown); the normalizer emits nothing for
 // what did not change.
 func (s *Session) catchUp(ctx context.Context, c *client) {
-	msgs, err := c.messages(ctx, s.id)
-	if err != nil {
+	if !s.replayMessages(ctx, c, s.id) {
 		return
 	}
-	for _, m := range msgs {
-		frame, _ := json.Marshal(map[string]any{"type": "message.updated", "properties": map[string]any{"sessionID": s.id, "info": m.Info}})
-		s.feed(frame)
-		for _, p := range m.Parts {
-			frame, _ := json.Marshal(map[string]any{"type": "message.part.updated", "properties": map[string]any{"sessionID": s.id, "part": p}})
-			s.feed(frame)
-		}
+	for child := range s.children { // sub-agents' sessions, known before the break
+		s.replayMessages(ctx, c, child)
 	}
 	// Requests asked while we were away (the normalizer drops the ones it
 	// already announced).
@@ -117,6 +111,23 @@ func (s *Session) catchUp(ctx context.Context, c *client) {
 		frame, _ := json.Marshal(map[string]any{"type": "session.idle", "properties": map[string]any{"sessionID": s.id}})
 		s.feed(frame)
 	}
+}
+
+// replayMessages delivers GET /session/{sid}/message as frames.
+func (s *Session) replayMessages(ctx context.Context, c *client, sid string) bool {
+	msgs, err := c.messages(ctx, sid)
+	if err != nil {
+		return false
+	}
+	for _, m := range msgs {
+		frame, _ := json.Marshal(map[string]any{"type": "message.updated", "properties": map[string]any{"sessionID": sid, "info": m.Info}})
+		s.feed(frame)
+		for _, p := range m.Parts {
+			frame, _ := json.Marshal(map[string]any{"type": "message.part.updated", "properties": map[string]any{"sessionID": sid, "part": p}})
+			s.feed(frame)
+		}
+	}
+	return true
 }
 
 // prime feeds a resumed session's history to the normalizer without

@@ -153,6 +153,9 @@ func (f *Fake) record(frame []byte) {
 	}
 	p := env.Properties
 	s := f.sessions[p.SessionID]
+	if s == nil && env.Type == "session.created" {
+		s = f.newSession(p.SessionID) // a sub-agent's session
+	}
 	if s == nil {
 		return
 	}
