@@ -241,6 +241,44 @@ func running(pid int) bool {
 	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
+func TestProcessDenyThenAlways(t *testing.T) {
+	b := newFake(t, "")
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := b.Start(ctx, agent.Config{Cwd: dir}, "ask permission")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(ctx) })
+	c := collect(s)
+	ev, next := c.waitFor(t, 0, "permission request", isType(agent.EventPermissionRequest))
+	if err := s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Deny}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow}); !errors.Is(err, agent.ErrUnknownRequest) {
+		t.Errorf("second answer to one request: %v", err)
+	}
+	_, next = c.waitFor(t, next, "failed tool", func(e agent.Event) bool { return e.Type == agent.EventToolStateUpdate && e.State == agent.ToolError })
+	ev, next = c.waitFor(t, next, "complete", isType(agent.EventComplete))
+	if ev.Result.Text != "Rejected." {
+		t.Errorf("after deny: %+v", ev.Result)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err == nil {
+		t.Error("file written despite deny")
+	}
+	if err := s.SendMessage(ctx, "permission again"); err != nil {
+		t.Fatal(err)
+	}
+	ev, next = c.waitFor(t, next, "permission request", isType(agent.EventPermissionRequest))
+	if err := s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow, Always: true}); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ = c.waitFor(t, next, "complete", isType(agent.EventComplete))
+	if ev.Result.Text != "Done (always)." {
+		t.Errorf("after allow always: %+v", ev.Result)
+	}
+}
+
 func TestProcessStopWhilePermissionPending(t *testing.T) {
 	b := newFake(t, "")
 	ctx := context.Background()

@@ -175,6 +175,19 @@ func TestProcessInterrupt(t *testing.T) {
 	}
 }
 
+func TestProcessResume(t *testing.T) {
+	b := New(Options{Binary: fakeAppServer(t)})
+	ctx := context.Background()
+	s, err := b.Start(ctx, agent.Config{Cwd: t.TempDir(), SessionID: "old-thread", Env: map[string]string{"FAKE_MODE": "slow"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(ctx) })
+	if ev := next(t, s, "session id", is(agent.EventSessionID)); ev.SessionID != "resumed-old-thread" {
+		t.Errorf("session id %q: thread/resume not used", ev.SessionID)
+	}
+}
+
 func TestMissingBinary(t *testing.T) {
 	_, err := New(Options{Binary: "no-such-codex"}).Start(context.Background(), agent.Config{Cwd: t.TempDir()}, "hi")
 	if !errors.Is(err, agent.ErrBinaryNotFound) {

@@ -131,8 +131,14 @@ func slow() {
 		switch str(m["method"]) {
 		case "initialize":
 			write(map[string]any{"id": id, "result": map[string]any{"userAgent": "fake"}})
-		case "thread/start", "thread/resume":
+		case "thread/start":
 			write(map[string]any{"id": id, "result": map[string]any{"thread": map[string]any{"id": "th-slow", "model": "fake-model"}}})
+		case "thread/resume":
+			var p struct {
+				ThreadID string `json:"threadId"`
+			}
+			_ = json.Unmarshal(m["params"], &p)
+			write(map[string]any{"id": id, "result": map[string]any{"thread": map[string]any{"id": "resumed-" + p.ThreadID, "model": "fake-model"}}})
 		case "turn/start":
 			write(map[string]any{"id": id, "result": map[string]any{"turn": map[string]any{"id": "tu-slow", "status": "inProgress"}}})
 			write(map[string]any{"method": "turn/started", "params": map[string]any{"threadId": "th-slow", "turn": map[string]any{"id": "tu-slow", "status": "inProgress"}}})
