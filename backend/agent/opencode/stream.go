@@ -79,6 +79,9 @@ func (s *Session) run(ctx context.Context) {
 // history re-normalizes to what was shown); the normalizer emits nothing for
 // what did not change.
 func (s *Session) catchUp(ctx context.Context, c *client) {
+	// The status first: if the turn is over now, the messages read next
+	// hold all of it, so the result synthesized below is complete.
+	st, stErr := c.status(ctx)
 	if !s.replayMessages(ctx, c, s.id) {
 		return
 	}
@@ -96,15 +99,14 @@ func (s *Session) catchUp(ctx context.Context, c *client) {
 			var ref struct {
 				SessionID string `json:"sessionID"`
 			}
-			if json.Unmarshal(r, &ref) != nil || ref.SessionID != s.id {
+			if json.Unmarshal(r, &ref) != nil || (ref.SessionID != s.id && !s.children[ref.SessionID]) {
 				continue
 			}
 			frame, _ := json.Marshal(map[string]any{"type": typ, "properties": r})
 			s.feed(frame)
 		}
 	}
-	st, err := c.status(ctx)
-	if err != nil {
+	if stErr != nil {
 		return
 	}
 	if t := st[s.id]; t == "" || t == "idle" {
