@@ -110,6 +110,7 @@ func (b *Backend) Info() agent.Info {
 			Resume:      true, // when the agent advertises loadSession
 			Interrupt:   true,
 			SetMode:     true,
+			SetModel:    true, // session/set_model, when the agent has it
 			Permissions: true,
 		},
 	}
@@ -211,6 +212,7 @@ type session struct {
 
 var (
 	_ agent.Session      = (*session)(nil)
+	_ agent.ModelSetter  = (*session)(nil)
 	_ agent.ProcessOwner = (*session)(nil)
 )
 
@@ -386,12 +388,13 @@ func (s *session) handshake(ctx context.Context) error {
 	}
 	s.loadSession = init.AgentCapabilities.LoadSession
 	var modes *sdk.SessionModeState
+	var models *sdk.SessionModelState
 	if s.cfg.SessionID != "" && s.loadSession {
 		r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: []sdk.McpServer{}})
 		if err != nil {
 			return fmt.Errorf("session/load %s: %w", s.cfg.SessionID, err)
 		}
-		s.sessionID, modes = s.cfg.SessionID, r.Modes
+		s.sessionID, modes, models = s.cfg.SessionID, r.Modes, r.Models
 	} else {
 		if s.cfg.SessionID != "" {
 			s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: fmt.Sprintf("%s cannot load sessions: starting a new one instead of %s", s.b.cfg.DisplayName, s.cfg.SessionID)}})
@@ -400,7 +403,12 @@ func (s *session) handshake(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("session/new: %w", err)
 		}
-		s.sessionID, modes = string(r.SessionId), r.Modes
+		s.sessionID, modes, models = string(r.SessionId), r.Modes, r.Models
+	}
+	if models != nil && s.cfg.Model != "" && string(models.CurrentModelId) != s.cfg.Model {
+		if err := s.SetModel(ctx, s.cfg.Model); err != nil {
+			s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: err.Error()}})
+		}
 	}
 	if modes != nil {
 		s.mu.Lock()
@@ -547,6 +555,18 @@ func (s *session) SetMode(ctx context.Context, mode agent.InteractionMode) error
 	_, err := s.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sdk.SessionId(s.sessionID), ModeId: sdk.SessionModeId(id)})
 	if err != nil {
 		return fmt.Errorf("%s: session/set_mode %s: %w", s.b.cfg.Name, id, err)
+	}
+	return nil
+}
+
+// SetModel implements agent.ModelSetter with ACP's (unstable)
+// session/set_model; agents that lack it answer with an error.
+func (s *session) SetModel(ctx context.Context, model string) error {
+	if s.isDone() {
+		return agent.ErrSessionClosed
+	}
+	if _, err := s.conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: sdk.SessionId(s.sessionID), ModelId: sdk.UnstableModelId(model)}); err != nil {
+		return fmt.Errorf("%s: session/set_model %s: %w", s.b.cfg.Name, model, err)
 	}
 	return nil
 }

@@ -324,6 +324,31 @@ func TestProcessResumeLoadsSession(t *testing.T) {
 	_ = s.Stop(ctx)
 }
 
+func TestProcessModel(t *testing.T) {
+	b := newFake(t, "")
+	ctx := context.Background()
+	s, err := b.Start(ctx, agent.Config{Cwd: t.TempDir(), Model: "big"}, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(ctx) })
+	c := collect(s)
+	ev, next := c.waitFor(t, 0, "complete", isType(agent.EventComplete))
+	if ev.Result.Text != "echo: hi [big]" {
+		t.Errorf("model at start: %+v", ev.Result)
+	}
+	if err := s.(agent.ModelSetter).SetModel(ctx, "small"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SendMessage(ctx, "again"); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ = c.waitFor(t, next, "complete", isType(agent.EventComplete))
+	if ev.Result.Text != "echo: again [small]" {
+		t.Errorf("after SetModel: %+v", ev.Result)
+	}
+}
+
 func TestMissingBinary(t *testing.T) {
 	b, err := New(Config{Name: "acp.test.missing", Command: "no-such-acp-agent-binary"})
 	if err != nil {

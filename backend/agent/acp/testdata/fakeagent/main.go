@@ -18,8 +18,9 @@ import (
 )
 
 type fake struct {
-	conn *acp.AgentSideConnection
-	cwd  string
+	conn  *acp.AgentSideConnection
+	cwd   string
+	model string
 }
 
 func (f *fake) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
@@ -48,7 +49,9 @@ func modes(current string) *acp.SessionModeState {
 
 func (f *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	f.cwd = p.Cwd
-	return acp.NewSessionResponse{SessionId: "fake-session-1", Modes: modes("default")}, nil
+	return acp.NewSessionResponse{SessionId: "fake-session-1", Modes: modes("default"), Models: &acp.SessionModelState{
+		CurrentModelId: "small", AvailableModels: []acp.ModelInfo{{ModelId: "small", Name: "Small"}, {ModelId: "big", Name: "Big"}},
+	}}, nil
 }
 
 func (f *fake) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
@@ -73,6 +76,11 @@ func (f *fake) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) 
 	return acp.SetSessionModeResponse{}, nil
 }
 
+func (f *fake) UnstableSetSessionModel(ctx context.Context, p acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
+	f.model = string(p.ModelId)
+	return acp.UnstableSetSessionModelResponse{}, nil
+}
+
 func (f *fake) say(ctx context.Context, sid acp.SessionId, text string) {
 	_ = f.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
 }
@@ -91,6 +99,9 @@ func (f *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		f.say(ctx, p.SessionId, "working")
 		<-ctx.Done() // the SDK cancels this on session/cancel
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	if f.model != "" {
+		text += " [" + f.model + "]"
 	}
 	f.say(ctx, p.SessionId, "echo: "+text)
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
