@@ -417,7 +417,11 @@ func (s *session) handshake(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 		if s.cfg.Mode != "" && ModeFromAgent(string(modes.CurrentModeId)) != s.cfg.Mode {
-			if err := s.SetMode(ctx, s.cfg.Mode); err != nil && !errors.Is(err, agent.ErrUnsupported) {
+			err := s.SetMode(ctx, s.cfg.Mode)
+			if errors.Is(err, agent.ErrUnsupported) {
+				// Say so, and go on in the agent's own mode.
+				s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: err.Error()}})
+			} else if err != nil {
 				return err
 			}
 		}
