@@ -40,7 +40,7 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
   const active = view.state === "running" || view.state === "pending";
   const now = useNow(active && view.startedAt !== undefined);
   const elapsed = view.startedAt !== undefined ? (view.endedAt ?? (active ? now : undefined)) : undefined;
-  const awaiting = [...state.pending.values()].some((c) => c.request.toolId && c.request.toolId === part.toolId);
+  const awaiting = [...state.pending.values()].find((c) => c.request.toolId && c.request.toolId === part.toolId);
   return (
     <div
       className={`jc-part jc-tool is-${view.state}${isOpen ? " is-open" : ""}`}
@@ -53,9 +53,9 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
         <span className="jc-tool__verb">{R.verb(props)}</span>
         <span className="jc-tool__summary">{R.summary(props)}</span>
         <span className="jc-tool__spacer" />
-        {awaiting ? <span className="jc-chip is-waiting">awaiting approval</span> : null}
+        {awaiting ? <span className="jc-chip is-waiting">{awaiting.kind === "question" ? "awaiting your answer" : "awaiting approval"}</span> : null}
         {view.error && view.state === "error" && !view.result ? <span className="jc-chip is-error">{view.error}</span> : null}
-        {elapsed !== undefined && view.startedAt !== undefined && elapsed - view.startedAt >= 0 ? (
+        {elapsed !== undefined && view.startedAt !== undefined && elapsed - view.startedAt >= 0 && elapsed - view.startedAt < 86_400_000 ? (
           <span className="jc-tool__elapsed">{formatDuration(elapsed - view.startedAt)}</span>
         ) : null}
         <span className="jc-chevron" aria-hidden="true" />

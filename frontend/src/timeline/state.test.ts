@@ -221,3 +221,21 @@ describe("TimelineStore incremental rows", () => {
     expect(st.getSnapshot().rows.map((r) => r.key)).toEqual(["a", "b"]);
   });
 });
+
+describe("tool timing", () => {
+  it("uses live arrival times over the agent's timestamps and drops absurd spans", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "a", timestamp: "2020-01-01T00:00:00Z", parts: [{ type: "tool-use", toolId: "t", toolName: "Bash" }] }), 1, 1_000_000);
+    let v = toolView(s, s.messages.get("a")!.msg.parts![0], "a");
+    expect(v.startedAt).toBe(1_000_000);
+    applyEvent(s, msg({ id: "r", role: "user", timestamp: "2020-01-01T00:00:00Z", parts: [{ type: "tool-result", toolId: "t", content: "" }] }), 2, 1_004_000);
+    v = toolView(s, s.messages.get("a")!.msg.parts![0], "a");
+    expect(v.endedAt! - v.startedAt!).toBe(4000);
+    // stored data with inconsistent timestamps: no duration rather than a wrong one
+    const t = emptyState();
+    applyEvent(t, msg({ id: "a", timestamp: "2026-01-01T00:00:00Z", parts: [{ type: "tool-use", toolId: "t", toolName: "Bash" }] }));
+    applyEvent(t, msg({ id: "r", role: "user", timestamp: "2020-01-01T00:00:00Z", parts: [{ type: "tool-result", toolId: "t", content: "" }] }));
+    v = toolView(t, t.messages.get("a")!.msg.parts![0], "a");
+    expect(v.startedAt).toBeUndefined();
+  });
+});

@@ -71,6 +71,9 @@ export interface TimelineState {
   toolUses: Map<string, ToolRef>;
   toolResults: Map<string, ToolRef>;
   toolLive: Map<string, ToolLive>;
+  /** When the store first saw a tool use / tool result arrive live (epoch ms). */
+  toolSeen: Map<string, number>;
+  resultSeen: Map<string, number>;
   /** parentToolUseId -> ids of the sub-agent messages it spawned, in order. */
   children: Map<string, string[]>;
   notices: Notice[];
@@ -97,6 +100,8 @@ export function emptyState(): TimelineState {
     toolUses: new Map(),
     toolResults: new Map(),
     toolLive: new Map(),
+    toolSeen: new Map(),
+    resultSeen: new Map(),
     children: new Map(),
     notices: [],
     pending: new Map(),
@@ -150,7 +155,7 @@ function unindex(s: TimelineState, e: MessageEntry): void {
 }
 
 /** upsertMessage inserts a message or replaces the one with the same id in place. */
-export function upsertMessage(s: TimelineState, msg: Message): void {
+export function upsertMessage(s: TimelineState, msg: Message, now?: number): void {
   const prev = s.messages.get(msg.id);
   const toolsToBump = new Set<string>();
   if (prev) {
@@ -166,10 +171,12 @@ export function upsertMessage(s: TimelineState, msg: Message): void {
     if (!p.toolId) continue;
     if (p.type === "tool-use") {
       s.toolUses.set(p.toolId, { part: p, messageId: msg.id });
+      if (now !== undefined && !s.toolSeen.has(p.toolId)) s.toolSeen.set(p.toolId, now);
       // Children that arrived before their parent now have a home.
       if (s.children.has(p.toolId)) s.structureRev++;
     } else if (p.type === "tool-result") {
       s.toolResults.set(p.toolId, { part: p, messageId: msg.id });
+      if (now !== undefined && !s.resultSeen.has(p.toolId)) s.resultSeen.set(p.toolId, now);
       toolsToBump.add(p.toolId);
     }
   }
@@ -210,8 +217,12 @@ function requestKind(ev: AgentEvent): PendingKind {
   return ev.type === "question" ? "question" : "permission";
 }
 
-/** applyEvent applies one agent event to the state, in place. */
-export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
+/**
+ * applyEvent applies one agent event to the state, in place. now is when a
+ * live event arrived (undefined when replaying stored data): tool timings
+ * then use it rather than the agent's timestamps.
+ */
+export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0, now?: number): void {
   switch (ev.type) {
     case "message":
       if (ev.message) {
@@ -219,7 +230,7 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
           s.retry = undefined;
           s.structureRev++;
         }
-        upsertMessage(s, ev.message);
+        upsertMessage(s, ev.message, now);
       }
       return;
     case "message-removed":
@@ -240,6 +251,8 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0): void {
       return;
     case "tool-state-update": {
       if (!ev.toolId || !ev.state) return;
+      if (now !== undefined && !s.toolSeen.has(ev.toolId)) s.toolSeen.set(ev.toolId, now);
+      if (now !== undefined && (ev.state === "completed" || ev.state === "error") && !s.resultSeen.has(ev.toolId)) s.resultSeen.set(ev.toolId, now);
       s.toolLive.set(ev.toolId, {
         state: ev.state,
         result: typeof ev.result === "string" ? ev.result : undefined,
@@ -309,13 +322,13 @@ function lastRowIsResult(s: TimelineState): boolean {
 }
 
 /** applyEnvelopes applies a batch of "agent:event" payloads for one task, skipping re-deliveries. */
-export function applyEnvelopes(s: TimelineState, envs: readonly AgentEventEnvelope[]): void {
+export function applyEnvelopes(s: TimelineState, envs: readonly AgentEventEnvelope[], now?: number): void {
   for (const env of envs) {
     // The orchestrator numbers a task's events; an exact repeat of the last
     // one (a re-delivery) is dropped. Numbering restarts with each run, so
     // a smaller number is a new run, not a duplicate.
     if (env.seq > 0 && env.seq === s.lastSeq && env.event.type !== "message") continue;
-    applyEvent(s, env.event, env.seq);
+    applyEvent(s, env.event, env.seq, now);
     s.lastSeq = env.seq;
   }
 }
@@ -359,12 +372,20 @@ export function toolView(s: TimelineState, use: Part, messageId: string): ToolVi
   if (res) state = res.part.isError ? "error" : "completed";
   else if (live) state = live.state;
   else state = use.state ?? "pending";
+  // Live arrival times beat the agent's timestamps (a replayed or resumed
+  // session carries old ones); a span that is negative or over a day is
+  // not a real duration and is dropped.
+  const startedAt = s.toolSeen.get(id) ?? ts(s, messageId);
+  let endedAt = s.resultSeen.get(id) ?? (res ? ts(s, res.messageId) : undefined);
+  if (endedAt === undefined && (state === "completed" || state === "error") && startedAt !== undefined) endedAt = startedAt;
+  const span = startedAt !== undefined && endedAt !== undefined ? endedAt - startedAt : 0;
+  const sane = span >= 0 && span < 86_400_000;
   return {
     use,
     result: res?.part,
     state,
-    startedAt: ts(s, messageId),
-    endedAt: res ? ts(s, res.messageId) : undefined,
+    startedAt: sane ? startedAt : undefined,
+    endedAt: sane ? endedAt : undefined,
     liveResult: live?.result,
     error: live?.error,
   };

@@ -43,7 +43,7 @@ export class TimelineStore {
     this.loaded = true;
     const q = this.queue;
     this.queue = [];
-    applyEnvelopes(this.state, q);
+    applyEnvelopes(this.state, q, Date.now());
     this.publish();
   }
 
@@ -65,7 +65,7 @@ export class TimelineStore {
     if (!this.loaded || this.queue.length === 0) return;
     const q = this.queue;
     this.queue = [];
-    applyEnvelopes(this.state, q);
+    applyEnvelopes(this.state, q, Date.now());
     this.flushes++;
     this.publish();
   }

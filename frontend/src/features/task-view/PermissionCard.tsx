@@ -67,7 +67,7 @@ export function PermissionCard({ request, active, onAnswer }: PermissionCardProp
   return (
     <div className={`jc-card jc-card--permission${active ? " is-active" : ""}`} role="dialog" aria-label={`Permission: ${request.toolName ?? "tool"}`} data-testid="permission-card">
       <div className="jc-card__head">
-        <span className="jc-card__icon" aria-hidden="true">🔐</span>
+        <span className="jc-card__icon" aria-hidden="true">?</span>
         <span>
           Allow <strong>{request.toolName || "this tool"}</strong>?
         </span>

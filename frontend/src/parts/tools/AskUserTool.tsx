@@ -9,10 +9,14 @@ function questions(p: ToolProps): string[] {
 }
 
 function Body(p: ToolProps) {
+  const qs = questions(p);
+  if (qs.length === 0 && !p.output) {
+    return <div className="jc-meta">{p.view.state === "completed" ? "No answer recorded" : "Waiting for your answer…"}</div>;
+  }
   return (
     <div className="jc-tool-ask">
       <ul>
-        {questions(p).map((q, i) => (
+        {qs.map((q, i) => (
           <li key={i}>{q}</li>
         ))}
       </ul>
@@ -23,7 +27,7 @@ function Body(p: ToolProps) {
 
 export const AskUserTool: ToolRenderer = {
   verb: () => "Asked",
-  summary: (p) => <span>{questions(p)[0] ?? p.view.use.toolName}</span>,
+  summary: (p) => <span>{questions(p)[0] ?? "a question"}</span>,
   Body,
   defaultOpen: () => true,
 };

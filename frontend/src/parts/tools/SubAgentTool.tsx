@@ -18,7 +18,8 @@ function Body(p: ToolProps) {
       {children.length > 0 ? (
         <div className="jc-subagent-stream">
           {children.map((m) =>
-            (m.parts ?? []).map((part, i) => <PartView key={`${m.id}:${i}`} part={part} message={m} depth={p.depth + 1} />),
+            // The prompt the sub-agent got is shown above; skip its echo.
+            (m.parts ?? []).filter((x) => !(m.role === "user" && x.type === "text" && x.text?.trim() === prompt.trim())).map((part, i) => <PartView key={`${m.id}:${i}`} part={part} message={m} depth={p.depth + 1} />),
           )}
         </div>
       ) : null}

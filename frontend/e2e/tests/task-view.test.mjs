@@ -1,0 +1,168 @@
+// Task view end to end: real Claude Code / OpenCode backends driven by the
+// project's fake agent programs replaying real recordings (fakeclaude from
+// backend/agent/agenttest, fakeopencode from backend/agent/opencode), through
+// the orchestrator, SQLite and the Wails bridge into the task view.
+//
+// At import (before the harness starts the app) this builds the fakes into a
+// temporary bin directory as `claude` and `opencode` wrappers and puts it
+// first on PATH; each test writes which recording the next run replays.
+// Screenshots (light and dark) go to frontend/test-results/task-view-*.png.
+// The OpenCode server is one process per app that reads its recording when
+// it starts, so only one OpenCode scenario runs per app (the question).
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test, assert, assertEqual } from "../lib/runner.mjs";
+import { FRONTEND, REPO } from "../lib/app.mjs";
+
+const bin = mkdtempSync(join(tmpdir(), "jc-e2e-fakes-"));
+execFileSync("go", ["build", "-o", join(bin, "fakeclaude"), "./backend/agent/agenttest/fakeclaude"], { cwd: REPO, stdio: "inherit" });
+execFileSync("go", ["build", "-o", join(bin, "fakeopencode"), "./backend/agent/opencode/testdata/fakeopencode"], { cwd: REPO, stdio: "inherit" });
+const wrapper = (name, envVar, real, extra = "") => {
+  const p = join(bin, name);
+  writeFileSync(p, `#!/bin/sh\n${envVar}="$(cat '${join(bin, name + ".script")}' 2>/dev/null)"\nexport ${envVar}\n${extra}exec '${join(bin, real)}' "$@"\n`);
+  chmodSync(p, 0o755);
+};
+wrapper("claude", "FAKE_CLAUDE_SCRIPT", "fakeclaude", "FAKE_CLAUDE_LINE_DELAY=15ms\nexport FAKE_CLAUDE_LINE_DELAY\n");
+wrapper("opencode", "FAKE_OC_SCRIPT", "fakeopencode");
+process.env.PATH = `${bin}:${process.env.PATH}`;
+
+const CLAUDE_REC = join(REPO, "backend/agent/agenttest/testdata/claude");
+const OC_REC = join(REPO, "backend/agent/opencode/testdata");
+const shots = join(FRONTEND, "test-results");
+mkdirSync(shots, { recursive: true });
+
+function replay(backend, file) {
+  writeFileSync(join(bin, `${backend === "opencode" ? "opencode" : "claude"}.script`), file);
+}
+
+const sidebar = (page) => page.getByRole("navigation", { name: "Projects" });
+
+async function newTask(page, makeRepo, { backend, name, prompt, mode = "Ask" }) {
+  const repo = makeRepo(name.toLowerCase().replace(/\W+/g, "-"));
+  await sidebar(page).getByRole("button", { name: "Add project" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add project" });
+  await dialog.getByLabel("Project folder").fill(repo);
+  await dialog.getByRole("button", { name: "Add project" }).click();
+  await dialog.waitFor({ state: "detached" });
+  await page.getByRole("button", { name: "New task" }).click();
+  await page.getByLabel("Prompt").fill(prompt);
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Backend", { exact: true }).selectOption(backend);
+  const seg = page.locator(".jc-segmented__item", { hasText: mode });
+  if (await seg.count()) await seg.first().click();
+  const start = page.getByLabel("Start the agent now");
+  if (!(await start.isChecked())) await start.check();
+  await page.getByRole("button", { name: "Create task" }).click();
+  const view = page.getByTestId("task-view");
+  await view.waitFor();
+  return view;
+}
+
+async function screenshot(page, name) {
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(shots, `task-view-${name}-${theme}.png`) });
+  }
+  await page.evaluate(() => document.documentElement.setAttribute("data-theme", "light"));
+}
+
+async function partTypes(view) {
+  return view.evaluate((el) => {
+    const out = new Set();
+    for (const n of el.querySelectorAll("[class*='jc-part--'], .jc-tool, .jc-result")) {
+      for (const c of n.classList) if (c.startsWith("jc-part--") || c === "jc-tool" || c === "jc-result") out.add(c);
+    }
+    return [...out].sort();
+  });
+}
+
+test("claude: a recorded run asks permission, a follow-up is queued, the answer lets it finish", async ({ page, open, makeRepo }) => {
+  replay("claude-code", join(CLAUDE_REC, "bidi_perm_allow.jsonl"));
+  await open();
+  const view = await newTask(page, makeRepo, { backend: "claude-code", name: "Claude permission", prompt: "Create the marker file" });
+  const card = view.getByTestId("permission-card");
+  await card.waitFor({ timeout: 30000 });
+  assert((await card.innerText()).includes("Bash"), "card names the tool");
+  // the tool card in the stream waits for approval
+  await view.locator('.jc-tool[data-tool-kind="execute"]').first().waitFor();
+
+  // a follow-up typed while the agent waits is queued
+  const box = view.getByLabel("Message");
+  await box.fill("Now list the directory");
+  await box.press("Enter");
+  const queued = view.getByTestId("queued-message");
+  await queued.waitFor({ timeout: 10000 });
+  assert((await queued.innerText()).includes("Now list the directory"), "queued text shown");
+  await screenshot(page, "claude-permission");
+
+  // answer with the keyboard shortcut (focus out of the composer first)
+  await view.locator(".jc-task-view__header").click();
+  await page.keyboard.press("1");
+  await card.waitFor({ state: "detached", timeout: 15000 });
+  await view.getByTestId("result-summary").first().waitFor({ timeout: 30000 });
+  const tool = view.locator('.jc-tool[data-tool-kind="execute"]').first();
+  await tool.locator('[data-state="completed"], .jc-tool-state.is-completed').first().waitFor({ timeout: 15000 }).catch(() => {});
+  assertEqual(await tool.getAttribute("data-state"), "completed", "tool card completed after allow");
+  // the queued follow-up is sent once the turn ends (the fake answers "You said: ...")
+  await view.getByText("You said: Now list the directory").waitFor({ timeout: 30000 });
+  const types = await partTypes(view);
+  for (const t of ["jc-part--text", "jc-tool", "jc-result"]) assert(types.includes(t), `renders ${t}: ${types}`);
+  await screenshot(page, "claude-done");
+});
+
+test("claude: a question is answered from the card", async ({ page, open, makeRepo }) => {
+  replay("claude-code", join(CLAUDE_REC, "ask_user.jsonl"));
+  await open();
+  const view = await newTask(page, makeRepo, { backend: "claude-code", name: "Claude question", prompt: "Ask me something" });
+  const card = view.getByTestId("question-card");
+  await card.waitFor({ timeout: 30000 });
+  await screenshot(page, "claude-question");
+  await card.locator(".jc-option").first().click();
+  await card.getByRole("button", { name: /Send answer/ }).click();
+  await card.waitFor({ state: "detached", timeout: 15000 });
+  await view.getByTestId("result-summary").first().waitFor({ timeout: 30000 });
+});
+
+test("claude: the synthetic recording renders every part type", async ({ page, open, makeRepo }) => {
+  replay("claude-code", join(REPO, "backend/agent/claude/testdata/synthetic_cases.jsonl"));
+  await open();
+  const view = await newTask(page, makeRepo, { backend: "claude-code", name: "Claude all parts", prompt: "Show everything" });
+  const q = view.getByTestId("question-card");
+  await Promise.race([q.waitFor({ timeout: 30000 }), view.getByTestId("result-summary").first().waitFor({ timeout: 30000 })]);
+  if (await q.count()) {
+    await q.locator(".jc-option").first().click();
+    await q.getByRole("button", { name: /Send answer/ }).click();
+  }
+  await view.getByTestId("result-summary").first().waitFor({ timeout: 30000 });
+  await view.locator(".jc-part--compact").first().waitFor();
+  const types = await partTypes(view);
+  for (const t of ["jc-part--text", "jc-part--reasoning", "jc-part--compact", "jc-part--status", "jc-tool", "jc-result"]) {
+    assert(types.includes(t), `renders ${t}: ${types}`);
+  }
+  const kinds = await view.locator(".jc-tool").evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute("data-tool-kind")))].sort());
+  for (const k of ["ask-user", "edit", "skill", "sub-agent", "todo"]) assert(kinds.includes(k), `tool kind ${k}: ${kinds}`);
+  // the sub-agent's own tool renders inside its card
+  const sub = view.locator('.jc-tool[data-tool-kind="sub-agent"]').first();
+  await sub.locator(".jc-tool__header").first().click();
+  await sub.locator('.jc-tool[data-tool-kind="search"]').waitFor();
+  await screenshot(page, "claude-all-parts");
+});
+
+test("opencode: a recorded run asks a question; the answer is sent", async ({ page, open, makeRepo }) => {
+  replay("opencode", join(OC_REC, "serve-question.sse"));
+  await open();
+  const view = await newTask(page, makeRepo, { backend: "opencode", name: "OpenCode question", prompt: "Which greeting?" });
+  const card = view.getByTestId("question-card");
+  await card.waitFor({ timeout: 40000 });
+  await screenshot(page, "opencode-question");
+  await card.locator(".jc-option").first().click();
+  await card.getByRole("button", { name: /Send answer/ }).click();
+  await card.waitFor({ state: "detached", timeout: 15000 });
+  await view.locator(".jc-tool").first().waitFor({ timeout: 30000 });
+  const types = await partTypes(view);
+  for (const t of ["jc-part--text", "jc-tool"]) assert(types.includes(t), `renders ${t}: ${types}`);
+});
