@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
@@ -45,10 +46,11 @@ func fakeAgent(t *testing.T) string {
 
 // collector reads a session's batches in the background.
 type collector struct {
-	mu     sync.Mutex
-	events []agent.Event
-	frames int
-	closed chan struct{}
+	mu      sync.Mutex
+	events  []agent.Event
+	frames  int
+	batches []agent.Batch
+	closed  chan struct{}
 }
 
 func collect(s agent.Session) *collector {
@@ -64,6 +66,7 @@ func collect(s agent.Session) *collector {
 				}
 			}
 			c.events = append(c.events, b.Events...)
+			c.batches = append(c.batches, b)
 			c.mu.Unlock()
 		}
 	}()
@@ -211,6 +214,17 @@ func TestProcessPermissionAllowThenCancel(t *testing.T) {
 	}
 	if c.frames == 0 {
 		t.Error("no raw frames delivered")
+	}
+	// What the session delivered live is what the stored frames give when
+	// normalized again.
+	replay := NewNormalizer()
+	for i, b := range c.batches {
+		if b.Frame == nil {
+			continue // synthesized by the session, not normalized
+		}
+		if d := cmp.Diff(b.Events, replay.Feed(b.Frame)); d != "" {
+			t.Fatalf("batch %d: live and replayed events differ (-live +replay):\n%s", i, d)
+		}
 	}
 	if err := s.SendMessage(ctx, "x"); !errors.Is(err, agent.ErrSessionClosed) {
 		t.Errorf("SendMessage after Stop: %v", err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
@@ -42,6 +43,9 @@ func fakeAppServer(t *testing.T) string {
 	return fakeBin
 }
 
+// seen keeps every batch next read, to replay the frames afterwards.
+var seen = map[agent.Session][]agent.Batch{}
+
 func next(t *testing.T, s agent.Session, what string, ok func(agent.Event) bool) agent.Event {
 	t.Helper()
 	timeout := time.After(15 * time.Second)
@@ -54,6 +58,7 @@ func next(t *testing.T, s agent.Session, what string, ok func(agent.Event) bool)
 			if b.Frame != nil && b.Format != AppServerFormatName {
 				t.Fatalf("batch format %q", b.Format)
 			}
+			seen[s] = append(seen[s], b)
 			for _, ev := range b.Events {
 				if ok(ev) {
 					return ev
@@ -129,6 +134,15 @@ func TestProcessApprovals(t *testing.T) {
 	ev = next(t, s, "complete", is(agent.EventComplete))
 	if ev.Result.Text != "Finished after approvals." || ev.Result.Usage == nil || ev.Result.Usage.InputTokens != 3900 {
 		t.Errorf("result %+v", ev.Result)
+	}
+	replay := NewAppServerNormalizer()
+	for i, b := range seen[s] {
+		if b.Frame == nil {
+			continue
+		}
+		if d := cmp.Diff(b.Events, replay.Feed(b.Frame)); d != "" {
+			t.Fatalf("batch %d: live and replayed events differ (-live +replay):\n%s", i, d)
+		}
 	}
 	pid := s.(agent.ProcessOwner).PID()
 	if err := s.Stop(ctx); err != nil {
