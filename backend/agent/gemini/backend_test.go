@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
@@ -38,6 +39,9 @@ esac
 	return bin, argsFile
 }
 
+// frames keeps every raw frame drainUntil read, to replay them afterwards.
+var frames = map[agent.Session][]agent.Batch{}
+
 func drainUntil(t *testing.T, s agent.Session, typ agent.EventType) agent.Event {
 	t.Helper()
 	timeout := time.After(15 * time.Second)
@@ -47,6 +51,7 @@ func drainUntil(t *testing.T, s agent.Session, typ agent.EventType) agent.Event 
 			if !ok {
 				t.Fatalf("events closed before %s", typ)
 			}
+			frames[s] = append(frames[s], b)
 			for _, ev := range b.Events {
 				if ev.Type == typ {
 					return ev
@@ -101,6 +106,15 @@ func TestProcessTurnsResumeAndErrors(t *testing.T) {
 	ev = drainUntil(t, s, agent.EventComplete)
 	if !ev.Result.Interrupted {
 		t.Errorf("interrupted turn: %+v", ev.Result)
+	}
+	replay := NewNormalizer()
+	for i, b := range frames[s] {
+		if b.Frame == nil {
+			continue
+		}
+		if d := cmp.Diff(b.Events, replay.Feed(b.Frame)); d != "" {
+			t.Fatalf("batch %d: live and replayed events differ (-live +replay):\n%s", i, d)
+		}
 	}
 	if err := s.Stop(ctx); err != nil {
 		t.Fatal(err)
