@@ -105,6 +105,7 @@ type Orchestrator struct {
 	log      *slog.Logger
 	opt      Options
 	version  int
+	prep     *store.Prepared // the loop's statements, prepared once
 
 	ctx    context.Context // lifetime of agent sessions
 	cancel context.CancelFunc
@@ -146,7 +147,7 @@ func New(opt Options) (*Orchestrator, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Orchestrator{
 		db: opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
-		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel,
+		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: store.NewPrepared(opt.DB.W),
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
 	}, nil
 }
@@ -345,7 +346,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		return fail(err)
 	}
 	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}), status: store.StatusRunning,
-		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}}
+		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}, created: map[string]int64{}}
 	var stored *agent.Message
 	now := store.Now()
 	err = o.db.Tx(ctx, func(tx *txT) error {
@@ -826,5 +827,6 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	for _, e := range ems {
 		e.flush()
 	}
+	errs = append(errs, o.prep.Close())
 	return errors.Join(errs...)
 }

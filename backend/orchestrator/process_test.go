@@ -502,3 +502,53 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 		t.Fatal("the resumed session did not get the continue turn")
 	}
 }
+
+func TestProcessQueueSurvivesRestart(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	o, _ := newProcHarness(t, db, claudeRegistry(t, "FAKE_CLAUDE_HANG=1"))
+	addTask(t, db, "t1", "claude-code", "work forever")
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "session id", func() bool { return loadTask(t, db, "t1").SessionID != "" })
+	if err := o.SendMessage(ctx, "t1", "then write the docs"); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Close(ctx); err != nil { // the app quits
+		t.Fatal(err)
+	}
+	sessionID := loadTask(t, db, "t1").SessionID
+
+	stdinLog := filepath.Join(t.TempDir(), "stdin.log")
+	argsFile := filepath.Join(t.TempDir(), "args.json")
+	o2, rec := newProcHarness(t, db, claudeRegistry(t, "FAKE_CLAUDE_STDIN_LOG="+stdinLog, "FAKE_CLAUDE_ARGS_FILE="+argsFile))
+	q, err := o2.Queue(ctx, "t1")
+	if err != nil || len(q) != 1 || q[0].Text != "then write the docs" {
+		t.Fatalf("queue after restart: %+v %v", q, err)
+	}
+	if err := o2.Resume(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	log, _ := os.ReadFile(stdinLog)
+	if !strings.Contains(string(log), "then write the docs") {
+		t.Fatalf("queued message not sent on resume:\n%s", log)
+	}
+	b, _ := os.ReadFile(argsFile)
+	if !strings.Contains(string(b), `"--resume","`+sessionID+`"`) {
+		t.Fatalf("resume args %s lack --resume %s", b, sessionID)
+	}
+	if q, _ := o2.Queue(ctx, "t1"); len(q) != 0 {
+		t.Fatalf("queue not emptied: %+v", q)
+	}
+	var sawQueue bool
+	for _, e := range rec.all() {
+		if p, ok := e.Payload.(QueuePayload); ok && p.TaskID == "t1" && len(p.Items) == 0 {
+			sawQueue = true
+		}
+	}
+	if !sawQueue {
+		t.Fatal("no queue:updated after the queued message was sent")
+	}
+}

@@ -36,6 +36,8 @@ type run struct {
 	echo map[string]string
 	// decisions by tool id, to show on the tool's message.
 	decisions map[string]store.PermissionDecision
+	// created is the createdAt of messages stored during this run, by id.
+	created map[string]int64
 }
 
 func (r *run) storeUserMessage(ctx context.Context, tx *txT, text string, now int64) (agent.Message, error) {
@@ -136,8 +138,24 @@ func (r *run) sendNextLocked(ctx context.Context, text string) (func() error, er
 // loop consumes the session's batches until it ends.
 func (r *run) loop() {
 	defer r.o.wg.Done()
-	for b := range r.sess.Events() {
-		r.handleBatch(b)
+	events := r.sess.Events()
+	for b := range events {
+		// Group commit: what is already waiting goes in the same
+		// transaction (each batch whole and in order).
+		bs := append(make([]agent.Batch, 0, 8), b)
+	more:
+		for len(bs) < maxGroup {
+			select {
+			case nb, ok := <-events:
+				if !ok {
+					break more
+				}
+				bs = append(bs, nb)
+			default:
+				break more
+			}
+		}
+		r.handleBatches(bs)
 	}
 	r.finish(r.sess.Wait())
 }
@@ -161,19 +179,20 @@ func (r *run) stop(ctx context.Context) error {
 // emission is something to emit once the batch is committed.
 type emission func()
 
-// handleBatch stores one batch (raw frame first, then the normalized
-// messages and state changes) in one transaction, then emits it.
-func (r *run) handleBatch(b agent.Batch) {
+// maxGroup bounds how many waiting batches one transaction stores.
+const maxGroup = 256
+
+// handleBatches stores batches in one transaction: for each, in order, its
+// raw frame first, then its normalized messages and the state changes they
+// cause. After the commit it emits them; nothing is emitted if it fails.
+func (r *run) handleBatches(bs []agent.Batch) {
 	o := r.o
 	ctx := context.Background()
 	focused := o.focused.Load()
 	unlock := o.lock(r.taskID)
 	now := store.Now()
-	received := b.ReceivedAt
-	if received.IsZero() {
-		received = time.UnixMilli(now)
-	}
 	em := o.emitter(r.taskID)
+	seq := r.nextSeq
 	var (
 		emits     []emission
 		after     []func()
@@ -192,172 +211,180 @@ func (r *run) handleBatch(b agent.Batch) {
 	status := func(s, why string) {
 		newStatus, reason, setStatus, taskDirty = s, why, true, true
 	}
-	err := o.db.Tx(ctx, func(tx *txT) error {
-		if b.Frame != nil {
-			if err := store.InsertRawFrame(ctx, tx, store.RawFrame{TaskID: r.taskID, Seq: r.nextSeq, Format: b.Format,
-				Data: b.Frame, ReceivedAt: received.UnixMilli()}); err != nil {
-				return err
+	err := o.db.Tx(ctx, func(sqlTx *txT) error {
+		tx := o.prep.In(sqlTx)
+		for _, b := range bs {
+			received := b.ReceivedAt
+			if received.IsZero() {
+				received = time.UnixMilli(now)
 			}
-		}
-		for _, ev := range b.Events {
-			ev := ev
-			if ev.Type != agent.EventMessage {
-				data, _ := json.Marshal(ev)
-				if err := store.InsertTaskEvent(ctx, tx, r.taskID, string(ev.Type), data, now); err != nil {
+			if b.Frame != nil {
+				if err := store.InsertRawFrame(ctx, tx, store.RawFrame{TaskID: r.taskID, Seq: seq, Format: b.Format,
+					Data: b.Frame, ReceivedAt: received.UnixMilli()}); err != nil {
 					return err
 				}
+				seq++
 			}
-			switch ev.Type {
-			case agent.EventMessage:
-				if ev.Message == nil {
-					continue
+			for _, ev := range b.Events {
+				ev := ev
+				if ev.Type != agent.EventMessage {
+					data, _ := json.Marshal(ev)
+					if err := store.InsertTaskEvent(ctx, tx, r.taskID, string(ev.Type), data, now); err != nil {
+						return err
+					}
 				}
-				if ev.Message.Role == agent.RoleUser && len(ev.Message.Parts) == 1 && ev.Message.Parts[0].Type == agent.PartText {
-					if id, ok := r.echo[ev.Message.Parts[0].Text]; ok && id != ev.Message.ID {
-						if err := store.DeleteMessage(ctx, tx, r.taskID, id); err != nil {
-							return err
+				switch ev.Type {
+				case agent.EventMessage:
+					if ev.Message == nil {
+						continue
+					}
+					if ev.Message.Role == agent.RoleUser && len(ev.Message.Parts) == 1 && ev.Message.Parts[0].Type == agent.PartText {
+						if id, ok := r.echo[ev.Message.Parts[0].Text]; ok && id != ev.Message.ID {
+							if err := store.DeleteMessage(ctx, tx, r.taskID, id); err != nil {
+								return err
+							}
+							delete(r.echo, ev.Message.Parts[0].Text)
+							emits = append(emits, func() {
+								em.agentEvent(agent.Event{Type: agent.EventMessageRemoved, MessageID: id}, time.Time{})
+							})
 						}
-						delete(r.echo, ev.Message.Parts[0].Text)
-						emits = append(emits, func() {
-							em.agentEvent(agent.Event{Type: agent.EventMessageRemoved, MessageID: id}, time.Time{})
-						})
 					}
-				}
-				m, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: r.taskID, Message: *ev.Message,
-					Raw: ev.Raw, Format: b.Format, Version: o.version, Now: now})
-				if err != nil {
-					return err
-				}
-				if rateLim && newStatus == store.StatusRunning {
-					rateLim = false
-					status(store.StatusRunning, "")
-				}
-				emits = append(emits, func() {
-					dm := decorate(m, r.decisions)
-					em.message(agent.Event{Type: agent.EventMessage, Message: &dm}, received)
-				})
-			case agent.EventMessageRemoved:
-				if err := store.DeleteMessage(ctx, tx, r.taskID, ev.MessageID); err != nil {
-					return err
-				}
-				emits = append(emits, func() { em.agentEvent(ev, received) })
-			case agent.EventSessionID:
-				if ev.SessionID != "" {
-					if err := store.SetTaskSessionID(ctx, tx, r.taskID, ev.SessionID, now); err != nil {
-						return err
-					}
-					taskDirty = true
-				}
-			case agent.EventModeChange:
-				if ev.Mode.Valid() {
-					if err := store.SetTaskMode(ctx, tx, r.taskID, string(ev.Mode), now); err != nil {
-						return err
-					}
-					taskDirty = true
-				}
-				emits = append(emits, func() { em.agentEvent(ev, received) })
-			case agent.EventPermissionRequest, agent.EventQuestion:
-				if ev.Request == nil {
-					continue
-				}
-				if ev.Type == agent.EventPermissionRequest {
-					d, ok, err := r.applyRules(ctx, tx, *ev.Request, now)
+					m, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: r.taskID, Message: *ev.Message,
+						Raw: ev.Raw, Format: b.Format, Version: o.version, Now: now})
 					if err != nil {
 						return err
 					}
-					if ok {
-						decided = append(decided, d)
-						reqID := ev.Request.RequestID
-						emits = append(emits, func() { em.decision(d) })
-						after = append(after, func() {
-							if err := r.sess.RespondToPermission(o.ctx, reqID, agent.PermissionResponse{Behavior: agent.Allow}); err != nil {
-								o.log.Warn("orchestrator: auto-allow", "task", r.taskID, "request", reqID, "err", err)
-							}
-						})
-						continue
+					if rateLim && newStatus == store.StatusRunning {
+						rateLim = false
+						status(store.StatusRunning, "")
 					}
-				}
-				kind := store.RequestPermission
-				if ev.Type == agent.EventQuestion {
-					kind = store.RequestQuestion
-				}
-				if err := store.AddPending(ctx, tx, store.PendingRequest{TaskID: r.taskID, RequestID: ev.Request.RequestID,
-					Kind: kind, Request: *ev.Request, CreatedAt: now}); err != nil {
-					return err
-				}
-				reqDirty = true
-				if newStatus != store.StatusWaiting {
-					status(store.StatusWaiting, "")
-				}
-				notes = append(notes, r.o.requestNote(r.taskID, kind, *ev.Request))
-				emits = append(emits, func() { em.agentEvent(ev, received) })
-			case agent.EventComplete:
-				if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
-					return err
-				}
-				reqDirty = true
-				res := agent.Result{}
-				if ev.Result != nil {
-					res = *ev.Result
-				}
-				q, err := store.Queue(ctx, tx, r.taskID)
-				if err != nil {
-					return err
-				}
-				switch {
-				case r.stopping || res.Interrupted:
-					why := r.stopReason
-					if why == "" {
-						why = "Interrupted"
-					}
-					status(store.StatusInterrupted, why)
-				case turnFatal != "":
-					status(store.StatusErrored, turnFatal)
-				case res.IsError:
-					why := firstLine(res.Text)
-					if why == "" {
-						why = "the agent reported an error"
-					}
-					status(store.StatusErrored, why)
-					notes = append(notes, r.o.taskNote(r.taskID, notify.KindError, why))
-				case len(q) > 0:
-					drain = true
-				default:
-					status(store.StatusCompleted, "")
-					notes = append(notes, r.o.taskNote(r.taskID, notify.KindComplete, firstLine(res.Text)))
-				}
-				if !drain {
-					if err := store.SetTaskUnread(ctx, tx, r.taskID, true, now); err != nil {
+					emits = append(emits, func() {
+						dm := decorate(m, r.decisions)
+						em.message(agent.Event{Type: agent.EventMessage, Message: &dm}, received)
+					})
+				case agent.EventMessageRemoved:
+					if err := store.DeleteMessage(ctx, tx, r.taskID, ev.MessageID); err != nil {
 						return err
 					}
+					emits = append(emits, func() { em.agentEvent(ev, received) })
+				case agent.EventSessionID:
+					if ev.SessionID != "" {
+						if err := store.SetTaskSessionID(ctx, tx, r.taskID, ev.SessionID, now); err != nil {
+							return err
+						}
+						taskDirty = true
+					}
+				case agent.EventModeChange:
+					if ev.Mode.Valid() {
+						if err := store.SetTaskMode(ctx, tx, r.taskID, string(ev.Mode), now); err != nil {
+							return err
+						}
+						taskDirty = true
+					}
+					emits = append(emits, func() { em.agentEvent(ev, received) })
+				case agent.EventPermissionRequest, agent.EventQuestion:
+					if ev.Request == nil {
+						continue
+					}
+					if ev.Type == agent.EventPermissionRequest {
+						d, ok, err := r.applyRules(ctx, tx, *ev.Request, now)
+						if err != nil {
+							return err
+						}
+						if ok {
+							decided = append(decided, d)
+							reqID := ev.Request.RequestID
+							emits = append(emits, func() { em.decision(d) })
+							after = append(after, func() {
+								if err := r.sess.RespondToPermission(o.ctx, reqID, agent.PermissionResponse{Behavior: agent.Allow}); err != nil {
+									o.log.Warn("orchestrator: auto-allow", "task", r.taskID, "request", reqID, "err", err)
+								}
+							})
+							continue
+						}
+					}
+					kind := store.RequestPermission
+					if ev.Type == agent.EventQuestion {
+						kind = store.RequestQuestion
+					}
+					if err := store.AddPending(ctx, tx, store.PendingRequest{TaskID: r.taskID, RequestID: ev.Request.RequestID,
+						Kind: kind, Request: *ev.Request, CreatedAt: now}); err != nil {
+						return err
+					}
+					reqDirty = true
+					if newStatus != store.StatusWaiting {
+						status(store.StatusWaiting, "")
+					}
+					notes = append(notes, r.o.requestNote(r.taskID, kind, *ev.Request))
+					emits = append(emits, func() { em.agentEvent(ev, received) })
+				case agent.EventComplete:
+					if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
+						return err
+					}
+					reqDirty = true
+					res := agent.Result{}
+					if ev.Result != nil {
+						res = *ev.Result
+					}
+					q, err := store.Queue(ctx, tx, r.taskID)
+					if err != nil {
+						return err
+					}
+					switch {
+					case r.stopping || res.Interrupted:
+						why := r.stopReason
+						if why == "" {
+							why = "Interrupted"
+						}
+						status(store.StatusInterrupted, why)
+					case turnFatal != "":
+						status(store.StatusErrored, turnFatal)
+					case res.IsError:
+						why := firstLine(res.Text)
+						if why == "" {
+							why = "the agent reported an error"
+						}
+						status(store.StatusErrored, why)
+						notes = append(notes, r.o.taskNote(r.taskID, notify.KindError, why))
+					case len(q) > 0:
+						drain = true
+					default:
+						status(store.StatusCompleted, "")
+						notes = append(notes, r.o.taskNote(r.taskID, notify.KindComplete, firstLine(res.Text)))
+					}
+					if !drain {
+						if err := store.SetTaskUnread(ctx, tx, r.taskID, true, now); err != nil {
+							return err
+						}
+					}
+					idle, turnFatal = true, ""
+					emits = append(emits, func() { em.agentEvent(ev, received) })
+				case agent.EventError:
+					if ev.Fatal {
+						turnFatal = ev.Error
+						status(store.StatusErrored, ev.Error)
+						notes = append(notes, r.o.taskNote(r.taskID, notify.KindError, firstLine(ev.Error)))
+					}
+					emits = append(emits, func() { em.agentEvent(ev, received) })
+				case agent.EventRateLimit:
+					why := "Rate limited"
+					if ev.RetryAfterMs != nil {
+						why += fmt.Sprintf("; retrying in %s", (time.Duration(*ev.RetryAfterMs) * time.Millisecond).Round(time.Second))
+					}
+					if ev.MaxRetries > 0 {
+						why += fmt.Sprintf(" (attempt %d of %d)", ev.Attempt, ev.MaxRetries)
+					}
+					if ev.Error != "" {
+						why += ": " + firstLine(ev.Error)
+					}
+					if newStatus == store.StatusRunning || newStatus == store.StatusWaiting {
+						status(newStatus, why)
+						rateLim = true
+					}
+					emits = append(emits, func() { em.agentEvent(ev, received) })
+				default: // session-updated, tool-state-update, and types added later
+					emits = append(emits, func() { em.agentEvent(ev, received) })
 				}
-				idle, turnFatal = true, ""
-				emits = append(emits, func() { em.agentEvent(ev, received) })
-			case agent.EventError:
-				if ev.Fatal {
-					turnFatal = ev.Error
-					status(store.StatusErrored, ev.Error)
-					notes = append(notes, r.o.taskNote(r.taskID, notify.KindError, firstLine(ev.Error)))
-				}
-				emits = append(emits, func() { em.agentEvent(ev, received) })
-			case agent.EventRateLimit:
-				why := "Rate limited"
-				if ev.RetryAfterMs != nil {
-					why += fmt.Sprintf("; retrying in %s", (time.Duration(*ev.RetryAfterMs) * time.Millisecond).Round(time.Second))
-				}
-				if ev.MaxRetries > 0 {
-					why += fmt.Sprintf(" (attempt %d of %d)", ev.Attempt, ev.MaxRetries)
-				}
-				if ev.Error != "" {
-					why += ": " + firstLine(ev.Error)
-				}
-				if newStatus == store.StatusRunning || newStatus == store.StatusWaiting {
-					status(newStatus, why)
-					rateLim = true
-				}
-				emits = append(emits, func() { em.agentEvent(ev, received) })
-			default: // session-updated, tool-state-update, and types added later
-				emits = append(emits, func() { em.agentEvent(ev, received) })
 			}
 		}
 		if setStatus {
@@ -369,12 +396,13 @@ func (r *run) handleBatch(b agent.Batch) {
 	})
 	if err != nil {
 		// Nothing of this batch is stored, so nothing is emitted.
-		o.log.Error("orchestrator: store batch", "task", r.taskID, "seq", r.nextSeq, "err", err)
+		o.log.Error("orchestrator: store batches", "task", r.taskID, "seq", r.nextSeq, "batches", len(bs), "err", err)
 		unlock()
 		return
 	}
-	if b.Frame != nil {
-		r.nextSeq++
+	r.nextSeq = seq
+	if err := o.prep.Warm(ctx); err != nil {
+		o.log.Warn("orchestrator: prepare statements", "err", err)
 	}
 	r.status, r.idle, r.turnFatal, r.rateLimited = newStatus, idle, turnFatal, rateLim
 	for _, d := range decided {
@@ -409,7 +437,7 @@ func (r *run) handleBatch(b agent.Batch) {
 }
 
 // applyRules answers a permission request by a stored rule when one matches.
-func (r *run) applyRules(ctx context.Context, tx *txT, req agent.Request, now int64) (store.PermissionDecision, bool, error) {
+func (r *run) applyRules(ctx context.Context, tx store.SQLRunner, req agent.Request, now int64) (store.PermissionDecision, bool, error) {
 	rules, err := store.RulesFor(ctx, tx, r.projectID, r.taskID, req.ToolName)
 	if err != nil {
 		return store.PermissionDecision{}, false, err

@@ -20,6 +20,9 @@ type MessageWrite struct {
 	Format  string
 	Version int
 	Now     int64
+	// CreatedAt, when not 0, is the row's known createdAt (the caller saw
+	// the first insert), which saves a lookup when the timestamp is stamped.
+	CreatedAt int64
 }
 
 // StampTimestamp fills an empty message timestamp from the row's createdAt
@@ -35,25 +38,38 @@ func StampTimestamp(m *agent.Message, createdAt int64) {
 // first insert. An empty timestamp is stamped with createdAt. It returns the
 // message as stored.
 func UpsertMessage(ctx context.Context, q SQLRunner, w MessageWrite) (agent.Message, error) {
+	m, _, err := UpsertMessageCreated(ctx, q, w)
+	return m, err
+}
+
+// UpsertMessageCreated is UpsertMessage that also returns the row's
+// createdAt when it had to know it (0 otherwise).
+func UpsertMessageCreated(ctx context.Context, q SQLRunner, w MessageWrite) (agent.Message, int64, error) {
 	m := w.Message
 	if m.ID == "" {
-		return m, fmt.Errorf("store: message of task %s without id", w.TaskID)
+		return m, 0, fmt.Errorf("store: message of task %s without id", w.TaskID)
 	}
 	if m.Parts == nil {
 		m.Parts = []agent.Part{}
 	}
 	created := w.Now
+	if m.Timestamp == "" && w.CreatedAt != 0 {
+		created = w.CreatedAt
+		StampTimestamp(&m, created)
+	}
 	if m.Timestamp == "" {
 		err := q.QueryRowContext(ctx, `SELECT createdAt FROM agent_messages WHERE taskId = ? AND messageId = ?`,
 			w.TaskID, m.ID).Scan(&created)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return m, fmt.Errorf("store: message %s of task %s: %w", m.ID, w.TaskID, err)
+			return m, 0, fmt.Errorf("store: message %s of task %s: %w", m.ID, w.TaskID, err)
 		}
 		StampTimestamp(&m, created)
+	} else if w.CreatedAt == 0 {
+		created = 0
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
-		return m, fmt.Errorf("store: encode message %s: %w", m.ID, err)
+		return m, 0, fmt.Errorf("store: encode message %s: %w", m.ID, err)
 	}
 	var raw any
 	if w.Raw != nil {
@@ -67,9 +83,9 @@ func UpsertMessage(ctx context.Context, q SQLRunner, w MessageWrite) (agent.Mess
 			rawFormat = excluded.rawFormat, normalizedVersion = excluded.normalizedVersion, updatedAt = excluded.updatedAt`,
 		w.TaskID, m.ID, w.TaskID, string(m.Role), string(data), raw, w.Format, w.Version, w.Now, w.Now)
 	if err != nil {
-		return m, fmt.Errorf("store: upsert message %s of task %s: %w", m.ID, w.TaskID, err)
+		return m, 0, fmt.Errorf("store: upsert message %s of task %s: %w", m.ID, w.TaskID, err)
 	}
-	return m, nil
+	return m, created, nil
 }
 
 // DeleteMessage removes one message of a task (message-removed).

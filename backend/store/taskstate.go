@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // SQLRunner is what both *sql.DB and *sql.Tx offer; the orchestrator's
@@ -165,4 +166,103 @@ func checkOne(res sql.Result, err error, what, id string) error {
 		return fmt.Errorf("store: %s %s: %w", what, id, ErrNotFound)
 	}
 	return nil
+}
+
+// Prepared keeps statements prepared once on a pool (the writer: a single
+// connection) and runs them inside transactions without parsing them again.
+// A query seen for the first time inside a transaction runs unprepared (the
+// transaction holds the only connection) and is prepared by the next Warm.
+type Prepared struct {
+	db     *sql.DB
+	mu     sync.Mutex
+	stmts  map[string]*sql.Stmt
+	wanted map[string]bool
+}
+
+// NewPrepared returns an empty statement cache over db.
+func NewPrepared(db *sql.DB) *Prepared {
+	return &Prepared{db: db, stmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}}
+}
+
+func (p *Prepared) stmt(query string) *sql.Stmt {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st, ok := p.stmts[query]
+	if !ok {
+		p.wanted[query] = true
+	}
+	return st
+}
+
+// Warm prepares the queries seen since the last call. Call it outside any
+// transaction on the same pool.
+func (p *Prepared) Warm(ctx context.Context) error {
+	p.mu.Lock()
+	var qs []string
+	for q := range p.wanted {
+		delete(p.wanted, q)
+		if _, ok := p.stmts[q]; !ok {
+			qs = append(qs, q)
+		}
+	}
+	p.mu.Unlock()
+	// Prepare without holding mu: a transaction on the connection may
+	// need mu (stmt) before it lets the connection go.
+	var errs []error
+	for _, q := range qs {
+		st, err := p.db.PrepareContext(ctx, q)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		p.mu.Lock()
+		if _, ok := p.stmts[q]; ok {
+			st.Close()
+		} else {
+			p.stmts[q] = st
+		}
+		p.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// Close closes every prepared statement.
+func (p *Prepared) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var errs []error
+	for q, st := range p.stmts {
+		errs = append(errs, st.Close())
+		delete(p.stmts, q)
+	}
+	return errors.Join(errs...)
+}
+
+// In returns a runner that uses the prepared statements inside tx.
+func (p *Prepared) In(tx *sql.Tx) SQLRunner { return preparedTx{p: p, tx: tx} }
+
+type preparedTx struct {
+	p  *Prepared
+	tx *sql.Tx
+}
+
+func (t preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.p.stmt(query); st != nil {
+		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return t.tx.ExecContext(ctx, query, args...)
+}
+
+func (t preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.p.stmt(query); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return t.tx.QueryContext(ctx, query, args...)
+}
+
+func (t preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := t.p.stmt(query); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, query, args...)
 }

@@ -1,0 +1,169 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// benchEmitter checks order per task and measures agent-stdout-to-emit
+// latency.
+type benchEmitter struct {
+	mu        sync.Mutex
+	lastSeq   map[string]int64
+	order     map[string][]string // message ids in first-emission order
+	seen      map[string]map[string]bool
+	last      map[string]map[string]*agent.Message
+	latencies []time.Duration
+	emits     int
+	completes chan string
+	errs      []string
+}
+
+func newBenchEmitter() *benchEmitter {
+	return &benchEmitter{lastSeq: map[string]int64{}, order: map[string][]string{}, seen: map[string]map[string]bool{},
+		last: map[string]map[string]*agent.Message{}, completes: make(chan string, 64)}
+}
+
+func (e *benchEmitter) Emit(name string, payload any) {
+	p, ok := payload.(AgentEventPayload)
+	if !ok {
+		return
+	}
+	now := time.Now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.emits++
+	if p.Seq != e.lastSeq[p.TaskID]+1 {
+		e.errs = append(e.errs, fmt.Sprintf("task %s: seq %d after %d", p.TaskID, p.Seq, e.lastSeq[p.TaskID]))
+	}
+	e.lastSeq[p.TaskID] = p.Seq
+	if !p.ReceivedAt.IsZero() {
+		e.latencies = append(e.latencies, now.Sub(p.ReceivedAt))
+	}
+	switch p.Event.Type {
+	case agent.EventMessage:
+		if e.seen[p.TaskID] == nil {
+			e.seen[p.TaskID], e.last[p.TaskID] = map[string]bool{}, map[string]*agent.Message{}
+		}
+		id := p.Event.Message.ID
+		if !e.seen[p.TaskID][id] {
+			e.seen[p.TaskID][id] = true
+			e.order[p.TaskID] = append(e.order[p.TaskID], id)
+		}
+		e.last[p.TaskID][id] = p.Event.Message
+	case agent.EventMessageRemoved:
+		id := p.Event.MessageID
+		delete(e.seen[p.TaskID], id)
+		delete(e.last[p.TaskID], id)
+		e.order[p.TaskID] = slices.DeleteFunc(e.order[p.TaskID], func(s string) bool { return s == id })
+	case agent.EventComplete:
+		e.completes <- p.TaskID
+	}
+}
+
+// BenchmarkParallelTasks runs 20 tasks at once, each streaming 5,000
+// recorded-shape lines through the fake claude process and the real Claude
+// backend into a real SQLite file. It reports frames persisted per second,
+// events emitted per second and the p99 latency from the agent's stdout
+// (Batch.ReceivedAt) to the emit, and fails on any lost or reordered event.
+func BenchmarkParallelTasks(b *testing.B) {
+	tasks, lines := *benchTasks, *benchLines
+	ctx := context.Background()
+	var frames, emits int
+	var elapsed time.Duration
+	var lat []time.Duration
+	for range b.N {
+		b.StopTimer()
+		db := openDB(b)
+		reg := claudeRegistry(b, fmt.Sprintf("FAKE_CLAUDE_REPEAT=%d", lines))
+		em := newBenchEmitter()
+		o, err := New(Options{DB: db, Backends: reg, Emitter: em})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids := make([]string, tasks)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("t%02d", i)
+			addTask(b, db, ids[i], "claude-code", "go")
+		}
+		b.StartTimer()
+		start := time.Now()
+		for _, id := range ids {
+			if err := o.Start(ctx, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for range tasks {
+			select {
+			case <-em.completes:
+			case <-time.After(5 * time.Minute):
+				b.Fatal("tasks did not complete")
+			}
+		}
+		elapsed += time.Since(start)
+		b.StopTimer()
+		if err := o.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range em.errs {
+			b.Error(s)
+		}
+		// Zero lost, zero reordered: every stored message was emitted,
+		// its last emitted version is the stored one, first emissions
+		// follow the stored order, and every line reached the store.
+		for _, id := range ids {
+			n, _ := store.CountRawFrames(ctx, db.R, id)
+			if n < lines+2 {
+				b.Errorf("task %s: %d raw frames, want at least %d", id, n, lines+2)
+			}
+			frames += n
+			msgs, err := store.Messages(ctx, db.R, id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var stored []string
+			for _, m := range msgs {
+				stored = append(stored, m.ID)
+				got, ok := em.last[id][m.ID]
+				if !ok {
+					b.Errorf("task %s: message %s stored but never emitted", id, m.ID)
+					continue
+				}
+				wj, _ := json.Marshal(m)
+				gj, _ := json.Marshal(got)
+				if string(wj) != string(gj) {
+					b.Errorf("task %s: message %s: last emitted version differs from stored", id, m.ID)
+				}
+			}
+			if !slices.Equal(stored, em.order[id]) {
+				b.Errorf("task %s: emitted order differs from stored order (%d stored, %d emitted)", id, len(stored), len(em.order[id]))
+			}
+			if len(stored) < lines/3*2 {
+				b.Errorf("task %s: only %d messages stored", id, len(stored))
+			}
+		}
+		emits += em.emits
+		lat = append(lat, em.latencies...)
+	}
+	slices.Sort(lat)
+	p99 := lat[len(lat)*99/100]
+	b.ReportMetric(float64(frames)/elapsed.Seconds(), "frames/s")
+	b.ReportMetric(float64(emits)/elapsed.Seconds(), "emits/s")
+	b.ReportMetric(float64(p99)/float64(time.Millisecond), "p99_ms")
+	b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Millisecond), "p50_ms")
+}
+
+// The benchmark's size: 20 tasks × 5,000 lines (the figures in README).
+var (
+	benchTasks = flag.Int("bench.tasks", 20, "tasks run at once by BenchmarkParallelTasks")
+	benchLines = flag.Int("bench.lines", 5000, "lines each task streams in BenchmarkParallelTasks")
+)
