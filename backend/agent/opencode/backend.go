@@ -101,6 +101,10 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	if !cfg.Mode.Valid() {
 		return nil, fmt.Errorf("opencode: unknown mode %q", cfg.Mode)
 	}
+	if cfg.Cwd == "" {
+		// The shared server would use its own directory.
+		return nil, errors.New("opencode: no working directory")
+	}
 	c, err := b.srv.client(ctx, cfg.Cwd)
 	if err != nil {
 		return nil, err

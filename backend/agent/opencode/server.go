@@ -210,7 +210,11 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 	// kills the leader, and killGroup/watch SIGKILL what is left.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 3 * time.Second
-	cmd.Env = append(os.Environ(), "OPENCODE_SERVER_PASSWORD="+password, "OPENCODE_SERVER_USERNAME="+s.opt.username())
+	cmd.Env = append(os.Environ(),
+		"OPENCODE_SERVER_PASSWORD="+password, "OPENCODE_SERVER_USERNAME="+s.opt.username(),
+		// The question tool (question.asked) is off unless asked for;
+		// Jean-Claude answers questions, so turn it on (Env may override).
+		"OPENCODE_ENABLE_QUESTION_TOOL=1")
 	for k, v := range s.opt.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -1,7 +1,7 @@
 // Command fakeopencode stands in for the `opencode` binary in the lifecycle
 // tests: `fakeopencode serve --hostname 127.0.0.1 --port P` serves the
 // fakeoc server (replaying $FAKE_OC_SCRIPT when prompted), requires
-// $OPENCODE_SERVER_PASSWORD, and starts one child process in its process
+// $OPENCODE_SERVER_PASSWORD and OPENCODE_ENABLE_QUESTION_TOOL=1, and starts one child process in its process
 // group (both pids are appended to $FAKE_OC_PIDFILE) so tests can check that
 // nothing outlives the server. $FAKE_OC_SLOW delays its listening.
 package main
@@ -34,6 +34,10 @@ func main() {
 	if *host != "127.0.0.1" {
 		fmt.Fprintln(os.Stderr, "refusing a non-loopback hostname:", *host)
 		os.Exit(2)
+	}
+	if os.Getenv("OPENCODE_ENABLE_QUESTION_TOOL") != "1" {
+		fmt.Fprintln(os.Stderr, "the question tool is not enabled")
+		os.Exit(3)
 	}
 	pw := os.Getenv("OPENCODE_SERVER_PASSWORD")
 	if pw == "" {
