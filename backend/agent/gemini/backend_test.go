@@ -26,7 +26,7 @@ func fakeGemini(t *testing.T) (bin, argsFile string) {
 	script := `#!/bin/sh
 printf '%s\n' "$*" >> "` + argsFile + `"
 case "$*" in
-*slow*) head -2 "` + abs + `/main_yolo.jsonl"; sleep 30; exit 0 ;;
+*slow*) head -2 "` + abs + `/main_yolo.jsonl"; exec sleep 30 ;;
 *crash*) echo "auth is broken" >&2; exit 41 ;;
 *quota*) cat "` + abs + `/err429.jsonl"; exit 173 ;;
 *) cat "` + abs + `/main_yolo.jsonl" ;;
