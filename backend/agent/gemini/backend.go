@@ -133,7 +133,8 @@ type session struct {
 	sessionID string
 	mode      agent.InteractionMode
 	model     string
-	cmd       *exec.Cmd // the running turn's process, if any
+	cmd       *exec.Cmd     // the running turn's process, if any
+	exited    chan struct{} // closed when that process has been reaped
 	closed    bool
 	pid       int
 
@@ -215,8 +216,10 @@ func (s *session) runTurn(args []string) {
 		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: fmt.Sprintf("gemini: start: %v", err)}})
 		return
 	}
+	exited := make(chan struct{})
+	defer close(exited)
 	s.mu.Lock()
-	s.cmd, s.pid = cmd, cmd.Process.Pid
+	s.cmd, s.pid, s.exited = cmd, cmd.Process.Pid, exited
 	s.mu.Unlock()
 
 	completed := false
@@ -361,15 +364,26 @@ func (s *session) SetModel(ctx context.Context, model string) error {
 	return nil
 }
 
-// Interrupt implements agent.Session: SIGINT to the running turn's group.
+// Interrupt implements agent.Session: SIGINT to the running turn's group,
+// SIGTERM if it is still there 3 seconds later.
 func (s *session) Interrupt(ctx context.Context) error {
 	s.mu.Lock()
-	cmd := s.cmd
+	cmd, exited := s.cmd, s.exited
 	s.mu.Unlock()
 	if cmd == nil {
 		return nil
 	}
-	return killGroup(cmd, syscall.SIGINT)
+	if err := killGroup(cmd, syscall.SIGINT); err != nil {
+		return err
+	}
+	go func() {
+		select {
+		case <-exited:
+		case <-time.After(3 * time.Second):
+			_ = killGroup(cmd, syscall.SIGTERM)
+		}
+	}()
+	return nil
 }
 
 // Stop implements agent.Session: interrupt the turn, then SIGTERM and
