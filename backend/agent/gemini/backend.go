@@ -217,7 +217,6 @@ func (s *session) runTurn(args []string) {
 		return
 	}
 	exited := make(chan struct{})
-	defer close(exited)
 	s.mu.Lock()
 	s.cmd, s.pid, s.exited = cmd, cmd.Process.Pid, exited
 	s.mu.Unlock()
@@ -238,6 +237,7 @@ func (s *session) runTurn(args []string) {
 	}
 	werr := cmd.Wait()
 	_ = killGroup(cmd, syscall.SIGKILL) // whatever the turn left behind
+	close(exited)
 	s.mu.Lock()
 	s.cmd = nil
 	interrupted := s.closed
