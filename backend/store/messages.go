@@ -172,14 +172,16 @@ func StaleMessages(ctx context.Context, q SQLRunner, version int, afterRowID int
 }
 
 // RewriteMessage stores a re-normalized message for row rowID. A nil data
-// keeps the normalized data and only records the version.
+// keeps the normalized data and only records the version. A row rewritten
+// meanwhile at version or newer (by a live session) is left alone.
 func RewriteMessage(ctx context.Context, q SQLRunner, rowID int64, data []byte, role string, version int) error {
 	var err error
 	if data == nil {
-		_, err = q.ExecContext(ctx, `UPDATE agent_messages SET normalizedVersion = ? WHERE id = ?`, version, rowID)
+		_, err = q.ExecContext(ctx, `UPDATE agent_messages SET normalizedVersion = ? WHERE id = ? AND normalizedVersion < ?`,
+			version, rowID, version)
 	} else {
-		_, err = q.ExecContext(ctx, `UPDATE agent_messages SET normalizedData = ?, role = ?, normalizedVersion = ? WHERE id = ?`,
-			string(data), role, version, rowID)
+		_, err = q.ExecContext(ctx, `UPDATE agent_messages SET normalizedData = ?, role = ?, normalizedVersion = ?
+			WHERE id = ? AND normalizedVersion < ?`, string(data), role, version, rowID, version)
 	}
 	if err != nil {
 		return fmt.Errorf("store: rewrite message row %d: %w", rowID, err)

@@ -1,0 +1,202 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+func openOrchTestDB(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "o.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	now := Now()
+	if _, err := db.W.Exec(`INSERT INTO projects (id, name, path, createdAt, updatedAt) VALUES ('p', 'p', '/p', ?, ?)`, now, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.W.Exec(`INSERT INTO tasks (id, projectId, prompt, createdAt, updatedAt) VALUES ('t', 'p', 'go', ?, ?)`, now, now); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestRawFramesGzipLargeOnesAndReadBack(t *testing.T) {
+	db := openOrchTestDB(t)
+	ctx := context.Background()
+	small := []byte(`{"type":"system"}`)
+	big := bytes.Repeat([]byte(`{"type":"assistant","text":"abcdefgh"}`), 500) // > 4 KiB
+	for i, f := range [][]byte{small, big} {
+		if err := InsertRawFrame(ctx, db.W, RawFrame{TaskID: "t", Seq: int64(i + 1), Format: "claude-code", Data: f, ReceivedAt: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var enc string
+	var stored int
+	if err := db.R.QueryRow(`SELECT encoding, length(data) FROM raw_frames WHERE seq = 2`).Scan(&enc, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if enc != "gzip" || stored >= len(big) {
+		t.Fatalf("big frame stored as %q, %d bytes (raw %d)", enc, stored, len(big))
+	}
+	var got [][]byte
+	for f, err := range RawFrames(ctx, db.R, "t") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, f.Data)
+	}
+	if len(got) != 2 || !bytes.Equal(got[0], small) || !bytes.Equal(got[1], big) {
+		t.Fatal("frames read back differ")
+	}
+	if n, _ := NextRawSeq(ctx, db.R, "t"); n != 3 {
+		t.Fatalf("next seq %d", n)
+	}
+	if err := InsertRawFrame(ctx, db.W, RawFrame{TaskID: "t", Seq: 2, Format: "x", Data: small}); err == nil {
+		t.Fatal("duplicate seq accepted")
+	}
+}
+
+func TestUpsertMessageKeepsIndexAndCreatedAt(t *testing.T) {
+	db := openOrchTestDB(t)
+	ctx := context.Background()
+	up := func(id, text string, now int64) agent.Message {
+		m, err := UpsertMessage(ctx, db.W, MessageWrite{TaskID: "t", Message: agent.Message{ID: id, Role: agent.RoleAssistant,
+			Parts: []agent.Part{{Type: agent.PartText, Text: text}}}, Raw: []byte(text), Format: "f", Version: 3, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	first := up("a", "v1", 1000)
+	up("b", "b", 2000)
+	again := up("a", "v2", 3000)
+	if again.Timestamp != first.Timestamp {
+		t.Fatalf("timestamp changed on update: %s -> %s", first.Timestamp, again.Timestamp)
+	}
+	rows, _ := db.R.Query(`SELECT messageId, messageIndex, createdAt, updatedAt, rawData, normalizedVersion FROM agent_messages ORDER BY messageIndex`)
+	defer rows.Close()
+	type row struct {
+		id        string
+		idx, c, u int64
+		raw       string
+		ver       int
+	}
+	var got []row
+	for rows.Next() {
+		var r row
+		_ = rows.Scan(&r.id, &r.idx, &r.c, &r.u, &r.raw, &r.ver)
+		got = append(got, r)
+	}
+	want := []row{{"a", 0, 1000, 3000, "v2", 3}, {"b", 1, 2000, 2000, "b", 3}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("rows %+v, want %+v", got, want)
+	}
+	msgs, _ := Messages(ctx, db.R, "t")
+	if len(msgs) != 2 || msgs[0].Parts[0].Text != "v2" {
+		t.Fatalf("messages %+v", msgs)
+	}
+	// A live write at the new version is not overwritten by re-normalization.
+	if err := RewriteMessage(ctx, db.W, 1, []byte(`{"id":"a","role":"assistant","parts":[]}`), "assistant", 3); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ = Messages(ctx, db.R, "t")
+	if msgs[0].Parts[0].Text != "v2" {
+		t.Fatal("rewrite clobbered a row already at that version")
+	}
+}
+
+func TestQueueOrderEditRemovePop(t *testing.T) {
+	db := openOrchTestDB(t)
+	ctx := context.Background()
+	var ids []string
+	for i, txt := range []string{"one", "two", "three"} {
+		m, err := Enqueue(ctx, db.W, QueuedMessage{ID: string(rune('a' + i)), TaskID: "t", Text: txt, CreatedAt: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Position != int64(i+1) {
+			t.Fatalf("position %d", m.Position)
+		}
+		ids = append(ids, m.ID)
+	}
+	if err := EditQueued(ctx, db.W, ids[0], "uno", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveQueued(ctx, db.W, ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveQueued(ctx, db.W, ids[1]); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("removing twice: %v", err)
+	}
+	if task, _ := QueuedTask(ctx, db.R, ids[2]); task != "t" {
+		t.Fatalf("task %q", task)
+	}
+	var got []string
+	for {
+		m, ok, err := PopQueued(ctx, db.W, "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, m.Text)
+	}
+	if len(got) != 2 || got[0] != "uno" || got[1] != "three" {
+		t.Fatalf("popped %v", got)
+	}
+}
+
+func TestPendingRequestsAndRules(t *testing.T) {
+	db := openOrchTestDB(t)
+	ctx := context.Background()
+	req := agent.Request{RequestID: "r1", ToolName: "Bash", Input: []byte(`{"command":"ls"}`)}
+	if err := AddPending(ctx, db.W, PendingRequest{TaskID: "t", RequestID: "r1", Kind: RequestPermission, Request: req, CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := GetPending(ctx, db.R, "t", "r1")
+	if err != nil || p.Request.ToolName != "Bash" || string(p.Request.Input) != `{"command":"ls"}` {
+		t.Fatalf("pending %+v %v", p, err)
+	}
+	if _, err := GetPending(ctx, db.R, "t", "nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing request: %v", err)
+	}
+	if err := ClearPending(ctx, db.W, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := ListPending(ctx, db.R, "t"); len(l) != 0 {
+		t.Fatalf("after clear %+v", l)
+	}
+	for _, r := range []PermissionRule{
+		{ID: "1", Scope: ScopeProject, ProjectID: "p", ToolName: "Bash", MatchKind: MatchPrefix, Pattern: "npm test", CreatedAt: 1},
+		{ID: "2", Scope: ScopeTask, ProjectID: "p", TaskID: "t", ToolName: "Bash", MatchKind: MatchExact, Pattern: "ls", CreatedAt: 2},
+		{ID: "3", Scope: ScopeProject, ProjectID: "p", ToolName: "Write", MatchKind: MatchExact, Pattern: "/a", CreatedAt: 3},
+	} {
+		if err := InsertRule(ctx, db.W, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, _ := RulesFor(ctx, db.R, "p", "t", "Bash")
+	if len(rs) != 2 || rs[0].ID != "2" || rs[1].ID != "1" {
+		t.Fatalf("rules for Bash (task first): %+v", rs)
+	}
+	if rs, _ := RulesFor(ctx, db.R, "p", "other-task", "Bash"); len(rs) != 1 || rs[0].ID != "1" {
+		t.Fatalf("rules for another task: %+v", rs)
+	}
+	d, err := InsertDecision(ctx, db.W, PermissionDecision{TaskID: "t", RequestID: "r1", ToolName: "Bash", Behavior: "allow",
+		Scope: ScopeProject, Source: "rule", RuleID: "1", Label: "allowed by rule", CreatedAt: 4})
+	if err != nil || d.ID == 0 {
+		t.Fatal(err)
+	}
+	ds, _ := Decisions(ctx, db.R, "t")
+	if len(ds) != 1 || ds[0].RuleID != "1" || ds[0].Label != "allowed by rule" {
+		t.Fatalf("decisions %+v", ds)
+	}
+}
