@@ -33,7 +33,7 @@ func Format() agent.Format {
 func Frames(r io.Reader) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), agent.MaxFrameBytes) // grows as needed
+		sc.Buffer(make([]byte, 0, 4<<10), agent.MaxFrameBytes) // grows as needed
 		var data []byte
 		have := false
 		flush := func() bool {

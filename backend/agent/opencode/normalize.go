@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -160,7 +161,7 @@ type msgState struct {
 	info      *wireMessage
 	parts     []*partState
 	partIdx   map[string]int
-	lastJSON  []byte
+	last      *agent.Message // the last message emitted
 }
 
 // partState is one part of a message.
@@ -995,7 +996,15 @@ func canon(raw json.RawMessage) json.RawMessage {
 
 // raw is the message's rebuild frames.
 func (ms *msgState) raw() []byte {
+	size := len(ms.infoFrame) + 1
+	for _, ps := range ms.parts {
+		size += len(ps.frame) + 1
+		for _, d := range ps.deltas {
+			size += len(d) + 1
+		}
+	}
 	var b bytes.Buffer
+	b.Grow(size)
 	add := func(f []byte) {
 		if len(f) == 0 {
 			return
@@ -1024,11 +1033,10 @@ func (n *Normalizer) emitMessage(ms *msgState) []agent.Event {
 		return nil
 	}
 	m.ParentToolUseID = n.children[ms.session]
-	js, err := json.Marshal(m)
-	if err == nil && bytes.Equal(js, ms.lastJSON) {
-		return nil
+	if ms.last != nil && reflect.DeepEqual(m, ms.last) {
+		return nil // a replay (catch-up) or a change nothing shows
 	}
-	ms.lastJSON = js
+	ms.last = m
 	return []agent.Event{{Type: agent.EventMessage, Message: m, Raw: n.raw(ms)}}
 }
 
