@@ -53,7 +53,7 @@ var ErrFrameTooLong = errors.New("agent frame too long")
 func Lines(r io.Reader) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 1<<20), MaxFrameBytes)
+		sc.Buffer(make([]byte, 0, 64<<10), MaxFrameBytes) // grows as needed
 		for sc.Scan() {
 			line := bytes.TrimRight(sc.Bytes(), "\r")
 			if len(bytes.TrimSpace(line)) == 0 {
