@@ -317,6 +317,7 @@ func TestQueueSurvivesRestartAndResumesBySessionID(t *testing.T) {
 	_ = h.o.Start(ctx, "t1")
 	s := h.be.next(t)
 	s.send(agent.Event{Type: agent.EventSessionID, SessionID: "sess-9"})
+	waitFor(t, "session id stored", func() bool { return loadTask(t, db, "t1").SessionID == "sess-9" })
 	if err := h.o.SendMessage(ctx, "t1", "queued before the crash"); err != nil {
 		t.Fatal(err)
 	}
