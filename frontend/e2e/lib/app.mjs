@@ -65,10 +65,18 @@ export function makeGitRepo(dir, name) {
  * startApp launches the dev binary and waits for its dev server.
  * Returns { baseURL, tmp, dbPath, logPath, stop() }.
  */
-export async function startApp({ binary = DEV_BINARY, assetDir = join(FRONTEND, "dist"), timeoutMs = 60000, keepTmp = false } = {}) {
+export async function startApp({
+  binary = DEV_BINARY,
+  assetDir = join(FRONTEND, "dist"),
+  timeoutMs = 60000,
+  keepTmp = false,
+  tmp: givenTmp,
+  pathPrefix = [],
+  env: extraEnv = {},
+} = {}) {
   if (!existsSync(binary)) throw new Error(`no dev binary at ${binary} (go build -tags dev,webkit2_41 -o build/bin/jean-claude-dev .)`);
   if (!existsSync(join(assetDir, "index.html"))) throw new Error(`no built frontend in ${assetDir} (npm run build)`);
-  const tmp = mkdtempSync(join(tmpdir(), "jc-e2e-"));
+  const tmp = givenTmp ?? mkdtempSync(join(tmpdir(), "jc-e2e-"));
   const home = join(tmp, "home");
   for (const d of [home, join(home, ".config"), join(home, ".local/share"), join(home, ".cache")]) mkdirSync(d, { recursive: true });
   const dbPath = join(tmp, "jean-claude.db");
@@ -76,7 +84,7 @@ export async function startApp({ binary = DEV_BINARY, assetDir = join(FRONTEND, 
   const out = createWriteStream(logPath);
   const port = await freePort();
   const env = {
-    PATH: process.env.PATH,
+    PATH: [...pathPrefix, process.env.PATH].join(":"),
     LANG: "C.UTF-8",
     HOME: home,
     XDG_CONFIG_HOME: join(home, ".config"),
@@ -84,6 +92,7 @@ export async function startApp({ binary = DEV_BINARY, assetDir = join(FRONTEND, 
     XDG_CACHE_HOME: join(home, ".cache"),
     XDG_RUNTIME_DIR: tmp,
     JEAN_CLAUDE_DB: dbPath,
+    ...extraEnv,
   };
   const child = start(
     "xvfb-run",

@@ -17,6 +17,20 @@ import { taskTitle } from "./reducers";
 
 const ROW_HEIGHT = 56;
 
+const STATUS_LABEL: Record<string, string> = {
+  created: "Not started",
+  running: "Running",
+  waiting: "Waiting for you",
+  completed: "Completed",
+  errored: "Failed",
+  interrupted: "Interrupted",
+};
+
+function statusTitle(t: Task): string {
+  const label = STATUS_LABEL[t.status] ?? t.status;
+  return t.statusReason ? `${label}: ${t.statusReason}` : label;
+}
+
 function asIndicator(s: string): TaskIndicator | undefined {
   return s === "none" || s === "idle" || s === "busy" || s === "waiting" ? s : undefined;
 }
@@ -111,6 +125,8 @@ function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activ
                 className={cx("jc-task-row", t.id === activeTaskId && "jc-task-row--active", t.hasUnread && "jc-task-row--unread")}
                 data-testid="task-row"
                 data-task-id={t.id}
+                data-task-status={t.status}
+                title={statusTitle(t)}
                 aria-current={t.id === activeTaskId ? "true" : undefined}
                 onClick={() => onOpen(t.id)}
               >
