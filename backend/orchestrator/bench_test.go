@@ -100,7 +100,7 @@ func benchParallel(b *testing.B, delay string) {
 		}
 		reg := claudeRegistry(b, env...)
 		em := newBenchEmitter()
-		o, err := New(Options{DB: db, Backends: reg, Emitter: em})
+		o, err := New(Options{DB: db, Backends: reg, Emitter: em, Coalesce: benchCoalesce})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -181,3 +181,6 @@ var (
 	benchTasks = flag.Int("bench.tasks", 20, "tasks run at once by BenchmarkParallelTasks")
 	benchLines = flag.Int("bench.lines", 5000, "lines each task streams in BenchmarkParallelTasks")
 )
+
+// benchCoalesce is the coalescing window (0: the default 30ms).
+var benchCoalesce time.Duration
