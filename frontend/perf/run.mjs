@@ -6,11 +6,15 @@
 //
 //   node perf/run.mjs [--n 10000] [--dev] [--json]
 //
+// --nice N runs Chromium under `nice -n N` (e.g. -10 as root on a machine
+// busy with other work, so the figures measure the app rather than the
+// contention).
+//
 // Env: CHROMIUM=/path/to/chromium
 
 import { build, preview, createServer } from "vite";
 import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,11 +59,19 @@ async function serve() {
 }
 
 const profile = mkdtempSync(join(tmpdir(), "jc-perf-profile-"));
+let executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const nice = opt("nice", "");
+if (nice) {
+  const wrapper = join(profile, "..", `jc-perf-chromium-${process.pid}`);
+  writeFileSync(wrapper, `#!/bin/sh\nexec nice -n ${Number(nice)} '${executablePath}' "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  executablePath = wrapper;
+}
 const srv = await serve();
 let ctx;
 try {
   ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    executablePath,
     headless: true,
     viewport: { width: 1280, height: 860 },
     args: [
@@ -108,7 +120,7 @@ try {
     const heap = Math.max(r.heapMB.afterOpen ?? 0, r.heapMB.afterScroll ?? 0, r.heapMB.end ?? 0);
     const overPct = (100 * r.stream.framesOverBudget) / Math.max(1, r.stream.frameMs.n);
     const ok = (b) => (b ? "ok  " : "MISS");
-    console.log(`Task view benchmark (${dev ? "dev" : "production"} build, ${r.messages} messages -> ${r.rows} rows, ${r.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? "chromium"} headless)`);
+    console.log(`Task view benchmark (${dev ? "dev" : "production"} build,${nice ? ` nice ${nice},` : ""} ${r.messages} messages -> ${r.rows} rows, ${r.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? "chromium"} headless)`);
     console.log(`${ok(r.openMs < TARGETS.openMs)} open task:            ${r.openMs} ms (target < ${TARGETS.openMs} ms)`);
     console.log(`${ok(r.scroll.workMs.p95 < TARGETS.scrollWorkP95Ms)} scroll work/frame:     p50 ${r.scroll.workMs.p50} ms, p95 ${r.scroll.workMs.p95} ms, max ${r.scroll.workMs.max} ms over ${r.scroll.workMs.n} steps (target p95 < ${TARGETS.scrollWorkP95Ms} ms)`);
     console.log(`     scroll frame interval: p50 ${r.scroll.frameMs.p50} ms, p95 ${r.scroll.frameMs.p95} ms, ${r.scroll.framesOverBudget}/${r.scroll.frameMs.n} frames > 25 ms`);

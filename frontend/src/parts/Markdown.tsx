@@ -2,8 +2,8 @@
 // lists, strikethrough), fenced code blocks highlighted by highlight.js with
 // a copy button, links opening outside the app.
 
-import { memo, useMemo, type ReactNode } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
+import { memo, useMemo, type ReactElement, type ReactNode } from "react";
+import renderMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { CopyButton } from "./CopyButton";
 import { highlight } from "./highlight";
@@ -62,12 +62,31 @@ const components: Components = {
 
 const remarkPlugins = [remarkGfm];
 
+/**
+ * A bounded cache of rendered markdown trees by text. Rows of a virtualized
+ * list mount and unmount as they scroll; parsing the same text again on each
+ * mount dominated scrolling cost. The element trees are immutable, so
+ * reusing them is safe.
+ */
+const CACHE_MAX = 500;
+const CACHE_TEXT_MAX = 50_000;
+const cache = new Map<string, ReactElement>();
+
+export function renderedMarkdown(text: string): ReactElement {
+  const hit = cache.get(text);
+  if (hit) {
+    cache.delete(text);
+    cache.set(text, hit);
+    return hit;
+  }
+  const el = renderMarkdown({ children: text, remarkPlugins, components });
+  if (text.length <= CACHE_TEXT_MAX) {
+    cache.set(text, el);
+    if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value as string);
+  }
+  return el;
+}
+
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return (
-    <div className="jc-md">
-      <ReactMarkdown remarkPlugins={remarkPlugins} components={components}>
-        {text}
-      </ReactMarkdown>
-    </div>
-  );
+  return <div className="jc-md">{renderedMarkdown(text)}</div>;
 });

@@ -8,9 +8,9 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import type { TimelineStore } from "../../timeline/store";
 import { TimelineContext } from "../../parts/context";
 import { MessageRow, rowRev } from "./MessageRow";
+import { estimateRowHeight } from "./estimate";
 
 const STICK_PX = 48;
-const estimateSize = () => 64;
 
 export interface MessageListProps {
   store: TimelineStore;
@@ -32,6 +32,7 @@ export function MessageList({ store, unreadFromKey, footer }: MessageListProps) 
   // row's measurement (O(rows)) on each render.
   const getItemKey = useCallback((i: number) => rows[i]?.key ?? i, [rows]);
   const getScrollElement = useCallback(() => parentRef.current, []);
+  const estimateSize = useCallback((i: number) => estimateRowHeight(store.state, rows[i]), [rows, store]);
   const v = useVirtualizer({
     count: rows.length,
     getScrollElement,
@@ -39,7 +40,7 @@ export function MessageList({ store, unreadFromKey, footer }: MessageListProps) 
     overscan: 4,
     getItemKey,
     // Open at the bottom: the first render already shows the last rows.
-    initialOffset: () => rows.length * 64,
+    initialOffset: () => rows.length * 200,
   });
 
   const scrollToEnd = useCallback(() => {

@@ -98,7 +98,9 @@ export function TaskView({ taskId }: TaskViewProps) {
       .then(([msgs, pending, q, t]) => {
         if (!alive) return;
         const seen = readSeen(taskId);
+        performance.mark("jc:task-view:load");
         store.load(msgs, pendingCards(pending));
+        performance.mark("jc:task-view:loaded");
         dispatchQueue({ type: "replace", items: q });
         if (t) setTask(t);
         const rows = store.getSnapshot().rows;
