@@ -353,6 +353,13 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		if err := store.SetTaskStatus(ctx, tx, t.ID, store.StatusRunning, "", now); err != nil {
 			return err
 		}
+		if po, ok := sess.(agent.ProcessOwner); ok {
+			if pid := po.PID(); pid > 0 {
+				if err := store.RecordAgentProcess(ctx, tx, store.AgentProcess{TaskID: t.ID, PID: pid, StartTicks: processStart(pid)}, now); err != nil {
+					return err
+				}
+			}
+		}
 		if prompt != "" {
 			m, err := r.storeUserMessage(ctx, tx, prompt, now)
 			stored = &m
@@ -462,6 +469,7 @@ func (o *Orchestrator) markInterrupted(ctx context.Context, taskID, reason strin
 // session (the app was closed or killed while they ran) interrupted with
 // ReasonAppClosed, and clears their pending requests. Run it at startup.
 func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
+	o.killLeftovers(ctx)
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting)
 	if err != nil {
 		return 0, err
@@ -482,6 +490,30 @@ func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 		o.log.Info("orchestrator: recovered tasks left running", "count", n)
 	}
 	return n, nil
+}
+
+// killLeftovers ends the agent process groups a dead app left behind (the
+// agent itself usually exits when its stdin closes; what it started may not)
+// and forgets them.
+func (o *Orchestrator) killLeftovers(ctx context.Context) {
+	ps, err := store.AgentProcesses(ctx, o.db.R)
+	if err != nil {
+		o.log.Warn("orchestrator: list agent processes", "err", err)
+		return
+	}
+	for _, p := range ps {
+		if o.getRun(p.TaskID) != nil {
+			continue
+		}
+		if n, err := killLeftovers(p.PID, p.StartTicks); err != nil {
+			o.log.Warn("orchestrator: end leftover agent processes", "task", p.TaskID, "pid", p.PID, "err", err)
+		} else if n > 0 {
+			o.log.Info("orchestrator: ended leftover agent processes", "task", p.TaskID, "pgid", p.PID, "count", n)
+		}
+		if err := o.db.Tx(ctx, func(tx *txT) error { return store.ForgetAgentProcess(ctx, tx, p.TaskID) }); err != nil {
+			o.log.Warn("orchestrator: forget agent process", "task", p.TaskID, "err", err)
+		}
+	}
 }
 
 // PermissionAnswer is the user's answer to a permission request.

@@ -372,7 +372,8 @@ func childApp() int {
 		return 1
 	}
 	reg := agent.NewRegistry()
-	reg.Register(claude.New(claude.Options{Binary: fake, Env: []string{"FAKE_CLAUDE_REPEAT=" + script, "FAKE_CLAUDE_LINE_DELAY=5ms"}}))
+	reg.Register(claude.New(claude.Options{Binary: fake, Env: []string{"FAKE_CLAUDE_REPEAT=" + script, "FAKE_CLAUDE_LINE_DELAY=5ms",
+		"FAKE_CLAUDE_SPAWN_CHILD=1"}}))
 	out := bufio.NewWriter(os.Stdout)
 	emit := EmitterFunc(func(name string, payload any) {
 		if p, ok := payload.(AgentEventPayload); ok {
@@ -439,8 +440,15 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	// Without its app the agent sees stdin EOF / a broken stdout and exits.
-	waitFor(t, "orphaned fake claude to exit", func() bool { return groupSize(t, fakes[0]) == 0 })
+	// Without its app the agent sees stdin EOF / a broken stdout and exits;
+	// the grandchild it started (sleep 300) is left behind in its group.
+	waitFor(t, "orphaned fake claude to exit", func() bool {
+		p, err := readProc(fakes[0])
+		return err != nil || p.zombie || p.pgid != fakes[0]
+	})
+	if n := groupSize(t, fakes[0]); n != 1 {
+		t.Fatalf("after the app was killed the agent's group has %d processes, want its 1 grandchild", n)
+	}
 
 	// Restart: a new orchestrator on the same file.
 	ctx := context.Background()
@@ -470,6 +478,7 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 	if rec, err := o.Recover(ctx); err != nil || rec != 1 {
 		t.Fatalf("recovered %d: %v", rec, err)
 	}
+	waitFor(t, "leftovers of the dead app's agent ended", func() bool { return groupSize(t, fakes[0]) == 0 })
 	tr2 := loadTask(t, db, "t1")
 	if tr2.Status != store.StatusInterrupted || tr2.StatusReason != ReasonAppClosed {
 		t.Fatalf("after recovery: %s %q", tr2.Status, tr2.StatusReason)

@@ -479,6 +479,9 @@ func (r *run) finish(waitErr error) {
 		if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
 			return err
 		}
+		if err := store.ForgetAgentProcess(ctx, tx, r.taskID); err != nil {
+			return err
+		}
 		if newStatus != "" {
 			if err := store.SetTaskStatus(ctx, tx, r.taskID, newStatus, reason, now); err != nil {
 				return err

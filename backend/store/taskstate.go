@@ -266,3 +266,50 @@ func (t preparedTx) QueryRowContext(ctx context.Context, query string, args ...a
 	}
 	return t.tx.QueryRowContext(ctx, query, args...)
 }
+
+// AgentProcess is the recorded process of a live session.
+type AgentProcess struct {
+	TaskID     string
+	PID        int
+	StartTicks uint64
+}
+
+// RecordAgentProcess stores the process of task p.TaskID's live session.
+func RecordAgentProcess(ctx context.Context, q SQLRunner, p AgentProcess, now int64) error {
+	if _, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO agent_processes (taskId, pid, startTicks, createdAt) VALUES (?, ?, ?, ?)`,
+		p.TaskID, p.PID, int64(p.StartTicks), now); err != nil {
+		return fmt.Errorf("store: record agent process of task %s: %w", p.TaskID, err)
+	}
+	return nil
+}
+
+// ForgetAgentProcess removes task taskID's recorded process.
+func ForgetAgentProcess(ctx context.Context, q SQLRunner, taskID string) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM agent_processes WHERE taskId = ?`, taskID); err != nil {
+		return fmt.Errorf("store: forget agent process of task %s: %w", taskID, err)
+	}
+	return nil
+}
+
+// AgentProcesses lists every recorded agent process.
+func AgentProcesses(ctx context.Context, q SQLRunner) ([]AgentProcess, error) {
+	rows, err := q.QueryContext(ctx, `SELECT taskId, pid, startTicks FROM agent_processes ORDER BY createdAt`)
+	if err != nil {
+		return nil, fmt.Errorf("store: agent processes: %w", err)
+	}
+	defer rows.Close()
+	var out []AgentProcess
+	for rows.Next() {
+		var p AgentProcess
+		var ticks int64
+		if err := rows.Scan(&p.TaskID, &p.PID, &ticks); err != nil {
+			return nil, fmt.Errorf("store: agent processes: %w", err)
+		}
+		p.StartTicks = uint64(ticks)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: agent processes: %w", err)
+	}
+	return out, nil
+}
