@@ -18,9 +18,11 @@ export interface MessageListProps {
   unreadFromKey?: string | null;
   /** Extra content after the last row (e.g. a working indicator). */
   footer?: React.ReactNode;
+  /** Called with the key of the last message row whenever it changes. */
+  onLastRow?: (key: string) => void;
 }
 
-export function MessageList({ store, unreadFromKey, footer }: MessageListProps) {
+export function MessageList({ store, unreadFromKey, footer, onLastRow }: MessageListProps) {
   const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const rows = snap.rows;
   const parentRef = useRef<HTMLDivElement>(null);
@@ -75,6 +77,17 @@ export function MessageList({ store, unreadFromKey, footer }: MessageListProps) 
       if (showJump) setShowJump(false);
     }
   };
+
+  let lastKey: string | null = null;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    if (rows[i].kind !== "notice") {
+      lastKey = rows[i].key;
+      break;
+    }
+  }
+  useEffect(() => {
+    if (lastKey) onLastRow?.(lastKey);
+  }, [lastKey, onLastRow]);
 
   const items = v.getVirtualItems();
   const newCount = rows.length - seenCount.current;

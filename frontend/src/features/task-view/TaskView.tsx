@@ -2,7 +2,7 @@
 // meter), the virtualized message stream, the pending permission/question
 // cards (they stay until answered) and the composer.
 
-import { useEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
 import { TimelineStore } from "../../timeline/store";
 import { pendingCards, type RetryInfo } from "../../timeline/state";
 import { queueReducer } from "../../timeline/queue";
@@ -66,7 +66,14 @@ export function TaskView({ taskId }: TaskViewProps) {
     void taskId;
     return new TimelineStore();
   }, [taskId]);
-  const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
+  // Coarse subscriptions: the view re-renders when these change, not on
+  // every streamed delta (the stream subscribes to the rows itself).
+  const hasRows = useSyncExternalStore(store.subscribe, () => store.getSnapshot().rows.length > 0);
+  const pendingCount = useSyncExternalStore(store.subscribe, () => store.getSnapshot().pendingCount);
+  const modelUsage = useSyncExternalStore(store.subscribe, () => store.state.modelUsage);
+  const retry = useSyncExternalStore(store.subscribe, () => store.state.retry);
+  const stateMode = useSyncExternalStore(store.subscribe, () => store.state.mode);
+  const stateTitle = useSyncExternalStore(store.subscribe, () => store.state.title);
   const [task, setTask] = useState<TaskInfo | null>(null);
   const [backends, setBackends] = useState<BackendInfo[]>([]);
   const [queue, dispatchQueue] = useReducer(queueReducer, []);
@@ -121,36 +128,31 @@ export function TaskView({ taskId }: TaskViewProps) {
     };
   }, [api, store, taskId]);
 
-  // Remember the last row seen; keep the task read while it is on screen.
-  const lastKey = useMemo(() => {
-    for (let i = snap.rows.length - 1; i >= 0; i--) if (snap.rows[i].kind !== "notice") return snap.rows[i].key;
-    return null;
-  }, [snap.rows]);
-  useEffect(() => {
-    if (loaded && lastKey) writeSeen(taskId, lastKey);
-  }, [loaded, lastKey, taskId]);
+  const onLastRow = useCallback((key: string) => writeSeen(taskId, key), [taskId]);
+
+  // Keep the task read while it is on screen.
   useEffect(() => {
     if (loaded && task?.hasUnread) api.markRead(taskId).catch(() => {});
   }, [api, loaded, task?.hasUnread, taskId]);
 
   const goIndicator = task?.indicator;
   const indicator =
-    snap.pendingCount > 0
+    pendingCount > 0
       ? "waiting"
       : goIndicator === "none" || goIndicator === "idle" || goIndicator === "busy" || goIndicator === "waiting"
         ? goIndicator
         : taskIndicator(task?.status);
-  const busy = task?.status === "running" || task?.status === "waiting" || snap.pendingCount > 0;
+  const busy = task?.status === "running" || task?.status === "waiting" || pendingCount > 0;
   useEffect(() => {
     if (busy) setBusySince(Date.now());
   }, [busy]);
 
   const backend = backends.find((b) => b.name === task?.backend);
   const caps = backend?.capabilities;
-  const mode = (store.state.mode ?? task?.interactionMode) as InteractionMode | undefined;
-  const models = useMemo(() => Object.keys(store.state.modelUsage ?? {}), [store.state.modelUsage]);
+  const mode = (stateMode ?? task?.interactionMode) as InteractionMode | undefined;
+  const models = useMemo(() => Object.keys(modelUsage ?? {}), [modelUsage]);
   const cards = [...store.state.pending.values()];
-  const title = store.state.title || task?.name || task?.prompt?.split("\n")[0] || "Task";
+  const title = stateTitle || task?.name || task?.prompt?.split("\n")[0] || "Task";
 
   return (
     <div className="jc-task-view" data-task-id={taskId} data-testid="task-view">
@@ -161,7 +163,7 @@ export function TaskView({ taskId }: TaskViewProps) {
         </h2>
         <span className="jc-tool__spacer" />
         {task?.backend ? <span className="jc-chip">{backend?.displayName ?? task.backend}</span> : null}
-        <ContextMeter usage={store.state.modelUsage} />
+        <ContextMeter usage={modelUsage} />
       </header>
       {task?.status === "errored" && task.statusReason ? (
         <div className="jc-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
@@ -171,13 +173,14 @@ export function TaskView({ taskId }: TaskViewProps) {
           <div className="jc-notice is-error" role="alert">Could not load this task: {loadErr}</div>
         ) : !loaded ? (
           <div className="jc-task-view__loading">Loading…</div>
-        ) : snap.rows.length === 0 ? (
+        ) : !hasRows ? (
           <div className="jc-task-view__empty">No messages yet.</div>
         ) : (
           <MessageList
             store={store}
+            onLastRow={onLastRow}
             unreadFromKey={unreadFromKey}
-            footer={busy && cards.length === 0 ? <Working since={busySince} retry={store.state.retry} /> : null}
+            footer={busy && cards.length === 0 ? <Working since={busySince} retry={retry} /> : null}
           />
         )}
       </div>
