@@ -7,9 +7,22 @@
 // rules, desktop notifications, recovery of tasks a closed app left behind,
 // and background re-normalization of stored history.
 //
+// Storage: each agent.Batch is stored whole (its raw frame first, then its
+// messages and the state changes it causes) inside one write transaction;
+// batches that are already waiting when the loop takes one are stored in the
+// same transaction, in order (group commit), never split.
+//
 // Nothing is emitted before it is stored. Per task, events go out in the
 // order they were stored; message updates may be coalesced for a short
-// window, every other event is emitted at once.
+// window (the latest version wins), every other event flushes them and is
+// emitted at once. Events sent to the frontend (see emit.go for payloads):
+//
+//	agent:event          AgentEventPayload {taskId, seq, event}
+//	permission:decided   DecisionPayload {taskId, seq, decision} (seq shared with agent:event)
+//	task:updated         the Task DTO (Options.TaskView)
+//	queue:updated        QueuePayload {taskId, items}
+//	requests:updated     RequestsPayload {taskId, requests}
+//	renormalize:progress ProgressPayload {done, total}
 package orchestrator
 
 import (
