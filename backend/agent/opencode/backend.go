@@ -117,6 +117,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		children: map[string]bool{},
 		done:     make(chan struct{}),
 		ready:    make(chan struct{}),
+		upCh:     make(chan struct{}),
 		mode:     cfg.Mode,
 	}
 	if cfg.Model != "" {
@@ -256,7 +257,9 @@ type Session struct {
 	model    *wireModelRef
 	stopped  bool
 	waitErr  error
-	lastErr  error // why the event stream last broke
+	lastErr  error         // why the event stream last broke
+	up       bool          // the event stream is connected and caught up
+	upCh     chan struct{} // closed while up
 	readyOne sync.Once
 }
 
@@ -281,8 +284,12 @@ func (s *Session) client(ctx context.Context) (*client, error) {
 	return s.b.srv.client(ctx, s.cfg.Cwd)
 }
 
-// SendMessage implements agent.Session.
+// SendMessage implements agent.Session. It waits for the event stream
+// when it is reconnecting (at most ConnectTimeout).
 func (s *Session) SendMessage(ctx context.Context, text string) error {
+	if err := s.waitConnected(ctx); err != nil {
+		return err
+	}
 	c, err := s.client(ctx)
 	if err != nil {
 		return err

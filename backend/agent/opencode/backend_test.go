@@ -20,6 +20,9 @@ import (
 
 const testPassword = "s3cret"
 
+// liveTimeout bounds one liveRun (the real-binary test raises it).
+var liveTimeout = 20 * time.Second
+
 func loadScript(t *testing.T, name string) fakeoc.Script {
 	t.Helper()
 	data, err := os.ReadFile("testdata/" + name)
@@ -46,7 +49,7 @@ func newFake(t *testing.T, recording string) (*fakeoc.Fake, *Backend) {
 func liveRun(t *testing.T, s agent.Session, completes int, on func(agent.Event)) []agent.Batch {
 	t.Helper()
 	var batches []agent.Batch
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(liveTimeout)
 	n := 0
 	for n < completes {
 		select {

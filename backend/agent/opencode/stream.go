@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -41,14 +42,17 @@ func (s *Session) run(ctx context.Context) {
 						s.prime(ctx, c)
 					}
 					s.readyOne.Do(func() { close(s.ready) })
+					s.setConnected(true)
 					return
 				}
 				s.catchUp(ctx, c)
+				s.setConnected(true)
 			}, func(frame []byte) bool {
 				s.feed(frame)
 				return ctx.Err() == nil
 			})
 		}
+		s.setConnected(false)
 		if ctx.Err() != nil {
 			return
 		}
@@ -228,4 +232,43 @@ func sessionOf(typ string, p wireSessionRef) string {
 		return p.Part.SessionID
 	}
 	return ""
+}
+
+// setConnected records whether the event stream is up (and caught up).
+func (s *Session) setConnected(up bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if up == s.up {
+		return
+	}
+	s.up = up
+	if up {
+		close(s.upCh)
+	} else {
+		s.upCh = make(chan struct{})
+	}
+}
+
+// waitConnected waits until the event stream is up, so a prompt is never
+// sent while its events would be missed (after a server restart the
+// catch-up must not race the new turn).
+func (s *Session) waitConnected(ctx context.Context) error {
+	s.mu.Lock()
+	ch := s.upCh
+	s.mu.Unlock()
+	t := time.NewTimer(s.b.opt.connectTimeout())
+	defer t.Stop()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return agent.ErrSessionClosed
+	case <-t.C:
+		s.mu.Lock()
+		last := s.lastErr
+		s.mu.Unlock()
+		return fmt.Errorf("opencode: event stream of session %s down for %s: %v", s.id, s.b.opt.connectTimeout(), last)
+	}
 }
