@@ -123,7 +123,7 @@ async function run() {
   );
   const scrollIntervals: number[] = [];
   let last = await frame();
-  const steps = Number(params.get("scrollFrames") ?? 400);
+  const steps = params.get("only") === "stream" ? 0 : Number(params.get("scrollFrames") ?? 400);
   for (let i = 0; i < steps; i++) {
     el.scrollTop = Math.max(0, el.scrollTop - 300);
     const t = await frame();
@@ -131,7 +131,7 @@ async function run() {
     last = t;
   }
   // and back down quickly (1200 px per frame)
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < (steps ? 100 : 0); i++) {
     el.scrollTop = el.scrollTop + 1200;
     const t = await frame();
     scrollIntervals.push(t - last);

@@ -18,6 +18,8 @@ export interface TimelineSnapshot {
   rows: DisplayRow[];
   /** Bumped at every flush that changed anything. */
   version: number;
+  /** Changes only when rows were added, removed or reordered. */
+  structure: number;
   pendingCount: number;
 }
 
@@ -26,7 +28,7 @@ export class TimelineStore {
   private queue: AgentEventEnvelope[] = [];
   private scheduled = false;
   private listeners = new Set<() => void>();
-  private snapshot: TimelineSnapshot = { rows: [], version: 0, pendingCount: 0 };
+  private snapshot: TimelineSnapshot = { rows: [], version: 0, structure: 0, pendingCount: 0 };
   private lastRevCounter = -1;
   private lastStructure = -1;
   private loaded = false;
@@ -90,7 +92,9 @@ export class TimelineStore {
       return;
     }
     let rows: DisplayRow[];
+    let rebuilt = false;
     if (s.structureRev !== this.lastStructure || this.rowIndex === null) {
+      rebuilt = true;
       rows = toDisplayRows(s);
       this.rowIndex = new Map();
       rows.forEach((r, i) => {
@@ -111,7 +115,8 @@ export class TimelineStore {
     s.dirty.clear();
     this.lastRevCounter = s.revCounter;
     this.lastStructure = s.structureRev;
-    this.snapshot = { rows, version: this.snapshot.version + 1, pendingCount: s.pending.size };
+    const structure = rebuilt ? this.snapshot.structure + 1 : this.snapshot.structure;
+    this.snapshot = { rows, version: this.snapshot.version + 1, structure, pendingCount: s.pending.size };
     for (const l of this.listeners) l();
   }
 

@@ -30,11 +30,27 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow }: Message
   const [showJump, setShowJump] = useState(false);
   const seenCount = useRef(rows.length);
 
-  // Stable callbacks: a new getItemKey makes the virtualizer recompute every
-  // row's measurement (O(rows)) on each render.
-  const getItemKey = useCallback((i: number) => rows[i]?.key ?? i, [rows]);
+  // Callbacks that change only with the row structure: a new getItemKey or
+  // estimateSize makes the virtualizer recompute every row (O(rows)).
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  const estimates = useRef(new Map<string, number>());
+  const structure = snap.structure;
+  const getItemKey = useCallback((i: number) => rowsRef.current[i]?.key ?? i, [structure]);
   const getScrollElement = useCallback(() => parentRef.current, []);
-  const estimateSize = useCallback((i: number) => estimateRowHeight(store.state, rows[i]), [rows, store]);
+  const estimateSize = useCallback(
+    (i: number) => {
+      const row = rowsRef.current[i];
+      if (!row) return 60;
+      let h = estimates.current.get(row.key);
+      if (h === undefined) {
+        h = estimateRowHeight(store.state, row);
+        estimates.current.set(row.key, h);
+      }
+      return h;
+    },
+    [structure, store],
+  );
   const v = useVirtualizer({
     count: rows.length,
     getScrollElement,
@@ -42,23 +58,26 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow }: Message
     overscan: 4,
     getItemKey,
     // Open at the bottom: the first render already shows the last rows.
-    initialOffset: () => rows.length * 200,
+    initialOffset: () => rowsRef.current.length * 200,
   });
 
   const scrollToEnd = useCallback(() => {
-    if (rows.length === 0) return;
-    v.scrollToIndex(rows.length - 1, { align: "end" });
     const el = parentRef.current;
-    if (el) requestAnimationFrame(() => (el.scrollTop = el.scrollHeight));
-  }, [rows.length, v]);
+    if (!el) return;
+    el.scrollTop = el.scrollHeight;
+    // Rows measured after this frame can grow the list: pin again.
+    requestAnimationFrame(() => {
+      if (atBottom.current) el.scrollTop = el.scrollHeight;
+    });
+  }, []);
 
   // Open at the bottom.
   useLayoutEffect(() => {
     scrollToEnd();
-  }, []);
+  }, [scrollToEnd]);
 
   // Follow new content while at the bottom.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (atBottom.current) {
       scrollToEnd();
       seenCount.current = rows.length;
