@@ -119,6 +119,7 @@ type Orchestrator struct {
 	opt      Options
 	version  int
 	prep     *store.Prepared // the loop's statements, prepared once
+	writer   *writer         // commits the loops' batches, grouped
 
 	ctx    context.Context // lifetime of agent sessions
 	cancel context.CancelFunc
@@ -158,9 +159,11 @@ func New(opt Options) (*Orchestrator, error) {
 		opt.Formats = agent.NewFormats()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	prep := store.NewPrepared(opt.DB.W)
 	return &Orchestrator{
-		db: opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
-		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: store.NewPrepared(opt.DB.W),
+		writer: newWriter(opt.DB, prep, opt.Logger),
+		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
+		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
 	}, nil
 }
@@ -872,6 +875,7 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	for _, e := range ems {
 		e.flush()
 	}
+	o.writer.close()
 	errs = append(errs, o.prep.Close())
 	return errors.Join(errs...)
 }

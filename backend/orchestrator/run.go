@@ -211,7 +211,7 @@ func (r *run) handleBatches(bs []agent.Batch) {
 	status := func(s, why string) {
 		newStatus, reason, setStatus, taskDirty = s, why, true, true
 	}
-	err := o.db.Tx(ctx, func(sqlTx *txT) error {
+	err := o.writer.do(func(sqlTx *txT) error {
 		tx := o.prep.In(sqlTx)
 		for _, b := range bs {
 			received := b.ReceivedAt
@@ -401,9 +401,6 @@ func (r *run) handleBatches(bs []agent.Batch) {
 		return
 	}
 	r.nextSeq = seq
-	if err := o.prep.Warm(ctx); err != nil {
-		o.log.Warn("orchestrator: prepare statements", "err", err)
-	}
 	r.status, r.idle, r.turnFatal, r.rateLimited = newStatus, idle, turnFatal, rateLim
 	for _, d := range decided {
 		if d.ToolID != "" {
