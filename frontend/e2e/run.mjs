@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { FRONTEND, REPO, DEV_BINARY, startApp, makeGitRepo } from "./lib/app.mjs";
 import { launchBrowser } from "./lib/browser.mjs";
 import { stopSync } from "./lib/procs.mjs";
+import { buildFakeAgents, setFakeClaude, CLAUDE_RECORDINGS } from "./lib/fakeagents.mjs";
 import { run, setCurrentFile, registered } from "./lib/runner.mjs";
 
 const args = process.argv.slice(2);
@@ -57,7 +58,9 @@ async function main() {
   }
   console.log(`e2e: ${registered().length} tests registered`);
 
-  app = await startApp({ keepTmp: keep });
+  // Agents are the repository's replaying fakes, first on the app's PATH.
+  const fakeBin = buildFakeAgents();
+  app = await startApp({ keepTmp: keep, pathPrefix: [fakeBin] });
   console.log(`e2e: app at ${app.baseURL} (db ${app.dbPath}, log ${app.logPath})`);
   browser = await launchBrowser();
 
@@ -84,6 +87,9 @@ async function main() {
         pageErrors,
         /** makeRepo creates a fresh git repository for this test. */
         makeRepo: (name) => makeGitRepo(join(app.tmp, "repos"), `${name}-${++repoCount}`),
+        /** fakeClaude sets what the fake Claude Code does in a repo (FAKE_CLAUDE_* variables). */
+        fakeClaude: setFakeClaude,
+        recordings: CLAUDE_RECORDINGS,
         /** open loads the app and waits until its first data load is done. */
         async open() {
           await page.goto(app.baseURL + "/");

@@ -24,9 +24,21 @@ export function buildFakeAgents() {
   writeFileSync(
     wrapper,
     `#!/bin/sh
-# e2e stand-in for Claude Code: replays a recording (see frontend/e2e/lib/fakeagents.mjs).
-if [ -f ./.fake-claude.env ]; then set -a; . ./.fake-claude.env; set +a; fi
-exec "${join(FAKE_BIN_DIR, "fakeclaude")}" "$@"
+# e2e stand-in for Claude Code (see frontend/e2e/lib/fakeagents.mjs): with a
+# .fake-claude.env in the working directory, replay what it says; without one,
+# defer to the next \`claude\` on PATH (another suite's fake), else replay nothing.
+self_dir='${FAKE_BIN_DIR}'
+if [ ! -f ./.fake-claude.env ]; then
+  IFS=:
+  for d in $PATH; do
+    [ "$d" = "$self_dir" ] && continue
+    if [ -x "$d/claude" ]; then unset IFS; exec "$d/claude" "$@"; fi
+  done
+  unset IFS
+else
+  set -a; . ./.fake-claude.env; set +a
+fi
+exec "$self_dir/fakeclaude" "$@"
 `,
   );
   chmodSync(wrapper, 0o755);
