@@ -131,6 +131,51 @@ func TestRealOpenCode(t *testing.T) {
 		t.Fatalf("question turn: question %+v, result %+v", q, evs[len(evs)-1].Result)
 	}
 	all = append(all, batches...)
+
+	// Plan mode prompts OpenCode's plan agent.
+	if err := s.SetMode(ctx, agent.ModePlan); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SendMessage(ctx, "[scenario:followup] What next?"); err != nil {
+		t.Fatal(err)
+	}
+	batches = liveRun(t, s, 1, nil)
+	evs = eventsOf(batches)
+	if r := evs[len(evs)-1].Result; r.Text != "Here is the follow-up answer." {
+		t.Fatalf("plan turn: %+v", r)
+	}
+	if m := finalMessages(evs); func() bool {
+		for _, msg := range m {
+			if msg.Role == agent.RoleAssistant && msg.Metadata["agent"] == "plan" {
+				return false
+			}
+		}
+		return true
+	}() {
+		t.Fatal("no assistant message from the plan agent")
+	}
+	all = append(all, batches...)
+
+	// Interrupt a slow turn once it streams: it ends interrupted.
+	if err := s.SendMessage(ctx, "[scenario:slow] Take your time."); err != nil {
+		t.Fatal(err)
+	}
+	interrupted := false
+	batches = liveRun(t, s, 1, func(ev agent.Event) {
+		if !interrupted && ev.Type == agent.EventMessage && ev.Message.Role == agent.RoleAssistant && len(ev.Message.Parts) > 0 {
+			interrupted = true
+			go func() {
+				if err := s.Interrupt(ctx); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+	})
+	evs = eventsOf(batches)
+	if r := evs[len(evs)-1].Result; !r.Interrupted || r.Reason != "aborted" {
+		t.Fatalf("interrupted turn: %+v", r)
+	}
+	all = append(all, batches...)
 	checkIdentity(t, all)
 	_ = s.Stop(ctx)
 	pid = b.ServerPID()
