@@ -615,6 +615,7 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 	}
 	r.decisions[d.ToolID] = d
 	o.emitter(taskID).decision(d)
+	o.reemitToolMessage(ctx, taskID, d.ToolID, r.decisions)
 	o.emitRequests(ctx, taskID)
 	o.emitTask(ctx, taskID)
 	if sessErr != nil {
@@ -737,6 +738,21 @@ func (o *Orchestrator) Messages(ctx context.Context, taskID string) ([]agent.Mes
 		msgs[i] = decorate(msgs[i], byTool)
 	}
 	return msgs, nil
+}
+
+// reemitToolMessage emits again the stored message holding tool toolID, now
+// carrying its permission decision in metadata. The caller holds the task
+// lock.
+func (o *Orchestrator) reemitToolMessage(ctx context.Context, taskID, toolID string, byTool map[string]store.PermissionDecision) {
+	m, ok, err := store.MessageWithTool(ctx, o.db.R, taskID, toolID)
+	if err != nil {
+		o.log.Warn("orchestrator: find the tool's message", "task", taskID, "tool", toolID, "err", err)
+	}
+	if !ok {
+		return
+	}
+	m = decorate(m, byTool)
+	o.emitter(taskID).message(agent.Event{Type: agent.EventMessage, Message: &m}, time.Time{})
 }
 
 // decorate returns m with the decisions about its tool calls in metadata.

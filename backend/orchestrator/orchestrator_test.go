@@ -178,6 +178,17 @@ func TestPermissionAlwaysForProjectAppliedToNextRequest(t *testing.T) {
 	if !sawDecision {
 		t.Fatal("no permission:decided event for the rule")
 	}
+	// The tool's message, already shown, is emitted again with the decision.
+	waitFor(t, "decorated tool message", func() bool {
+		for _, e := range h.rec.agentEvents("t2") {
+			if m := e.Event.Message; m != nil && m.ID == "b1" {
+				if md, ok := m.Metadata["permissionDecisions"].(map[string]any); ok && md["tool-r2"] != nil {
+					return true
+				}
+			}
+		}
+		return false
+	})
 	// A chained command is not covered by the prefix rule.
 	s2.send(permEv("r3", "Bash", "npm test && rm -rf ~"))
 	waitStatus(t, h.db, "t2", store.StatusWaiting)

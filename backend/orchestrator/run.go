@@ -410,6 +410,9 @@ func (r *run) handleBatches(bs []agent.Batch) {
 	for _, e := range emits {
 		e()
 	}
+	for _, d := range decided {
+		o.reemitToolMessage(ctx, r.taskID, d.ToolID, r.decisions)
+	}
 	if reqDirty {
 		o.emitRequests(ctx, r.taskID)
 	}

@@ -188,3 +188,25 @@ func RewriteMessage(ctx context.Context, q SQLRunner, rowID int64, data []byte, 
 	}
 	return nil
 }
+
+// MessageWithTool returns the latest message of task taskID holding a
+// tool-use part with tool id toolID; ok is false when there is none.
+func MessageWithTool(ctx context.Context, q SQLRunner, taskID, toolID string) (m agent.Message, ok bool, err error) {
+	if toolID == "" {
+		return m, false, nil
+	}
+	var data string
+	err = q.QueryRowContext(ctx, `SELECT a.normalizedData FROM agent_messages a, json_each(a.normalizedData, '$.parts') p
+		WHERE a.taskId = ? AND json_extract(p.value, '$.type') = 'tool-use' AND json_extract(p.value, '$.toolId') = ?
+		ORDER BY a.messageIndex DESC LIMIT 1`, taskID, toolID).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("store: message with tool %s of task %s: %w", toolID, taskID, err)
+	}
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		return m, false, fmt.Errorf("store: message with tool %s: decode: %w", toolID, err)
+	}
+	return m, true, nil
+}
