@@ -1,0 +1,261 @@
+package agentmgr
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// Health is the result of starting an agent for real.
+type Health struct {
+	Backend agent.BackendType `json:"backend"`
+	OK      bool              `json:"ok"`
+	// Detail says what answered (or what failed).
+	Detail     string `json:"detail"`
+	DurationMs int64  `json:"durationMs"`
+}
+
+// Health starts spec's agent and checks it answers: Claude Code's
+// initialize control request over stream-json, OpenCode's
+// /global/health, an ACP agent's initialize; others only `--version`.
+// It runs in a scratch directory, never in a project.
+func (m *Manager) Health(ctx context.Context, spec Spec) Health {
+	start := time.Now()
+	h := Health{Backend: spec.Backend}
+	detail, err := m.health(ctx, spec)
+	h.DurationMs = time.Since(start).Milliseconds()
+	if err != nil {
+		h.Detail = err.Error()
+		return h
+	}
+	h.OK, h.Detail = true, detail
+	return h
+}
+
+func (m *Manager) health(ctx context.Context, spec Spec) (string, error) {
+	set, err := m.Settings(ctx, spec.Backend)
+	if err != nil {
+		return "", err
+	}
+	path, _, err := m.Resolve(spec, set.BinaryPath)
+	if err != nil {
+		return "", err
+	}
+	env := set.envList()
+	ctx, cancel := context.WithTimeout(ctx, m.opt.HealthTimeout)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "jc-health-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	switch spec.Probe {
+	case ProbeClaude:
+		args := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+			"--permission-prompt-tool", "stdio", "--permission-mode", "default"}
+		return m.stdioProbe(ctx, path, args, append([]string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}, env...), dir,
+			`{"type":"control_request","request_id":"jc_health_1","request":{"subtype":"initialize"}}`, claudeAnswer)
+	case ProbeACP:
+		args := append(append([]string{}, spec.Args...), set.ExtraArgs...)
+		return m.stdioProbe(ctx, path, args, env, dir,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}`,
+			acpAnswer)
+	case ProbeOpenCode:
+		return m.openCodeProbe(ctx, path, env, dir)
+	default:
+		v, err := m.Version(ctx, path, env)
+		if err != nil {
+			return "", err
+		}
+		return "--version answered " + v + " (no deeper check for this agent)", nil
+	}
+}
+
+// claudeAnswer recognizes the initialize control_response.
+func claudeAnswer(line []byte) (string, bool, error) {
+	var f struct {
+		Type     string `json:"type"`
+		Response struct {
+			Subtype   string `json:"subtype"`
+			RequestID string `json:"request_id"`
+			Error     string `json:"error"`
+			Response  struct {
+				Models   []json.RawMessage `json:"models"`
+				Commands []json.RawMessage `json:"commands"`
+			} `json:"response"`
+		} `json:"response"`
+	}
+	if json.Unmarshal(line, &f) != nil || f.Type != "control_response" || f.Response.RequestID != "jc_health_1" {
+		return "", false, nil
+	}
+	if f.Response.Subtype != "success" {
+		return "", true, fmt.Errorf("initialize failed: %s", f.Response.Error)
+	}
+	return fmt.Sprintf("initialize answered (%d models, %d commands)", len(f.Response.Response.Models), len(f.Response.Response.Commands)), true, nil
+}
+
+// acpAnswer recognizes the initialize result.
+func acpAnswer(line []byte) (string, bool, error) {
+	var f struct {
+		ID     json.RawMessage `json:"id"`
+		Result *struct {
+			ProtocolVersion int `json:"protocolVersion"`
+			AgentInfo       *struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+			} `json:"agentInfo"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(line, &f) != nil || string(f.ID) != "1" {
+		return "", false, nil
+	}
+	if f.Error != nil {
+		return "", true, fmt.Errorf("initialize failed: %s", f.Error.Message)
+	}
+	if f.Result == nil {
+		return "", true, errors.New("initialize answered without a result")
+	}
+	d := fmt.Sprintf("initialize answered (protocol %d", f.Result.ProtocolVersion)
+	if a := f.Result.AgentInfo; a != nil {
+		d += ", " + a.Name + " " + a.Version
+	}
+	return d + ")", true, nil
+}
+
+// stdioProbe starts path, writes request on stdin and reads stdout lines
+// until match recognizes the answer.
+func (m *Manager) stdioProbe(ctx context.Context, path string, args, env []string, dir, request string,
+	match func([]byte) (string, bool, error)) (string, error) {
+	cmd := command(ctx, path, args, env, dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	tail := &tailWriter{max: 4 << 10}
+	cmd.Stderr = tail
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("start %s: %w", path, err)
+	}
+	defer func() {
+		stdin.Close()
+		_ = cmd.Cancel()
+		_ = cmd.Wait()
+		killGroup(cmd)
+	}()
+	if _, err := io.WriteString(stdin, request+"\n"); err != nil {
+		return "", fmt.Errorf("write to %s: %w", path, err)
+	}
+	for line, err := range agent.Lines(stdout) {
+		if err != nil {
+			return "", err
+		}
+		if d, ok, err := match(line); ok {
+			return d, err
+		}
+	}
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("no answer in %s: %s", m.opt.HealthTimeout, tail.String())
+	}
+	return "", fmt.Errorf("exited without answering: %s", tail.String())
+}
+
+// openCodeProbe starts `opencode serve` on a free port and waits for
+// /global/health.
+func (m *Manager) openCodeProbe(ctx context.Context, path string, env []string, dir string) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := command(ctx, path, []string{"serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port)}, env, dir)
+	tail := &tailWriter{max: 4 << 10}
+	cmd.Stdout, cmd.Stderr = tail, tail
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("start %s: %w", path, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Cancel()
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+		}
+		killGroup(cmd)
+	}()
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/global/health"
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		req, _ := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			var h struct {
+				Healthy bool   `json:"healthy"`
+				Version string `json:"version"`
+			}
+			derr := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&h)
+			resp.Body.Close()
+			cancel()
+			if derr == nil && h.Healthy {
+				return "server healthy (version " + h.Version + ")", nil
+			}
+			last = fmt.Errorf("GET /global/health: %s", resp.Status)
+		} else {
+			cancel()
+			last = err
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			return "", fmt.Errorf("server exited (%v): %s", err, tail.String())
+		case <-ctx.Done():
+			return "", fmt.Errorf("server not healthy in %s (%v): %s", m.opt.HealthTimeout, last, tail.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// tailWriter keeps the last max bytes written.
+type tailWriter struct {
+	max int
+	mu  sync.Mutex
+	b   []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}

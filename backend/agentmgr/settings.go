@@ -1,0 +1,167 @@
+package agentmgr
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// AgentSettings are one agent's settings on the Agents page.
+type AgentSettings struct {
+	// BinaryPath overrides where the CLI is ("" = PATH, then the app's copy).
+	BinaryPath string `json:"binaryPath"`
+	// ExtraArgs are appended to the agent's command line.
+	ExtraArgs []string `json:"extraArgs"`
+	// Env is added to the agent's environment.
+	Env map[string]string `json:"env"`
+	// DefaultModel and DefaultMode apply when a task sets none.
+	DefaultModel string                `json:"defaultModel"`
+	DefaultMode  agent.InteractionMode `json:"defaultMode"`
+}
+
+// SettingsKey is the settings-table key of backend b's settings.
+func SettingsKey(b agent.BackendType) string { return "agent." + string(b) }
+
+// Mask is what a secret value is shown as.
+const Mask = "••••••••"
+
+var secretRE = regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE)`)
+
+// IsSecretKey reports whether an environment variable name looks like it
+// holds a secret (…KEY, …TOKEN, SECRET, PASSWORD, AUTH…).
+func IsSecretKey(k string) bool { return secretRE.MatchString(k) }
+
+// Masked returns s with the values of secret-looking variables replaced by
+// Mask: what the UI gets and what may be logged.
+func (s AgentSettings) Masked() AgentSettings {
+	out := s
+	out.ExtraArgs = slices.Clone(s.ExtraArgs)
+	out.Env = map[string]string{}
+	for k, v := range s.Env {
+		if IsSecretKey(k) && v != "" {
+			v = Mask
+		}
+		out.Env[k] = v
+	}
+	return out
+}
+
+// String never prints secret values (for logs).
+func (s AgentSettings) String() string {
+	m := s.Masked()
+	return fmt.Sprintf("binary=%q args=%q env=%v model=%q mode=%q", m.BinaryPath, m.ExtraArgs, m.Env, m.DefaultModel, m.DefaultMode)
+}
+
+func (s AgentSettings) envList() []string {
+	out := make([]string, 0, len(s.Env))
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		out = append(out, k+"="+s.Env[k])
+	}
+	return out
+}
+
+// Validate checks the settings.
+func (s AgentSettings) Validate() error {
+	if s.DefaultMode != "" && !s.DefaultMode.Valid() {
+		return fmt.Errorf("agentmgr: unknown mode %q", s.DefaultMode)
+	}
+	for k := range s.Env {
+		if k == "" || strings.ContainsAny(k, "= \t\n") {
+			return fmt.Errorf("agentmgr: bad environment variable name %q", k)
+		}
+	}
+	return nil
+}
+
+// Settings returns backend b's settings (zero when none are stored).
+func (m *Manager) Settings(ctx context.Context, b agent.BackendType) (AgentSettings, error) {
+	var s AgentSettings
+	if m.opt.Settings == nil {
+		return s, nil
+	}
+	v, ok, err := m.opt.Settings.Get(ctx, SettingsKey(b))
+	if err != nil || !ok || v == "" {
+		return s, err
+	}
+	if err := json.Unmarshal([]byte(v), &s); err != nil {
+		return AgentSettings{}, fmt.Errorf("agentmgr: settings of %s: %w", b, err)
+	}
+	return s, nil
+}
+
+// SetSettings stores backend b's settings. An env value equal to Mask
+// keeps the stored value (the UI sends secrets back masked).
+func (m *Manager) SetSettings(ctx context.Context, b agent.BackendType, s AgentSettings) error {
+	if m.opt.Settings == nil {
+		return fmt.Errorf("agentmgr: no settings store")
+	}
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	old, err := m.Settings(ctx, b)
+	if err != nil {
+		return err
+	}
+	env := map[string]string{}
+	for k, v := range s.Env {
+		if v == Mask {
+			v = old.Env[k]
+		}
+		env[k] = v
+	}
+	s.Env = env
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	if err := m.opt.Settings.Set(ctx, SettingsKey(b), string(data)); err != nil {
+		return fmt.Errorf("agentmgr: save settings of %s: %w", b, err)
+	}
+	m.opt.Logger.Info("agentmgr: settings saved", "agent", b, "settings", s.String())
+	return nil
+}
+
+// Configured is a backend whose sessions get the agent's settings: its
+// environment and extra arguments, and its default model and mode when the
+// task sets none.
+type Configured struct {
+	agent.Backend
+	m *Manager
+}
+
+// Wrap returns b with the manager's per-agent settings applied at Start.
+func (m *Manager) Wrap(b agent.Backend) *Configured { return &Configured{Backend: b, m: m} }
+
+// Start implements agent.Backend.
+func (c *Configured) Start(ctx context.Context, cfg agent.Config, prompt string) (agent.Session, error) {
+	s, err := c.m.Settings(ctx, c.Info().Name)
+	if err != nil {
+		return nil, err
+	}
+	return c.Backend.Start(ctx, Apply(cfg, s), prompt)
+}
+
+// Apply merges settings into a session config: the task's own values win.
+func Apply(cfg agent.Config, s AgentSettings) agent.Config {
+	if len(s.Env) > 0 {
+		env := maps.Clone(s.Env)
+		maps.Copy(env, cfg.Env)
+		cfg.Env = env
+	}
+	if len(s.ExtraArgs) > 0 {
+		cfg.ExtraArgs = append(slices.Clone(s.ExtraArgs), cfg.ExtraArgs...)
+	}
+	if cfg.Model == "" {
+		cfg.Model = s.DefaultModel
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = s.DefaultMode
+	}
+	return cfg
+}
