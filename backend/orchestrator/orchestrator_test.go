@@ -555,3 +555,23 @@ func TestCloseStopsEverySession(t *testing.T) {
 		t.Fatalf("start after close: %v", err)
 	}
 }
+
+func TestClosingKeepsIdleTasksAsTheyEnded(t *testing.T) {
+	db := openDB(t)
+	h := newHarness(t, Options{DB: db})
+	ctx := context.Background()
+	addTask(t, db, "t1", "fake", "go")
+	_ = h.o.Start(ctx, "t1")
+	s := h.be.next(t)
+	s.send(completeEv("done"))
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	if err := h.o.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.callsOf("Stop")) != 1 {
+		t.Fatal("idle session not stopped")
+	}
+	if tr := loadTask(t, db, "t1"); tr.Status != store.StatusCompleted || tr.StatusReason != "" {
+		t.Fatalf("idle task after close: %s %q", tr.Status, tr.StatusReason)
+	}
+}

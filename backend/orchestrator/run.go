@@ -464,10 +464,14 @@ func (r *run) finish(waitErr error) {
 	unlock := o.lock(r.taskID)
 	now := store.Now()
 	var newStatus, reason string
+	busy := r.status == store.StatusRunning || r.status == store.StatusWaiting
 	switch {
-	case r.stopping:
+	case r.stopping && busy:
 		newStatus, reason = store.StatusInterrupted, r.stopReason
-	case r.status == store.StatusRunning || r.status == store.StatusWaiting:
+	case r.stopping:
+		// Stopped while idle (the turn had ended): the task keeps how
+		// its last turn ended.
+	case busy:
 		if waitErr != nil {
 			newStatus, reason = store.StatusErrored, waitErr.Error()
 		} else {
