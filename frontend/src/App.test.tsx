@@ -54,3 +54,15 @@ test("applyTheme sets or clears data-theme", () => {
   applyTheme("system", el);
   expect(el.hasAttribute("data-theme")).toBe(false);
 });
+
+test("deleting a task from the list needs a second click", async () => {
+  const user = userEvent.setup();
+  const { api, store } = renderApp({ projects: [makeProject()], tasks: [makeTask({ id: "t1", name: "Fix login" })] });
+  await user.click(await screen.findByText("Fix login"));
+  await user.click(screen.getByRole("button", { name: "Delete Fix login" }));
+  expect(api.calls).not.toContain("deleteTask t1");
+  await user.click(screen.getByRole("button", { name: "Confirm delete Fix login" }));
+  expect(api.calls).toContain("deleteTask t1");
+  expect(screen.queryByTestId("task-row")).toBeNull();
+  expect(store.getState().screen).toEqual({ kind: "empty" });
+});

@@ -2,14 +2,15 @@
 // with its status indicator, backend badge and unread marker. Virtualized:
 // a project can hold any number of tasks.
 
-import { useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useApp } from "../../state/context";
 import { backendInfo, selectedProject } from "../../state/store";
 import type { Task } from "../../bridge/types";
 import { cx } from "../../lib/cx";
 import { relativeTime } from "../../lib/time";
-import { GearIcon, GitIcon, FolderIcon, PlusIcon } from "../../lib/icons";
+import { GearIcon, GitIcon, FolderIcon, PlusIcon, TrashIcon } from "../../lib/icons";
+import { errorMessage } from "../../lib/errors";
 import { Button, IconButton } from "../../lib/ui";
 import { StatusBadge, type TaskIndicator } from "../task-view/StatusBadge";
 import { BackendBadge } from "../settings/BackendBadge";
@@ -145,10 +146,49 @@ function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activ
                   {t.hasUnread ? <span className="jc-unread-dot" aria-label="unread" data-testid="unread-marker" /> : null}
                 </span>
               </button>
+              <DeleteTaskButton task={t} />
             </div>
           );
         })}
       </div>
     </div>
+  );
+}
+
+/** DeleteTaskButton deletes a task after a second click (within 4 s) confirms it. */
+function DeleteTaskButton({ task }: { task: Task }) {
+  const deleteTask = useApp((s) => s.deleteTask);
+  const [armed, setArmed] = useState(false);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    if (!armed) return;
+    const t = setTimeout(() => setArmed(false), 4000);
+    return () => clearTimeout(t);
+  }, [armed]);
+  async function onClick() {
+    if (!armed) {
+      setArmed(true);
+      setError("");
+      return;
+    }
+    try {
+      await deleteTask(task.id);
+    } catch (err) {
+      setArmed(false);
+      setError(errorMessage(err));
+    }
+  }
+  return (
+    <button
+      type="button"
+      className={cx("jc-task-row__delete", armed && "jc-task-row__delete--armed", error && "jc-task-row__delete--error")}
+      aria-label={armed ? `Confirm delete ${taskTitle(task)}` : `Delete ${taskTitle(task)}`}
+      title={error || (armed ? "Click again to delete" : "Delete task")}
+      onClick={() => void onClick()}
+      onBlur={() => setArmed(false)}
+    >
+      <TrashIcon size={13} />
+      {armed ? <span>Delete?</span> : null}
+    </button>
   );
 }
