@@ -15,6 +15,7 @@ import { TaskApiContext } from "../features/task-view/context";
 import { createFakeApi } from "../features/task-view/fakeApi";
 import { bigTranscript, streamEvents } from "./generate";
 import "../styles/index.css";
+import type { Message } from "../timeline/types";
 
 interface Stats {
   n: number;
@@ -63,15 +64,14 @@ async function run() {
   const report = document.getElementById("report")!;
   const log = (s: string) => (report.textContent = s);
 
-  const msgs = bigTranscript(n);
-  const json = JSON.stringify(msgs);
+  const json = JSON.stringify(bigTranscript(n));
   const fake = createFakeApi({ task: { id: "bench", name: `Benchmark: ${n} messages`, status: "completed", backend: "claude-code" } });
   let parseMs = 0;
   let parseAt = 0;
   fake.api.messages = () => {
     const t = performance.now();
     parseAt = t;
-    const out = JSON.parse(json) as typeof msgs;
+    const out = JSON.parse(json) as Message[];
     parseMs = Math.round(performance.now() - t);
     return Promise.resolve(out);
   };
@@ -103,7 +103,7 @@ async function run() {
     (window as unknown as { __perf: unknown }).__perf = { messages: n, rows, openMs, parseMs, heapMB: { afterOpen: heapAfterOpen } };
     log(`open ${openMs} ms (parse ${parseMs} ms)`);
     const mark = (n: string) => Math.round((performance.getEntriesByName(n)[0]?.startTime ?? 0) - t0);
-    (window as unknown as { __perf: Record<string, unknown> }).__perf.phases = { fetchStart: Math.round(parseAt - t0), load: mark("jc:task-view:load"), loaded: mark("jc:task-view:loaded"), firstRows: Math.round(rowsAt - t0) };
+    (window as unknown as { __perf: Record<string, unknown> }).__perf.phases = { fetchStart: Math.round(parseAt - t0), load: mark("jc:task-view:load"), loaded: mark("jc:task-view:loaded"), streamMounted: mark("jc:stream:mounted"), firstRows: Math.round(rowsAt - t0) };
     return;
   }
   // Work per scroll step: from the start of the scroll event (a capturing

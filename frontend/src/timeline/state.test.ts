@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEnvelopes, applyEvent, emptyState, pendingCards, toolView, textOf } from "./state";
+import { applyEnvelopes, applyEvent, emptyState, loadMessages, pendingCards, toolView, textOf } from "./state";
 import { childMessages, toDisplayRows } from "./groups";
 import { queueReducer } from "./queue";
 import { TimelineStore } from "./store";
@@ -237,5 +237,27 @@ describe("tool timing", () => {
     applyEvent(t, msg({ id: "r", role: "user", timestamp: "2020-01-01T00:00:00Z", parts: [{ type: "tool-result", toolId: "t", content: "" }] }));
     v = toolView(t, t.messages.get("a")!.msg.parts![0], "a");
     expect(v.startedAt).toBeUndefined();
+  });
+});
+
+describe("loadMessages", () => {
+  it("gives the same state as applying the messages one by one", () => {
+    const events = [
+      msg({ id: "a", parts: [{ type: "tool-use", toolId: "t", toolName: "Task", kind: "sub-agent" }] }),
+      msg({ id: "c", parentToolUseId: "t", parts: [{ type: "text", text: "child" }] }),
+      msg({ id: "r", role: "user", parts: [{ type: "tool-result", toolId: "t", content: "done" }] }),
+      msg({ id: "res", role: "result", modelUsage: { m: { inputTokens: 1, outputTokens: 1, contextWindow: 10 } } }),
+    ];
+    const a = emptyState();
+    for (const e of events) applyEvent(a, e);
+    const b = emptyState();
+    loadMessages(b, events.map((e) => e.message!));
+    expect(toDisplayRows(b)).toEqual(toDisplayRows(a).map((r) => (r.kind === "notice" ? r : { ...r, rev: b.messages.get(r.id)!.rev })));
+    expect([...b.toolResults.keys()]).toEqual([...a.toolResults.keys()]);
+    expect(b.children).toEqual(a.children);
+    expect(b.modelUsage).toEqual(a.modelUsage);
+    // a message loaded twice is upserted, not duplicated
+    loadMessages(b, [events[0].message!]);
+    expect(b.order).toEqual(["a", "c", "r", "res"]);
   });
 });

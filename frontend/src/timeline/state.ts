@@ -333,9 +333,36 @@ export function applyEnvelopes(s: TimelineState, envs: readonly AgentEventEnvelo
   }
 }
 
-/** loadMessages replaces the state's messages with a stored transcript. */
+/**
+ * loadMessages adds a stored transcript. Messages new to the state take a
+ * fast path (no per-message change tracking: everything is new); the rest
+ * are upserted.
+ */
 export function loadMessages(s: TimelineState, msgs: readonly Message[]): void {
-  for (const m of msgs) upsertMessage(s, m);
+  for (const m of msgs) {
+    if (s.messages.has(m.id)) {
+      upsertMessage(s, m);
+      continue;
+    }
+    s.messages.set(m.id, { msg: m, rev: ++s.revCounter });
+    s.order.push(m.id);
+    const parts = m.parts;
+    if (parts) {
+      for (let i = 0; i < parts.length; i++) {
+        const p = parts[i];
+        if (!p.toolId) continue;
+        if (p.type === "tool-use") s.toolUses.set(p.toolId, { part: p, messageId: m.id });
+        else if (p.type === "tool-result") s.toolResults.set(p.toolId, { part: p, messageId: m.id });
+      }
+    }
+    if (m.parentToolUseId) {
+      const list = s.children.get(m.parentToolUseId);
+      if (list) list.push(m.id);
+      else s.children.set(m.parentToolUseId, [m.id]);
+    }
+    if (m.role === "result" && m.modelUsage && Object.keys(m.modelUsage).length > 0) s.modelUsage = m.modelUsage;
+  }
+  s.structureRev++;
 }
 
 /** setPending replaces the pending cards with the orchestrator's list. */

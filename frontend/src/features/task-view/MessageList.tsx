@@ -73,6 +73,7 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow }: Message
 
   // Open at the bottom.
   useLayoutEffect(() => {
+    performance.mark("jc:stream:mounted");
     scrollToEnd();
   }, [scrollToEnd]);
 

@@ -2,7 +2,7 @@
 // meter), the virtualized message stream, the pending permission/question
 // cards (they stay until answered) and the composer.
 
-import { useCallback, useEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
 import { TimelineStore } from "../../timeline/store";
 import { pendingCards, type RetryInfo } from "../../timeline/state";
 import { queueReducer } from "../../timeline/queue";
@@ -82,7 +82,9 @@ export function TaskView({ taskId }: TaskViewProps) {
   const [unreadFromKey, setUnreadFromKey] = useState<string | null>(null);
   const [busySince, setBusySince] = useState<number>(() => Date.now());
 
-  useEffect(() => {
+  // A layout effect: start loading right after the first commit, not after
+  // the first paint.
+  useLayoutEffect(() => {
     let alive = true;
     setLoaded(false);
     setLoadErr(null);
