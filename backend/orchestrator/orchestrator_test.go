@@ -575,3 +575,16 @@ func TestClosingKeepsIdleTasksAsTheyEnded(t *testing.T) {
 		t.Fatalf("idle task after close: %s %q", tr.Status, tr.StatusReason)
 	}
 }
+
+func TestDeletingARunningTaskStopsItsSession(t *testing.T) {
+	h := newHarness(t, Options{})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	_ = h.o.Start(ctx, "t1")
+	s := h.be.next(t)
+	if _, err := h.db.W.Exec(`DELETE FROM tasks WHERE id = 't1'`); err != nil {
+		t.Fatal(err)
+	}
+	s.send(msgEv("a1", agent.RoleAssistant, "still talking"))
+	waitFor(t, "session stopped", func() bool { return len(s.callsOf("Stop")) == 1 && len(h.o.Running()) == 0 })
+}

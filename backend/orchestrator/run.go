@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -396,7 +397,16 @@ func (r *run) handleBatches(bs []agent.Batch) {
 	})
 	if err != nil {
 		// Nothing of this batch is stored, so nothing is emitted.
-		o.log.Error("orchestrator: store batches", "task", r.taskID, "seq", r.nextSeq, "batches", len(bs), "err", err)
+		if _, lerr := store.LoadTaskRun(ctx, o.db.R, r.taskID); errors.Is(lerr, store.ErrNotFound) {
+			// The task was deleted under a live session: end it.
+			o.log.Info("orchestrator: task deleted while its agent ran; stopping it", "task", r.taskID)
+			if !r.stopping {
+				r.stopping, r.stopReason = true, ReasonStopped
+				go func() { _ = r.stop(context.Background()) }()
+			}
+		} else {
+			o.log.Error("orchestrator: store batches", "task", r.taskID, "seq", r.nextSeq, "batches", len(bs), "err", err)
+		}
 		unlock()
 		return
 	}
