@@ -45,7 +45,30 @@ function sh(cmd, argv, cwd) {
   execFileSync(cmd, argv, { cwd, stdio: "inherit" });
 }
 
+/** requireTools fails early, with the apt package to install, when a program is missing. */
+function requireTools() {
+  const need = [
+    ["xvfb-run", "xvfb xauth"],
+    ["dbus-run-session", "dbus dbus-x11"],
+    [process.env.CHROMIUM || "/usr/bin/chromium", "chromium"],
+    ["go", "(Go toolchain)"],
+    ["git", "git"],
+  ];
+  const missing = need.filter(([bin]) => {
+    try {
+      execFileSync("sh", ["-c", `command -v "${bin}"`], { stdio: "ignore" });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length) {
+    throw new Error(`missing programs: ${missing.map(([b, pkg]) => `${b} (apt-get install ${pkg})`).join(", ")}`);
+  }
+}
+
 async function main() {
+  requireTools();
   if (!noBuild) {
     sh("npx", ["vite", "build", "--logLevel", "warn"], FRONTEND);
     sh("go", ["build", "-tags", "dev,webkit2_41", "-o", DEV_BINARY, "."], REPO);

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 /** start runs cmd in a new process group; output goes to the given stream. */
 export function start(cmd, args, { env, cwd, out }) {
   const child = spawn(cmd, args, { env, cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  child.on("error", (err) => out?.write(`start ${cmd}: ${err.message}\n`));
   child.stdout.on("data", (d) => out?.write(d));
   child.stderr.on("data", (d) => out?.write(d));
   return child;
