@@ -140,7 +140,8 @@ func (a *Async) Notify(_ context.Context, n Notification) error {
 }
 
 // Close stops accepting notifications, delivers what is queued and waits
-// for the goroutine, or gives up (cancelling the one in flight) when ctx ends.
+// for the goroutine, or gives up when ctx ends (cancelling the delivery in
+// flight and leaving the goroutine to finish on its own).
 func (a *Async) Close(ctx context.Context) error {
 	a.mu.Lock()
 	if !a.closed {
@@ -153,8 +154,9 @@ func (a *Async) Close(ctx context.Context) error {
 		a.cancel()
 		return nil
 	case <-ctx.Done():
+		// A notifier stuck in a call that ignores ctx (a hung
+		// notify-send) must not hold up the app's exit.
 		a.cancel()
-		<-a.done
 		return ctx.Err()
 	}
 }

@@ -142,3 +142,21 @@ func TestAsyncNeverBlocksAndDropsWhenFull(t *testing.T) {
 		t.Fatalf("Notify after Close = %v, want ErrClosed", err)
 	}
 }
+
+func TestAsyncCloseGivesUpOnAStuckNotifier(t *testing.T) {
+	stuck := NotifierFunc(func(context.Context, Notification) error { select {} })
+	a := NewAsync(stuck, 2, nil)
+	_ = a.Notify(context.Background(), Notification{Kind: KindError})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- a.Close(ctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Close = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited on a stuck notifier")
+	}
+}
