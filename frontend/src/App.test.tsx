@@ -66,3 +66,16 @@ test("deleting a task from the list needs a second click", async () => {
   expect(screen.queryByTestId("task-row")).toBeNull();
   expect(store.getState().screen).toEqual({ kind: "empty" });
 });
+
+test("keyboard shortcuts open the new-task form, settings and add project", async () => {
+  const user = userEvent.setup();
+  const { store } = renderApp({ projects: [makeProject()] });
+  await screen.findByTestId("project-item");
+  await user.keyboard("{Control>}n{/Control}");
+  expect(store.getState().screen).toEqual({ kind: "new-task", projectId: "p1" });
+  expect(await screen.findByRole("heading", { name: "New task" })).toBeInTheDocument();
+  await user.keyboard("{Control>},{/Control}");
+  expect(store.getState().screen).toEqual({ kind: "settings" });
+  await user.keyboard("{Control>}{Shift>}o{/Shift}{/Control}");
+  expect(screen.getByRole("dialog", { name: "Add project" })).toBeInTheDocument();
+});

@@ -33,6 +33,24 @@ export function App({ store }: { store?: AppStore }) {
   );
 }
 
+/** handleShortcut: Ctrl/Cmd+N new task, Ctrl/Cmd+, settings, Ctrl/Cmd+Shift+O add project. */
+export function handleShortcut(e: KeyboardEvent, store: AppStore): boolean {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey) return false;
+  const s = store.getState();
+  const key = e.key.toLowerCase();
+  if (key === "n" && !e.shiftKey && s.selectedProjectId) {
+    s.openScreen({ kind: "new-task", projectId: s.selectedProjectId });
+  } else if (key === "," && !e.shiftKey) {
+    s.openScreen({ kind: "settings" });
+  } else if (key === "o" && e.shiftKey) {
+    s.setAddProjectOpen(true);
+  } else {
+    return false;
+  }
+  e.preventDefault();
+  return true;
+}
+
 function Shell() {
   const theme = useApp((s) => s.theme);
   const ready = useApp((s) => s.ready);
@@ -50,6 +68,11 @@ function Shell() {
       window.removeEventListener("focus", focus);
       window.removeEventListener("blur", blur);
     };
+  }, [store]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => handleShortcut(e, store);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
   }, [store]);
 
   return (

@@ -134,3 +134,14 @@ describe("app store", () => {
     expect(store.getState().defaultBackend).toBe("opencode");
   });
 });
+
+test("init loads every project's tasks so unread counts show for all", async () => {
+  const api = fakeApi({
+    projects: [makeProject({ id: "p1" }), makeProject({ id: "p2", path: "/b" })],
+    tasks: [makeTask({ id: "a", projectId: "p2", hasUnread: true })],
+  });
+  const store = createAppStore(api, memoryStorage());
+  await store.getState().init();
+  expect(store.getState().selectedProjectId).toBe("p1");
+  expect(store.getState().tasksByProject.p2.map((t) => t.id)).toEqual(["a"]);
+});

@@ -117,7 +117,9 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
           const remembered = storage?.getItem(PROJECT_KEY) ?? null;
           const selected = projects.find((p) => p.id === remembered)?.id ?? projects[0]?.id ?? null;
           set({ projects, backends, defaultBackend, ready: true, loadError: "", selectedProjectId: selected });
+          // Every project's tasks: the sidebar shows unread counts for all of them.
           if (selected) await get().loadTasks(selected);
+          await Promise.all(projects.filter((p) => p.id !== selected).map((p) => get().loadTasks(p.id).catch(() => {})));
           api.sessions
             ?.notificationSettings()
             .then((n) => set({ notifications: n }))
@@ -135,7 +137,7 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
       selectProject(id) {
         if (id) storage?.setItem(PROJECT_KEY, id);
         set({ selectedProjectId: id, screen: { kind: "empty" } });
-        if (id && !get().tasksByProject[id]) void get().loadTasks(id);
+        if (id) void get().loadTasks(id).catch(() => {});
       },
 
       openScreen(screen) {

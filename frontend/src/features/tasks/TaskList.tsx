@@ -81,6 +81,7 @@ export function TaskList() {
         <Button
           variant="primary"
           className="jc-btn--block"
+          title="New task (Ctrl+N)"
           onClick={() => openScreen({ kind: "new-task", projectId: project.id })}
         >
           <PlusIcon size={14} />
