@@ -534,3 +534,41 @@ func TestOpenCode(t *testing.T) {
 		t.Error("an opencode.json was written into the project")
 	}
 }
+
+// TestHealth runs the Agents page's health checks against the real CLIs,
+// with the binary path and environment taken from stored agent settings.
+func TestHealth(t *testing.T) {
+	dir := binDir(t)
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: store.NewSettings(db), HealthTimeout: 90 * time.Second})
+	home := t.TempDir()
+	model := startModel(t, t.TempDir()) // claude waits on an unreachable API before it answers
+	env := map[string]string{"ANTHROPIC_BASE_URL": model.URL(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_DATA_HOME": filepath.Join(home, ".local/share"),
+		"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local/state"), "TMPDIR": t.TempDir(),
+		"ANTHROPIC_API_KEY": "test", "DISABLE_AUTOUPDATER": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+		"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1"}
+	want := map[agent.BackendType]string{agent.BackendClaudeCode: "initialize answered", agent.BackendOpenCode: "server healthy (version " + agentmgr.OpenCodeVersion + ")"}
+	for _, spec := range agentmgr.Specs(nil) {
+		w, ok := want[spec.Backend]
+		if !ok {
+			continue
+		}
+		if err := m.SetSettings(ctx, spec.Backend, agentmgr.AgentSettings{BinaryPath: bin(t, dir, spec.Command), Env: env}); err != nil {
+			t.Fatal(err)
+		}
+		st := m.Status(ctx, spec)
+		if !st.Found || st.Source != agentmgr.SourceSettings || !strings.HasPrefix(st.Version, spec.Pinned) {
+			t.Errorf("%s status %+v, want found with version %s", spec.Backend, st, spec.Pinned)
+		}
+		h := m.Health(ctx, spec)
+		t.Logf("%s: %s health ok=%v %q in %d ms", spec.Backend, st.Version, h.OK, h.Detail, h.DurationMs)
+		if !h.OK || !strings.Contains(h.Detail, w) {
+			t.Errorf("%s health %+v, want ok with %q", spec.Backend, h, w)
+		}
+	}
+}
