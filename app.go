@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// App owns what lives as long as the window: the Wails context (set at
+// startup), the database and the backend registry (released at shutdown).
+type App struct {
+	db  *store.DB
+	reg *agent.Registry
+	// cancel ends the context the services run their calls under.
+	cancel context.CancelFunc
+	// sessions is the orchestrator wiring (orchestrator_wiring.go), set by
+	// main before Wails starts.
+	sessions *sessions
+
+	mu  sync.RWMutex
+	ctx context.Context // the Wails runtime context; nil before startup
+}
+
+// NewApp returns the app around an open database and a registry; cancel
+// is called at shutdown.
+func NewApp(db *store.DB, reg *agent.Registry, cancel context.CancelFunc) *App {
+	return &App{db: db, reg: reg, cancel: cancel}
+}
+
+// startup is Wails' OnStartup: it keeps the runtime context.
+func (a *App) startup(ctx context.Context) {
+	a.mu.Lock()
+	a.ctx = ctx
+	a.mu.Unlock()
+	if a.sessions != nil {
+		a.sessions.start(ctx)
+	}
+}
+
+// shutdown is Wails' OnShutdown: it stops every agent backend, then closes
+// the database.
+func (a *App) shutdown(context.Context) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if a.sessions != nil {
+		a.sessions.stop(ctx) // every agent session first: no orphan processes
+	}
+	if a.reg != nil {
+		if err := a.reg.Dispose(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "jean-claude: stopping agent backends: %v\n", err)
+		}
+	}
+	if a.cancel != nil {
+		a.cancel()
+	}
+	if a.db != nil {
+		if err := a.db.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "jean-claude: closing the database: %v\n", err)
+		}
+	}
+}
+
+// runtimeCtx is the Wails context, or nil before startup.
+func (a *App) runtimeCtx() context.Context {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.ctx
+}
+
+// Emit implements services.Emitter over the Wails event bus. Events before
+// startup (no window yet) are dropped.
+func (a *App) Emit(name string, payload any) {
+	if ctx := a.runtimeCtx(); ctx != nil {
+		runtime.EventsEmit(ctx, name, payload)
+	}
+}
+
+// PickDirectory implements services.Dialogs with the native dialog.
+func (a *App) PickDirectory(title string) (string, error) {
+	ctx := a.runtimeCtx()
+	if ctx == nil {
+		return "", fmt.Errorf("the window is not ready yet")
+	}
+	return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
+}

@@ -1,0 +1,238 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// Project is a project as the frontend sees it.
+type Project struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	Path           string `json:"path"`
+	IsGitRepo      bool   `json:"isGitRepo"`
+	DefaultBackend string `json:"defaultBackend"`
+	DefaultModel   string `json:"defaultModel"`
+	CreatedAt      int64  `json:"createdAt"`
+	UpdatedAt      int64  `json:"updatedAt"`
+}
+
+// NewProjectDTO maps a stored project to its DTO.
+func NewProjectDTO(p store.Project) Project {
+	return Project{
+		ID:             p.ID,
+		Name:           p.Name,
+		Path:           p.Path,
+		IsGitRepo:      p.IsGitRepo,
+		DefaultBackend: string(p.DefaultAgentBackend),
+		DefaultModel:   p.DefaultModel,
+		CreatedAt:      p.CreatedAt,
+		UpdatedAt:      p.UpdatedAt,
+	}
+}
+
+// ProjectService manages projects: local folders the agents work in.
+type ProjectService struct {
+	ctx      context.Context
+	projects *store.Projects
+	settings *store.Settings
+	reg      *agent.Registry
+	dialogs  Dialogs
+}
+
+// NewProjectService returns the project service. ctx bounds every call
+// (the app's lifetime); dialogs may be nil (PickDirectory then fails).
+func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs) *ProjectService {
+	return &ProjectService{ctx: ctx, projects: store.NewProjects(db), settings: store.NewSettings(db), reg: reg, dialogs: dialogs}
+}
+
+// PickDirectory opens the native directory dialog and returns the chosen
+// path, or "" when the user cancelled.
+func (s *ProjectService) PickDirectory() (string, error) {
+	if s.dialogs == nil {
+		return "", errors.New("no directory dialog available")
+	}
+	return s.dialogs.PickDirectory("Add a project folder")
+}
+
+// Add adds the directory at path as a project named after its last path
+// element. The path must exist and be a directory not added yet; a git
+// repository (a .git directory or file) is detected and recorded. The new
+// project's default backend is the global default.
+func (s *ProjectService) Add(path string) (Project, error) {
+	abs, err := cleanPath(path)
+	if err != nil {
+		return Project{}, err
+	}
+	st, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Project{}, invalid("path", err, "path does not exist: %s", abs)
+	}
+	if err != nil {
+		return Project{}, invalid("path", err, "cannot read %s: %v", abs, err)
+	}
+	if !st.IsDir() {
+		return Project{}, invalid("path", nil, "not a directory: %s", abs)
+	}
+	backend, err := defaultBackend(s.ctx, s.settings, s.reg)
+	if err != nil {
+		return Project{}, err
+	}
+	p, err := s.projects.Add(s.ctx, store.NewProject{
+		Name:                projectName(abs),
+		Path:                abs,
+		IsGitRepo:           isGitRepo(abs),
+		DefaultAgentBackend: backend,
+	})
+	if errors.Is(err, store.ErrDuplicate) {
+		return Project{}, invalid("path", err, "project already added: %s", abs)
+	}
+	if err != nil {
+		return Project{}, err
+	}
+	return NewProjectDTO(p), nil
+}
+
+// List returns every project in display order.
+func (s *ProjectService) List() ([]Project, error) {
+	ps, err := s.projects.List(s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Project, len(ps))
+	for i, p := range ps {
+		out[i] = NewProjectDTO(p)
+	}
+	return out, nil
+}
+
+// Get returns one project.
+func (s *ProjectService) Get(id string) (Project, error) {
+	p, err := s.projects.Get(s.ctx, id)
+	if err != nil {
+		return Project{}, notFound("project", id, err)
+	}
+	return NewProjectDTO(p), nil
+}
+
+// Rename sets a project's display name (trimmed, not empty).
+func (s *ProjectService) Rename(id, name string) (Project, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Project{}, invalid("name", nil, "project name is empty")
+	}
+	p, err := s.projects.Rename(s.ctx, id, name)
+	if err != nil {
+		return Project{}, notFound("project", id, err)
+	}
+	return NewProjectDTO(p), nil
+}
+
+// Remove forgets a project and its tasks (the folder itself is untouched).
+func (s *ProjectService) Remove(id string) error {
+	return notFound("project", id, s.projects.Remove(s.ctx, id))
+}
+
+// SetDefaultBackend sets the backend new tasks of the project use. It must
+// be a registered backend.
+func (s *ProjectService) SetDefaultBackend(id, backend string) (Project, error) {
+	b, err := checkBackend(s.reg, backend)
+	if err != nil {
+		return Project{}, err
+	}
+	p, err := s.projects.SetDefaultBackend(s.ctx, id, b)
+	if err != nil {
+		return Project{}, notFound("project", id, err)
+	}
+	return NewProjectDTO(p), nil
+}
+
+// SetDefaultModel sets the model new tasks of the project use ("" = the
+// backend's own default).
+func (s *ProjectService) SetDefaultModel(id, model string) (Project, error) {
+	p, err := s.projects.SetDefaultModel(s.ctx, id, strings.TrimSpace(model))
+	if err != nil {
+		return Project{}, notFound("project", id, err)
+	}
+	return NewProjectDTO(p), nil
+}
+
+// cleanPath makes a user-typed path absolute and clean ("~/" is the home
+// directory).
+func cleanPath(path string) (string, error) {
+	path = strings.TrimSpace(path)
+	if path == "" {
+		return "", invalid("path", nil, "path is empty")
+	}
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", invalid("path", err, "cannot expand ~: %v", err)
+		}
+		path = filepath.Join(home, path[1:])
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", invalid("path", err, "bad path %s: %v", path, err)
+	}
+	return abs, nil
+}
+
+func projectName(abs string) string {
+	if n := filepath.Base(abs); n != "" && n != string(filepath.Separator) && n != "." {
+		return n
+	}
+	return abs
+}
+
+// isGitRepo reports whether dir is the top of a git work tree: it has a .git
+// directory, or a .git file (a linked worktree or a submodule).
+func isGitRepo(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil && (st.IsDir() || st.Mode().IsRegular())
+}
+
+// checkBackend validates a backend name against the registry.
+func checkBackend(reg *agent.Registry, name string) (agent.BackendType, error) {
+	b := agent.BackendType(strings.TrimSpace(name))
+	if b == "" {
+		return "", invalid("backend", nil, "no agent backend given")
+	}
+	if !reg.Has(b) {
+		return "", invalid("backend", &agent.UnknownBackendError{Name: b},
+			"unknown agent backend %q (known: %s)", b, strings.Join(agent.SortedNames(reg.List()), ", "))
+	}
+	return b, nil
+}
+
+// defaultBackend is the global default backend when set and still
+// registered, else the first registered backend.
+func defaultBackend(ctx context.Context, settings *store.Settings, reg *agent.Registry) (agent.BackendType, error) {
+	v, ok, err := settings.Get(ctx, store.SettingDefaultBackend)
+	if err != nil {
+		return "", err
+	}
+	if ok && reg.Has(agent.BackendType(v)) {
+		return agent.BackendType(v), nil
+	}
+	if infos := reg.List(); len(infos) > 0 {
+		return infos[0].Name, nil
+	}
+	return "", errors.New("no agent backend is registered")
+}
+
+// notFound rewrites a store.ErrNotFound into a message for the user.
+func notFound(what, id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%s not found: %s: %w", what, id, store.ErrNotFound)
+	}
+	return err
+}

@@ -1,0 +1,263 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// Indicator is the task list's activity dot.
+type Indicator string
+
+// Indicators.
+const (
+	IndicatorNone    Indicator = "none"    // never run
+	IndicatorIdle    Indicator = "idle"    // ran, not running now
+	IndicatorBusy    Indicator = "busy"    // the agent is working
+	IndicatorWaiting Indicator = "waiting" // the agent waits on the user
+)
+
+// AllIndicators lists Indicator for EnumBind.
+var AllIndicators = []struct {
+	Value  Indicator
+	TSName string
+}{
+	{IndicatorNone, "None"},
+	{IndicatorIdle, "Idle"},
+	{IndicatorBusy, "Busy"},
+	{IndicatorWaiting, "Waiting"},
+}
+
+// AllTaskStatuses lists store.TaskStatus for EnumBind.
+var AllTaskStatuses = []struct {
+	Value  store.TaskStatus
+	TSName string
+}{
+	{store.StatusCreated, "Created"},
+	{store.StatusRunning, "Running"},
+	{store.StatusWaiting, "Waiting"},
+	{store.StatusCompleted, "Completed"},
+	{store.StatusErrored, "Errored"},
+	{store.StatusInterrupted, "Interrupted"},
+}
+
+// IndicatorOf maps a task status to the task list's indicator.
+func IndicatorOf(s store.TaskStatus) Indicator {
+	switch s {
+	case store.StatusRunning:
+		return IndicatorBusy
+	case store.StatusWaiting:
+		return IndicatorWaiting
+	case store.StatusCompleted, store.StatusErrored, store.StatusInterrupted:
+		return IndicatorIdle
+	default:
+		return IndicatorNone
+	}
+}
+
+// Task is a task as the frontend sees it.
+type Task struct {
+	ID              string                `json:"id"`
+	ProjectID       string                `json:"projectId"`
+	Name            string                `json:"name"`
+	Prompt          string                `json:"prompt"`
+	Status          store.TaskStatus      `json:"status"`
+	StatusReason    string                `json:"statusReason"`
+	Indicator       Indicator             `json:"indicator"`
+	Backend         string                `json:"backend"`
+	Model           string                `json:"model"`
+	InteractionMode agent.InteractionMode `json:"interactionMode"`
+	SessionID       string                `json:"sessionId"`
+	HasUnread       bool                  `json:"hasUnread"`
+	CreatedAt       int64                 `json:"createdAt"`
+	UpdatedAt       int64                 `json:"updatedAt"`
+	StartedAt       *int64                `json:"startedAt,omitempty"` // absent: never ran
+	EndedAt         *int64                `json:"endedAt,omitempty"`   // absent: not ended
+}
+
+// NewTaskDTO maps a stored task to its DTO (also the "task:updated"
+// payload the orchestrator emits).
+func NewTaskDTO(t store.Task) Task {
+	d := Task{
+		ID:              t.ID,
+		ProjectID:       t.ProjectID,
+		Name:            t.Name,
+		Prompt:          t.Prompt,
+		Status:          t.Status,
+		StatusReason:    t.StatusReason,
+		Indicator:       IndicatorOf(t.Status),
+		Backend:         string(t.AgentBackend),
+		Model:           t.Model,
+		InteractionMode: t.InteractionMode,
+		SessionID:       t.SessionID,
+		HasUnread:       t.HasUnread,
+		CreatedAt:       t.CreatedAt,
+		UpdatedAt:       t.UpdatedAt,
+	}
+	if t.StartedAt != 0 {
+		d.StartedAt = &t.StartedAt
+	}
+	if t.EndedAt != 0 {
+		d.EndedAt = &t.EndedAt
+	}
+	return d
+}
+
+// CreateTaskInput is what the new-task form sends.
+type CreateTaskInput struct {
+	ProjectID string `json:"projectId"`
+	Prompt    string `json:"prompt"`
+	// Name is optional: empty takes the prompt's first line.
+	Name string `json:"name"`
+	// Backend overrides the project's default backend; empty keeps it.
+	Backend string `json:"backend"`
+	// Model overrides the project's default model; empty keeps it.
+	Model string `json:"model"`
+	// InteractionMode is ask | accept-edits | plan | bypass; empty is ask.
+	InteractionMode string `json:"interactionMode"`
+}
+
+// TaskService manages tasks.
+type TaskService struct {
+	ctx      context.Context
+	tasks    *store.Tasks
+	projects *store.Projects
+	reg      *agent.Registry
+	emit     Emitter
+}
+
+// NewTaskService returns the task service; emit may be nil.
+func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit Emitter) *TaskService {
+	if emit == nil {
+		emit = nopEmitter{}
+	}
+	return &TaskService{ctx: ctx, tasks: store.NewTasks(db), projects: store.NewProjects(db), reg: reg, emit: emit}
+}
+
+// Create creates a task in status "created" (it does not start it). Its
+// backend is in.Backend when given, else the project's default, decided
+// here once and stored; so is its model.
+func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
+	prompt := strings.TrimSpace(in.Prompt)
+	if prompt == "" {
+		return Task{}, invalid("prompt", nil, "prompt is empty")
+	}
+	p, err := s.projects.Get(s.ctx, in.ProjectID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return Task{}, invalid("projectId", err, "project not found: %s", in.ProjectID)
+		}
+		return Task{}, err
+	}
+	backend := p.DefaultAgentBackend
+	if strings.TrimSpace(in.Backend) != "" {
+		backend = agent.BackendType(strings.TrimSpace(in.Backend))
+	}
+	b, err := checkBackend(s.reg, string(backend))
+	if err != nil {
+		return Task{}, err
+	}
+	mode := agent.InteractionMode(strings.TrimSpace(in.InteractionMode))
+	if mode == "" {
+		mode = agent.ModeAsk
+	}
+	if !mode.Valid() {
+		return Task{}, invalid("interactionMode", nil, "invalid interaction mode %q (one of: ask, accept-edits, plan, bypass)", in.InteractionMode)
+	}
+	if be, err := s.reg.Get(b); err == nil {
+		info := be.Info()
+		if ms := info.Capabilities.Modes; len(ms) > 0 && !slices.Contains(ms, mode) {
+			return Task{}, invalid("interactionMode", agent.ErrUnsupported, "%s does not support the %q interaction mode", info.DisplayName, mode)
+		}
+	}
+	model := strings.TrimSpace(in.Model)
+	if model == "" {
+		model = p.DefaultModel
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		name = nameFromPrompt(prompt)
+	}
+	t, err := s.tasks.Create(s.ctx, store.NewTask{
+		ProjectID:       p.ID,
+		Name:            name,
+		Prompt:          prompt,
+		AgentBackend:    b,
+		Model:           model,
+		InteractionMode: mode,
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	dto := NewTaskDTO(t)
+	s.emit.Emit(EventTaskUpdated, dto)
+	return dto, nil
+}
+
+// List returns a project's tasks, newest first.
+func (s *TaskService) List(projectID string) ([]Task, error) {
+	ts, err := s.tasks.List(s.ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Task, len(ts))
+	for i, t := range ts {
+		out[i] = NewTaskDTO(t)
+	}
+	return out, nil
+}
+
+// Get returns one task.
+func (s *TaskService) Get(id string) (Task, error) {
+	t, err := s.tasks.Get(s.ctx, id)
+	if err != nil {
+		return Task{}, notFound("task", id, err)
+	}
+	return NewTaskDTO(t), nil
+}
+
+// Delete removes a task and its history. A running session of the task is
+// the orchestrator's to stop first.
+func (s *TaskService) Delete(id string) error {
+	t, err := s.tasks.Get(s.ctx, id)
+	if err != nil {
+		return notFound("task", id, err)
+	}
+	if err := s.tasks.Delete(s.ctx, id); err != nil {
+		return notFound("task", id, err)
+	}
+	s.emit.Emit(EventTaskDeleted, TaskDeleted{ID: t.ID, ProjectID: t.ProjectID})
+	return nil
+}
+
+// Rename sets a task's display name (trimmed, not empty).
+func (s *TaskService) Rename(id, name string) (Task, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Task{}, invalid("name", nil, "task name is empty")
+	}
+	t, err := s.tasks.Rename(s.ctx, id, name)
+	if err != nil {
+		return Task{}, notFound("task", id, err)
+	}
+	dto := NewTaskDTO(t)
+	s.emit.Emit(EventTaskUpdated, dto)
+	return dto, nil
+}
+
+// nameFromPrompt is the prompt's first line, cut to 60 characters.
+func nameFromPrompt(prompt string) string {
+	line, _, _ := strings.Cut(prompt, "\n")
+	line = strings.TrimSpace(line)
+	const max = 60
+	if utf8.RuneCountInString(line) <= max {
+		return line
+	}
+	r := []rune(line)
+	return strings.TrimSpace(string(r[:max-1])) + "…"
+}

@@ -1,0 +1,125 @@
+// Command jean-claude is the Jean-Claude desktop app: it runs AI coding
+// agents side by side over local git projects. main only wires: it parses
+// the command line, runs a headless subcommand or opens the database,
+// builds the services and hands them to Wails.
+package main
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"os"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agents"
+	"github.com/jean-claude/jean-claude/backend/cli"
+	"github.com/jean-claude/jean-claude/backend/gitx"
+	"github.com/jean-claude/jean-claude/backend/services"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// assets is the built frontend. frontend/dist/.gitkeep (committed, and
+// copied back by every vite build from frontend/public) keeps the pattern
+// valid in a fresh clone before the frontend is built.
+//
+//go:embed all:frontend/dist
+var assets embed.FS
+
+//go:embed build/appicon.png
+var icon []byte
+
+// version is set with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	opt, err := cli.Parse(os.Args[1:], os.Stderr)
+	if err != nil {
+		return cli.ExitUsage
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if opt.Command != cli.CmdGUI {
+		return cli.Run(ctx, opt, cli.Env{
+			Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+			Version: version, Formats: agents.Formats(),
+		})
+	}
+
+	// Open (and migrate) the database before any window: a failed or
+	// dirty migration stops here with the reason on stderr.
+	var db *store.DB
+	if !bindingsBuild {
+		db, err = store.Open(ctx, opt.DB, store.Options{})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "jean-claude: cannot open the database: %v\n", err)
+			return cli.ExitError
+		}
+	}
+	reg := agents.NewRegistry(agents.Options{})
+	app := NewApp(db, reg, cancel)
+	// Git worktrees per task (issue 8); without git, tasks run in the
+	// project folder and the git actions say why they cannot run.
+	gitRunner, gitErr := gitx.New(gitx.Options{})
+	if gitErr != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: %v: tasks run in the project folder\n", gitErr)
+	}
+	workspaces := services.NewWorkspaces(db, gitRunner)
+	sess, err := newSessions(ctx, db, reg, app, workspaces)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
+		return cli.ExitError
+	}
+	app.sessions = sess
+
+	err = wails.Run(&options.App{
+		Title:     "Jean-Claude",
+		Width:     1280,
+		Height:    800,
+		MinWidth:  900,
+		MinHeight: 600,
+		AssetServer: &assetserver.Options{
+			Assets: assets,
+		},
+		OnStartup:  app.startup,
+		OnShutdown: app.shutdown,
+		Bind: []any{
+			services.NewAppService(version, opt.DB),
+			services.NewProjectService(ctx, db, reg, app),
+			services.NewTaskService(ctx, db, reg, app),
+			services.NewSettingsService(ctx, db, reg),
+			sess.svc,
+			services.NewGitService(ctx, workspaces, app),
+		},
+		EnumBind: []any{
+			agent.AllPartTypes,
+			agent.AllEventTypes,
+			agent.AllToolKinds,
+			agent.AllToolStates,
+			agent.AllInteractionModes,
+			agent.AllRoles,
+			services.AllTaskStatuses,
+			services.AllIndicators,
+		},
+		Linux: &linux.Options{
+			Icon:        icon,
+			ProgramName: "jean-claude",
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
+		if db != nil {
+			db.Close()
+		}
+		return cli.ExitError
+	}
+	return cli.ExitOK
+}
