@@ -40,6 +40,7 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
   const active = view.state === "running" || view.state === "pending";
   const now = useNow(active && view.startedAt !== undefined);
   const elapsed = view.startedAt !== undefined ? (view.endedAt ?? (active ? now : undefined)) : undefined;
+  const decision = part.toolId ? state.decisions.get(part.toolId) : undefined;
   const awaiting = [...state.pending.values()].find((c) => c.request.toolId && c.request.toolId === part.toolId);
   return (
     <div
@@ -55,6 +56,11 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
         <span className="jc-tool__spacer" />
         {awaiting ? <span className="jc-chip is-waiting">{awaiting.kind === "question" ? "awaiting your answer" : "awaiting approval"}</span> : null}
         {view.error && view.state === "error" && !view.result ? <span className="jc-chip is-error">{view.error}</span> : null}
+        {decision ? (
+          <span className={`jc-chip ${decision.behavior === "deny" ? "is-error" : "is-decision"}`} title={decision.message || decision.label}>
+            {decision.label || `${decision.behavior === "deny" ? "denied" : "allowed"} ${decision.scope === "once" ? "once" : `for this ${decision.scope}`}`}
+          </span>
+        ) : null}
         {elapsed !== undefined && view.startedAt !== undefined && elapsed - view.startedAt >= 0 && elapsed - view.startedAt < 86_400_000 ? (
           <span className="jc-tool__elapsed">{formatDuration(elapsed - view.startedAt)}</span>
         ) : null}

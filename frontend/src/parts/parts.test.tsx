@@ -271,3 +271,15 @@ describe("every part type of the recordings renders", () => {
     for (const c of container.querySelectorAll(".jc-tool")) expect(c.getAttribute("data-state")).toBe("completed");
   });
 });
+
+describe("permission decisions", () => {
+  it("label the tool card they answered", async () => {
+    const { addDecisions } = await import("../timeline/state");
+    const { StaticTimeline, stateOf } = await import("./testing");
+    const { render } = await import("@testing-library/react");
+    const state = stateOf([m("a", [{ type: "tool-use", toolId: "t", toolName: "Bash", kind: "execute", input: { command: "npm test" } }])]);
+    addDecisions(state, [{ taskId: "x", requestId: "r", toolId: "t", toolName: "Bash", behavior: "allow", scope: "project", source: "rule", label: "allowed by rule: Bash(npm test) for this project", createdAt: 1 }]);
+    const { container } = render(<StaticTimeline state={state} />);
+    expect(card(container, "t").textContent).toContain("allowed by rule: Bash(npm test) for this project");
+  });
+});

@@ -17,6 +17,7 @@ import type {
   ModelUsage,
   Part,
   PendingRequest,
+  PermissionDecision,
   Request,
   Result,
   ToolState,
@@ -78,6 +79,8 @@ export interface TimelineState {
   children: Map<string, string[]>;
   notices: Notice[];
   pending: Map<string, PendingCard>;
+  /** Permission answers by toolId (the latest one). */
+  decisions: Map<string, PermissionDecision>;
   mode?: InteractionMode;
   /** Set while the agent waits out a rate limit; cleared when it moves on. */
   retry?: RetryInfo;
@@ -105,6 +108,7 @@ export function emptyState(): TimelineState {
     children: new Map(),
     notices: [],
     pending: new Map(),
+    decisions: new Map(),
     lastSeq: 0,
     dirty: new Set(),
     structureRev: 0,
@@ -445,4 +449,14 @@ export function pendingCards(list: readonly PendingRequest[] | null | undefined)
     out.push({ kind, request: req });
   }
   return out;
+}
+
+/** addDecisions records permission answers on the tools they answered. */
+export function addDecisions(s: TimelineState, ds: readonly PermissionDecision[]): void {
+  for (const d of ds) {
+    if (!d.toolId) continue;
+    s.decisions.set(d.toolId, d);
+    s.pending.delete(d.requestId);
+    bumpTool(s, d.toolId);
+  }
 }

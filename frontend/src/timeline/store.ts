@@ -3,9 +3,9 @@
 // subscribers are notified once. The display rows are recomputed only when
 // the structure or a revision changed.
 
-import { applyEnvelopes, emptyState, loadMessages, setPending, type PendingCard, type TimelineState } from "./state";
+import { addDecisions, applyEnvelopes, emptyState, loadMessages, setPending, type PendingCard, type TimelineState } from "./state";
 import { toDisplayRows, type DisplayRow } from "./groups";
-import type { AgentEventEnvelope, Message } from "./types";
+import type { AgentEventEnvelope, Message, PermissionDecision } from "./types";
 
 export type Scheduler = (cb: () => void) => void;
 
@@ -74,6 +74,11 @@ export class TimelineStore {
 
   setPending(cards: readonly PendingCard[]): void {
     setPending(this.state, cards);
+    this.publish(true);
+  }
+
+  addDecisions(ds: readonly PermissionDecision[]): void {
+    addDecisions(this.state, ds);
     this.publish(true);
   }
 

@@ -235,3 +235,20 @@ export interface QueuedMessage {
   position: number;
   createdAt: number;
 }
+
+/** An answer given to a permission request, by the user or by a rule ("permission:decided"). */
+export interface PermissionDecision {
+  id?: number;
+  taskId: string;
+  requestId: string;
+  toolId?: string;
+  toolName: string;
+  input?: string;
+  behavior: string; // allow | deny
+  scope: string; // once | task | project
+  source: string; // user | rule
+  ruleId?: string;
+  label: string;
+  message?: string;
+  createdAt: number;
+}

@@ -99,6 +99,9 @@ export function TaskView({ taskId }: TaskViewProps) {
       api.onQueueUpdated((u) => {
         if (u.taskId === taskId) dispatchQueue({ type: "replace", items: u.items ?? [] });
       }),
+      api.onPermissionDecided((u) => {
+        if (u.taskId === taskId) store.addDecisions([u.decision]);
+      }),
       api.onTaskUpdated((t) => {
         if (t.id === taskId) setTask(t);
       }),
@@ -110,6 +113,7 @@ export function TaskView({ taskId }: TaskViewProps) {
         performance.mark("jc:task-view:load");
         store.load(msgs, pendingCards(pending));
         performance.mark("jc:task-view:loaded");
+        api.permissionDecisions(taskId).then((d) => alive && store.addDecisions(d), () => {});
         dispatchQueue({ type: "replace", items: q });
         if (t) setTask(t);
         const rows = store.getSnapshot().rows;

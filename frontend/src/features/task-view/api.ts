@@ -12,8 +12,15 @@ import type {
   InteractionMode,
   Message,
   PendingRequest,
+  PermissionDecision,
   QueuedMessage,
 } from "../../timeline/types";
+
+export interface DecisionUpdate {
+  taskId: string;
+  seq: number;
+  decision: PermissionDecision;
+}
 
 export interface PermissionAnswer {
   behavior: "allow" | "deny";
@@ -65,6 +72,7 @@ export interface TaskApi {
   listBackends(): Promise<BackendInfo[]>;
   messages(taskId: string): Promise<Message[]>;
   pendingRequests(taskId: string): Promise<PendingRequest[]>;
+  permissionDecisions(taskId: string): Promise<PermissionDecision[]>;
   queue(taskId: string): Promise<QueuedMessage[]>;
   sendMessage(taskId: string, text: string): Promise<void>;
   stop(taskId: string): Promise<void>;
@@ -79,6 +87,7 @@ export interface TaskApi {
   onTaskUpdated(cb: (t: TaskInfo) => void): () => void;
   onQueueUpdated(cb: (u: QueueUpdate) => void): () => void;
   onRequestsUpdated(cb: (u: RequestsUpdate) => void): () => void;
+  onPermissionDecided(cb: (u: DecisionUpdate) => void): () => void;
 }
 
 type AnyFn = (...args: unknown[]) => Promise<unknown>;
@@ -112,6 +121,7 @@ export const wailsApi: TaskApi = {
   listBackends: () => call<BackendInfo[] | null>("SettingsService", "ListBackends").then((b) => b ?? []),
   messages: (id) => call<Message[] | null>("SessionService", "Messages", id).then((m) => m ?? []),
   pendingRequests: (id) => call<PendingRequest[] | null>("SessionService", "PendingRequests", id).then((r) => r ?? []),
+  permissionDecisions: (id) => call<PermissionDecision[] | null>("SessionService", "PermissionDecisions", id).then((d) => d ?? []),
   queue: (id) => call<QueuedMessage[] | null>("SessionService", "Queue", id).then((q) => q ?? []),
   sendMessage: (id, text) => call<void>("SessionService", "SendMessage", id, text),
   stop: (id) => call<void>("SessionService", "Stop", id),
@@ -126,4 +136,5 @@ export const wailsApi: TaskApi = {
   onTaskUpdated: (cb) => on("task:updated", cb),
   onQueueUpdated: (cb) => on("queue:updated", cb),
   onRequestsUpdated: (cb) => on("requests:updated", cb),
+  onPermissionDecided: (cb) => on("permission:decided", cb),
 };

@@ -2,8 +2,8 @@
 // serves a stored transcript and lets the caller emit the Wails events the
 // orchestrator would.
 
-import type { AgentEventEnvelope, Message, PendingRequest, QueuedMessage } from "../../timeline/types";
-import type { BackendInfo, PermissionAnswer, QueueUpdate, RequestsUpdate, TaskApi, TaskInfo } from "./api";
+import type { AgentEventEnvelope, Message, PendingRequest, PermissionDecision, QueuedMessage } from "../../timeline/types";
+import type { BackendInfo, DecisionUpdate, PermissionAnswer, QueueUpdate, RequestsUpdate, TaskApi, TaskInfo } from "./api";
 
 export interface FakeCall {
   method: string;
@@ -17,6 +17,7 @@ export interface FakeApi {
   emitTask(t: TaskInfo): void;
   emitQueue(u: QueueUpdate): void;
   emitRequests(u: RequestsUpdate): void;
+  emitDecision(u: DecisionUpdate): void;
 }
 
 export interface FakeSeed {
@@ -25,6 +26,7 @@ export interface FakeSeed {
   pending?: PendingRequest[];
   queue?: QueuedMessage[];
   backends?: BackendInfo[];
+  decisions?: PermissionDecision[];
 }
 
 export function createFakeApi(seed: FakeSeed = {}): FakeApi {
@@ -34,6 +36,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     task: new Set<(t: TaskInfo) => void>(),
     queue: new Set<(u: QueueUpdate) => void>(),
     requests: new Set<(u: RequestsUpdate) => void>(),
+    decisions: new Set<(u: DecisionUpdate) => void>(),
   };
   const rec = (method: string, ...args: unknown[]) => {
     calls.push({ method, args });
@@ -51,6 +54,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     messages: () => Promise.resolve(seed.messages ?? []),
     pendingRequests: () => Promise.resolve(seed.pending ?? []),
     queue: () => Promise.resolve(seed.queue ?? []),
+    permissionDecisions: () => Promise.resolve(seed.decisions ?? []),
     sendMessage: (id, text) => rec("sendMessage", id, text),
     stop: (id) => rec("stop", id),
     respondToPermission: (id, rid, a: PermissionAnswer) => rec("respondToPermission", id, rid, a),
@@ -64,6 +68,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     onTaskUpdated: (cb) => sub(subs.task, cb),
     onQueueUpdated: (cb) => sub(subs.queue, cb),
     onRequestsUpdated: (cb) => sub(subs.requests, cb),
+    onPermissionDecided: (cb) => sub(subs.decisions, cb),
   };
   return {
     api,
@@ -72,5 +77,6 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     emitTask: (t) => subs.task.forEach((f) => f(t)),
     emitQueue: (u) => subs.queue.forEach((f) => f(u)),
     emitRequests: (u) => subs.requests.forEach((f) => f(u)),
+    emitDecision: (u) => subs.decisions.forEach((f) => f(u)),
   };
 }
