@@ -16,6 +16,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/cli"
 	"github.com/jean-claude/jean-claude/backend/gitx"
@@ -64,7 +65,9 @@ func run() int {
 			return cli.ExitError
 		}
 	}
-	reg := agents.NewRegistry(agents.Options{})
+	aw := newAgentsWiring(ctx, db, opt.DB)
+	reg := agents.NewRegistry(aw.opt)
+	aw.wrap(reg)
 	app := NewApp(db, reg, cancel)
 	// Git worktrees per task (issue 8); without git, tasks run in the
 	// project folder and the git actions say why they cannot run.
@@ -97,6 +100,7 @@ func run() int {
 			services.NewTaskService(ctx, db, reg, app),
 			services.NewSettingsService(ctx, db, reg),
 			sess.svc,
+			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),
 			services.NewGitService(ctx, workspaces, app),
 		},
 		EnumBind: []any{

@@ -22,13 +22,17 @@ type Options struct {
 	// ACPAgents are the user-added ACP agents (settings key acp.SettingsKey,
 	// read with acp.ParseConfigs); the presets are always registered.
 	ACPAgents []acp.Config
+	// OpenCodeEnv is the environment of the shared `opencode serve` (the
+	// agent's settings env and OPENCODE_CONFIG): OpenCode sessions share
+	// one server, so agent.Config.Env cannot reach it.
+	OpenCodeEnv map[string]string
 }
 
 // NewRegistry returns a registry holding every backend.
 func NewRegistry(opt Options) *agent.Registry {
 	r := agent.NewRegistry()
 	r.Register(claude.New(claude.Options{Binary: opt.Binaries[agent.BackendClaudeCode]}))
-	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode]}))
+	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode], Env: opt.OpenCodeEnv}))
 	r.Register(gemini.New(gemini.Options{Binary: opt.Binaries[agent.BackendGemini]}))
 	r.Register(codex.New(codex.Options{Binary: opt.Binaries[agent.BackendCodex]}))
 	for _, c := range append(acp.Presets(), opt.ACPAgents...) {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/acp"
+	"github.com/jean-claude/jean-claude/backend/agentmgr"
+	"github.com/jean-claude/jean-claude/backend/agents"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// agentsWiring is the Agents page's side of startup: the agent manager
+// (data dir next to the database), the registry options it implies (the
+// app's own installed CLIs when the user has none on PATH, the configured
+// binary paths, user-added ACP agents, OpenCode's generated config) and the
+// known agent specs.
+type agentsWiring struct {
+	mgr   *agentmgr.Manager
+	opt   agents.Options
+	specs []agentmgr.Spec
+}
+
+func newAgentsWiring(ctx context.Context, db *store.DB, dbPath string) *agentsWiring {
+	dataDir := filepath.Dir(dbPath)
+	var settings agentmgr.SettingsStore
+	var extra []acp.Config
+	if db != nil {
+		s := store.NewSettings(db)
+		settings = s
+		if v, ok, err := s.Get(ctx, acp.SettingsKey); err == nil && ok && v != "" {
+			if cs, err := acp.ParseConfigs([]byte(v)); err == nil {
+				extra = cs
+			} else {
+				fmt.Fprintf(os.Stderr, "jean-claude: ignoring the user-added ACP agents: %v\n", err)
+			}
+		}
+	}
+	mgr := agentmgr.New(agentmgr.Options{DataDir: dataDir, Settings: settings})
+	specs := agentmgr.Specs(extra)
+	opt := agents.Options{DataDir: dataDir, ACPAgents: extra}
+	if db != nil {
+		opt.Binaries = mgr.Binaries(ctx, specs)
+		opt.OpenCodeEnv = openCodeEnv(ctx, mgr, dataDir)
+	}
+	return &agentsWiring{mgr: mgr, opt: opt, specs: specs}
+}
+
+// openCodeEnv is the shared OpenCode server's environment: the agent's
+// settings env plus OPENCODE_CONFIG, a config generated into the data dir
+// from its default model and mode (sessions still get their own mode's
+// permission rules from the backend).
+func openCodeEnv(ctx context.Context, mgr *agentmgr.Manager, dataDir string) map[string]string {
+	set, err := mgr.Settings(ctx, agent.BackendOpenCode)
+	if err != nil {
+		return nil
+	}
+	env := map[string]string{}
+	for k, v := range set.Env {
+		env[k] = v
+	}
+	if _, ok := env["OPENCODE_CONFIG"]; !ok {
+		p, err := agentmgr.WriteOpenCodeConfig(dataDir, "server", agentmgr.OpenCodeConfig{Mode: set.DefaultMode, Model: set.DefaultModel})
+		if err == nil {
+			env["OPENCODE_CONFIG"] = p
+		} else {
+			fmt.Fprintf(os.Stderr, "jean-claude: opencode config: %v\n", err)
+		}
+	}
+	return env
+}
+
+// wrap replaces every registered backend with one that applies the
+// agent's settings (env, extra args, default model and mode) at Start.
+func (w *agentsWiring) wrap(reg *agent.Registry) {
+	for _, info := range reg.List() {
+		if b, err := reg.Get(info.Name); err == nil {
+			reg.Register(w.mgr.Wrap(b))
+		}
+	}
+}

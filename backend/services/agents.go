@@ -1,0 +1,189 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agentmgr"
+)
+
+// EventAgentInstallProgress carries agentmgr.Progress while an agent is
+// installed or uninstalled from the Agents page.
+const EventAgentInstallProgress = "agents:install-progress"
+
+// AgentService is the Agents page: every registered backend, whether its
+// CLI is found and which version, a real health check, installing and
+// uninstalling npm-distributed agents into the app's data dir, and the
+// per-agent settings (secrets masked).
+type AgentService struct {
+	ctx   context.Context
+	mgr   *agentmgr.Manager
+	reg   *agent.Registry
+	emit  Emitter
+	specs func() []agentmgr.Spec
+}
+
+// NewAgentService returns the service. specs lists the known agent CLIs
+// (agentmgr.Specs with the user-added ACP agents).
+func NewAgentService(ctx context.Context, mgr *agentmgr.Manager, reg *agent.Registry, emit Emitter, specs func() []agentmgr.Spec) *AgentService {
+	return &AgentService{ctx: ctx, mgr: mgr, reg: reg, emit: emit, specs: specs}
+}
+
+// AgentView is one row of the Agents page.
+type AgentView struct {
+	agentmgr.Status
+	Registered   bool                   `json:"registered"`
+	Capabilities agent.Capabilities     `json:"capabilities"`
+	Notes        string                 `json:"notes,omitempty"`
+	Settings     agentmgr.AgentSettings `json:"settings"` // secrets masked
+}
+
+// InstallResult is the outcome of an install or uninstall: the npm log
+// (shown on failure) and the agent's new state.
+type InstallResult struct {
+	OK    bool      `json:"ok"`
+	Error string    `json:"error,omitempty"`
+	Log   string    `json:"log"`
+	Agent AgentView `json:"agent"`
+}
+
+func (s *AgentService) spec(backend string) (agentmgr.Spec, error) {
+	if s.mgr == nil {
+		return agentmgr.Spec{}, errors.New("the agent manager is not available")
+	}
+	for _, sp := range s.specs() {
+		if string(sp.Backend) == backend {
+			return sp, nil
+		}
+	}
+	return agentmgr.Spec{}, &InputError{Field: "backend", Msg: fmt.Sprintf("unknown agent %q", backend), Err: agent.ErrUnknownBackend}
+}
+
+func (s *AgentService) view(sp agentmgr.Spec) AgentView {
+	v := AgentView{Status: s.mgr.Status(s.ctx, sp)}
+	if b, err := s.reg.Get(sp.Backend); err == nil {
+		info := b.Info()
+		v.Registered, v.Capabilities, v.Notes = true, info.Capabilities, info.Notes
+		if info.DisplayName != "" {
+			v.DisplayName = info.DisplayName
+		}
+	}
+	if set, err := s.mgr.Settings(s.ctx, sp.Backend); err == nil {
+		v.Settings = set.Masked()
+	} else if v.Error == "" {
+		v.Error = err.Error()
+	}
+	if v.Settings.Env == nil {
+		v.Settings.Env = map[string]string{}
+	}
+	if v.Settings.ExtraArgs == nil {
+		v.Settings.ExtraArgs = []string{}
+	}
+	return v
+}
+
+// List returns every registered backend's agent, detected in parallel
+// (each `--version` is bounded by a timeout).
+func (s *AgentService) List() ([]AgentView, error) {
+	if s.mgr == nil {
+		return nil, errors.New("the agent manager is not available")
+	}
+	var specs []agentmgr.Spec
+	for _, sp := range s.specs() {
+		if s.reg.Has(sp.Backend) {
+			specs = append(specs, sp)
+		}
+	}
+	out := make([]AgentView, len(specs))
+	var wg sync.WaitGroup
+	for i, sp := range specs {
+		wg.Go(func() { out[i] = s.view(sp) })
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// Get returns one agent.
+func (s *AgentService) Get(backend string) (AgentView, error) {
+	sp, err := s.spec(backend)
+	if err != nil {
+		return AgentView{}, err
+	}
+	return s.view(sp), nil
+}
+
+// Health starts the agent for real and reports whether it answered.
+func (s *AgentService) Health(backend string) (agentmgr.Health, error) {
+	sp, err := s.spec(backend)
+	if err != nil {
+		return agentmgr.Health{}, err
+	}
+	return s.mgr.Health(s.ctx, sp), nil
+}
+
+// LatestVersion returns the newest version on npm ("" with an error when
+// npm cannot tell; the page shows nothing then).
+func (s *AgentService) LatestVersion(backend string) (string, error) {
+	sp, err := s.spec(backend)
+	if err != nil {
+		return "", err
+	}
+	return s.mgr.Latest(s.ctx, sp)
+}
+
+// Install installs version ("" = the pinned one, "latest") into the app's
+// data dir, emitting "agents:install-progress" for every npm line. A failed
+// npm run is not an error: the result carries OK=false and the log.
+func (s *AgentService) Install(backend, version string) (InstallResult, error) {
+	sp, err := s.spec(backend)
+	if err != nil {
+		return InstallResult{}, err
+	}
+	log, err := s.mgr.Install(s.ctx, sp, version, s.progress)
+	return s.result(sp, log, err)
+}
+
+// Uninstall removes the app's own copy.
+func (s *AgentService) Uninstall(backend string) (InstallResult, error) {
+	sp, err := s.spec(backend)
+	if err != nil {
+		return InstallResult{}, err
+	}
+	log, err := s.mgr.Uninstall(s.ctx, sp)
+	return s.result(sp, log, err)
+}
+
+func (s *AgentService) progress(p agentmgr.Progress) {
+	if s.emit != nil {
+		s.emit.Emit(EventAgentInstallProgress, p)
+	}
+}
+
+func (s *AgentService) result(sp agentmgr.Spec, log string, err error) (InstallResult, error) {
+	var ie *agentmgr.InstallError
+	switch {
+	case err == nil:
+		return InstallResult{OK: true, Log: log, Agent: s.view(sp)}, nil
+	case errors.As(err, &ie):
+		return InstallResult{Error: err.Error(), Log: ie.Log, Agent: s.view(sp)}, nil
+	default:
+		return InstallResult{}, err
+	}
+}
+
+// SaveSettings stores the agent's settings and returns them masked. Env
+// values still equal to the mask keep their stored secret. A new binary
+// path is used by sessions started after the next app start.
+func (s *AgentService) SaveSettings(backend string, set agentmgr.AgentSettings) (AgentView, error) {
+	sp, err := s.spec(backend)
+	if err != nil {
+		return AgentView{}, err
+	}
+	if err := s.mgr.SetSettings(s.ctx, sp.Backend, set); err != nil {
+		return AgentView{}, &InputError{Field: "settings", Msg: err.Error(), Err: err}
+	}
+	return s.view(sp), nil
+}
