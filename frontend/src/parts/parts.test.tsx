@@ -283,3 +283,12 @@ describe("permission decisions", () => {
     expect(card(container, "t").textContent).toContain("allowed by rule: Bash(npm test) for this project");
   });
 });
+
+describe("todo updates that carry only ids", () => {
+  it("take the item's text from earlier todo results", () => {
+    const { container } = renderEvents(FIXTURES["claude-synthetic"].events);
+    const upd = card(container, "toolu_tu");
+    expect(upd.querySelector(".jc-todo__text")!.textContent).toBe("Write tests");
+    expect(upd.querySelector(".jc-todo")!.className).toContain("is-in_progress");
+  });
+});

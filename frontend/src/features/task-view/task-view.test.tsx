@@ -214,4 +214,23 @@ describe("TaskView", () => {
     act(() => fx.events.forEach((event, i) => fake.emitAgent({ taskId: "t2", seq: i + 1, event })));
     await waitFor(() => expect(screen.getByTestId("message-stream")).toHaveAttribute("data-rows", "5"));
   });
+
+  it("marks where unread messages start", async () => {
+    const fx = FIXTURES["claude-main-print-bypass"];
+    const msgs = storedMessages(fx);
+    // The user last saw the first assistant message.
+    const firstAssistant = msgs.find((m) => m.role === "assistant")!;
+    localStorage.setItem("jc:last-seen:t3", firstAssistant.id);
+    const fake = createFakeApi({ task: { id: "t3", status: "completed", hasUnread: true }, messages: msgs });
+    render(
+      <TaskApiContext.Provider value={fake.api}>
+        <TaskView taskId="t3" />
+      </TaskApiContext.Provider>,
+    );
+    await waitFor(() => expect(document.querySelector(".jc-unread-divider")).not.toBeNull());
+    const row = document.querySelector(".jc-unread-divider")!.closest("[data-index]")!;
+    // the divider sits on the row after the last one seen
+    expect(row.querySelector(".jc-msg")!.textContent).not.toContain("I'll create hello.txt");
+    await waitFor(() => expect(localStorage.getItem("jc:last-seen:t3")).toBe(msgs[msgs.length - 1].id));
+  });
 });

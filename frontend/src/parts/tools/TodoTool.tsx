@@ -40,8 +40,24 @@ export function todoChanges(oldTodos: readonly TodoItem[], newTodos: readonly To
 
 const ICON: Record<string, string> = { completed: "✓", in_progress: "◐", pending: "○", cancelled: "✕" };
 
+/**
+ * knownContent finds a todo's text by id in the task's other todo results:
+ * an update (Claude's TaskUpdate) may carry only the id and new status.
+ */
+function knownContent(p: ToolProps, id: string): string {
+  for (const r of p.state.toolResults.values()) {
+    const sr = r.part.structuredResult;
+    if (sr?.kind !== "todo") continue;
+    for (const t of [...(sr.newTodos ?? []), ...(sr.oldTodos ?? [])]) if (t.id === id && t.content) return t.content;
+  }
+  return "";
+}
+
 function Body(p: ToolProps) {
-  const { oldTodos, newTodos } = todoLists(p);
+  const lists = todoLists(p);
+  const fill = (t: TodoItem): TodoItem => (t.content || !t.id ? t : { ...t, content: knownContent(p, t.id) || `#${t.id}` });
+  const oldTodos = lists.oldTodos.map(fill);
+  const newTodos = lists.newTodos.map(fill);
   const changes = todoChanges(oldTodos, newTodos);
   return (
     <ul className="jc-todos">
