@@ -61,8 +61,11 @@ test("a hanging agent shows busy until stopped; tasks made elsewhere appear with
   assertEqual(await r.locator("[data-status]").getAttribute("data-status"), "none", "not started yet");
   await page.evaluate((id) => window.go.services.SessionService.Start(id), hung.id);
   await waitAttr(r.locator("[data-status]"), "data-status", "busy");
+  const projectItem = page.getByTestId("project-item").filter({ hasText: repo.split("/").pop() });
+  await waitAttr(projectItem.locator("[data-activity]"), "data-activity", "busy");
   await page.evaluate((id) => window.go.services.SessionService.Stop(id), hung.id);
   await waitAttr(r.locator("[data-status]"), "data-status", "idle");
+  await projectItem.locator("[data-activity]").waitFor({ state: "detached" });
   const status = await r.getAttribute("data-task-status");
   assert(status === "interrupted" || status === "completed", `stopped task ends interrupted, got ${status}`);
 

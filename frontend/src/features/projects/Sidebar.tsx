@@ -1,7 +1,7 @@
 // Sidebar: the list of projects, the add-project button, settings and theme.
 
 import { useApp } from "../../state/context";
-import { unreadCount } from "../tasks/reducers";
+import { projectActivity, unreadCount } from "../tasks/reducers";
 import { cx } from "../../lib/cx";
 import { FolderIcon, GearIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SunIcon } from "../../lib/icons";
 import { IconButton } from "../../lib/ui";
@@ -41,6 +41,7 @@ export function Sidebar() {
       <ul className="jc-project-list" role="list">
         {projects.map((p) => {
           const unread = unreadCount(tasksByProject[p.id]);
+          const activity = projectActivity(tasksByProject[p.id]);
           return (
             <li key={p.id}>
               <button
@@ -53,6 +54,14 @@ export function Sidebar() {
               >
                 <span className="jc-project-item__icon">{p.isGitRepo ? <GitIcon size={14} /> : <FolderIcon size={14} />}</span>
                 <span className="jc-project-item__name">{p.name}</span>
+                {activity ? (
+                  <span
+                    className={`jc-activity jc-activity--${activity}`}
+                    data-activity={activity}
+                    aria-label={activity === "waiting" ? "a task is waiting for you" : "an agent is working"}
+                    title={activity === "waiting" ? "A task is waiting for you" : "An agent is working"}
+                  />
+                ) : null}
                 {unread > 0 ? (
                   <span className="jc-count" aria-label={`${unread} unread`}>
                     {unread}

@@ -1,4 +1,4 @@
-import { removeTask, sortTasks, taskTitle, unreadCount, upsertTask } from "./reducers";
+import { projectActivity, removeTask, sortTasks, taskTitle, unreadCount, upsertTask } from "./reducers";
 import { makeTask } from "../../test/fakeApi";
 
 describe("task list reducers", () => {
@@ -46,4 +46,11 @@ describe("task list reducers", () => {
     expect(unreadCount([makeTask({ hasUnread: true }), makeTask({ id: "b" }), makeTask({ id: "c", hasUnread: true })])).toBe(2);
     expect(unreadCount(undefined)).toBe(0);
   });
+});
+
+test("projectActivity: waiting beats busy; server indicator first", () => {
+  expect(projectActivity(undefined)).toBe("");
+  expect(projectActivity([makeTask({ status: "completed", indicator: "idle" })])).toBe("");
+  expect(projectActivity([makeTask({ status: "running" }), makeTask({ id: "b", status: "completed" })])).toBe("busy");
+  expect(projectActivity([makeTask({ status: "running" }), makeTask({ id: "b", status: "running", indicator: "waiting" })])).toBe("waiting");
 });

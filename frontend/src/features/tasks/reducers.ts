@@ -30,6 +30,18 @@ export function taskTitle(task: Pick<Task, "name" | "prompt">): string {
   return first.length > 80 ? first.slice(0, 79) + "…" : first || "Untitled task";
 }
 
+/** projectActivity is what a project's sidebar entry shows: "waiting" if any
+ * task waits for the user, else "busy" if any runs, else "". */
+export function projectActivity(tasks: Task[] | undefined): "waiting" | "busy" | "" {
+  let busy = false;
+  for (const t of tasks ?? []) {
+    const ind = t.indicator || (t.status === "waiting" ? "waiting" : t.status === "running" ? "busy" : "");
+    if (ind === "waiting") return "waiting";
+    if (ind === "busy") busy = true;
+  }
+  return busy ? "busy" : "";
+}
+
 /** unreadCount counts tasks with unread activity. */
 export function unreadCount(tasks: Task[] | undefined): number {
   return (tasks ?? []).reduce((n, t) => n + (t.hasUnread ? 1 : 0), 0);
