@@ -80,6 +80,7 @@ async function run() {
   await frame();
 
   // --- open
+  performance.mark("jc:perf:open:start");
   const t0 = performance.now();
   const root = createRoot(document.getElementById("bench")!);
   root.render(
@@ -92,6 +93,7 @@ async function run() {
   await frame();
   await frame();
   const openMs = Math.round(performance.now() - t0);
+  performance.mark("jc:perf:open:end");
   const el = document.querySelector<HTMLElement>(".jc-stream")!;
   const rows = Number(el.dataset.rows);
   await sleep(300);
@@ -122,6 +124,7 @@ async function run() {
     { passive: true },
   );
   const scrollIntervals: number[] = [];
+  performance.mark("jc:perf:scroll:start");
   let last = await frame();
   const steps = params.get("only") === "stream" ? 0 : Number(params.get("scrollFrames") ?? 400);
   for (let i = 0; i < steps; i++) {
@@ -137,6 +140,7 @@ async function run() {
     scrollIntervals.push(t - last);
     last = t;
   }
+  performance.mark("jc:perf:scroll:end");
   el.scrollTop = el.scrollHeight;
   await sleep(200);
   gc();
@@ -157,6 +161,7 @@ async function run() {
       prev = t;
     }
   })();
+  performance.mark("jc:perf:stream:start");
   const started = performance.now();
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -174,6 +179,7 @@ async function run() {
   });
   streaming = false;
   await frames;
+  performance.mark("jc:perf:stream:end");
   const budget = 1000 / 60;
   const over = (xs: number[]) => xs.filter((x) => x > budget * 1.5).length;
   gc();
