@@ -389,17 +389,22 @@ func (s *Session) Interrupt(ctx context.Context) error {
 	return nil
 }
 
-// Stop implements agent.Session: it aborts the turn, stops following the
-// session and closes Events. The shared server keeps running.
+// Stop implements agent.Session: it aborts the turn (without waiting for the
+// server's answer), stops following the session and closes Events. The
+// shared server keeps running.
 func (s *Session) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	already := s.stopped
 	s.mu.Unlock()
 	if !already {
 		if c, ok := s.b.srv.running(s.cfg.Cwd); ok { // a dead server has no turn to abort
-			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_ = c.abort(actx, s.id)
-			cancel()
+			// The server answers an abort once the turn has wound down,
+			// seconds under load: send it, but do not wait for it.
+			go func() {
+				actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				_ = c.abort(actx, s.id)
+			}()
 		}
 		s.mu.Lock()
 		s.stopped = true

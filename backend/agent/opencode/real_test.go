@@ -165,9 +165,11 @@ func TestRealOpenCode(t *testing.T) {
 		if !interrupted && ev.Type == agent.EventMessage && ev.Message.Role == agent.RoleAssistant && len(ev.Message.Parts) > 0 {
 			interrupted = true
 			go func() {
+				start := time.Now()
 				if err := s.Interrupt(ctx); err != nil {
 					t.Error(err)
 				}
+				t.Logf("Interrupt took %s", time.Since(start))
 			}()
 		}
 	})
@@ -177,7 +179,43 @@ func TestRealOpenCode(t *testing.T) {
 	}
 	all = append(all, batches...)
 	checkIdentity(t, all)
-	_ = s.Stop(ctx)
+
+	// Stop in the middle of a slow turn: prompt, wait for it to stream, stop.
+	if err := s.SendMessage(ctx, "[scenario:slow] Again."); err != nil {
+		t.Fatal(err)
+	}
+	for streaming := false; !streaming; {
+		select {
+		case bt := <-s.Events():
+			for _, ev := range bt.Events {
+				if ev.Type == agent.EventMessage && ev.Message.Role == agent.RoleAssistant && len(ev.Message.Parts) > 0 {
+					streaming = true
+				}
+			}
+		case <-time.After(liveTimeout):
+			t.Fatal("the slow turn never streamed")
+		}
+	}
+	stopAt := time.Now()
+	if err := s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Stop took %s", time.Since(stopAt))
+	// The abort Stop sent reaches the server: the session goes idle.
+	c, ok := b.srv.running(proj)
+	if !ok {
+		t.Fatal("no server after Stop")
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		st, err := c.status(ctx)
+		if err == nil && st[s.(*Session).ID()] != "busy" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stopped session is still busy (%v, %v)", st, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	pid = b.ServerPID()
 	if err := b.Dispose(ctx); err != nil {
 		t.Fatal(err)
