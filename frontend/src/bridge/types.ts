@@ -28,7 +28,10 @@ export interface BackendInfo {
   name: string;
   displayName: string;
   capabilities: Capabilities;
+  /** A short remark shown where the backend is picked. */
+  notes?: string;
 }
+
 
 export interface Project {
   id: string;

@@ -46,6 +46,7 @@ export function CapabilityList({ info }: { info?: BackendInfo }) {
   if (!info) return null;
   const caps = info.capabilities ?? ({} as Capabilities);
   return (
+    <>
     <ul className="jc-caps" aria-label={`${info.displayName || info.name} capabilities`}>
       {CAPS.map((c) => (
         <li key={c.key} className={cx("jc-cap", caps[c.key] ? "jc-cap--on" : "jc-cap--off")} title={caps[c.key] ? "Supported" : "Not supported"}>
@@ -56,5 +57,7 @@ export function CapabilityList({ info }: { info?: BackendInfo }) {
         </li>
       ))}
     </ul>
+    {info.notes ? <p className="jc-caps__notes">{info.notes}</p> : null}
+    </>
   );
 }
