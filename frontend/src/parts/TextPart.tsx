@@ -1,5 +1,6 @@
 import type { PartProps } from "./types";
 import { Markdown } from "./Markdown";
+import { CopyButton } from "./CopyButton";
 
 export function TextPart({ part, message }: PartProps) {
   const text = part.text ?? "";
@@ -9,6 +10,11 @@ export function TextPart({ part, message }: PartProps) {
   return (
     <div className="jc-part jc-part--text">
       <Markdown text={text} />
+      {text.length > 80 ? (
+        <div className="jc-part__actions">
+          <CopyButton text={text} />
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -52,7 +52,7 @@ export const MessageRow = memo(function MessageRow({ row, state }: MessageRowPro
     );
   }
   return (
-    <div className={`jc-msg jc-msg--${m.role}${m.isError ? " is-error" : ""}`} data-role={m.role}>
+    <div className={`jc-msg jc-msg--${m.role}${m.isError ? " is-error" : ""}`} data-role={m.role} title={m.timestamp || undefined}>
       {parts.map((p, i) => (
         <PartView key={i} part={p} message={m} depth={0} />
       ))}

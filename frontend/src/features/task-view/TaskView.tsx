@@ -169,6 +169,7 @@ export function TaskView({ taskId }: TaskViewProps) {
         </h2>
         <span className="jc-tool__spacer" />
         {task?.backend ? <span className="jc-chip">{backend?.displayName ?? task.backend}</span> : null}
+        {task?.model ? <span className="jc-chip" title="model">{task.model}</span> : null}
         <ContextMeter usage={modelUsage} />
       </header>
       {task?.status === "errored" && task.statusReason ? (
