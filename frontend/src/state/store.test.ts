@@ -145,3 +145,13 @@ test("init loads every project's tasks so unread counts show for all", async () 
   expect(store.getState().selectedProjectId).toBe("p1");
   expect(store.getState().tasksByProject.p2.map((t) => t.id)).toEqual(["a"]);
 });
+
+test("renormalize:progress shows while it runs and clears when done", async () => {
+  const api = fakeApi();
+  const store = createAppStore(api, memoryStorage());
+  await store.getState().init();
+  api.emit("renormalize:progress", { done: 10, total: 40 });
+  expect(store.getState().renormalize).toEqual({ done: 10, total: 40 });
+  api.emit("renormalize:progress", { done: 40, total: 40 });
+  expect(store.getState().renormalize).toBeNull();
+});

@@ -20,6 +20,8 @@ export type Screen =
   | { kind: "settings" };
 
 export interface AppState {
+  /** The bridge, for screens that keep their own data (the Agents page). */
+  api: Api;
   ready: boolean;
   loadError: string;
   projects: Project[];
@@ -32,6 +34,8 @@ export interface AppState {
   addProjectOpen: boolean;
   /** Notification kinds and whether each is on; null until loaded (or when unavailable). */
   notifications: Record<string, boolean> | null;
+  /** Background re-normalization of stored messages, while it runs. */
+  renormalize: { done: number; total: number } | null;
   /** Why starting a task's session failed, by task id. */
   startErrors: Record<string, string>;
 
@@ -86,6 +90,7 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
     }
 
     return {
+      api,
       ready: false,
       loadError: "",
       projects: [],
@@ -98,11 +103,18 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
       addProjectOpen: false,
       startErrors: {},
       notifications: null,
+      renormalize: null,
 
       async init() {
         get().dispose();
         subs = [
           api.events.on("task:updated", (payload) => get().applyTaskUpdate(toTask(payload))),
+          api.events.on("renormalize:progress", (payload) => {
+            const p = payload as { done?: number; total?: number } | null;
+            const done = Number(p?.done ?? 0);
+            const total = Number(p?.total ?? 0);
+            set({ renormalize: total > 0 && done < total ? { done, total } : null });
+          }),
           api.events.on("task:deleted", (payload) => {
             const id = (payload as { id?: string } | null)?.id;
             if (id) get().forgetTask(id);

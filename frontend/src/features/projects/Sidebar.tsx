@@ -74,6 +74,7 @@ export function Sidebar() {
         {projects.length === 0 ? <li className="jc-sidebar__empty">No projects yet</li> : null}
       </ul>
 
+      <RenormalizeProgress />
       <div className="jc-sidebar__footer">
         <button
           type="button"
@@ -88,5 +89,22 @@ export function Sidebar() {
         </IconButton>
       </div>
     </nav>
+  );
+}
+
+/** RenormalizeProgress shows the background re-normalization of old messages. */
+function RenormalizeProgress() {
+  const r = useApp((s) => s.renormalize);
+  if (!r) return null;
+  const pct = Math.min(100, Math.round((r.done / r.total) * 100));
+  return (
+    <div className="jc-renorm" role="status" title="Re-reading stored agent output with the current normalizers">
+      <div className="jc-renorm__label">
+        Updating messages… {r.done.toLocaleString()} / {r.total.toLocaleString()}
+      </div>
+      <div className="jc-renorm__bar">
+        <div className="jc-renorm__fill" style={{ width: `${pct}%` }} />
+      </div>
+    </div>
   );
 }
