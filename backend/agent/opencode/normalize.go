@@ -17,6 +17,8 @@ import (
 // Normalizer turns OpenCode frames into normalized events. A frame is one
 // `GET /event` SSE data payload ({"id","type","properties"}) or one line of
 // `opencode run --format json` ({"type","timestamp","sessionID","part"|"error"}).
+// A `GET /global/event` payload ({directory, project, payload}) is unwrapped:
+// its payload is normalized (and is what Raw keeps).
 // It is pure and stateful: it keeps every message it has seen (its latest
 // message.updated frame and the latest frame of each of its parts) so it can
 // re-emit the whole message each time something in it changes.
@@ -201,6 +203,13 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		return n.malformed(frame, err)
 	}
 	if env.Type == "" {
+		// GET /global/event wraps each event: {directory, project, payload}.
+		var g struct {
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(frame, &g) == nil && len(g.Payload) > 0 && g.Payload[0] == '{' {
+			return n.Feed(g.Payload)
+		}
 		return n.malformed(frame, fmt.Errorf("no type"))
 	}
 	if len(env.Properties) == 0 || bytes.Equal(env.Properties, []byte("null")) {
@@ -367,6 +376,7 @@ var noiseTypes = map[string]bool{
 	"tui.command.execute":            true,
 	"tui.toast.show":                 true,
 	"tui.session.select":             true,
+	"sync":                           true, // /global/event's durable copy of the event next to it
 }
 
 // IsNoise reports whether an event type carries nothing for a session.

@@ -26,7 +26,7 @@ func recordings(t testing.TB) []string {
 		}
 		out = append(out, m...)
 	}
-	if len(out) < 11 {
+	if len(out) < 17 {
 		t.Fatalf("only %d recordings in testdata", len(out))
 	}
 	return out
@@ -179,5 +179,33 @@ func TestToolKinds(t *testing.T) {
 		if got := ToolKind(name); got != k {
 			t.Errorf("ToolKind(%s) = %s, want %s", name, got, k)
 		}
+	}
+}
+
+// TestGlobalStreamMatches: the /global/event capture of a scenario gives the
+// same events as its /event capture (the envelope is unwrapped, the "sync"
+// copies are ignored).
+func TestGlobalStreamMatches(t *testing.T) {
+	globals, _ := filepath.Glob("testdata/serve-*.global.sse")
+	if len(globals) != 6 {
+		t.Fatalf("%d global captures", len(globals))
+	}
+	for _, g := range globals {
+		plain := strings.TrimSuffix(g, ".global.sse") + ".sse"
+		t.Run(filepath.Base(g), func(t *testing.T) {
+			want := normalizeAll(readFrames(t, plain))
+			got := normalizeAll(readFrames(t, g))
+			strip := func(evs []agent.Event) []agent.Event {
+				out := make([]agent.Event, len(evs))
+				for i, ev := range evs {
+					ev.Raw = nil
+					out[i] = ev
+				}
+				return out
+			}
+			if d := cmp.Diff(strip(want), strip(got)); d != "" {
+				t.Fatalf("(-/event +/global/event):\n%s", d)
+			}
+		})
 	}
 }
