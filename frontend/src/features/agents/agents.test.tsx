@@ -1,0 +1,92 @@
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { AgentsScreen } from "./AgentsScreen";
+import { createFakeAgentsApi } from "./fake";
+import { envText, isNewer, parseEnv } from "./api";
+
+describe("AgentsScreen", () => {
+  test("lists found and missing agents with version, source and an update notice", async () => {
+    render(<AgentsScreen api={createFakeAgentsApi()} />);
+    const claude = await screen.findByTestId("agent-claude-code");
+    expect(claude).toHaveAttribute("data-found", "true");
+    expect(within(claude).getByText("v2.1.330 (Claude Code)")).toBeInTheDocument();
+    expect(within(claude).getByText("on PATH")).toBeInTheDocument();
+    expect(await within(claude).findByText("update: 2.2.0")).toBeInTheDocument();
+    const oc = screen.getByTestId("agent-opencode");
+    expect(oc).toHaveAttribute("data-found", "false");
+    expect(within(oc).getByText("not found")).toBeInTheDocument();
+    expect(within(oc).getByRole("button", { name: "Check health" })).toBeDisabled();
+    // Not on npm: no install button.
+    const goose = screen.getByTestId("agent-acp.block.goose");
+    expect(within(goose).queryByRole("button", { name: "Install" })).toBeNull();
+    expect(screen.getByText(/1 of 3 agent CLIs found/)).toBeInTheDocument();
+  });
+
+  test("health check shows what answered", async () => {
+    const user = userEvent.setup();
+    render(<AgentsScreen api={createFakeAgentsApi()} />);
+    const claude = await screen.findByTestId("agent-claude-code");
+    await user.click(within(claude).getByRole("button", { name: "Check health" }));
+    expect(await within(claude).findByText(/Healthy: initialize answered \(5 models, 44 commands\) \(2\.4 s\)/)).toBeInTheDocument();
+  });
+
+  test("install from the app: progress, then installed by Jean-Claude; a failure shows the npm log", async () => {
+    const api = createFakeAgentsApi();
+    const user = userEvent.setup();
+    render(<AgentsScreen api={api} />);
+    const oc = await screen.findByTestId("agent-opencode");
+    api.failInstall = "npm error code ETARGET\nnpm error notarget No matching version found for opencode-ai@9.9.9";
+    await user.click(within(oc).getByRole("button", { name: "Install" }));
+    const alert = await within(oc).findByRole("alert");
+    expect(alert).toHaveTextContent("No matching version found");
+    expect(oc).toHaveAttribute("data-found", "false");
+
+    await user.click(within(oc).getByRole("button", { name: "Install" }));
+    await waitFor(() => expect(oc).toHaveAttribute("data-found", "true"));
+    expect(within(oc).getByText("installed by Jean-Claude")).toBeInTheDocument();
+    expect(within(oc).getByRole("button", { name: "Uninstall 1.18.33" })).toBeInTheDocument();
+    expect(within(oc).queryByRole("alert")).toBeNull();
+
+    await user.click(within(oc).getByRole("button", { name: "Uninstall 1.18.33" }));
+    await waitFor(() => expect(oc).toHaveAttribute("data-found", "false"));
+  });
+
+  test("settings: secrets come back masked and keep their value when saved again", async () => {
+    const api = createFakeAgentsApi();
+    const user = userEvent.setup();
+    render(<AgentsScreen api={api} />);
+    const claude = await screen.findByTestId("agent-claude-code");
+    await user.click(within(claude).getByRole("button", { name: "Settings" }));
+    const form = within(claude).getByRole("form", { name: "Claude Code settings" });
+    const env = within(form).getByLabelText("Environment");
+    await user.type(env, "ANTHROPIC_API_KEY=sk-live-123{enter}HTTP_PROXY=http://proxy:8080");
+    await user.type(within(form).getByLabelText("Default model"), "sonnet");
+    await user.selectOptions(within(form).getByLabelText("Default mode"), "plan");
+    await user.click(within(form).getByRole("button", { name: "Save settings" }));
+    await within(form).findByText(/Saved/);
+    expect(env).toHaveValue("ANTHROPIC_API_KEY=••••••••\nHTTP_PROXY=http://proxy:8080");
+    expect(screen.queryByText(/sk-live-123/)).toBeNull();
+    expect(api.stored["claude-code"]).toMatchObject({ defaultModel: "sonnet", defaultMode: "plan", env: { ANTHROPIC_API_KEY: "sk-live-123" } });
+    await user.click(within(form).getByRole("button", { name: "Save settings" }));
+    await waitFor(() => expect(api.stored["claude-code"].env.ANTHROPIC_API_KEY).toBe("sk-live-123"));
+
+    await user.clear(env);
+    await user.type(env, "not a pair");
+    await user.click(within(form).getByRole("button", { name: "Save settings" }));
+    expect(await within(form).findByText("line 1: expected KEY=VALUE")).toBeInTheDocument();
+  });
+});
+
+describe("helpers", () => {
+  test("isNewer compares x.y.z", () => {
+    expect(isNewer("2.2.0", "2.1.330 (Claude Code)")).toBe(true);
+    expect(isNewer("1.18.33", "1.18.33")).toBe(false);
+    expect(isNewer("1.9.0", "1.10.0")).toBe(false);
+    expect(isNewer("", "1.0.0")).toBe(false);
+  });
+  test("env text round trip", () => {
+    expect(parseEnv("# c\nB=2\n\nA=x=y").env).toEqual({ A: "x=y", B: "2" });
+    expect(envText({ B: "2", A: "1" })).toBe("A=1\nB=2");
+    expect(parseEnv("=x").error).toBe("line 1: expected KEY=VALUE");
+  });
+});
