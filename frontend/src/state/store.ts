@@ -54,7 +54,7 @@ export interface AppState {
 
   loadTasks(projectId: string): Promise<void>;
   /** createTask creates the task, opens it and, with start, starts its session. */
-  createTask(input: CreateTaskInput, opts?: { start?: boolean }): Promise<Task>;
+  createTask(input: CreateTaskInput, opts?: { start?: boolean; beforeStart?: (task: Task) => Promise<void> }): Promise<Task>;
   deleteTask(id: string): Promise<void>;
   /** forgetTask drops a task deleted elsewhere. */
   forgetTask(id: string): void;
@@ -220,6 +220,14 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
         const task = await api.tasks.create(input);
         get().applyTaskUpdate(task);
         set({ screen: { kind: "task", taskId: task.id } });
+        if (opts?.beforeStart) {
+          try {
+            await opts.beforeStart(task);
+          } catch (err) {
+            set((s) => ({ startErrors: { ...s.startErrors, [task.id]: errorMessage(err) } }));
+            return task; // don't start with options that did not apply
+          }
+        }
         if (opts?.start && api.sessions) {
           try {
             await api.sessions.start(task.id);

@@ -9,6 +9,7 @@ import { errorMessage } from "../../lib/errors";
 import { GitIcon, FolderIcon, TrashIcon } from "../../lib/icons";
 import { Button, Field } from "../../lib/ui";
 import { BackendSelect, CapabilityList } from "../settings/BackendSelect";
+import { WorktreeSettings } from "../diff/WorktreeSettings";
 
 export function ProjectSettings({ projectId }: { projectId: string }) {
   const project = useApp((s) => s.projects.find((p) => p.id === projectId));
@@ -139,6 +140,14 @@ function ProjectSettingsBody({ project }: { project: Project }) {
           </Button>
         </form>
       </section>
+
+      {project.isGitRepo ? (
+        <section className="jc-card">
+          <h2 className="jc-card__title">Git worktrees</h2>
+          <p className="jc-card__desc">Each task can work in its own worktree and branch, so agents don't step on each other.</p>
+          <WorktreeSettings projectId={project.id} />
+        </section>
+      ) : null}
 
       <section className="jc-card jc-card--danger">
         <h2 className="jc-card__title">Remove project</h2>

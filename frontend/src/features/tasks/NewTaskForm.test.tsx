@@ -4,14 +4,15 @@ import { StoreProvider } from "../../state/context";
 import { createAppStore } from "../../state/store";
 import { BACKENDS, fakeApi, makeProject, memoryStorage } from "../../test/fakeApi";
 import { NewTaskForm, modeNotice, taskFieldForError } from "./NewTaskForm";
+import { createFakeGitProjectApi, type FakeGitProjectApi } from "../diff/fake";
 
-async function setup(project = makeProject({ defaultBackend: "claude-code" })) {
+async function setup(project = makeProject({ defaultBackend: "claude-code" }), gitApi?: FakeGitProjectApi) {
   const api = fakeApi({ projects: [project] });
   const store = createAppStore(api, memoryStorage());
   await store.getState().init();
   render(
     <StoreProvider store={store}>
-      <NewTaskForm projectId={project.id} />
+      <NewTaskForm projectId={project.id} gitApi={gitApi} />
     </StoreProvider>,
   );
   return { api, store, user: userEvent.setup() };
@@ -99,6 +100,39 @@ describe("NewTaskForm", () => {
     const { api, user } = await setup();
     await user.type(screen.getByLabelText("Prompt"), "quick{Control>}{Enter}{/Control}");
     expect(lastCreate(api.calls)).toMatchObject({ prompt: "quick" });
+  });
+
+  test("git options are recorded before the agent starts", async () => {
+    const git = createFakeGitProjectApi();
+    const order: string[] = [];
+    const setTaskOptions = git.setTaskOptions;
+    git.setTaskOptions = async (id, o) => {
+      order.push("git");
+      return setTaskOptions(id, o);
+    };
+    const { api, user } = await setup(undefined, git);
+    const start = api.sessions!.start;
+    api.sessions!.start = async (id) => {
+      order.push("start");
+      return start(id);
+    };
+    const own = await screen.findByRole("checkbox", { name: /Own worktree/ });
+    expect(own).toBeChecked();
+    await user.selectOptions(screen.getByLabelText("Start from branch"), "dev");
+    await user.type(screen.getByLabelText("Prompt"), "hello");
+    await user.click(screen.getByRole("button", { name: "Create task" }));
+    const id = api.tasksDb[0].id;
+    expect(git.calls.find((c) => c.method === "setTaskOptions")?.args).toEqual([id, { useWorktree: null, sourceBranch: "dev" }]);
+    expect(order).toEqual(["git", "start"]);
+  });
+
+  test("without git choices no options are sent", async () => {
+    const git = createFakeGitProjectApi();
+    const { user } = await setup(undefined, git);
+    await screen.findByRole("checkbox", { name: /Own worktree/ });
+    await user.type(screen.getByLabelText("Prompt"), "hello");
+    await user.click(screen.getByRole("button", { name: "Create task" }));
+    expect(git.calls.some((c) => c.method === "setTaskOptions")).toBe(false);
   });
 
   test("notice when the backend has no permissions support in ask mode", async () => {

@@ -2,7 +2,7 @@
 // override defaulting to the project's backend, model and interaction mode.
 // The service's validation error is shown next to the field it concerns.
 
-import { useState, type FormEvent, type KeyboardEvent } from "react";
+import { useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
 import { useApp } from "../../state/context";
 import { backendInfo } from "../../state/store";
 import { INTERACTION_MODES, type BackendInfo, type InteractionMode, type Project } from "../../bridge/types";
@@ -12,6 +12,11 @@ import { cx } from "../../lib/cx";
 import { InfoIcon } from "../../lib/icons";
 import { Button, Field, FormError, Kbd } from "../../lib/ui";
 import { BackendSelect } from "../settings/BackendSelect";
+import { TaskWorktreeOptions } from "../diff/WorktreeSettings";
+import { wailsGitProjectApi, type GitProjectApi } from "../diff/api";
+import type { TaskGitOptions } from "../diff/types";
+
+const DEFAULT_GIT: TaskGitOptions = { useWorktree: null, sourceBranch: "" };
 
 type TaskField = "prompt" | "name" | "backend" | "model" | "mode" | "form";
 
@@ -42,13 +47,15 @@ export function modeNotice(info: BackendInfo | undefined, mode: InteractionMode)
   return "";
 }
 
-export function NewTaskForm({ projectId }: { projectId: string }) {
+export function NewTaskForm({ projectId, gitApi }: { projectId: string; gitApi?: GitProjectApi }) {
   const project = useApp((s) => s.projects.find((p) => p.id === projectId));
   if (!project) return <div className="jc-empty">This project no longer exists.</div>;
-  return <NewTaskFormBody key={project.id} project={project} />;
+  return <NewTaskFormBody key={project.id} project={project} gitApi={gitApi} />;
 }
 
-function NewTaskFormBody({ project }: { project: Project }) {
+function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gitApi?: GitProjectApi }) {
+  const gitApi = useMemo(() => gitApiProp ?? wailsGitProjectApi(), [gitApiProp]);
+  const [git, setGit] = useState<TaskGitOptions>(DEFAULT_GIT);
   const backends = useApp((s) => s.backends);
   const createTask = useApp((s) => s.createTask);
   const openScreen = useApp((s) => s.openScreen);
@@ -78,7 +85,16 @@ function NewTaskFormBody({ project }: { project: Project }) {
         backend: isOverride ? backend : "",
         model: model.trim(),
         interactionMode: mode,
-      }, { start: startNow });
+      }, {
+        start: startNow,
+        // The git choices apply before the agent starts (its worktree is prepared then).
+        beforeStart:
+          git.useWorktree !== null || git.sourceBranch
+            ? async (task) => {
+                await gitApi.setTaskOptions(task.id, git);
+              }
+            : undefined,
+      });
     } catch (err) {
       const msg = errorMessage(err);
       setErrors({ [taskFieldForError(msg)]: msg });
@@ -187,6 +203,9 @@ function NewTaskFormBody({ project }: { project: Project }) {
               </div>
             ) : null}
           </div>
+        </div>
+        <div className="jc-field-indent">
+          <TaskWorktreeOptions projectId={project.id} value={git} onChange={setGit} api={gitApi} />
         </div>
         {notice ? (
           <div className="jc-notice" role="status" data-testid="mode-notice">
