@@ -79,3 +79,10 @@ test("keyboard shortcuts open the new-task form, settings and add project", asyn
   await user.keyboard("{Control>}{Shift>}o{/Shift}{/Control}");
   expect(screen.getByRole("dialog", { name: "Add project" })).toBeInTheDocument();
 });
+
+test("the sidebar opens the Agents page", async () => {
+  const user = userEvent.setup();
+  const { store } = renderApp();
+  await user.click(await screen.findByRole("button", { name: "Agents" }));
+  expect(store.getState().screen).toEqual({ kind: "agents" });
+});

@@ -11,6 +11,7 @@ import { ProjectSettings } from "./features/projects/ProjectSettings";
 import { TaskList } from "./features/tasks/TaskList";
 import { NewTaskForm } from "./features/tasks/NewTaskForm";
 import { SettingsScreen } from "./features/settings/SettingsScreen";
+import { AgentsScreen } from "./features/agents/AgentsScreen";
 
 import { TaskView } from "./features/task-view/TaskView";
 import { SparkIcon } from "./lib/icons";
@@ -121,7 +122,8 @@ function MainPane() {
       return <ProjectSettings projectId={screen.projectId} />;
     case "settings":
       return <SettingsScreen />;
-
+    case "agents":
+      return <AgentsScreen />;
     case "empty":
       return (
         <div className="jc-welcome">

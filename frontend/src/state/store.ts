@@ -17,7 +17,8 @@ export type Screen =
   | { kind: "task"; taskId: string }
   | { kind: "new-task"; projectId: string }
   | { kind: "project-settings"; projectId: string }
-  | { kind: "settings" };
+  | { kind: "settings" }
+  | { kind: "agents" };
 
 export interface AppState {
   /** The bridge, for screens that keep their own data (the Agents page). */

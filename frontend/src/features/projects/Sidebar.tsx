@@ -3,7 +3,7 @@
 import { useApp } from "../../state/context";
 import { projectActivity, unreadCount } from "../tasks/reducers";
 import { cx } from "../../lib/cx";
-import { FolderIcon, GearIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SunIcon } from "../../lib/icons";
+import { FolderIcon, GearIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
 import { IconButton } from "../../lib/ui";
 import type { Theme } from "../../state/store";
 
@@ -76,6 +76,14 @@ export function Sidebar() {
 
       <RenormalizeProgress />
       <div className="jc-sidebar__footer">
+        <button
+          type="button"
+          className={cx("jc-sidebar__footer-btn", screen.kind === "agents" && "jc-sidebar__footer-btn--active")}
+          onClick={() => openScreen({ kind: "agents" })}
+        >
+          <SparkIcon size={14} />
+          Agents
+        </button>
         <button
           type="button"
           className={cx("jc-sidebar__footer-btn", screen.kind === "settings" && "jc-sidebar__footer-btn--active")}
