@@ -1,11 +1,12 @@
 // Task view end to end: real Claude Code / OpenCode backends driven by the
 // project's fake agent programs replaying real recordings (fakeclaude from
-// backend/agent/agenttest, fakeopencode from backend/agent/opencode), through
-// the orchestrator, SQLite and the Wails bridge into the task view.
+// backend/agent/agenttest through the harness's per-repo fakeClaude, and
+// fakeopencode from backend/agent/opencode), through the orchestrator,
+// SQLite and the Wails bridge into the task view.
 //
-// At import (before the harness starts the app) this builds the fakes into a
-// temporary bin directory as `claude` and `opencode` wrappers and puts it
-// first on PATH; each test writes which recording the next run replays.
+// At import (before the harness starts the app) this builds fakeopencode
+// behind an `opencode` wrapper in a temporary bin directory put on PATH; the
+// wrapper replays the recording named in opencode.script there.
 // Screenshots (light and dark) go to frontend/test-results/task-view-*.png.
 // The OpenCode server is one process per app that reads its recording when
 // it starts, so only one OpenCode scenario runs per app (the question).
@@ -18,14 +19,12 @@ import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND, REPO } from "../lib/app.mjs";
 
 const bin = mkdtempSync(join(tmpdir(), "jc-e2e-fakes-"));
-execFileSync("go", ["build", "-o", join(bin, "fakeclaude"), "./backend/agent/agenttest/fakeclaude"], { cwd: REPO, stdio: "inherit" });
 execFileSync("go", ["build", "-o", join(bin, "fakeopencode"), "./backend/agent/opencode/testdata/fakeopencode"], { cwd: REPO, stdio: "inherit" });
 const wrapper = (name, envVar, real, extra = "") => {
   const p = join(bin, name);
   writeFileSync(p, `#!/bin/sh\n${envVar}="$(cat '${join(bin, name + ".script")}' 2>/dev/null)"\nexport ${envVar}\n${extra}exec '${join(bin, real)}' "$@"\n`);
   chmodSync(p, 0o755);
 };
-wrapper("claude", "FAKE_CLAUDE_SCRIPT", "fakeclaude", "FAKE_CLAUDE_LINE_DELAY=15ms\nexport FAKE_CLAUDE_LINE_DELAY\n");
 wrapper("opencode", "FAKE_OC_SCRIPT", "fakeopencode");
 process.env.PATH = `${bin}:${process.env.PATH}`;
 
@@ -34,14 +33,15 @@ const OC_REC = join(REPO, "backend/agent/opencode/testdata");
 const shots = join(FRONTEND, "test-results");
 mkdirSync(shots, { recursive: true });
 
-function replay(backend, file) {
-  writeFileSync(join(bin, `${backend === "opencode" ? "opencode" : "claude"}.script`), file);
+function replayOpenCode(file) {
+  writeFileSync(join(bin, "opencode.script"), file);
 }
 
 const sidebar = (page) => page.getByRole("navigation", { name: "Projects" });
 
-async function newTask(page, makeRepo, { backend, name, prompt, mode = "Ask" }) {
+async function newTask(page, makeRepo, { backend, name, prompt, mode = "Ask", setup }) {
   const repo = makeRepo(name.toLowerCase().replace(/\W+/g, "-"));
+  setup?.(repo);
   await sidebar(page).getByRole("button", { name: "Add project" }).click();
   const dialog = page.getByRole("dialog", { name: "Add project" });
   await dialog.getByLabel("Project folder").fill(repo);
@@ -70,20 +70,46 @@ async function screenshot(page, name) {
   await page.evaluate(() => document.documentElement.setAttribute("data-theme", "light"));
 }
 
+// partTypes walks the whole (virtualized) stream from top to bottom and
+// returns the part classes and tool kinds that rendered on the way.
 async function partTypes(view) {
-  return view.evaluate((el) => {
-    const out = new Set();
-    for (const n of el.querySelectorAll("[class*='jc-part--'], .jc-tool, .jc-result")) {
-      for (const c of n.classList) if (c.startsWith("jc-part--") || c === "jc-tool" || c === "jc-result") out.add(c);
+  return view.evaluate(async (root) => {
+    const el = root.querySelector(".jc-stream");
+    const classes = new Set();
+    const kinds = new Set();
+    const collect = () => {
+      for (const n of root.querySelectorAll("[class*='jc-part--'], .jc-tool, .jc-result")) {
+        for (const c of n.classList) if (c.startsWith("jc-part--") || c === "jc-tool" || c === "jc-result") classes.add(c);
+        const k = n.getAttribute("data-tool-kind");
+        if (k) kinds.add(k);
+      }
+    };
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    if (el) {
+      el.scrollTop = 0;
+      await frame();
+      for (let i = 0; i < 200; i++) {
+        collect();
+        if (el.scrollTop + el.clientHeight >= el.scrollHeight - 2) break;
+        el.scrollTop += Math.max(100, el.clientHeight / 2);
+        await frame();
+      }
     }
-    return [...out].sort();
+    collect();
+    return { classes: [...classes].sort(), kinds: [...kinds].sort() };
   });
 }
 
-test("claude: a recorded run asks permission, a follow-up is queued, the answer lets it finish", async ({ page, open, makeRepo }) => {
-  replay("claude-code", join(CLAUDE_REC, "bidi_perm_allow.jsonl"));
+const claudeReplay = (fakeClaude, file) => (repo) => fakeClaude(repo, { FAKE_CLAUDE_SCRIPT: file, FAKE_CLAUDE_LINE_DELAY: "15ms" });
+
+test("claude: a recorded run asks permission, a follow-up is queued, the answer lets it finish", async ({ page, open, makeRepo, fakeClaude }) => {
   await open();
-  const view = await newTask(page, makeRepo, { backend: "claude-code", name: "Claude permission", prompt: "Create the marker file" });
+  const view = await newTask(page, makeRepo, {
+    backend: "claude-code",
+    name: "Claude permission",
+    prompt: "Create the marker file",
+    setup: claudeReplay(fakeClaude, join(CLAUDE_REC, "bidi_perm_allow.jsonl")),
+  });
   const card = view.getByTestId("permission-card");
   await card.waitFor({ timeout: 30000 });
   assert((await card.innerText()).includes("Bash"), "card names the tool");
@@ -109,15 +135,19 @@ test("claude: a recorded run asks permission, a follow-up is queued, the answer 
   assertEqual(await tool.getAttribute("data-state"), "completed", "tool card completed after allow");
   // the queued follow-up is sent once the turn ends (the fake answers "You said: ...")
   await view.getByText("You said: Now list the directory").waitFor({ timeout: 30000 });
-  const types = await partTypes(view);
-  for (const t of ["jc-part--text", "jc-tool", "jc-result"]) assert(types.includes(t), `renders ${t}: ${types}`);
+  const { classes } = await partTypes(view);
+  for (const t of ["jc-part--text", "jc-tool", "jc-result"]) assert(classes.includes(t), `renders ${t}: ${classes}`);
   await screenshot(page, "claude-done");
 });
 
-test("claude: a question is answered from the card", async ({ page, open, makeRepo }) => {
-  replay("claude-code", join(CLAUDE_REC, "ask_user.jsonl"));
+test("claude: a question is answered from the card", async ({ page, open, makeRepo, fakeClaude }) => {
   await open();
-  const view = await newTask(page, makeRepo, { backend: "claude-code", name: "Claude question", prompt: "Ask me something" });
+  const view = await newTask(page, makeRepo, {
+    backend: "claude-code",
+    name: "Claude question",
+    prompt: "Ask me something",
+    setup: claudeReplay(fakeClaude, join(CLAUDE_REC, "ask_user.jsonl")),
+  });
   const card = view.getByTestId("question-card");
   await card.waitFor({ timeout: 30000 });
   await screenshot(page, "claude-question");
@@ -127,10 +157,14 @@ test("claude: a question is answered from the card", async ({ page, open, makeRe
   await view.getByTestId("result-summary").first().waitFor({ timeout: 30000 });
 });
 
-test("claude: the synthetic recording renders every part type", async ({ page, open, makeRepo }) => {
-  replay("claude-code", join(REPO, "backend/agent/claude/testdata/synthetic_cases.jsonl"));
+test("claude: the synthetic recording renders every part type", async ({ page, open, makeRepo, fakeClaude }) => {
   await open();
-  const view = await newTask(page, makeRepo, { backend: "claude-code", name: "Claude all parts", prompt: "Show everything" });
+  const view = await newTask(page, makeRepo, {
+    backend: "claude-code",
+    name: "Claude all parts",
+    prompt: "Show everything",
+    setup: claudeReplay(fakeClaude, join(REPO, "backend/agent/claude/testdata/synthetic_cases.jsonl")),
+  });
   const q = view.getByTestId("question-card");
   await Promise.race([q.waitFor({ timeout: 30000 }), view.getByTestId("result-summary").first().waitFor({ timeout: 30000 })]);
   if (await q.count()) {
@@ -139,21 +173,26 @@ test("claude: the synthetic recording renders every part type", async ({ page, o
   }
   await view.getByTestId("result-summary").first().waitFor({ timeout: 30000 });
   await view.locator(".jc-part--compact").first().waitFor();
-  const types = await partTypes(view);
-  for (const t of ["jc-part--text", "jc-part--reasoning", "jc-part--compact", "jc-part--status", "jc-tool", "jc-result"]) {
-    assert(types.includes(t), `renders ${t}: ${types}`);
+  const { classes, kinds } = await partTypes(view);
+  for (const t of ["jc-part--text", "jc-part--user-text", "jc-part--reasoning", "jc-part--compact", "jc-part--status", "jc-tool", "jc-result"]) {
+    assert(classes.includes(t), `renders ${t}: ${classes}`);
   }
-  const kinds = await view.locator(".jc-tool").evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute("data-tool-kind")))].sort());
   for (const k of ["ask-user", "edit", "skill", "sub-agent", "todo"]) assert(kinds.includes(k), `tool kind ${k}: ${kinds}`);
-  // the sub-agent's own tool renders inside its card
+  // one summary for the turn, and the sub-agent's own tool renders inside its card
+  await view.evaluate((root) => (root.querySelector(".jc-stream").scrollTop = 0));
   const sub = view.locator('.jc-tool[data-tool-kind="sub-agent"]').first();
+  await sub.waitFor();
   await sub.locator(".jc-tool__header").first().click();
   await sub.locator('.jc-tool[data-tool-kind="search"]').waitFor();
   await screenshot(page, "claude-all-parts");
+  await view.evaluate((root) => (root.querySelector(".jc-stream").scrollTop = 1e9));
+  await page.waitForTimeout(300);
+  assertEqual(await view.getByTestId("result-summary").count(), 1, "one result summary for the turn");
+  await screenshot(page, "claude-all-parts-end");
 });
 
 test("opencode: a recorded run asks a question; the answer is sent", async ({ page, open, makeRepo }) => {
-  replay("opencode", join(OC_REC, "serve-question.sse"));
+  replayOpenCode(join(OC_REC, "serve-question.sse"));
   await open();
   const view = await newTask(page, makeRepo, { backend: "opencode", name: "OpenCode question", prompt: "Which greeting?" });
   const card = view.getByTestId("question-card");
@@ -163,6 +202,8 @@ test("opencode: a recorded run asks a question; the answer is sent", async ({ pa
   await card.getByRole("button", { name: /Send answer/ }).click();
   await card.waitFor({ state: "detached", timeout: 15000 });
   await view.locator(".jc-tool").first().waitFor({ timeout: 30000 });
-  const types = await partTypes(view);
-  for (const t of ["jc-part--text", "jc-tool"]) assert(types.includes(t), `renders ${t}: ${types}`);
+  const { classes, kinds } = await partTypes(view);
+  for (const t of ["jc-part--text", "jc-tool"]) assert(classes.includes(t), `renders ${t}: ${classes}`);
+  assert(kinds.includes("ask-user"), `the question tool has its card: ${kinds}`);
+  await screenshot(page, "opencode-question-done");
 });

@@ -237,7 +237,7 @@ describe("recorded synthetic Claude run (sub-agents, skills, compaction, status)
     expect(container.querySelectorAll(".jc-part--status").length).toBeGreaterThanOrEqual(3);
     expect(container.querySelector(".jc-part--unknown")).toBeNull();
     // malformed frames became error notices
-    expect(container.querySelectorAll(".jc-notice.is-error")).toHaveLength(2);
+    expect(container.querySelectorAll(".jc-tv-notice.is-error")).toHaveLength(2);
   });
 });
 

@@ -261,3 +261,14 @@ describe("loadMessages", () => {
     expect(b.order).toEqual(["a", "c", "r", "res"]);
   });
 });
+
+describe("one summary per turn", () => {
+  it("drops the complete notice when the result message arrives after it", () => {
+    const s = emptyState();
+    applyEvent(s, msg({ id: "u", role: "user", parts: [{ type: "text", text: "go" }] }));
+    applyEvent(s, { type: "complete", result: { isError: true, interrupted: true, reason: "aborted_streaming" } }, 2);
+    applyEvent(s, msg({ id: "res", role: "result", isError: true }));
+    expect(toDisplayRows(s).map((r) => r.kind)).toEqual(["message", "result"]);
+    expect(s.completeOf.get("res")).toMatchObject({ interrupted: true, reason: "aborted_streaming" });
+  });
+});

@@ -79,6 +79,8 @@ export interface TimelineState {
   children: Map<string, string[]>;
   notices: Notice[];
   pending: Map<string, PendingCard>;
+  /** The complete event's result for a result message that arrived after it. */
+  completeOf: Map<string, Result>;
   /** Permission answers by toolId (the latest one). */
   decisions: Map<string, PermissionDecision>;
   mode?: InteractionMode;
@@ -109,6 +111,7 @@ export function emptyState(): TimelineState {
     notices: [],
     pending: new Map(),
     decisions: new Map(),
+    completeOf: new Map(),
     lastSeq: 0,
     dirty: new Set(),
     structureRev: 0,
@@ -158,6 +161,26 @@ function unindex(s: TimelineState, e: MessageEntry): void {
   }
 }
 
+/**
+ * absorbCompleteNotice: when the turn's result message arrives after its
+ * complete event, the notice made for the event goes away (one summary per
+ * turn) and what only the event knew (interrupted, end reason) is kept for
+ * the result row.
+ */
+function absorbCompleteNotice(s: TimelineState, resultId: string): void {
+  const at = s.order.length - 1; // the result message was just appended
+  for (let i = s.notices.length - 1; i >= 0; i--) {
+    const n = s.notices[i];
+    if (n.after < at) break;
+    if (n.kind === "complete") {
+      s.notices.splice(i, 1);
+      if (n.result) s.completeOf.set(resultId, n.result);
+      s.structureRev++;
+      return;
+    }
+  }
+}
+
 /** upsertMessage inserts a message or replaces the one with the same id in place. */
 export function upsertMessage(s: TimelineState, msg: Message, now?: number): void {
   const prev = s.messages.get(msg.id);
@@ -193,6 +216,7 @@ export function upsertMessage(s: TimelineState, msg: Message, now?: number): voi
   if (msg.role === "result" && msg.modelUsage && Object.keys(msg.modelUsage).length > 0) {
     s.modelUsage = msg.modelUsage;
   }
+  if (msg.role === "result" && !prev) absorbCompleteNotice(s, msg.id);
   bump(s, msg.id);
   for (const t of toolsToBump) bumpTool(s, t);
   // A message made only of tool results renders inside the cards it answers:

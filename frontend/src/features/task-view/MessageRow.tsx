@@ -14,7 +14,7 @@ function NoticeRow({ n }: { n: Notice }) {
       return <ResultSummary data={resultFromComplete(n.result)} />;
     case "error":
       return (
-        <div className={`jc-notice is-error${n.fatal ? " is-fatal" : ""}`} role="alert">
+        <div className={`jc-tv-notice is-error${n.fatal ? " is-fatal" : ""}`} role="alert">
           <strong>{n.fatal ? "Error" : "Warning"}</strong> {n.text}
         </div>
       );
@@ -37,7 +37,13 @@ export const MessageRow = memo(function MessageRow({ row, state }: MessageRowPro
   const e = state.messages.get(row.id);
   if (!e) return null;
   const m = e.msg;
-  if (row.kind === "result") return <ResultSummary data={resultFromMessage(m)} />;
+  if (row.kind === "result") {
+    const data = resultFromMessage(m);
+    const done = state.completeOf.get(m.id);
+    if (done?.interrupted) data.interrupted = true;
+    if (done?.reason && !data.reason) data.reason = done.reason;
+    return <ResultSummary data={data} />;
+  }
   const parts = m.parts ?? [];
   if (m.role === "user") {
     const synthetic = m.isSynthetic;

@@ -173,11 +173,11 @@ export function TaskView({ taskId }: TaskViewProps) {
         <ContextMeter usage={modelUsage} />
       </header>
       {task?.status === "errored" && task.statusReason ? (
-        <div className="jc-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
+        <div className="jc-tv-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
       ) : null}
       <div className="jc-task-view__stream">
         {loadErr ? (
-          <div className="jc-notice is-error" role="alert">Could not load this task: {loadErr}</div>
+          <div className="jc-tv-notice is-error" role="alert">Could not load this task: {loadErr}</div>
         ) : !loaded ? (
           <div className="jc-task-view__loading">Loading…</div>
         ) : !hasRows ? (
