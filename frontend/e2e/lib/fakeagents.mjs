@@ -10,7 +10,8 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "./app.mjs";
 
-export const FAKE_BIN_DIR = join(REPO, "build/e2e-bin");
+// Under build/bin (git-ignored): build artifacts, never committed.
+export const FAKE_BIN_DIR = join(REPO, "build/bin/e2e");
 export const CLAUDE_RECORDINGS = join(REPO, "backend/agent/agenttest/testdata/claude");
 
 /** buildFakeAgents builds fakeclaude and writes the `claude` wrapper; returns the PATH dir. */
