@@ -86,3 +86,17 @@ test("the sidebar opens the Agents page", async () => {
   await user.click(await screen.findByRole("button", { name: "Agents" }));
   expect(store.getState().screen).toEqual({ kind: "agents" });
 });
+
+test("the task filter narrows the list", async () => {
+  const user = userEvent.setup();
+  renderApp({
+    projects: [makeProject()],
+    tasks: [makeTask({ id: "t1", name: "Fix login" }), makeTask({ id: "t2", name: "Write docs", createdAt: 1 })],
+  });
+  await screen.findAllByTestId("task-row");
+  await user.type(screen.getByLabelText("Filter tasks"), "docs");
+  expect(screen.getAllByTestId("task-row").map((r) => r.textContent)).toEqual([expect.stringContaining("Write docs")]);
+  await user.clear(screen.getByLabelText("Filter tasks"));
+  await user.type(screen.getByLabelText("Filter tasks"), "zzz");
+  expect(screen.getByText("No task matches “zzz”.")).toBeInTheDocument();
+});

@@ -2,7 +2,7 @@
 // with its status indicator, backend badge and unread marker. Virtualized:
 // a project can hold any number of tasks.
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useApp } from "../../state/context";
 import { backendInfo, selectedProject } from "../../state/store";
@@ -14,7 +14,7 @@ import { errorMessage } from "../../lib/errors";
 import { Button, IconButton } from "../../lib/ui";
 import { StatusBadge, type TaskIndicator } from "../task-view/StatusBadge";
 import { BackendBadge } from "../settings/BackendBadge";
-import { taskTitle } from "./reducers";
+import { filterTasks, taskTitle } from "./reducers";
 
 const ROW_HEIGHT = 56;
 
@@ -43,6 +43,8 @@ export function TaskList() {
   const screen = useApp((s) => s.screen);
   const openScreen = useApp((s) => s.openScreen);
   const defaultInfo = useApp((s) => (project ? backendInfo(s, project.defaultBackend) : undefined));
+  const [query, setQuery] = useState("");
+  const shown = useMemo(() => filterTasks(tasks, query), [tasks, query]);
 
   if (!project) {
     return (
@@ -88,10 +90,25 @@ export function TaskList() {
           New task
         </Button>
       </header>
+      {tasks.length > 0 ? (
+        <div className="jc-tasks__search">
+          <input
+            className="jc-input jc-input--search"
+            type="search"
+            placeholder={`Filter ${tasks.length} task${tasks.length === 1 ? "" : "s"}`}
+            aria-label="Filter tasks"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            onKeyDown={(e) => e.key === "Escape" && setQuery("")}
+          />
+        </div>
+      ) : null}
       {tasks.length === 0 ? (
         <div className="jc-empty jc-empty--small">No tasks yet.</div>
+      ) : shown.length === 0 ? (
+        <div className="jc-empty jc-empty--small">No task matches “{query}”.</div>
       ) : (
-        <VirtualTaskRows tasks={tasks} activeTaskId={activeTaskId} onOpen={(id) => openScreen({ kind: "task", taskId: id })} />
+        <VirtualTaskRows tasks={shown} activeTaskId={activeTaskId} onOpen={(id) => openScreen({ kind: "task", taskId: id })} />
       )}
     </section>
   );

@@ -1,4 +1,4 @@
-import { projectActivity, removeTask, sortTasks, taskTitle, unreadCount, upsertTask } from "./reducers";
+import { filterTasks, projectActivity, removeTask, sortTasks, taskTitle, unreadCount, upsertTask } from "./reducers";
 import { makeTask } from "../../test/fakeApi";
 
 describe("task list reducers", () => {
@@ -53,4 +53,15 @@ test("projectActivity: waiting beats busy; server indicator first", () => {
   expect(projectActivity([makeTask({ status: "completed", indicator: "idle" })])).toBe("");
   expect(projectActivity([makeTask({ status: "running" }), makeTask({ id: "b", status: "completed" })])).toBe("busy");
   expect(projectActivity([makeTask({ status: "running" }), makeTask({ id: "b", status: "running", indicator: "waiting" })])).toBe("waiting");
+});
+
+test("filterTasks matches every word in title, prompt, backend or model", () => {
+  const tasks = [
+    makeTask({ id: "a", name: "Fix login", prompt: "the redirect loops", backend: "claude-code" }),
+    makeTask({ id: "b", name: "", prompt: "Upgrade React", backend: "opencode", model: "gpt-5" }),
+  ];
+  expect(filterTasks(tasks, "").map((t) => t.id)).toEqual(["a", "b"]);
+  expect(filterTasks(tasks, "LOGIN redirect").map((t) => t.id)).toEqual(["a"]);
+  expect(filterTasks(tasks, "opencode gpt").map((t) => t.id)).toEqual(["b"]);
+  expect(filterTasks(tasks, "login opencode")).toEqual([]);
 });

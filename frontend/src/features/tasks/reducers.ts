@@ -42,6 +42,17 @@ export function projectActivity(tasks: Task[] | undefined): "waiting" | "busy" |
   return busy ? "busy" : "";
 }
 
+/** filterTasks keeps the tasks whose title, prompt, backend or model contain
+ * every word of the query (case-insensitive); an empty query keeps all. */
+export function filterTasks(tasks: Task[], query: string): Task[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return tasks;
+  return tasks.filter((t) => {
+    const hay = `${taskTitle(t)}\n${t.prompt}\n${t.backend}\n${t.model}`.toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+}
+
 /** unreadCount counts tasks with unread activity. */
 export function unreadCount(tasks: Task[] | undefined): number {
   return (tasks ?? []).reduce((n, t) => n + (t.hasUnread ? 1 : 0), 0);
