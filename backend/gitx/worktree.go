@@ -357,3 +357,52 @@ func (g *Git) DeleteBranch(ctx context.Context, opt DeleteBranchOptions) error {
 	}
 	return nil
 }
+
+// ReopenWorktree checks out an existing branch (a task's branch kept when
+// its folder was removed) in a new worktree under root, named after the
+// branch's last path component (suffixed -2, -3… if taken).
+func (g *Git) ReopenWorktree(ctx context.Context, repo, root, branch string) (string, error) {
+	if err := g.ValidateBranchName(ctx, branch); err != nil {
+		return "", err
+	}
+	r, err := g.OpenRepo(ctx, repo)
+	if err != nil {
+		return "", err
+	}
+	if root == "" {
+		root = DefaultWorktreeRoot(r.Root)
+	}
+	if !filepath.IsAbs(root) || samePath(root, r.Root) || within(root, r.CommonDir) {
+		return "", fmt.Errorf("%w: worktree folder %q", ErrInvalidPath, root)
+	}
+	lock := g.repoLock(r.CommonDir)
+	lock.Lock()
+	defer lock.Unlock()
+	if _, err := g.ResolveBranch(ctx, r.Root, branch); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("gitx: create worktree folder: %w", err)
+	}
+	stem := Slug(filepath.Base(branch), 60)
+	path := ""
+	for i := 1; i <= 100; i++ {
+		p := filepath.Join(root, stem)
+		if i > 1 {
+			p += "-" + strconv.Itoa(i)
+		}
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		return "", fmt.Errorf("gitx: no free folder for %s under %s", branch, root)
+	}
+	// The validated short name after "--" checks the branch out (a full
+	// refs/heads/ name would detach).
+	if _, _, err := g.run(ctx, call{dir: r.Root, args: []string{"worktree", "add", "--quiet", "--", path, branch}}); err != nil {
+		return "", fmt.Errorf("gitx: reopen %s in %s: %w", branch, path, err)
+	}
+	return path, nil
+}

@@ -335,3 +335,40 @@ func TestParallelTasksAreIsolated(t *testing.T) {
 		t.Errorf("main worktree dirty: %q", got)
 	}
 }
+
+func TestReopenWorktree(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	wt := f.create("reopen me", "1")
+	f.write(wt.Path, "w.txt", "work\n")
+	head, err := f.g.Commit(ctx, wt.Path, "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.g.RemoveWorktree(ctx, RemoveOptions{Repo: f.repo, Path: wt.Path}); err != nil {
+		t.Fatal(err)
+	}
+	path, err := f.g.ReopenWorktree(ctx, f.repo, "", wt.Branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != wt.Path {
+		t.Errorf("reopened at %s, want the same folder %s", path, wt.Path)
+	}
+	if got := f.git(path, "branch", "--show-current"); got != wt.Branch {
+		t.Errorf("on %q, want %q (not detached)", got, wt.Branch)
+	}
+	if f.rev(path, "HEAD") != head || f.read(path, "w.txt") != "work\n" {
+		t.Error("reopened worktree lost the work")
+	}
+	// Already checked out: git refuses; hostile and missing names refused.
+	if _, err := f.g.ReopenWorktree(ctx, f.repo, "", wt.Branch); err == nil {
+		t.Error("reopened a branch checked out elsewhere")
+	}
+	if _, err := f.g.ReopenWorktree(ctx, f.repo, "", "--foo"); !errors.Is(err, ErrInvalidBranch) {
+		t.Errorf("hostile: %v", err)
+	}
+	if _, err := f.g.ReopenWorktree(ctx, f.repo, "", "nope"); !errors.Is(err, ErrBranchNotFound) {
+		t.Errorf("missing: %v", err)
+	}
+}

@@ -296,7 +296,23 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 		return w.Info(ctx, taskID)
 	}
 	if t.BranchName != "" {
-		return TaskGitInfo{}, fmt.Errorf("the task's worktree was removed (branch %s kept); it cannot run again in a worktree: %w", t.BranchName, ErrNoWorktree)
+		// The folder was removed but the branch kept: check it out again,
+		// keeping the task's base.
+		path, err := w.git.ReopenWorktree(ctx, t.Project.Path, t.Project.WorktreeRoot, t.BranchName)
+		if err != nil {
+			return TaskGitInfo{}, fmt.Errorf("reopen the task's branch %s: %w", t.BranchName, err)
+		}
+		head, err := w.git.Head(ctx, path)
+		if err == nil {
+			err = w.repo.RecordWorktree(ctx, taskID, path, t.BranchName, t.SourceBranch, t.BaseCommit)
+		}
+		if err == nil {
+			err = w.repo.RecordHead(ctx, taskID, head)
+		}
+		if err != nil {
+			return TaskGitInfo{}, err
+		}
+		return w.Info(ctx, taskID)
 	}
 	if _, err := w.git.Head(ctx, t.Project.Path); err != nil {
 		// No commit yet: nothing to branch from; run in the project.

@@ -255,6 +255,17 @@ func TestGitServiceDeleteSafety(t *testing.T) {
 	if info.WorktreePath != "" || info.BranchName != b.BranchName {
 		t.Errorf("info after delete = %+v", info)
 	}
+	// A follow-up run reopens the kept branch in a worktree, base kept.
+	re := f.prepare(unmerged)
+	if re.WorktreePath != b.WorktreePath || re.BranchName != b.BranchName || re.BaseCommit != b.BaseCommit || re.HeadCommit == b.BaseCommit {
+		t.Errorf("reopened = %+v (was %+v)", re, b)
+	}
+	if _, err := os.Stat(filepath.Join(re.WorktreePath, "keep.txt")); err != nil {
+		t.Errorf("reopened worktree lacks the committed file: %v", err)
+	}
+	if _, err := f.svc.DeleteTaskWorkspace(unmerged, false); err != nil {
+		t.Fatal(err)
+	}
 
 	// Discard drops everything of that task only.
 	f.write(c.WorktreePath, "x.txt", "x\n")
