@@ -210,10 +210,23 @@ func TestGitServiceTaskLifecycle(t *testing.T) {
 	if _, err := f.svc.Commit(id, "x"); !errors.Is(err, services.ErrNoWorktree) {
 		t.Errorf("commit without worktree: %v", err)
 	}
+	// A follow-up run gets a fresh worktree (same folder) from main's new
+	// tip; the earlier merge no longer counts for it.
+	again := f.prepare(id)
+	if again.WorktreePath != info.WorktreePath || again.BaseCommit != f.git(f.repo, "rev-parse", "main") || again.MergedAt != nil {
+		t.Errorf("follow-up worktree = %+v", again)
+	}
+	f.write(again.WorktreePath, "more.txt", "more\n")
+	if _, err := f.svc.Commit(id, "more"); err != nil {
+		t.Fatal(err)
+	}
+	if rm, err := f.svc.DeleteTaskWorkspace(id, false); err != nil || rm.BranchDeleted || rm.KeptBranch == "" {
+		t.Errorf("unmerged follow-up work must keep its branch: %+v, %v", rm, err)
+	}
 	f.rec.mu.Lock()
 	events := strings.Join(f.rec.events, "|")
 	f.rec.mu.Unlock()
-	if strings.Count(events, "git:updated "+id) != 4 { // prepare x2, commit, merge
+	if strings.Count(events, "git:updated "+id) != 7 { // prepare x2, commit, merge, prepare, commit, delete
 		t.Errorf("events = %s", events)
 	}
 }

@@ -135,10 +135,10 @@ func (r *Worktrees) SetTaskOptions(ctx context.Context, taskID string, useWorktr
 // ("" when it runs in the project folder), source branch and base commit
 // (the head starts at the base). It also freezes useWorktree to what
 // happened, so later changes of the project setting do not reinterpret a
-// started task.
+// started task, and clears a previous merge (new work is not merged yet).
 func (r *Worktrees) RecordWorktree(ctx context.Context, taskID, path, branch, source, base string) error {
 	return r.exec(ctx, "task", taskID, `UPDATE tasks SET worktreePath = ?, branchName = ?, sourceBranch = ?,
-		baseCommit = ?, headCommit = ?, useWorktree = ?, updatedAt = ? WHERE id = ?`,
+		baseCommit = ?, headCommit = ?, useWorktree = ?, mergedAt = NULL, mergeCommit = '', updatedAt = ? WHERE id = ?`,
 		path, branch, source, base, base, path != "", Now(), taskID)
 }
 
