@@ -148,10 +148,10 @@ const grab = (file) => `sleep 1; import -window root "${file}"`;
 // Layout of the 1280x800 window (styles/layout.css): the sidebar's theme
 // button (bottom left), the first task row, the settings button.
 const THEME_BTN = [219, 777];
-const SETTINGS_BTN = [60, 777];
+const SETTINGS_BTN = [155, 777];
 const NEW_TASK_BTN = [390, 105];
 const project = (i) => [100, 102 + 30 * i];
-const taskRow = (i) => [390, 163 + 56 * i];
+const taskRow = (i) => [390, 205 + 56 * i];
 
 async function main() {
   if (!noBuild) {
