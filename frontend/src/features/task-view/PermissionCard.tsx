@@ -8,6 +8,26 @@ import type { Request } from "../../timeline/types";
 import type { PermissionAnswer } from "./api";
 import { asObject, pretty, str } from "../../parts/util";
 import { isTyping } from "./keys";
+import { DiffHunks, hunksFromTexts } from "../../parts/tools/Diff";
+import type { PatchHunk } from "../../timeline/types";
+
+/** proposedDiff previews what an edit or write request would change. */
+export function proposedDiff(req: Request): PatchHunk[] {
+  const inp = asObject(req.input);
+  const edits = inp.edits;
+  if (Array.isArray(edits)) {
+    return edits.flatMap((e) => {
+      const o = asObject(e);
+      return hunksFromTexts(str(o, "old_string", "oldString"), str(o, "new_string", "newString"));
+    });
+  }
+  const oldS = str(inp, "old_string", "oldString");
+  const newS = str(inp, "new_string", "newString");
+  if (oldS || newS) return hunksFromTexts(oldS, newS);
+  const content = str(inp, "content");
+  if (content && str(inp, "file_path", "filePath", "path")) return hunksFromTexts("", content);
+  return [];
+}
 
 export interface PermissionCardProps {
   request: Request;
@@ -64,6 +84,7 @@ export function PermissionCard({ request, active, onAnswer }: PermissionCardProp
 
   const line = mainLine(request);
   const input = pretty(request.input);
+  const diff = proposedDiff(request);
   return (
     <div className={`jc-card jc-card--permission${active ? " is-active" : ""}`} role="dialog" aria-label={`Permission: ${request.toolName ?? "tool"}`} data-testid="permission-card">
       <div className="jc-card__head">
@@ -74,6 +95,11 @@ export function PermissionCard({ request, active, onAnswer }: PermissionCardProp
       </div>
       {request.description ? <div className="jc-card__desc">{request.description}</div> : null}
       {line ? <pre className="jc-card__line">{line}</pre> : null}
+      {diff.length > 0 ? (
+        <div className="jc-card__diff">
+          <DiffHunks hunks={diff} />
+        </div>
+      ) : null}
       {input && input !== "{}" && input !== line ? (
         <details className="jc-card__input">
           <summary>Input</summary>

@@ -58,6 +58,15 @@ describe("PermissionCard", () => {
   });
 });
 
+describe("PermissionCard diff preview", () => {
+  it("shows what an edit would change before it is allowed", () => {
+    const req: Request = { requestId: "p2", toolName: "Edit", input: { file_path: "/p/a.go", old_string: "x := 1\n", new_string: "x := 2\n" } };
+    const { container } = render(<PermissionCard request={req} active={false} onAnswer={vi.fn()} />);
+    expect(container.querySelector(".jc-diff__line.is-del")!.textContent).toContain("x := 1");
+    expect(container.querySelector(".jc-diff__line.is-add")!.textContent).toContain("x := 2");
+  });
+});
+
 describe("QuestionCard", () => {
   const q: Request = {
     requestId: "q1",
