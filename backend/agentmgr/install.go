@@ -133,6 +133,7 @@ func (m *Manager) npm(ctx context.Context, spec Spec, progress func(Progress), a
 	pw.Close()
 	wg.Wait()
 	killGroup(cmd)
+	m.opt.Logger.Info("agentmgr: npm done", "agent", spec.Backend, "err", err)
 	out := log.String()
 	if err != nil {
 		err = &InstallError{Err: fmt.Errorf("npm %s %s failed: %w", args[0], spec.Package, err), Log: out}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
@@ -142,7 +143,9 @@ func (s *AgentService) Install(backend, version string) (InstallResult, error) {
 	if err != nil {
 		return InstallResult{}, err
 	}
-	log, err := s.mgr.Install(s.ctx, sp, version, s.progress)
+	progress, done := s.progressSink()
+	log, err := s.mgr.Install(s.ctx, sp, version, progress)
+	done()
 	return s.result(sp, log, err)
 }
 
@@ -156,9 +159,35 @@ func (s *AgentService) Uninstall(backend string) (InstallResult, error) {
 	return s.result(sp, log, err)
 }
 
-func (s *AgentService) progress(p agentmgr.Progress) {
-	if s.emit != nil {
-		s.emit.Emit(EventAgentInstallProgress, p)
+// progressSink returns a progress callback that never blocks npm's output
+// reader: events go out in order from their own goroutine (emitting from
+// inside a bound call can wait on the frontend), and lines are dropped
+// when the frontend falls far behind (the result carries the final state).
+// done flushes and stops the goroutine.
+func (s *AgentService) progressSink() (func(agentmgr.Progress), func()) {
+	if s.emit == nil {
+		return func(agentmgr.Progress) {}, func() {}
+	}
+	ch := make(chan agentmgr.Progress, 1024)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for p := range ch {
+			s.emit.Emit(EventAgentInstallProgress, p)
+		}
+	}()
+	send := func(p agentmgr.Progress) {
+		select {
+		case ch <- p:
+		default:
+		}
+	}
+	return send, func() {
+		close(ch)
+		select {
+		case <-finished:
+		case <-time.After(2 * time.Second):
+		}
 	}
 }
 

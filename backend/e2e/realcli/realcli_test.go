@@ -572,3 +572,45 @@ func TestHealth(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallFromNPM installs OpenCode the way the Agents page does (npm
+// into <data dir>/agents) and finds it there. It needs the npm registry, so
+// it runs only with JC_REALCLI_INSTALL=1 (make test-agents sets it).
+func TestInstallFromNPM(t *testing.T) {
+	binDir(t)
+	if os.Getenv("JC_REALCLI_INSTALL") != "1" {
+		t.Skip("set JC_REALCLI_INSTALL=1 to install from the npm registry")
+	}
+	ctx := context.Background()
+	data := t.TempDir()
+	m := agentmgr.New(agentmgr.Options{DataDir: data, LookPath: func(string) (string, error) { return "", os.ErrNotExist }})
+	spec := agentmgr.Specs(nil)[1]
+	var mu sync.Mutex
+	var lines []agentmgr.Progress
+	start := time.Now()
+	out, err := m.Install(ctx, spec, "", func(p agentmgr.Progress) {
+		mu.Lock()
+		lines = append(lines, p)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	mu.Lock()
+	last := lines[len(lines)-1]
+	mu.Unlock()
+	t.Logf("npm install %s@%s: %s, %d progress events, %d fetched", spec.Package, spec.Pinned, time.Since(start).Round(time.Millisecond), len(lines), last.Fetched)
+	if !last.Done || last.Error != "" || last.Fetched == 0 {
+		t.Errorf("last progress %+v", last)
+	}
+	st := m.Status(ctx, spec)
+	if !st.Found || st.Source != agentmgr.SourceApp || st.AppInstalled != spec.Pinned || st.Version != spec.Pinned {
+		t.Errorf("after install: %+v", st)
+	}
+	if _, err := m.Uninstall(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Status(ctx, spec); st.Found {
+		t.Errorf("after uninstall: %+v", st)
+	}
+}

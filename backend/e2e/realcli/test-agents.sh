@@ -31,4 +31,4 @@ if ! installed @anthropic-ai/claude-code "$CLAUDE_VERSION" || ! installed openco
 fi
 BIN="$DIR/node_modules/.bin"
 echo "test-agents: $("$BIN/claude" --version 2>&1), opencode $("$BIN/opencode" --version 2>&1)"
-JC_REALCLI_BIN="$BIN" exec "$GO" test -count=1 -v -timeout 10m ./backend/e2e/realcli/
+JC_REALCLI_BIN="$BIN" JC_REALCLI_INSTALL=1 exec "$GO" test -count=1 -v -timeout 10m ./backend/e2e/realcli/
