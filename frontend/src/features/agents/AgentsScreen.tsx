@@ -218,7 +218,7 @@ function AgentCard({
           <pre>{result.log || "(npm printed nothing)"}</pre>
         </div>
       ) : null}
-      {result && result.ok ? <p className="jc-agent__health jc-agent__health--ok">Done.</p> : null}
+      {result && result.ok ? <p className="jc-agent__done">Done.</p> : null}
 
       {open ? <SettingsForm api={api} agent={agent} onSaved={onChange} /> : null}
     </section>
