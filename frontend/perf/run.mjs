@@ -86,6 +86,9 @@ function cpuFromTrace(trace) {
       longestTaskCpuMs: Math.round((sorted[sorted.length - 1] ?? 0) * 10) / 10,
       tasksOver16ms: cpu.filter((c) => c > 16.7).length,
       tasks: cpu.length,
+      longTasks: inPhase
+        .filter((t) => (t.tdur ?? t.dur) / 1000 > 16.7)
+        .map((t) => ({ atMs: Math.round((t.ts - a) / 1000), cpuMs: Math.round((t.tdur ?? t.dur) / 100) / 10 })),
     };
   };
   return { open: phase("open"), scroll: phase("scroll"), stream: phase("stream") };
@@ -166,6 +169,13 @@ try {
     console.log(`     scroll frames:        interval p50 ${r.scroll.frameMs.p50} ms, p95 ${r.scroll.frameMs.p95} ms, ${r.scroll.framesOverBudget}/${r.scroll.frameMs.n} > 25 ms; main-thread CPU ${cpu?.scroll?.cpuPerFrameMs ?? "?"} ms/frame, longest task ${cpu?.scroll?.longestTaskCpuMs ?? "?"} ms, ${cpu?.scroll?.tasksOver16ms ?? "?"}/${cpu?.scroll?.tasks ?? "?"} tasks > 16.7 ms CPU`);
     console.log(`${ok(heap < TARGETS.heapMB)} JS heap:              ${heap} MB (before ${r.heapMB.before}, after open ${r.heapMB.afterOpen}, after scroll ${r.heapMB.afterScroll}, after streaming ${r.heapMB.end}) (target < ${TARGETS.heapMB} MB)`);
     console.log(`${ok(overPct <= TARGETS.streamFramesOverBudgetPct)} streaming ${r.stream.events} events in ${r.stream.seconds}s: frame p50 ${r.stream.frameMs.p50} ms, p95 ${r.stream.frameMs.p95} ms, max ${r.stream.frameMs.max} ms, ${r.stream.framesOverBudget}/${r.stream.frameMs.n} frames > 25 ms (target <= ${TARGETS.streamFramesOverBudgetPct}%); main-thread CPU ${cpu?.stream?.cpuPerFrameMs ?? "?"} ms/frame, longest task ${cpu?.stream?.longestTaskCpuMs ?? "?"} ms, ${cpu?.stream?.tasksOver16ms ?? "?"}/${cpu?.stream?.tasks ?? "?"} tasks > 16.7 ms CPU`);
+    if (cpu?.open && cpu?.scroll && cpu?.stream) {
+      const streamOverPct = (100 * cpu.stream.tasksOver16ms) / Math.max(1, cpu.stream.wallMs / (1000 / 60));
+      const cpuPass = cpu.open.cpuMs < TARGETS.openMs && cpu.scroll.cpuPerFrameMs < 16 && cpu.scroll.longestTaskCpuMs < 50 && streamOverPct <= TARGETS.streamFramesOverBudgetPct;
+      console.log(
+        `${ok(cpuPass)} main-thread CPU only (what other processes cannot inflate): open ${cpu.open.cpuMs} ms, scroll ${cpu.scroll.cpuPerFrameMs} ms/frame (longest ${cpu.scroll.longestTaskCpuMs} ms), streaming ${cpu.stream.cpuPerFrameMs} ms/frame with ${cpu.stream.tasksOver16ms} task(s) over a frame's budget`,
+      );
+    }
     const pass = r.openMs < TARGETS.openMs && r.scroll.workMs.p95 < TARGETS.scrollWorkP95Ms && heap < TARGETS.heapMB && overPct <= TARGETS.streamFramesOverBudgetPct;
     process.exitCode = pass ? 0 : 1;
   }
