@@ -47,14 +47,14 @@ function QueuedItem({ q, onEdit, onRemove }: { q: QueuedMessage; onEdit: (t: str
         >
           <input value={text} onChange={(e) => setText(e.target.value)} aria-label="Edit queued message" autoFocus
             onKeyDown={(e) => { if (e.key === "Escape") { setText(q.text); setEditing(false); } }} />
-          <button type="submit" className="jc-btn is-small">Save</button>
+          <button type="submit" className="jc-tv-btn is-small">Save</button>
         </form>
       ) : (
         <>
           <span className="jc-queue__badge">Queued</span>
           <span className="jc-queue__text" title={q.text}>{q.text}</span>
-          <button type="button" className="jc-btn is-small is-ghost" onClick={() => { setText(q.text); setEditing(true); }} aria-label="Edit">Edit</button>
-          <button type="button" className="jc-btn is-small is-ghost" onClick={() => onRemove()} aria-label="Remove">Remove</button>
+          <button type="button" className="jc-tv-btn is-small is-ghost" onClick={() => { setText(q.text); setEditing(true); }} aria-label="Edit">Edit</button>
+          <button type="button" className="jc-tv-btn is-small is-ghost" onClick={() => onRemove()} aria-label="Remove">Remove</button>
         </>
       )}
     </li>
@@ -151,11 +151,11 @@ export function Composer(p: ComposerProps) {
           </datalist>
           <span className="jc-tool__spacer" />
           {p.busy ? (
-            <button type="button" className="jc-btn is-danger" onClick={() => run(p.onStop)} disabled={p.canStop === false} aria-label="Stop">
+            <button type="button" className="jc-tv-btn is-danger" onClick={() => run(p.onStop)} disabled={p.canStop === false} aria-label="Stop">
               ■ Stop
             </button>
           ) : null}
-          <button type="button" className="jc-btn is-primary" onClick={send} disabled={!text.trim() || sending}>
+          <button type="button" className="jc-tv-btn is-primary" onClick={send} disabled={!text.trim() || sending}>
             {p.busy ? "Queue" : "Send"}
           </button>
         </div>

@@ -128,25 +128,25 @@ export function PermissionCard({ request, active, onAnswer }: PermissionCardProp
               if (e.key === "Escape") setDenying(false);
             }}
           />
-          <button type="submit" className="jc-btn is-danger" disabled={busy}>
+          <button type="submit" className="jc-tv-btn is-danger" disabled={busy}>
             Deny
           </button>
-          <button type="button" className="jc-btn" onClick={() => setDenying(false)}>
+          <button type="button" className="jc-tv-btn" onClick={() => setDenying(false)}>
             Cancel
           </button>
         </form>
       ) : (
         <div className="jc-card__actions">
-          <button type="button" className="jc-btn is-primary" onClick={() => allow("once")} disabled={busy}>
+          <button type="button" className="jc-tv-btn is-primary" onClick={() => allow("once")} disabled={busy}>
             Allow once <kbd>1</kbd>
           </button>
-          <button type="button" className="jc-btn" onClick={() => allow("task")} disabled={busy}>
+          <button type="button" className="jc-tv-btn" onClick={() => allow("task")} disabled={busy}>
             Always for this task <kbd>2</kbd>
           </button>
-          <button type="button" className="jc-btn" onClick={() => allow("project")} disabled={busy}>
+          <button type="button" className="jc-tv-btn" onClick={() => allow("project")} disabled={busy}>
             Always for this project <kbd>3</kbd>
           </button>
-          <button type="button" className="jc-btn is-danger" onClick={() => setDenying(true)} disabled={busy}>
+          <button type="button" className="jc-tv-btn is-danger" onClick={() => setDenying(true)} disabled={busy}>
             Deny… <kbd>4</kbd>
           </button>
         </div>

@@ -123,7 +123,7 @@ export function QuestionCard({ request, active, onAnswer }: QuestionCardProps) {
       ))}
       {err ? <div className="jc-card__error" role="alert">{err}</div> : null}
       <div className="jc-card__actions">
-        <button type="button" className="jc-btn is-primary" onClick={submit} disabled={!complete || busy}>
+        <button type="button" className="jc-tv-btn is-primary" onClick={submit} disabled={!complete || busy}>
           Send answer <kbd>↵</kbd>
         </button>
       </div>
