@@ -15,6 +15,7 @@ import { AgentsScreen } from "./features/agents/AgentsScreen";
 
 import { TaskView } from "./features/task-view/TaskView";
 import { SparkIcon } from "./lib/icons";
+import { ErrorBoundary } from "./lib/ErrorBoundary";
 
 /** applyTheme sets <html data-theme>; "system" removes it so prefers-color-scheme decides. */
 export function applyTheme(theme: Theme, root: HTMLElement = document.documentElement) {
@@ -87,7 +88,7 @@ function Shell() {
             Could not load: {loadError}
           </div>
         ) : null}
-        <MainPane />
+        <MainPaneGuarded />
       </main>
       <AddProjectDialog />
     </div>
@@ -101,6 +102,17 @@ function StartError({ taskId }: { taskId: string }) {
     <div className="jc-banner jc-banner--error" role="alert">
       Could not start the agent: {error}
     </div>
+  );
+}
+
+/** MainPaneGuarded isolates a crashing screen; a new screen gets a fresh boundary. */
+function MainPaneGuarded() {
+  const screen = useApp((s) => s.screen);
+  const key = screen.kind === "task" ? `task:${screen.taskId}` : screen.kind === "empty" ? "empty" : `${screen.kind}:${"projectId" in screen ? screen.projectId : ""}`;
+  return (
+    <ErrorBoundary key={key} what={screen.kind === "task" ? "this task" : "this screen"}>
+      <MainPane />
+    </ErrorBoundary>
   );
 }
 

@@ -145,3 +145,12 @@ describe("notifications", () => {
     expect(api.calls).toEqual(expect.arrayContaining(["focused false", "focused true"]));
   });
 });
+
+test("a refused global default backend shows the error next to the field", async () => {
+  const { api, user } = await setup();
+  await user.click(screen.getByRole("button", { name: "Settings" }));
+  api.settings.setDefaultBackend = () => Promise.reject("the settings database is read-only");
+  await user.selectOptions(screen.getByLabelText("Default backend"), "opencode");
+  expect(await screen.findByText("the settings database is read-only")).toBeInTheDocument();
+  expect(screen.getByLabelText("Default backend")).toHaveAttribute("aria-invalid", "true");
+});
