@@ -70,7 +70,7 @@ export function AgentsScreen({ api }: { api?: AgentsApi }) {
       </header>
       <FormError error={error} />
       {agents?.map((ag) => (
-        <AgentCard key={ag.backend} api={a} agent={ag} progress={progress[ag.backend]} onChange={replace} />
+        <AgentCard key={ag.backend} api={a} agent={ag} progress={progress[ag.backend]} onChange={replace} onInstalled={() => void load()} />
       ))}
     </div>
   );
@@ -81,11 +81,14 @@ function AgentCard({
   agent,
   progress,
   onChange,
+  onInstalled,
 }: {
   api: AgentsApi;
   agent: AgentView;
   progress?: Progress;
   onChange: (v: AgentView) => void;
+  /** onInstalled reloads the list: an install can serve other agents too (OpenCode and its ACP mode). */
+  onInstalled: () => void;
 }) {
   const [health, setHealth] = useState<Health | null>(null);
   const [checking, setChecking] = useState(false);
@@ -129,6 +132,7 @@ function AgentCard({
       const r = kind === "install" ? await api.install(agent.backend, v) : await api.uninstall(agent.backend);
       setResult(r);
       onChange(r.agent);
+      if (r.ok) onInstalled();
     } catch (err) {
       setError(errorMessage(err));
     } finally {
