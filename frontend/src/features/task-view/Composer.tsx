@@ -105,6 +105,7 @@ export function Composer(p: ComposerProps) {
           rows={Math.min(8, Math.max(2, text.split("\n").length))}
           placeholder={p.busy ? "Queue a follow-up… (sent when the agent is done)" : "Send a follow-up…  (Enter to send, Shift+Enter for a new line)"}
           aria-label="Message"
+          data-card-digits=""
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {

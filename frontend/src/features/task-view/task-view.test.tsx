@@ -35,6 +35,26 @@ describe("PermissionCard", () => {
     expect(onAnswer).toHaveBeenLastCalledWith({ behavior: "allow", scope: "project" });
   });
 
+  it("takes digit shortcuts from the empty composer but not while typing there", () => {
+    const onAnswer = vi.fn().mockResolvedValue(undefined);
+    render(
+      <>
+        <PermissionCard request={perm} active onAnswer={onAnswer} />
+        <textarea aria-label="box" data-card-digits="" defaultValue="" />
+      </>,
+    );
+    const box = screen.getByLabelText("box") as HTMLTextAreaElement;
+    box.focus();
+    fireEvent.keyDown(box, { key: "Enter" });
+    expect(onAnswer).not.toHaveBeenCalled();
+    box.value = "typing";
+    fireEvent.keyDown(box, { key: "1" });
+    expect(onAnswer).not.toHaveBeenCalled();
+    box.value = "";
+    fireEvent.keyDown(box, { key: "2" });
+    expect(onAnswer).toHaveBeenCalledWith({ behavior: "allow", scope: "task" });
+  });
+
   it("denies with a reason", () => {
     const onAnswer = vi.fn().mockResolvedValue(undefined);
     render(<PermissionCard request={perm} active onAnswer={onAnswer} />);
