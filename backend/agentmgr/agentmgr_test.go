@@ -125,6 +125,17 @@ func TestStatusAndVersion(t *testing.T) {
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("--version timeout took %s", d)
 	}
+	// --version answers are cached while the binary is unchanged.
+	count := filepath.Join(bin, "count")
+	script(t, bin, "codex", `echo x >> "`+count+`"; echo "codex-cli 0.169.0"`+"\n")
+	for range 3 {
+		if st := m.Status(ctx, Specs(nil)[3]); st.Version != "codex-cli 0.169.0" {
+			t.Fatalf("codex status %+v", st)
+		}
+	}
+	if data, _ := os.ReadFile(count); strings.Count(string(data), "x") != 1 {
+		t.Errorf("codex --version ran %d times, want 1 (cached)", strings.Count(string(data), "x"))
+	}
 	st = m.Status(ctx, Specs(nil)[2])
 	if st.Found || !strings.Contains(st.Error, "not found") {
 		t.Errorf("missing gemini: %+v", st)

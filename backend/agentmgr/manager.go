@@ -95,7 +95,8 @@ type Options struct {
 	LookPath func(string) (string, error)
 	// NPM is the npm executable (default "npm").
 	NPM string
-	// VersionTimeout bounds `--version` (default 10 s); HealthTimeout a
+	// VersionTimeout bounds `--version` (default 30 s: a first run can set
+	// itself up, and a loaded machine is slow); HealthTimeout a
 	// health check (default 45 s); LatestTimeout `npm view` (default 15 s).
 	VersionTimeout, HealthTimeout, LatestTimeout time.Duration
 	// LatestTTL is how long `npm view` answers are cached (default 1 h).
@@ -107,9 +108,17 @@ type Options struct {
 type Manager struct {
 	opt Options
 
-	mu      sync.Mutex
-	latest  map[string]latestEntry
-	install map[agent.BackendType]bool // installs in flight
+	mu       sync.Mutex
+	latest   map[string]latestEntry
+	install  map[agent.BackendType]bool // installs in flight
+	versions map[string]versionEntry    // by binary path
+}
+
+// versionEntry caches a binary's --version while the file is unchanged.
+type versionEntry struct {
+	mod     time.Time
+	size    int64
+	version string
 }
 
 type latestEntry struct {
@@ -141,14 +150,14 @@ func New(opt Options) *Manager {
 			*d = v
 		}
 	}
-	def(&opt.VersionTimeout, 10*time.Second)
+	def(&opt.VersionTimeout, 30*time.Second)
 	def(&opt.HealthTimeout, 45*time.Second)
 	def(&opt.LatestTimeout, 15*time.Second)
 	def(&opt.LatestTTL, time.Hour)
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	return &Manager{opt: opt, latest: map[string]latestEntry{}, install: map[agent.BackendType]bool{}}
+	return &Manager{opt: opt, latest: map[string]latestEntry{}, install: map[agent.BackendType]bool{}, versions: map[string]versionEntry{}}
 }
 
 // AgentsDir is where the app installs agents (npm --prefix).
@@ -198,8 +207,32 @@ func (m *Manager) Resolve(spec Spec, configured string) (string, Source, error) 
 	return "", "", fmt.Errorf("%s not found (%s is not on PATH nor installed by the app): %w", spec.DisplayName, spec.Command, agent.ErrBinaryNotFound)
 }
 
-// Version runs `path --version` and returns its first line.
+// Version runs `path --version` and returns its first line. Answers are
+// cached while the binary (resolved through symlinks) is unchanged.
 func (m *Manager) Version(ctx context.Context, path string, env []string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path
+	}
+	st, statErr := os.Stat(real)
+	if statErr == nil {
+		m.mu.Lock()
+		e, ok := m.versions[real]
+		m.mu.Unlock()
+		if ok && e.mod.Equal(st.ModTime()) && e.size == st.Size() {
+			return e.version, nil
+		}
+	}
+	v, err := m.runVersion(ctx, path, env)
+	if err == nil && statErr == nil {
+		m.mu.Lock()
+		m.versions[real] = versionEntry{mod: st.ModTime(), size: st.Size(), version: v}
+		m.mu.Unlock()
+	}
+	return v, err
+}
+
+func (m *Manager) runVersion(ctx context.Context, path string, env []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.opt.VersionTimeout)
 	defer cancel()
 	cmd := command(ctx, path, []string{"--version"}, env, "")

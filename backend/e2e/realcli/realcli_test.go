@@ -136,7 +136,9 @@ type harness struct {
 	task  string
 }
 
-func newHarness(t *testing.T, proj string, model *fakemodel.Server, b agent.Backend, taskModel string) *harness {
+// newHarness opens a store and an orchestrator over the backend mk makes
+// (it gets the store, e.g. for agent settings).
+func newHarness(t *testing.T, proj string, model *fakemodel.Server, mk func(db *store.DB) agent.Backend, taskModel string) *harness {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
@@ -144,6 +146,7 @@ func newHarness(t *testing.T, proj string, model *fakemodel.Server, b agent.Back
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	b := mk(db)
 	reg := agent.NewRegistry()
 	reg.Register(b)
 	t.Cleanup(func() {
@@ -493,13 +496,22 @@ func TestClaudeCode(t *testing.T) {
 	proj := newProject(t)
 	model := startModel(t, proj)
 	home, tmp := t.TempDir(), t.TempDir()
-	backend := claude.New(claude.Options{Binary: b, Env: []string{
-		"HOME=" + home, "TMPDIR=" + tmp, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"ANTHROPIC_BASE_URL=" + model.URL(), "ANTHROPIC_API_KEY=test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_MAX_RETRIES=1",
-	}})
-	h := newHarness(t, proj, model, backend, "")
+	// The environment comes from the agent's stored settings (the Agents
+	// page), applied at Start by agentmgr's wrapper: the CLI reaching the
+	// model server proves the settings reach the real process.
+	mk := func(db *store.DB) agent.Backend {
+		m := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: store.NewSettings(db)})
+		err := m.SetSettings(context.Background(), agent.BackendClaudeCode, agentmgr.AgentSettings{Env: map[string]string{
+			"HOME": home, "TMPDIR": tmp, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+			"ANTHROPIC_BASE_URL": model.URL(), "ANTHROPIC_API_KEY": "test",
+			"DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_MAX_RETRIES": "1",
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Wrap(claude.New(claude.Options{Binary: b}))
+	}
+	h := newHarness(t, proj, model, mk, "")
 	h.scenario("claude-code", []string{"Write", "Bash"})
 }
 
@@ -528,7 +540,7 @@ func TestOpenCode(t *testing.T) {
 		"OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
 		"OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
 	}, HealthTimeout: 90 * time.Second, ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second})
-	h := newHarness(t, proj, model, backend, "fake/fake-basic")
+	h := newHarness(t, proj, model, func(*store.DB) agent.Backend { return backend }, "fake/fake-basic")
 	h.scenario("opencode", []string{"edit", "bash"})
 	if _, err := os.Stat(filepath.Join(proj, "opencode.json")); err == nil {
 		t.Error("an opencode.json was written into the project")
