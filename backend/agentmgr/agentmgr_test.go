@@ -183,6 +183,9 @@ func TestSettingsMaskAndApply(t *testing.T) {
 		!slicesEqual(cfg.ExtraArgs, []string{"--debug", "--x"}) {
 		t.Errorf("Apply = %+v", cfg)
 	}
+	if model, mode := m.Wrap(fakeBackend{}).Defaults(ctx); model != "sonnet" || mode != agent.ModeAcceptEdits {
+		t.Errorf("Defaults = %q %q", model, mode)
+	}
 	if cfg := Apply(agent.Config{}, got); cfg.Mode != agent.ModeAcceptEdits {
 		t.Errorf("default mode not applied: %+v", cfg)
 	}
@@ -356,3 +359,12 @@ func TestOpenCodeConfig(t *testing.T) {
 		t.Error("no data dir was accepted")
 	}
 }
+
+// fakeBackend is a claude-code backend that starts nothing.
+type fakeBackend struct{}
+
+func (fakeBackend) Info() agent.Info { return agent.Info{Name: agent.BackendClaudeCode} }
+func (fakeBackend) Start(context.Context, agent.Config, string) (agent.Session, error) {
+	return nil, agent.ErrNotAvailable
+}
+func (fakeBackend) Dispose(context.Context) error { return nil }

@@ -165,3 +165,15 @@ func Apply(cfg agent.Config, s AgentSettings) agent.Config {
 	}
 	return cfg
 }
+
+// Defaults returns the agent's default model and mode from its settings
+// (empty when unset), for whoever creates tasks: a task created without a
+// mode or model can take them (the orchestrator always passes the task's
+// mode, so Start cannot tell "ask by default" from "ask chosen").
+func (c *Configured) Defaults(ctx context.Context) (model string, mode agent.InteractionMode) {
+	s, err := c.m.Settings(ctx, c.Info().Name)
+	if err != nil {
+		return "", ""
+	}
+	return s.DefaultModel, s.DefaultMode
+}
