@@ -46,8 +46,11 @@ async function seed(tmp, fakeBin) {
   const jc = makeGitRepo(repos, "jean-claude");
   const pay = makeGitRepo(repos, "payments-api");
   const docs = makeGitRepo(repos, "docs-site");
+  const infra = makeGitRepo(repos, "infra");
   setFakeClaude(jc, { FAKE_CLAUDE_SCRIPT: join(CLAUDE_RECORDINGS, "bidi_main_bypass.jsonl") });
   setFakeClaude(pay, { FAKE_CLAUDE_CRASH_AFTER: "3" });
+  // Started live in the desktop window: the recording stops at a permission request.
+  setFakeClaude(infra, { FAKE_CLAUDE_SCRIPT: join(CLAUDE_RECORDINGS, "bidi_perm_allow.jsonl") });
 
   const app = await startApp({ tmp, keepTmp: true, pathPrefix: [fakeBin] });
   running.add(app.child);
@@ -57,11 +60,12 @@ async function seed(tmp, fakeBin) {
     await page.goto(app.baseURL + "/");
     await page.waitForFunction(() => window.go?.services?.TaskService);
     const ids = await page.evaluate(
-      async ({ jc, pay, docs }) => {
+      async ({ jc, pay, docs, infra }) => {
         const { ProjectService: P, TaskService: T, SessionService: S } = window.go.services;
         const pj = await P.Add(jc);
         const pp = await P.Add(pay);
         const pd = await P.Add(docs);
+        await P.Add(infra);
         await P.SetDefaultModel(pj.id, "sonnet");
         await P.SetDefaultBackend(pd.id, "opencode");
         const mk = (projectId, prompt, over = {}) =>
@@ -79,7 +83,7 @@ async function seed(tmp, fakeBin) {
         }
         return out;
       },
-      { jc, pay, docs },
+      { jc, pay, docs, infra },
     );
     // Let the replays finish, then run the first task so it ends last (newest activity).
     const waitIdle = async (id) => {
@@ -102,7 +106,7 @@ async function seed(tmp, fakeBin) {
 }
 
 /** shoot runs the production window on db and saves screenshots. actions run with DISPLAY set. */
-async function shoot(tmp, name, steps) {
+async function shoot(tmp, name, steps, fakeBin) {
   const home = mkdtempSync(join(tmp, `home-${name}-`));
   const script = join(tmp, `shoot-${name}.sh`);
   // Everything inside one xvfb-run so the X display is ours; the app runs in the background.
@@ -120,7 +124,7 @@ ${steps}
 `,
   );
   const env = {
-    PATH: process.env.PATH,
+    PATH: [fakeBin, process.env.PATH].join(":"),
     LANG: "C.UTF-8",
     HOME: home,
     XDG_CONFIG_HOME: join(home, ".config"),
@@ -152,6 +156,9 @@ const SETTINGS_BTN = [155, 777];
 const NEW_TASK_BTN = [390, 105];
 const project = (i) => [100, 102 + 30 * i];
 const taskRow = (i) => [390, 205 + 56 * i];
+const PROMPT = [988, 185];
+const type = (text) => `xdotool type --delay 20 "${text}"; sleep 0.5`;
+const key = (k) => `xdotool key ${k}; sleep 4`;
 
 async function main() {
   if (!noBuild) {
@@ -168,7 +175,21 @@ async function main() {
     await shoot(
       tmp,
       "light",
-      [click(...THEME_BTN), click(...taskRow(0)), grab(join(OUT, "desktop-light.png")), click(...SETTINGS_BTN), grab(join(OUT, "desktop-light-settings.png"))].join("\n"),
+      [
+        click(...THEME_BTN),
+        click(...taskRow(0)),
+        grab(join(OUT, "desktop-light.png")),
+        click(...SETTINGS_BTN),
+        grab(join(OUT, "desktop-light-settings.png")),
+        // A task started in the window itself, waiting on a permission.
+        click(...project(3)),
+        click(...NEW_TASK_BTN),
+        click(...PROMPT),
+        type("Create hello.txt with a greeting"),
+        key("ctrl+Return"),
+        grab(join(OUT, "desktop-light-waiting.png")),
+      ].join("\n"),
+      fakeBin,
     );
     await shoot(
       tmp,
@@ -185,6 +206,7 @@ async function main() {
         click(...NEW_TASK_BTN),
         grab(join(OUT, "desktop-dark-new-task.png")),
       ].join("\n"),
+      fakeBin,
     );
     console.log(`shot: saved under ${OUT}`);
   } finally {
