@@ -74,11 +74,34 @@ func openCodeEnv(ctx context.Context, mgr *agentmgr.Manager, dataDir string) map
 }
 
 // wrap replaces every registered backend with one that applies the
-// agent's settings (env, extra args, default model and mode) at Start.
+// agent's settings (env, extra args, default model and mode) at Start and
+// follows its binary: an agent installed from the Agents page, or a new
+// configured path, is used by the next session without a restart.
 func (w *agentsWiring) wrap(reg *agent.Registry) {
+	specs := map[agent.BackendType]agentmgr.Spec{}
+	for _, s := range w.specs {
+		specs[s.Backend] = s
+	}
 	for _, info := range reg.List() {
-		if b, err := reg.Get(info.Name); err == nil {
-			reg.Register(w.mgr.Wrap(b))
+		b, err := reg.Get(info.Name)
+		if err != nil {
+			continue
 		}
+		spec, ok := specs[info.Name]
+		if !ok {
+			reg.Register(w.mgr.Wrap(b))
+			continue
+		}
+		name := info.Name
+		rebuild := func(bin string) agent.Backend {
+			opt := w.opt
+			opt.Binaries = map[agent.BackendType]string{name: bin}
+			nb, err := agents.NewRegistry(opt).Get(name)
+			if err != nil {
+				return b
+			}
+			return nb
+		}
+		reg.Register(w.mgr.Rebuilding(spec, b, w.opt.Binaries[name], rebuild))
 	}
 }

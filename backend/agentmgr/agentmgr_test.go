@@ -368,3 +368,55 @@ func (fakeBackend) Start(context.Context, agent.Config, string) (agent.Session, 
 	return nil, agent.ErrNotAvailable
 }
 func (fakeBackend) Dispose(context.Context) error { return nil }
+
+// binBackend records the binary it was built for, its starts and disposal.
+type binBackend struct {
+	bin      string
+	started  *[]string
+	disposed *int
+}
+
+func (b binBackend) Info() agent.Info { return agent.Info{Name: agent.BackendClaudeCode} }
+func (b binBackend) Start(_ context.Context, cfg agent.Config, _ string) (agent.Session, error) {
+	*b.started = append(*b.started, b.bin+"|"+cfg.Env["X"])
+	return nil, agent.ErrNotAvailable
+}
+func (b binBackend) Dispose(context.Context) error { *b.disposed++; return nil }
+
+func TestRebuildingFollowsTheBinary(t *testing.T) {
+	data, custom := t.TempDir(), t.TempDir()
+	m := New(Options{DataDir: data, Settings: &memSettings{}, LookPath: lookIn()})
+	ctx := context.Background()
+	var started []string
+	disposed := 0
+	built := 0
+	mk := func(bin string) agent.Backend {
+		built++
+		return binBackend{bin: bin, started: &started, disposed: &disposed}
+	}
+	c := m.Rebuilding(claudeSpec(), mk(""), "", mk)
+	if err := m.SetSettings(ctx, agent.BackendClaudeCode, AgentSettings{Env: map[string]string{"X": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.Start(ctx, agent.Config{}, "")
+	// Installed from the page: the next session uses the app's copy.
+	app := script(t, filepath.Join(data, "agents", "node_modules", ".bin"), "claude", "exit 0\n")
+	_, _ = c.Start(ctx, agent.Config{}, "")
+	_, _ = c.Start(ctx, agent.Config{}, "")
+	// A configured path wins.
+	conf := script(t, custom, "claude", "exit 0\n")
+	if err := m.SetSettings(ctx, agent.BackendClaudeCode, AgentSettings{BinaryPath: conf, Env: map[string]string{"X": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.Start(ctx, agent.Config{}, "")
+	want := []string{"|1", app + "|1", app + "|1", conf + "|2"}
+	if d := cmp.Diff(want, started); d != "" {
+		t.Errorf("starts (-want +got):\n%s", d)
+	}
+	if built != 3 {
+		t.Errorf("%d backends built, want 3 (initial, app copy, configured)", built)
+	}
+	if err := c.Dispose(ctx); err != nil || disposed != 3 {
+		t.Errorf("dispose: %v, %d disposed, want 3", err, disposed)
+	}
+}

@@ -3,11 +3,13 @@ package agentmgr
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
@@ -129,22 +131,82 @@ func (m *Manager) SetSettings(ctx context.Context, b agent.BackendType, s AgentS
 
 // Configured is a backend whose sessions get the agent's settings: its
 // environment and extra arguments, and its default model and mode when the
-// task sets none.
+// task sets none. Made with Rebuilding, it also follows where the agent's
+// binary is: when the configured path or the app's own install changes
+// (say, the agent was just installed from the Agents page), the next
+// session starts on a backend built for the new binary; the old one is
+// disposed with this one.
 type Configured struct {
-	agent.Backend
-	m *Manager
+	m       *Manager
+	spec    Spec
+	rebuild func(binary string) agent.Backend // nil: fixed backend
+
+	mu      sync.Mutex
+	cur     agent.Backend
+	bin     string
+	retired []agent.Backend
 }
 
+var _ agent.Backend = (*Configured)(nil)
+
 // Wrap returns b with the manager's per-agent settings applied at Start.
-func (m *Manager) Wrap(b agent.Backend) *Configured { return &Configured{Backend: b, m: m} }
+func (m *Manager) Wrap(b agent.Backend) *Configured { return &Configured{m: m, cur: b} }
+
+// Rebuilding returns a backend for spec built by rebuild(binary), where
+// binary is the configured path or the app's own copy when the CLI is not
+// on PATH ("" lets the backend look on PATH). initial was built for
+// initialBin.
+func (m *Manager) Rebuilding(spec Spec, initial agent.Backend, initialBin string, rebuild func(binary string) agent.Backend) *Configured {
+	return &Configured{m: m, spec: spec, rebuild: rebuild, cur: initial, bin: initialBin}
+}
+
+func (c *Configured) current() agent.Backend {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur
+}
+
+// Info implements agent.Backend.
+func (c *Configured) Info() agent.Info { return c.current().Info() }
 
 // Start implements agent.Backend.
 func (c *Configured) Start(ctx context.Context, cfg agent.Config, prompt string) (agent.Session, error) {
-	s, err := c.m.Settings(ctx, c.Info().Name)
+	s, err := c.m.Settings(ctx, c.current().Info().Name)
 	if err != nil {
 		return nil, err
 	}
-	return c.Backend.Start(ctx, Apply(cfg, s), prompt)
+	b := c.current()
+	if c.rebuild != nil {
+		bin := ""
+		if p, src, err := c.m.Resolve(c.spec, s.BinaryPath); err == nil && src != SourcePath {
+			bin = p
+		}
+		c.mu.Lock()
+		if bin != c.bin {
+			c.m.opt.Logger.Info("agentmgr: agent binary changed", "agent", c.spec.Backend, "binary", bin)
+			c.retired = append(c.retired, c.cur)
+			c.cur, c.bin = c.rebuild(bin), bin
+		}
+		b = c.cur
+		c.mu.Unlock()
+	}
+	return b.Start(ctx, Apply(cfg, s), prompt)
+}
+
+// Dispose implements agent.Backend: the current backend and every one it
+// replaced.
+func (c *Configured) Dispose(ctx context.Context) error {
+	c.mu.Lock()
+	all := append([]agent.Backend{c.cur}, c.retired...)
+	c.retired = nil
+	c.mu.Unlock()
+	var errs []error
+	for _, b := range all {
+		if err := b.Dispose(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Apply merges settings into a session config: the task's own values win.

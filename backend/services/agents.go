@@ -204,8 +204,8 @@ func (s *AgentService) result(sp agentmgr.Spec, log string, err error) (InstallR
 }
 
 // SaveSettings stores the agent's settings and returns them masked. Env
-// values still equal to the mask keep their stored secret. A new binary
-// path is used by sessions started after the next app start.
+// values still equal to the mask keep their stored secret. Sessions
+// started afterwards use them (a new binary path included).
 func (s *AgentService) SaveSettings(backend string, set agentmgr.AgentSettings) (AgentView, error) {
 	sp, err := s.spec(backend)
 	if err != nil {

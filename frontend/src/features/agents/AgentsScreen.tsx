@@ -327,7 +327,7 @@ function SettingsForm({ api, agent, onSaved }: { api: AgentsApi; agent: AgentVie
         <Button type="submit" size="sm" variant="primary" busy={saving}>
           Save settings
         </Button>
-        {saved ? <span className="jc-agent__saved">Saved. A new binary path applies after a restart.</span> : null}
+        {saved ? <span className="jc-agent__saved">Saved. New sessions use these settings.</span> : null}
       </div>
     </form>
   );
