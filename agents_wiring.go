@@ -96,12 +96,20 @@ func (w *agentsWiring) wrap(reg *agent.Registry) {
 		rebuild := func(bin string) agent.Backend {
 			opt := w.opt
 			opt.Binaries = map[agent.BackendType]string{name: bin}
+			if name == agent.BackendOpenCode {
+				opt.OpenCodeEnv = openCodeEnv(context.Background(), w.mgr, opt.DataDir)
+			}
 			nb, err := agents.NewRegistry(opt).Get(name)
 			if err != nil {
 				return b
 			}
 			return nb
 		}
-		reg.Register(w.mgr.Rebuilding(spec, b, w.opt.Binaries[name], rebuild))
+		c := w.mgr.Rebuilding(spec, b, w.opt.Binaries[name], rebuild)
+		if name == agent.BackendOpenCode {
+			// One shared server takes the settings when it starts.
+			c.ServerWide(context.Background())
+		}
+		reg.Register(c)
 	}
 }

@@ -420,3 +420,37 @@ func TestRebuildingFollowsTheBinary(t *testing.T) {
 		t.Errorf("dispose: %v, %d disposed, want 3", err, disposed)
 	}
 }
+
+func TestServerWideRebuildsOnSettings(t *testing.T) {
+	m := New(Options{DataDir: t.TempDir(), Settings: &memSettings{}, LookPath: lookIn()})
+	ctx := context.Background()
+	var started []string
+	disposed, built := 0, 0
+	mk := func(bin string) agent.Backend {
+		built++
+		return binBackend{bin: bin, started: &started, disposed: &disposed}
+	}
+	set := func(x string) {
+		if err := m.SetSettings(ctx, agent.BackendClaudeCode, AgentSettings{Env: map[string]string{"X": x}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("1")
+	wide := m.Rebuilding(claudeSpec(), mk(""), "", mk).ServerWide(ctx)
+	_, _ = wide.Start(ctx, agent.Config{}, "")
+	if built != 1 {
+		t.Fatalf("unchanged settings rebuilt the backend (%d built)", built)
+	}
+	set("2")
+	_, _ = wide.Start(ctx, agent.Config{}, "")
+	_, _ = wide.Start(ctx, agent.Config{}, "")
+	if built != 2 {
+		t.Errorf("a settings change: %d backends built, want 2", built)
+	}
+	plain := m.Rebuilding(claudeSpec(), mk(""), "", mk)
+	set("3")
+	_, _ = plain.Start(ctx, agent.Config{}, "")
+	if built != 3 { // the plain one's initial only
+		t.Errorf("a per-session backend was rebuilt for settings (%d built)", built)
+	}
+}

@@ -141,9 +141,13 @@ type Configured struct {
 	spec    Spec
 	rebuild func(binary string) agent.Backend // nil: fixed backend
 
+	// serverWide: the backend bakes the settings into a long-lived server
+	// (OpenCode), so a settings change also rebuilds it.
+	serverWide bool
+
 	mu      sync.Mutex
 	cur     agent.Backend
-	bin     string
+	key     string // what cur was built for
 	retired []agent.Backend
 }
 
@@ -157,7 +161,29 @@ func (m *Manager) Wrap(b agent.Backend) *Configured { return &Configured{m: m, c
 // on PATH ("" lets the backend look on PATH). initial was built for
 // initialBin.
 func (m *Manager) Rebuilding(spec Spec, initial agent.Backend, initialBin string, rebuild func(binary string) agent.Backend) *Configured {
-	return &Configured{m: m, spec: spec, rebuild: rebuild, cur: initial, bin: initialBin}
+	c := &Configured{m: m, spec: spec, rebuild: rebuild, cur: initial}
+	c.key = c.keyOf(initialBin, AgentSettings{})
+	return c
+}
+
+// ServerWide marks c's backend as one that takes the settings when its
+// shared server starts: a change of environment, model or mode rebuilds it
+// (its settings were read when it was built). It returns c.
+func (c *Configured) ServerWide(ctx context.Context) *Configured {
+	c.serverWide = true
+	s, _ := c.m.Settings(ctx, c.spec.Backend)
+	c.key = c.keyOf(strings.SplitN(c.key, "\x00", 2)[0], s)
+	return c
+}
+
+// keyOf is what a backend is built for: the binary and, for server-wide
+// backends, the settings (kept in memory only; never logged).
+func (c *Configured) keyOf(bin string, s AgentSettings) string {
+	if !c.serverWide {
+		return bin
+	}
+	data, _ := json.Marshal([]any{s.Env, s.DefaultModel, s.DefaultMode})
+	return bin + "\x00" + string(data)
 }
 
 func (c *Configured) current() agent.Backend {
@@ -181,11 +207,12 @@ func (c *Configured) Start(ctx context.Context, cfg agent.Config, prompt string)
 		if p, src, err := c.m.Resolve(c.spec, s.BinaryPath); err == nil && src != SourcePath {
 			bin = p
 		}
+		key := c.keyOf(bin, s)
 		c.mu.Lock()
-		if bin != c.bin {
-			c.m.opt.Logger.Info("agentmgr: agent binary changed", "agent", c.spec.Backend, "binary", bin)
+		if key != c.key {
+			c.m.opt.Logger.Info("agentmgr: rebuilding the backend for a new binary or settings", "agent", c.spec.Backend, "binary", bin)
 			c.retired = append(c.retired, c.cur)
-			c.cur, c.bin = c.rebuild(bin), bin
+			c.cur, c.key = c.rebuild(bin), key
 		}
 		b = c.cur
 		c.mu.Unlock()
