@@ -292,6 +292,10 @@ sleep 30
 echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"codex-acp","version":"0.16.0"}}}'
 `)
 	script(t, bin, "gemini", "echo 'boom: no auth' >&2; exit 3\n")
+	script(t, bin, "codex", `[ "$1" = app-server ] || exit 9
+read line
+echo '{"jsonrpc":"2.0","id":1,"result":{"userAgent":"codex_cli_rs/0.169.0"}}'
+`)
 	m := New(Options{Settings: &memSettings{}, LookPath: lookIn(bin), HealthTimeout: 5 * time.Second})
 	ctx := context.Background()
 	specs := map[agent.BackendType]Spec{}
@@ -308,6 +312,9 @@ echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":
 	}
 	if h := m.Health(ctx, specs["acp.openai.codex"]); !h.OK || !strings.Contains(h.Detail, "codex-acp 0.16.0") {
 		t.Errorf("acp health %+v", h)
+	}
+	if h := m.Health(ctx, specs[agent.BackendCodex]); !h.OK || h.Detail != "app-server initialize answered (codex_cli_rs/0.169.0)" {
+		t.Errorf("codex health %+v", h)
 	}
 	if h := m.Health(ctx, specs["acp.google.gemini"]); h.OK || !strings.Contains(h.Detail, "boom: no auth") {
 		t.Errorf("failing acp health %+v", h)

@@ -28,7 +28,8 @@ type Health struct {
 
 // Health starts spec's agent and checks it answers: Claude Code's
 // initialize control request over stream-json, OpenCode's
-// /global/health, an ACP agent's initialize; others only `--version`.
+// /global/health, an ACP agent's initialize, Codex's app-server
+// initialize; others (Gemini CLI headless) only `--version`.
 // It runs in a scratch directory, never in a project.
 func (m *Manager) Health(ctx context.Context, spec Spec) Health {
 	start := time.Now()
@@ -71,6 +72,11 @@ func (m *Manager) health(ctx context.Context, spec Spec) (string, error) {
 		return m.stdioProbe(ctx, path, args, env, dir,
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}`,
 			acpAnswer)
+	case ProbeCodex:
+		args := append([]string{"app-server"}, set.ExtraArgs...)
+		return m.stdioProbe(ctx, path, args, env, dir,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"jean-claude","title":"Jean-Claude","version":"health"},"capabilities":{"experimentalApi":true}}}`,
+			codexAnswer)
 	case ProbeOpenCode:
 		return m.openCodeProbe(ctx, path, env, dir)
 	default:
@@ -103,6 +109,32 @@ func claudeAnswer(line []byte) (string, bool, error) {
 		return "", true, fmt.Errorf("initialize failed: %s", f.Response.Error)
 	}
 	return fmt.Sprintf("initialize answered (%d models, %d commands)", len(f.Response.Response.Models), len(f.Response.Response.Commands)), true, nil
+}
+
+// codexAnswer recognizes the app-server's initialize result.
+func codexAnswer(line []byte) (string, bool, error) {
+	var f struct {
+		ID     json.RawMessage `json:"id"`
+		Result *struct {
+			UserAgent string `json:"userAgent"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(line, &f) != nil || string(f.ID) != "1" {
+		return "", false, nil
+	}
+	if f.Error != nil {
+		return "", true, fmt.Errorf("initialize failed: %s", f.Error.Message)
+	}
+	if f.Result == nil {
+		return "", true, errors.New("initialize answered without a result")
+	}
+	if f.Result.UserAgent != "" {
+		return "app-server initialize answered (" + f.Result.UserAgent + ")", true, nil
+	}
+	return "app-server initialize answered", true, nil
 }
 
 // acpAnswer recognizes the initialize result.

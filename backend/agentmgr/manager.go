@@ -25,6 +25,7 @@ const (
 	ProbeClaude   Probe = "claude"   // initialize over stream-json, read the control_response
 	ProbeOpenCode Probe = "opencode" // `opencode serve`, GET /global/health
 	ProbeACP      Probe = "acp"      // JSON-RPC initialize over stdio
+	ProbeCodex    Probe = "codex"    // `codex app-server`, JSON-RPC initialize
 	ProbeVersion  Probe = "version"  // only `--version` answers
 )
 
@@ -61,7 +62,7 @@ func Specs(extraACP []acp.Config) []Spec {
 		{Backend: agent.BackendClaudeCode, DisplayName: "Claude Code", Command: "claude", Package: "@anthropic-ai/claude-code", Pinned: ClaudeCodeVersion, Probe: ProbeClaude},
 		{Backend: agent.BackendOpenCode, DisplayName: "OpenCode", Command: "opencode", Package: "opencode-ai", Pinned: OpenCodeVersion, Probe: ProbeOpenCode},
 		{Backend: agent.BackendGemini, DisplayName: "Gemini CLI", Command: "gemini", Package: "@google/gemini-cli", Pinned: GeminiCLIVersion, Probe: ProbeVersion},
-		{Backend: agent.BackendCodex, DisplayName: "Codex", Command: "codex", Package: "@openai/codex", Pinned: CodexVersion, Probe: ProbeVersion},
+		{Backend: agent.BackendCodex, DisplayName: "Codex", Command: "codex", Package: "@openai/codex", Pinned: CodexVersion, Probe: ProbeCodex},
 	}
 	pkgs := map[string][2]string{
 		"gemini":          {"@google/gemini-cli", GeminiCLIVersion},

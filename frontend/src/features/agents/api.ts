@@ -24,7 +24,7 @@ export interface AgentView {
   args?: string[];
   package?: string;
   pinned?: string;
-  probe: "claude" | "opencode" | "acp" | "version";
+  probe: "claude" | "opencode" | "acp" | "codex" | "version";
   found: boolean;
   path?: string;
   source?: Source;
