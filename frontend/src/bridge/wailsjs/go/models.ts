@@ -1,0 +1,1276 @@
+export namespace agent {
+	
+	export enum EventType {
+	    Complete = "complete",
+	    Error = "error",
+	    Message = "message",
+	    MessageRemoved = "message-removed",
+	    ModeChange = "mode-change",
+	    PermissionRequest = "permission-request",
+	    Question = "question",
+	    RateLimit = "rate-limit",
+	    SessionID = "session-id",
+	    SessionUpdated = "session-updated",
+	    ToolStateUpdate = "tool-state-update",
+	}
+	export enum InteractionMode {
+	    AcceptEdits = "accept-edits",
+	    Ask = "ask",
+	    Bypass = "bypass",
+	    Plan = "plan",
+	}
+	export enum PartType {
+	    Compact = "compact",
+	    File = "file",
+	    Reasoning = "reasoning",
+	    SystemStatus = "system-status",
+	    Text = "text",
+	    ToolResult = "tool-result",
+	    ToolUse = "tool-use",
+	}
+	export enum Role {
+	    Assistant = "assistant",
+	    Result = "result",
+	    System = "system",
+	    User = "user",
+	}
+	export enum ToolKind {
+	    AskUser = "ask-user",
+	    Edit = "edit",
+	    Execute = "execute",
+	    Fetch = "fetch",
+	    Other = "other",
+	    Read = "read",
+	    Search = "search",
+	    Skill = "skill",
+	    SubAgent = "sub-agent",
+	    Think = "think",
+	    Todo = "todo",
+	}
+	export enum ToolState {
+	    Completed = "completed",
+	    Error = "error",
+	    Pending = "pending",
+	    Running = "running",
+	}
+	export class Capabilities {
+	    resume: boolean;
+	    fork: boolean;
+	    interrupt: boolean;
+	    setMode: boolean;
+	    setModel: boolean;
+	    compaction: boolean;
+	    questions: boolean;
+	    permissions: boolean;
+	    modes?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Capabilities(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.resume = source["resume"];
+	        this.fork = source["fork"];
+	        this.interrupt = source["interrupt"];
+	        this.setMode = source["setMode"];
+	        this.setModel = source["setModel"];
+	        this.compaction = source["compaction"];
+	        this.questions = source["questions"];
+	        this.permissions = source["permissions"];
+	        this.modes = source["modes"];
+	    }
+	}
+	export class CostInfo {
+	    costUsd: number;
+	    totalCostUsd?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new CostInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.costUsd = source["costUsd"];
+	        this.totalCostUsd = source["totalCostUsd"];
+	    }
+	}
+	export class Info {
+	    name: string;
+	    displayName: string;
+	    capabilities: Capabilities;
+	    notes?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.displayName = source["displayName"];
+	        this.capabilities = this.convertValues(source["capabilities"], Capabilities);
+	        this.notes = source["notes"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ModelUsage {
+	    inputTokens: number;
+	    outputTokens: number;
+	    cacheReadTokens?: number;
+	    cacheCreationTokens?: number;
+	    contextWindow?: number;
+	    maxOutputTokens?: number;
+	    costUsd?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelUsage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.cacheReadTokens = source["cacheReadTokens"];
+	        this.cacheCreationTokens = source["cacheCreationTokens"];
+	        this.contextWindow = source["contextWindow"];
+	        this.maxOutputTokens = source["maxOutputTokens"];
+	        this.costUsd = source["costUsd"];
+	    }
+	}
+	export class TokenUsage {
+	    inputTokens: number;
+	    outputTokens: number;
+	    cacheReadTokens?: number;
+	    cacheCreationTokens?: number;
+	    reasoningTokens?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TokenUsage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.cacheReadTokens = source["cacheReadTokens"];
+	        this.cacheCreationTokens = source["cacheCreationTokens"];
+	        this.reasoningTokens = source["reasoningTokens"];
+	    }
+	}
+	export class PatchHunk {
+	    oldStart: number;
+	    oldLines: number;
+	    newStart: number;
+	    newLines: number;
+	    lines: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PatchHunk(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.oldStart = source["oldStart"];
+	        this.oldLines = source["oldLines"];
+	        this.newStart = source["newStart"];
+	        this.newLines = source["newLines"];
+	        this.lines = source["lines"];
+	    }
+	}
+	export class TodoItem {
+	    id?: string;
+	    content: string;
+	    status: string;
+	    activeForm?: string;
+	    priority?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TodoItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.content = source["content"];
+	        this.status = source["status"];
+	        this.activeForm = source["activeForm"];
+	        this.priority = source["priority"];
+	    }
+	}
+	export class StructuredResult {
+	    kind: string;
+	    oldTodos?: TodoItem[];
+	    newTodos?: TodoItem[];
+	    filePath?: string;
+	    content?: string;
+	    originalFile?: string;
+	    structuredPatch?: PatchHunk[];
+	    operation?: string;
+	    success?: boolean;
+	    commandName?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new StructuredResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.oldTodos = this.convertValues(source["oldTodos"], TodoItem);
+	        this.newTodos = this.convertValues(source["newTodos"], TodoItem);
+	        this.filePath = source["filePath"];
+	        this.content = source["content"];
+	        this.originalFile = source["originalFile"];
+	        this.structuredPatch = this.convertValues(source["structuredPatch"], PatchHunk);
+	        this.operation = source["operation"];
+	        this.success = source["success"];
+	        this.commandName = source["commandName"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Part {
+	    type: PartType;
+	    text?: string;
+	    path?: string;
+	    content?: any;
+	    mime?: string;
+	    toolId?: string;
+	    toolName?: string;
+	    input?: any;
+	    kind?: ToolKind;
+	    state?: ToolState;
+	    isError?: boolean;
+	    title?: string;
+	    attachments?: any[];
+	    structuredResult?: StructuredResult;
+	    trigger?: string;
+	    preTokens?: number;
+	    subtype?: string;
+	    status?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Part(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.text = source["text"];
+	        this.path = source["path"];
+	        this.content = source["content"];
+	        this.mime = source["mime"];
+	        this.toolId = source["toolId"];
+	        this.toolName = source["toolName"];
+	        this.input = source["input"];
+	        this.kind = source["kind"];
+	        this.state = source["state"];
+	        this.isError = source["isError"];
+	        this.title = source["title"];
+	        this.attachments = source["attachments"];
+	        this.structuredResult = this.convertValues(source["structuredResult"], StructuredResult);
+	        this.trigger = source["trigger"];
+	        this.preTokens = source["preTokens"];
+	        this.subtype = source["subtype"];
+	        this.status = source["status"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Message {
+	    id: string;
+	    role: Role;
+	    parts: Part[];
+	    timestamp: string;
+	    cost?: CostInfo;
+	    usage?: TokenUsage;
+	    model?: string;
+	    parentToolUseId?: string;
+	    isSynthetic?: boolean;
+	    isError?: boolean;
+	    result?: string;
+	    durationMs?: number;
+	    totalCost?: CostInfo;
+	    modelUsage?: Record<string, ModelUsage>;
+	    metadata?: Record<string, any>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Message(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.role = source["role"];
+	        this.parts = this.convertValues(source["parts"], Part);
+	        this.timestamp = source["timestamp"];
+	        this.cost = this.convertValues(source["cost"], CostInfo);
+	        this.usage = this.convertValues(source["usage"], TokenUsage);
+	        this.model = source["model"];
+	        this.parentToolUseId = source["parentToolUseId"];
+	        this.isSynthetic = source["isSynthetic"];
+	        this.isError = source["isError"];
+	        this.result = source["result"];
+	        this.durationMs = source["durationMs"];
+	        this.totalCost = this.convertValues(source["totalCost"], CostInfo);
+	        this.modelUsage = this.convertValues(source["modelUsage"], ModelUsage, true);
+	        this.metadata = source["metadata"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	export class PermissionOption {
+	    id: string;
+	    name: string;
+	    kind: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionOption(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	    }
+	}
+	export class QuestionOption {
+	    id: string;
+	    label: string;
+	    description?: string;
+	    placeholder?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new QuestionOption(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.label = source["label"];
+	        this.description = source["description"];
+	        this.placeholder = source["placeholder"];
+	    }
+	}
+	export class Question {
+	    question: string;
+	    header?: string;
+	    options?: QuestionOption[];
+	    multiSelect?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Question(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.question = source["question"];
+	        this.header = source["header"];
+	        this.options = this.convertValues(source["options"], QuestionOption);
+	        this.multiSelect = source["multiSelect"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Request {
+	    requestId: string;
+	    toolName?: string;
+	    toolId?: string;
+	    input?: any;
+	    description?: string;
+	    suggestions?: any;
+	    patterns?: string[];
+	    permissionOptions?: PermissionOption[];
+	    question?: string;
+	    options?: QuestionOption[];
+	    questions?: Question[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Request(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.toolName = source["toolName"];
+	        this.toolId = source["toolId"];
+	        this.input = source["input"];
+	        this.description = source["description"];
+	        this.suggestions = source["suggestions"];
+	        this.patterns = source["patterns"];
+	        this.permissionOptions = this.convertValues(source["permissionOptions"], PermissionOption);
+	        this.question = source["question"];
+	        this.options = this.convertValues(source["options"], QuestionOption);
+	        this.questions = this.convertValues(source["questions"], Question);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+
+}
+
+export namespace agentmgr {
+	
+	export class AgentSettings {
+	    binaryPath: string;
+	    extraArgs: string[];
+	    env: Record<string, string>;
+	    defaultModel: string;
+	    defaultMode: agent.InteractionMode;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.binaryPath = source["binaryPath"];
+	        this.extraArgs = source["extraArgs"];
+	        this.env = source["env"];
+	        this.defaultModel = source["defaultModel"];
+	        this.defaultMode = source["defaultMode"];
+	    }
+	}
+	export class Health {
+	    backend: string;
+	    ok: boolean;
+	    detail: string;
+	    durationMs: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Health(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.backend = source["backend"];
+	        this.ok = source["ok"];
+	        this.detail = source["detail"];
+	        this.durationMs = source["durationMs"];
+	    }
+	}
+
+}
+
+export namespace gitx {
+	
+	export class Branch {
+	    name: string;
+	    commit: string;
+	    current: boolean;
+	    worktree?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Branch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.commit = source["commit"];
+	        this.current = source["current"];
+	        this.worktree = source["worktree"];
+	    }
+	}
+	export class FileChange {
+	    path: string;
+	    oldPath?: string;
+	    status: string;
+	    similarity?: number;
+	    oldMode?: string;
+	    newMode?: string;
+	    binary: boolean;
+	    added: number;
+	    removed: number;
+	    patch: string;
+	    patchOmitted?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.oldPath = source["oldPath"];
+	        this.status = source["status"];
+	        this.similarity = source["similarity"];
+	        this.oldMode = source["oldMode"];
+	        this.newMode = source["newMode"];
+	        this.binary = source["binary"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.patch = source["patch"];
+	        this.patchOmitted = source["patchOmitted"];
+	    }
+	}
+	export class Status {
+	    branch: string;
+	    head: string;
+	    staged: number;
+	    unstaged: number;
+	    untracked: number;
+	    conflicted: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.branch = source["branch"];
+	        this.head = source["head"];
+	        this.staged = source["staged"];
+	        this.unstaged = source["unstaged"];
+	        this.untracked = source["untracked"];
+	        this.conflicted = source["conflicted"];
+	    }
+	}
+
+}
+
+export namespace orchestrator {
+	
+	export class PermissionAnswer {
+	    behavior: string;
+	    scope: string;
+	    message?: string;
+	    interrupt?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionAnswer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.behavior = source["behavior"];
+	        this.scope = source["scope"];
+	        this.message = source["message"];
+	        this.interrupt = source["interrupt"];
+	    }
+	}
+
+}
+
+export namespace services {
+	
+	export enum Indicator {
+	    Busy = "busy",
+	    Idle = "idle",
+	    None = "none",
+	    Waiting = "waiting",
+	}
+	export class AgentView {
+	    backend: string;
+	    displayName: string;
+	    command: string;
+	    args?: string[];
+	    package?: string;
+	    pinned?: string;
+	    probe: string;
+	    found: boolean;
+	    path?: string;
+	    source?: string;
+	    version?: string;
+	    error?: string;
+	    appInstalled?: string;
+	    registered: boolean;
+	    capabilities: agent.Capabilities;
+	    notes?: string;
+	    settings: agentmgr.AgentSettings;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.backend = source["backend"];
+	        this.displayName = source["displayName"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.package = source["package"];
+	        this.pinned = source["pinned"];
+	        this.probe = source["probe"];
+	        this.found = source["found"];
+	        this.path = source["path"];
+	        this.source = source["source"];
+	        this.version = source["version"];
+	        this.error = source["error"];
+	        this.appInstalled = source["appInstalled"];
+	        this.registered = source["registered"];
+	        this.capabilities = this.convertValues(source["capabilities"], agent.Capabilities);
+	        this.notes = source["notes"];
+	        this.settings = this.convertValues(source["settings"], agentmgr.AgentSettings);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class AppInfo {
+	    version: string;
+	    dbPath: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AppInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.dbPath = source["dbPath"];
+	    }
+	}
+	export class CreateTaskInput {
+	    projectId: string;
+	    prompt: string;
+	    name: string;
+	    backend: string;
+	    model: string;
+	    interactionMode: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CreateTaskInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.projectId = source["projectId"];
+	        this.prompt = source["prompt"];
+	        this.name = source["name"];
+	        this.backend = source["backend"];
+	        this.model = source["model"];
+	        this.interactionMode = source["interactionMode"];
+	    }
+	}
+	export class InstallResult {
+	    ok: boolean;
+	    error?: string;
+	    log: string;
+	    agent: AgentView;
+	
+	    static createFrom(source: any = {}) {
+	        return new InstallResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.error = source["error"];
+	        this.log = source["log"];
+	        this.agent = this.convertValues(source["agent"], AgentView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MergeInput {
+	    squash: boolean;
+	    noFastForward: boolean;
+	    message: string;
+	    removeWorktree: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MergeInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.squash = source["squash"];
+	        this.noFastForward = source["noFastForward"];
+	        this.message = source["message"];
+	        this.removeWorktree = source["removeWorktree"];
+	    }
+	}
+	export class TaskGitInfo {
+	    taskId: string;
+	    projectId: string;
+	    isGitRepo: boolean;
+	    useWorktree: boolean;
+	    useWorktreeOverride?: boolean;
+	    sourceBranch: string;
+	    worktreePath: string;
+	    branchName: string;
+	    baseCommit: string;
+	    headCommit: string;
+	    mergeCommit: string;
+	    mergedAt?: number;
+	    cwd: string;
+	    notice?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskGitInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.projectId = source["projectId"];
+	        this.isGitRepo = source["isGitRepo"];
+	        this.useWorktree = source["useWorktree"];
+	        this.useWorktreeOverride = source["useWorktreeOverride"];
+	        this.sourceBranch = source["sourceBranch"];
+	        this.worktreePath = source["worktreePath"];
+	        this.branchName = source["branchName"];
+	        this.baseCommit = source["baseCommit"];
+	        this.headCommit = source["headCommit"];
+	        this.mergeCommit = source["mergeCommit"];
+	        this.mergedAt = source["mergedAt"];
+	        this.cwd = source["cwd"];
+	        this.notice = source["notice"];
+	    }
+	}
+	export class MergeOutcome {
+	    commit: string;
+	    fastForward: boolean;
+	    squashed: boolean;
+	    worktree?: string;
+	    into: string;
+	    worktreeRemoved: boolean;
+	    task: TaskGitInfo;
+	    warning?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MergeOutcome(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.commit = source["commit"];
+	        this.fastForward = source["fastForward"];
+	        this.squashed = source["squashed"];
+	        this.worktree = source["worktree"];
+	        this.into = source["into"];
+	        this.worktreeRemoved = source["worktreeRemoved"];
+	        this.task = this.convertValues(source["task"], TaskGitInfo);
+	        this.warning = source["warning"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Project {
+	    id: string;
+	    name: string;
+	    path: string;
+	    isGitRepo: boolean;
+	    defaultBackend: string;
+	    defaultModel: string;
+	    createdAt: number;
+	    updatedAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Project(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.path = source["path"];
+	        this.isGitRepo = source["isGitRepo"];
+	        this.defaultBackend = source["defaultBackend"];
+	        this.defaultModel = source["defaultModel"];
+	        this.createdAt = source["createdAt"];
+	        this.updatedAt = source["updatedAt"];
+	    }
+	}
+	export class ProjectGitSettings {
+	    projectId: string;
+	    isGitRepo: boolean;
+	    worktreesEnabled: boolean;
+	    worktreeRoot: string;
+	    defaultWorktreeRoot: string;
+	    defaultSourceBranch: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProjectGitSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.projectId = source["projectId"];
+	        this.isGitRepo = source["isGitRepo"];
+	        this.worktreesEnabled = source["worktreesEnabled"];
+	        this.worktreeRoot = source["worktreeRoot"];
+	        this.defaultWorktreeRoot = source["defaultWorktreeRoot"];
+	        this.defaultSourceBranch = source["defaultSourceBranch"];
+	    }
+	}
+	export class Task {
+	    id: string;
+	    projectId: string;
+	    name: string;
+	    prompt: string;
+	    status: store.TaskStatus;
+	    statusReason: string;
+	    indicator: Indicator;
+	    backend: string;
+	    model: string;
+	    interactionMode: agent.InteractionMode;
+	    sessionId: string;
+	    hasUnread: boolean;
+	    createdAt: number;
+	    updatedAt: number;
+	    startedAt?: number;
+	    endedAt?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Task(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.projectId = source["projectId"];
+	        this.name = source["name"];
+	        this.prompt = source["prompt"];
+	        this.status = source["status"];
+	        this.statusReason = source["statusReason"];
+	        this.indicator = source["indicator"];
+	        this.backend = source["backend"];
+	        this.model = source["model"];
+	        this.interactionMode = source["interactionMode"];
+	        this.sessionId = source["sessionId"];
+	        this.hasUnread = source["hasUnread"];
+	        this.createdAt = source["createdAt"];
+	        this.updatedAt = source["updatedAt"];
+	        this.startedAt = source["startedAt"];
+	        this.endedAt = source["endedAt"];
+	    }
+	}
+	export class TaskDiff {
+	    taskId: string;
+	    available: boolean;
+	    reason?: string;
+	    base: string;
+	    head: string;
+	    files: gitx.FileChange[];
+	    added: number;
+	    removed: number;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.available = source["available"];
+	        this.reason = source["reason"];
+	        this.base = source["base"];
+	        this.head = source["head"];
+	        this.files = this.convertValues(source["files"], gitx.FileChange);
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.at = source["at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class TaskGitOptions {
+	    useWorktree?: boolean;
+	    sourceBranch: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskGitOptions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.useWorktree = source["useWorktree"];
+	        this.sourceBranch = source["sourceBranch"];
+	    }
+	}
+	export class TaskGitStatus {
+	    taskId: string;
+	    projectId: string;
+	    isGitRepo: boolean;
+	    useWorktree: boolean;
+	    useWorktreeOverride?: boolean;
+	    sourceBranch: string;
+	    worktreePath: string;
+	    branchName: string;
+	    baseCommit: string;
+	    headCommit: string;
+	    mergeCommit: string;
+	    mergedAt?: number;
+	    cwd: string;
+	    notice?: string;
+	    hasWorktree: boolean;
+	    status: gitx.Status;
+	    clean: boolean;
+	    commitsAhead: number;
+	    canCommit: boolean;
+	    canMerge: boolean;
+	    mergeBlocked?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskGitStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.projectId = source["projectId"];
+	        this.isGitRepo = source["isGitRepo"];
+	        this.useWorktree = source["useWorktree"];
+	        this.useWorktreeOverride = source["useWorktreeOverride"];
+	        this.sourceBranch = source["sourceBranch"];
+	        this.worktreePath = source["worktreePath"];
+	        this.branchName = source["branchName"];
+	        this.baseCommit = source["baseCommit"];
+	        this.headCommit = source["headCommit"];
+	        this.mergeCommit = source["mergeCommit"];
+	        this.mergedAt = source["mergedAt"];
+	        this.cwd = source["cwd"];
+	        this.notice = source["notice"];
+	        this.hasWorktree = source["hasWorktree"];
+	        this.status = this.convertValues(source["status"], gitx.Status);
+	        this.clean = source["clean"];
+	        this.commitsAhead = source["commitsAhead"];
+	        this.canCommit = source["canCommit"];
+	        this.canMerge = source["canMerge"];
+	        this.mergeBlocked = source["mergeBlocked"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class WorkspaceRemoval {
+	    worktreeRemoved: boolean;
+	    branchDeleted: boolean;
+	    keptBranch?: string;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkspaceRemoval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.worktreeRemoved = source["worktreeRemoved"];
+	        this.branchDeleted = source["branchDeleted"];
+	        this.keptBranch = source["keptBranch"];
+	        this.reason = source["reason"];
+	    }
+	}
+
+}
+
+export namespace store {
+	
+	export enum TaskStatus {
+	    Completed = "completed",
+	    Created = "created",
+	    Errored = "errored",
+	    Interrupted = "interrupted",
+	    Running = "running",
+	    Waiting = "waiting",
+	}
+	export class PendingRequest {
+	    taskId: string;
+	    requestId: string;
+	    kind: string;
+	    request: agent.Request;
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.requestId = source["requestId"];
+	        this.kind = source["kind"];
+	        this.request = this.convertValues(source["request"], agent.Request);
+	        this.createdAt = source["createdAt"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PermissionDecision {
+	    id: number;
+	    taskId: string;
+	    requestId: string;
+	    toolId?: string;
+	    toolName: string;
+	    input?: string;
+	    behavior: string;
+	    scope: string;
+	    source: string;
+	    ruleId?: string;
+	    label: string;
+	    message?: string;
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionDecision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.taskId = source["taskId"];
+	        this.requestId = source["requestId"];
+	        this.toolId = source["toolId"];
+	        this.toolName = source["toolName"];
+	        this.input = source["input"];
+	        this.behavior = source["behavior"];
+	        this.scope = source["scope"];
+	        this.source = source["source"];
+	        this.ruleId = source["ruleId"];
+	        this.label = source["label"];
+	        this.message = source["message"];
+	        this.createdAt = source["createdAt"];
+	    }
+	}
+	export class PermissionRule {
+	    id: string;
+	    scope: string;
+	    projectId: string;
+	    taskId?: string;
+	    toolName: string;
+	    matchKind: string;
+	    pattern: string;
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.scope = source["scope"];
+	        this.projectId = source["projectId"];
+	        this.taskId = source["taskId"];
+	        this.toolName = source["toolName"];
+	        this.matchKind = source["matchKind"];
+	        this.pattern = source["pattern"];
+	        this.createdAt = source["createdAt"];
+	    }
+	}
+	export class QueuedMessage {
+	    id: string;
+	    taskId: string;
+	    text: string;
+	    position: number;
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueuedMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.taskId = source["taskId"];
+	        this.text = source["text"];
+	        this.position = source["position"];
+	        this.createdAt = source["createdAt"];
+	    }
+	}
+
+}
+
