@@ -1,0 +1,101 @@
+# Jean-Claude — the project's vocabulary. `make run` and `make test` work on a
+# fresh Debian machine as root: `deps` installs whatever is missing.
+
+SHELL      := /bin/bash
+GO         ?= go
+TAGS       := webkit2_41
+GOBIN      ?= $(shell $(GO) env GOPATH)/bin
+WAILS      := $(GOBIN)/wails
+WAILS_VER  := v2.15.0
+VERSION    ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS    := -X main.version=$(VERSION)
+BIN        := build/bin/jean-claude
+
+# Debian packages: Wails on webkit2gtk-4.1, Xvfb + D-Bus for the window and
+# notification tests, Debian's Chromium for the browser end-to-end tests.
+APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
+            xvfb xauth dbus dbus-x11 chromium x11-apps imagemagick xdotool
+
+.PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
+        test-frontend e2e test-agents bench golden lint fmt clean
+
+## run: install what is missing, build, start the app
+run: build
+	./$(BIN)
+
+## build: the production binary in build/bin/jean-claude
+build: deps frontend
+	$(GO) build -tags $(TAGS),desktop,production -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+## deps: apt packages, the pinned wails CLI, npm dependencies (idempotent)
+deps: deps-apt deps-wails deps-npm
+
+deps-apt:
+	@missing=""; for p in $(APT_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: apt-get install$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+deps-wails:
+	@if ! [ -x "$(WAILS)" ] || ! "$(WAILS)" version 2>/dev/null | grep -q "$(WAILS_VER)"; then \
+	  echo "deps: go install wails $(WAILS_VER)"; \
+	  GOBIN=$(GOBIN) $(GO) install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VER); \
+	fi
+
+deps-npm:
+	@if ! [ -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules/.package-lock.json ]; then \
+	  echo "deps: npm ci"; cd frontend && npm ci --no-audit --no-fund --loglevel=error; \
+	fi
+
+## frontend: type-check and build the frontend into frontend/dist
+frontend: deps-npm
+	cd frontend && npm run build
+
+## bindings: regenerate the TypeScript bindings (frontend/src/bridge/wailsjs)
+bindings: deps-wails
+	$(WAILS) generate module -tags "bindings,$(TAGS)"
+
+## test: every test: lint, Go, frontend unit, browser e2e, real agent CLIs
+test: deps frontend lint test-go test-frontend e2e test-agents
+	@echo "make test: all suites passed"
+
+test-go:
+	$(GO) test -tags $(TAGS) -count=1 ./...
+
+test-frontend: deps-npm
+	cd frontend && npx vitest run
+
+## e2e: the dev binary under Xvfb driven by playwright-core + Debian chromium
+e2e: deps frontend
+	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
+	cd frontend && node e2e/run.mjs --no-build
+
+## test-agents: the real claude and opencode CLIs (npm-installed into .tools/agents) against a scripted model server
+test-agents: deps
+	GO=$(GO) sh backend/e2e/realcli/test-agents.sh
+
+## bench: every Go benchmark (normalizers, orchestrator 20x5000)
+bench:
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./backend/...
+
+## golden: rewrite golden files from the recordings
+golden:
+	$(GO) test -tags $(TAGS) ./backend/... -update
+
+## lint: gofmt, go vet, tsc, bindings up to date
+lint: deps-wails deps-npm
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet -tags $(TAGS) ./...
+	cd frontend && npx tsc --noEmit
+	$(WAILS) generate module -tags "bindings,$(TAGS)" >/dev/null
+	@git diff --exit-code --stat -- frontend/src/bridge/wailsjs || { echo "bindings are stale: run 'make bindings' and commit"; exit 1; }
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf build/bin frontend/dist/assets frontend/dist/index.html
