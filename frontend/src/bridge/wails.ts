@@ -1,83 +1,72 @@
-// The Api over the Wails runtime: every call goes to the bound Go services
-// (window.go.services.*), every subscription to the Wails event bus.
+// The Api over the generated Wails bindings (./wailsjs, from `wails generate
+// module`; never edited by hand): every call goes to a bound Go service, every
+// subscription to the Wails event bus through the generated runtime.
 
 import { toProject, toTask, type Api } from "./api";
 import type { BackendInfo, CreateTaskInput } from "./types";
-
-type Fn = (...args: unknown[]) => Promise<unknown>;
-
-interface WailsWindow {
-  go?: Record<string, Record<string, Record<string, Fn>>>;
-  runtime?: {
-    EventsOnMultiple(name: string, cb: (...data: unknown[]) => void, max: number): () => void;
-  };
-}
-
-function w(): WailsWindow {
-  return window as unknown as WailsWindow;
-}
-
-function call(service: string, method: string, ...args: unknown[]): Promise<unknown> {
-  const fn = w().go?.services?.[service]?.[method];
-  if (!fn) return Promise.reject(new Error(`${service}.${method} is not available (no Wails backend)`));
-  return fn(...args);
-}
+import * as ProjectService from "./wailsjs/go/services/ProjectService";
+import * as TaskService from "./wailsjs/go/services/TaskService";
+import * as SettingsService from "./wailsjs/go/services/SettingsService";
+import * as SessionService from "./wailsjs/go/services/SessionService";
+import { EventsOn } from "./wailsjs/runtime/runtime";
+import { services } from "./wailsjs/go/models";
 
 /** hasWails reports whether the page runs inside Wails (window or dev server). */
 export function hasWails(): boolean {
-  return Boolean(w().go?.services);
+  return Boolean((window as unknown as { go?: { services?: unknown } }).go?.services);
+}
+
+type Services = Record<string, Record<string, unknown> | undefined>;
+
+/** bound wraps a generated binding so that it rejects clearly when its
+ * service is not bound (a plain browser, tests, an older backend). */
+function bound<A extends unknown[], R>(fn: (...a: A) => Promise<R>, name: string): (...a: A) => Promise<R> {
+  const [service, method] = name.split(".");
+  return (...a: A) => {
+    const services = (window as unknown as { go?: { services?: Services } }).go?.services;
+    if (typeof services?.[service]?.[method] !== "function") {
+      return Promise.reject(new Error(`${name} is not available (no Wails backend)`));
+    }
+    return fn(...a);
+  };
 }
 
 export function wailsApi(): Api {
   return {
     projects: {
-      pickDirectory: async () => String((await call("ProjectService", "PickDirectory")) ?? ""),
-      add: async (path) => toProject(await call("ProjectService", "Add", path)),
-      list: async () => ((await call("ProjectService", "List")) as unknown[] | null ?? []).map(toProject),
-      rename: async (id, name) => toProject(await call("ProjectService", "Rename", id, name)),
-      remove: async (id) => {
-        await call("ProjectService", "Remove", id);
-      },
-      setDefaultBackend: async (id, backend) =>
-        toProject(await call("ProjectService", "SetDefaultBackend", id, backend)),
-      setDefaultModel: async (id, model) => toProject(await call("ProjectService", "SetDefaultModel", id, model)),
+      pickDirectory: bound(ProjectService.PickDirectory, "ProjectService.PickDirectory"),
+      add: async (path) => toProject(await bound(ProjectService.Add, "ProjectService.Add")(path)),
+      list: async () => ((await bound(ProjectService.List, "ProjectService.List")()) ?? []).map(toProject),
+      rename: async (id, name) => toProject(await bound(ProjectService.Rename, "ProjectService.Rename")(id, name)),
+      remove: bound(ProjectService.Remove, "ProjectService.Remove"),
+      setDefaultBackend: async (id, b) => toProject(await bound(ProjectService.SetDefaultBackend, "ProjectService.SetDefaultBackend")(id, b)),
+      setDefaultModel: async (id, m) => toProject(await bound(ProjectService.SetDefaultModel, "ProjectService.SetDefaultModel")(id, m)),
     },
     tasks: {
-      create: async (input: CreateTaskInput) => toTask(await call("TaskService", "Create", input)),
-      list: async (projectId) => ((await call("TaskService", "List", projectId)) as unknown[] | null ?? []).map(toTask),
-      get: async (id) => toTask(await call("TaskService", "Get", id)),
-      remove: async (id) => {
-        await call("TaskService", "Delete", id);
-      },
+      create: async (input: CreateTaskInput) =>
+        toTask(await bound(TaskService.Create, "TaskService.Create")(services.CreateTaskInput.createFrom(input))),
+      list: async (projectId) => ((await bound(TaskService.List, "TaskService.List")(projectId)) ?? []).map(toTask),
+      get: async (id) => toTask(await bound(TaskService.Get, "TaskService.Get")(id)),
+      remove: bound(TaskService.Delete, "TaskService.Delete"),
     },
     settings: {
-      getDefaultBackend: async () => String((await call("SettingsService", "GetDefaultBackend")) ?? ""),
-      setDefaultBackend: async (b) => {
-        await call("SettingsService", "SetDefaultBackend", b);
-      },
-      listBackends: async () => ((await call("SettingsService", "ListBackends")) as BackendInfo[] | null) ?? [],
+      getDefaultBackend: bound(SettingsService.GetDefaultBackend, "SettingsService.GetDefaultBackend"),
+      setDefaultBackend: bound(SettingsService.SetDefaultBackend, "SettingsService.SetDefaultBackend"),
+      listBackends: async () =>
+        ((await bound(SettingsService.ListBackends, "SettingsService.ListBackends")()) ?? []) as unknown as BackendInfo[],
     },
     sessions: {
-      start: async (taskId) => {
-        await call("SessionService", "Start", taskId);
-      },
-      markRead: async (taskId) => {
-        await call("SessionService", "MarkRead", taskId);
-      },
-      setWindowFocused: async (focused) => {
-        await call("SessionService", "SetWindowFocused", focused);
-      },
+      start: bound(SessionService.Start, "SessionService.Start"),
+      markRead: bound(SessionService.MarkRead, "SessionService.MarkRead"),
+      setWindowFocused: bound(SessionService.SetWindowFocused, "SessionService.SetWindowFocused"),
       notificationSettings: async () =>
-        ((await call("SessionService", "NotificationSettings")) as Record<string, boolean> | null) ?? {},
-      setNotificationEnabled: async (kind, enabled) => {
-        await call("SessionService", "SetNotificationEnabled", kind, enabled);
-      },
+        ((await bound(SessionService.NotificationSettings, "SessionService.NotificationSettings")()) ?? {}) as Record<string, boolean>,
+      setNotificationEnabled: bound(SessionService.SetNotificationEnabled, "SessionService.SetNotificationEnabled"),
     },
     events: {
       on(name, cb) {
-        const rt = w().runtime;
-        if (!rt) return () => {};
-        return rt.EventsOnMultiple(name, (...data) => cb(data[0]), -1);
+        if (!(window as unknown as { runtime?: unknown }).runtime) return () => {};
+        return EventsOn(name, (...data: unknown[]) => cb(data[0]));
       },
     },
   };
