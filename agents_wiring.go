@@ -44,31 +44,18 @@ func newAgentsWiring(ctx context.Context, db *store.DB, dbPath string) *agentsWi
 	opt := agents.Options{DataDir: dataDir, ACPAgents: extra}
 	if db != nil {
 		opt.Binaries = mgr.Binaries(ctx, specs)
-		opt.OpenCodeEnv = openCodeEnv(ctx, mgr, dataDir)
+		opt.OpenCodeEnv = openCodeEnv(ctx, mgr)
 	}
 	return &agentsWiring{mgr: mgr, opt: opt, specs: specs}
 }
 
-// openCodeEnv is the shared OpenCode server's environment: the agent's
-// settings env plus OPENCODE_CONFIG, a config generated into the data dir
-// from its default model and mode (sessions still get their own mode's
-// permission rules from the backend).
-func openCodeEnv(ctx context.Context, mgr *agentmgr.Manager, dataDir string) map[string]string {
-	set, err := mgr.Settings(ctx, agent.BackendOpenCode)
+// openCodeEnv is the shared OpenCode server's environment (see
+// agentmgr.Manager.OpenCodeServerEnv); a failure is reported and the
+// server starts with what could be made.
+func openCodeEnv(ctx context.Context, mgr *agentmgr.Manager) map[string]string {
+	env, err := mgr.OpenCodeServerEnv(ctx)
 	if err != nil {
-		return nil
-	}
-	env := map[string]string{}
-	for k, v := range set.Env {
-		env[k] = v
-	}
-	if _, ok := env["OPENCODE_CONFIG"]; !ok {
-		p, err := agentmgr.WriteOpenCodeConfig(dataDir, "server", agentmgr.OpenCodeConfig{Mode: set.DefaultMode, Model: set.DefaultModel})
-		if err == nil {
-			env["OPENCODE_CONFIG"] = p
-		} else {
-			fmt.Fprintf(os.Stderr, "jean-claude: opencode config: %v\n", err)
-		}
+		fmt.Fprintf(os.Stderr, "jean-claude: opencode config: %v\n", err)
 	}
 	return env
 }
@@ -97,7 +84,7 @@ func (w *agentsWiring) wrap(reg *agent.Registry) {
 			opt := w.opt
 			opt.Binaries = map[agent.BackendType]string{name: bin}
 			if name == agent.BackendOpenCode {
-				opt.OpenCodeEnv = openCodeEnv(context.Background(), w.mgr, opt.DataDir)
+				opt.OpenCodeEnv = openCodeEnv(context.Background(), w.mgr)
 			}
 			nb, err := agents.NewRegistry(opt).Get(name)
 			if err != nil {

@@ -461,3 +461,31 @@ func TestServerWideRebuildsOnSettings(t *testing.T) {
 		t.Errorf("a per-session backend was rebuilt for settings (%d built)", built)
 	}
 }
+
+func TestOpenCodeServerEnv(t *testing.T) {
+	data := t.TempDir()
+	m := New(Options{DataDir: data, Settings: &memSettings{}})
+	ctx := context.Background()
+	if err := m.SetSettings(ctx, agent.BackendOpenCode, AgentSettings{Env: map[string]string{"OPENAI_API_KEY": "sk"},
+		DefaultModel: "p/m", DefaultMode: agent.ModePlan}); err != nil {
+		t.Fatal(err)
+	}
+	env, err := m.OpenCodeServerEnv(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(data, "agent-configs", "opencode", "server.json")
+	if env["OPENCODE_CONFIG"] != want || env["OPENAI_API_KEY"] != "sk" {
+		t.Fatalf("env %v", env)
+	}
+	raw, _ := os.ReadFile(want)
+	if !strings.Contains(string(raw), `"edit": "deny"`) || !strings.Contains(string(raw), `"model": "p/m"`) {
+		t.Errorf("server.json for plan mode:\n%s", raw)
+	}
+	if err := m.SetSettings(ctx, agent.BackendOpenCode, AgentSettings{Env: map[string]string{"OPENCODE_CONFIG": "/mine.json"}}); err != nil {
+		t.Fatal(err)
+	}
+	if env, _ := m.OpenCodeServerEnv(ctx); env["OPENCODE_CONFIG"] != "/mine.json" {
+		t.Errorf("the user's OPENCODE_CONFIG was replaced: %v", env)
+	}
+}

@@ -1,6 +1,7 @@
 package agentmgr
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,4 +115,27 @@ func WriteOpenCodeConfig(dataDir, key string, c OpenCodeConfig) (string, error) 
 		return "", fmt.Errorf("agentmgr: opencode config: %w", err)
 	}
 	return path, nil
+}
+
+// OpenCodeServerEnv is the environment of the shared `opencode serve`: the
+// OpenCode agent's settings env plus OPENCODE_CONFIG, a config generated
+// into the data dir ("server.json") from its default model and mode, unless
+// the settings set OPENCODE_CONFIG themselves.
+func (m *Manager) OpenCodeServerEnv(ctx context.Context) (map[string]string, error) {
+	set, err := m.Settings(ctx, agent.BackendOpenCode)
+	if err != nil {
+		return nil, err
+	}
+	env := map[string]string{}
+	for k, v := range set.Env {
+		env[k] = v
+	}
+	if _, ok := env["OPENCODE_CONFIG"]; !ok {
+		p, err := WriteOpenCodeConfig(m.opt.DataDir, "server", OpenCodeConfig{Mode: set.DefaultMode, Model: set.DefaultModel})
+		if err != nil {
+			return env, err
+		}
+		env["OPENCODE_CONFIG"] = p
+	}
+	return env, nil
 }

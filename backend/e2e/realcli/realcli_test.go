@@ -522,25 +522,46 @@ func TestOpenCode(t *testing.T) {
 	proj := newProject(t)
 	model := startModel(t, proj)
 	home, data := t.TempDir(), t.TempDir()
-	// The config is generated into the app's data dir, never the project.
-	cfgPath, err := agentmgr.WriteOpenCodeConfig(data, "realcli", agentmgr.OpenCodeConfig{
-		Mode: agent.ModeAsk,
-		Provider: &agentmgr.OpenAICompatible{ID: "fake", Name: "Fake Model Server", BaseURL: model.OpenAIBaseURL(),
-			APIKey: "test", Models: []string{"fake-basic"}},
-		Model: "fake/fake-basic",
-	})
-	if err != nil {
-		t.Fatal(err)
+	// The app's path: the binary and the environment are the agent's stored
+	// settings; the shared server is (re)built from them by agentmgr at the
+	// first Start, with the config generated into the data dir, never the
+	// project.
+	mk := func(db *store.DB) agent.Backend {
+		ctx := context.Background()
+		m := agentmgr.New(agentmgr.Options{DataDir: data, Settings: store.NewSettings(db)})
+		cfgPath, err := agentmgr.WriteOpenCodeConfig(data, "realcli", agentmgr.OpenCodeConfig{
+			Mode: agent.ModeAsk,
+			Provider: &agentmgr.OpenAICompatible{ID: "fake", Name: "Fake Model Server", BaseURL: model.OpenAIBaseURL(),
+				APIKey: "test", Models: []string{"fake-basic"}},
+			Model: "fake/fake-basic",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = m.SetSettings(ctx, agent.BackendOpenCode, agentmgr.AgentSettings{BinaryPath: b, Env: map[string]string{
+			"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_DATA_HOME": filepath.Join(home, ".local/share"),
+			"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local/state"),
+			"OPENCODE_CONFIG":             cfgPath,
+			"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+			"OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+			"OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := agentmgr.Specs(nil)[1]
+		rebuild := func(bin string) agent.Backend {
+			env, err := m.OpenCodeServerEnv(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			return opencode.New(opencode.Options{Binary: bin, Env: env, HealthTimeout: 90 * time.Second,
+				ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second})
+		}
+		// Built at "startup" without a binary: the first Start rebuilds it.
+		return m.Rebuilding(spec, opencode.New(opencode.Options{}), "", rebuild).ServerWide(ctx)
 	}
-	backend := opencode.New(opencode.Options{Binary: b, Env: map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_DATA_HOME": filepath.Join(home, ".local/share"),
-		"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local/state"),
-		"OPENCODE_CONFIG":             cfgPath,
-		"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
-		"OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-		"OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
-	}, HealthTimeout: 90 * time.Second, ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second})
-	h := newHarness(t, proj, model, func(*store.DB) agent.Backend { return backend }, "fake/fake-basic")
+	h := newHarness(t, proj, model, mk, "fake/fake-basic")
 	h.scenario("opencode", []string{"edit", "bash"})
 	if _, err := os.Stat(filepath.Join(proj, "opencode.json")); err == nil {
 		t.Error("an opencode.json was written into the project")
