@@ -32,6 +32,16 @@ function statusTitle(t: Task): string {
   return t.statusReason ? `${label}: ${t.statusReason}` : label;
 }
 
+/** useMinuteClock re-renders every 30 s so relative times ("5m") stay right. */
+function useMinuteClock(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(t);
+  }, []);
+  return now;
+}
+
 function asIndicator(s: string): TaskIndicator | undefined {
   return s === "none" || s === "idle" || s === "busy" || s === "waiting" ? s : undefined;
 }
@@ -117,6 +127,7 @@ export function TaskList() {
 function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activeTaskId: string | null; onOpen(id: string): void }) {
   const parentRef = useRef<HTMLDivElement>(null);
   const backends = useApp((s) => s.backends);
+  const now = useMinuteClock();
   const v = useVirtualizer({
     count: tasks.length,
     getScrollElement: () => parentRef.current,
@@ -160,7 +171,7 @@ function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activ
                   </span>
                 </span>
                 <span className="jc-task-row__side">
-                  <span className="jc-task-row__time">{relativeTime(t.updatedAt || t.createdAt)}</span>
+                  <span className="jc-task-row__time">{relativeTime(t.updatedAt || t.createdAt, now)}</span>
                   {t.hasUnread ? <span className="jc-unread-dot" aria-label="unread" data-testid="unread-marker" /> : null}
                 </span>
               </button>
