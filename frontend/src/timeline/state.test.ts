@@ -272,3 +272,67 @@ describe("one summary per turn", () => {
     expect(s.completeOf.get("res")).toMatchObject({ interrupted: true, reason: "aborted_streaming" });
   });
 });
+
+// The orchestrator numbers a task's events (seq), but the transport may
+// deliver them out of order: Wails dev mode writes each event to the
+// websocket from its own goroutine. A queued follow-up is stored as the
+// orchestrator's "user-…" message (seq n), removed when the agent echoes it
+// (seq n+1) and replaced by the echo (seq n+2); when the removal overtakes
+// the message, the follow-up used to be shown twice.
+describe("events delivered out of order", () => {
+  const user = (id: string, text: string): AgentEvent => msg({ id, role: "user", parts: [{ type: "text", text }] });
+  const shown = (s: ReturnType<typeof emptyState>, text: string) =>
+    toDisplayRows(s).filter((r) => r.kind === "message" && s.messages.get(r.id)?.msg.parts?.some((p) => p.text === text)).length;
+
+  it("shows a queued follow-up once when its removal arrives before it", () => {
+    const s = emptyState();
+    applyEnvelopes(s, [
+      { taskId: "t", seq: 1, event: user("prompt-echo", "Create the marker file") },
+      { taskId: "t", seq: 2, event: { type: "complete", result: { isError: false, text: "done" } } },
+      { taskId: "t", seq: 4, event: { type: "message-removed", messageId: "user-1" } },
+      { taskId: "t", seq: 3, event: user("user-1", "Now list the directory") },
+      { taskId: "t", seq: 5, event: user("echo-uuid", "Now list the directory") },
+    ]);
+    expect(shown(s, "Now list the directory")).toBe(1);
+    expect(s.messages.has("user-1")).toBe(false);
+  });
+
+  it("keeps the removal across frames of the store", () => {
+    const frames: (() => void)[] = [];
+    const st = new TimelineStore((cb) => frames.push(cb));
+    st.load([]);
+    st.push({ taskId: "t", seq: 7, event: { type: "message-removed", messageId: "user-1" } });
+    frames.shift()!();
+    st.push({ taskId: "t", seq: 6, event: user("user-1", "again") }, { taskId: "t", seq: 8, event: user("echo", "again") });
+    frames.shift()!();
+    expect(shown(st.state, "again")).toBe(1);
+    expect(st.getSnapshot().rows.map((r) => r.key)).toEqual(["echo"]);
+  });
+
+  it("holds a removal that arrives before the transcript loads", () => {
+    const st = new TimelineStore((cb) => cb());
+    st.push({ taskId: "t", seq: 9, event: { type: "message-removed", messageId: "user-1" } });
+    st.push({ taskId: "t", seq: 8, event: user("user-1", "late") });
+    st.load([]);
+    expect(st.state.messages.has("user-1")).toBe(false);
+  });
+
+  it("does not let an older version of a message replace a newer one", () => {
+    const s = emptyState();
+    applyEnvelopes(s, [
+      { taskId: "t", seq: 3, event: msg({ id: "a", parts: [{ type: "text", text: "Hello world" }] }) },
+      { taskId: "t", seq: 2, event: msg({ id: "a", parts: [{ type: "text", text: "Hel" }] }) },
+    ]);
+    expect(s.messages.get("a")!.msg.parts![0].text).toBe("Hello world");
+  });
+
+  it("shows a message again when it is re-sent after its removal", () => {
+    const s = emptyState();
+    applyEnvelopes(s, [
+      { taskId: "t", seq: 1, event: msg({ id: "a", parts: [{ type: "text", text: "x" }] }) },
+      { taskId: "t", seq: 2, event: { type: "message-removed", messageId: "a" } },
+      { taskId: "t", seq: 3, event: msg({ id: "a", parts: [{ type: "text", text: "x again" }] }) },
+    ]);
+    expect(s.messages.get("a")?.msg.parts![0].text).toBe("x again");
+  });
+});

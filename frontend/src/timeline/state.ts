@@ -91,6 +91,16 @@ export interface TimelineState {
   /** Latest per-model usage seen (result message or complete event). */
   modelUsage?: Record<string, ModelUsage>;
   lastSeq: number;
+  /**
+   * The seq of the last message or message-removed event applied, by
+   * message id. The transport may deliver a task's events out of order
+   * (Wails dev mode writes each one from its own goroutine), so an event
+   * older than what was already applied for its message is stale: an old
+   * version must not replace a newer one, nor bring back a message whose
+   * removal overtook it. Ids stay after a removal (a tombstone). The
+   * orchestrator's numbering lasts as long as the app, as does this state.
+   */
+  msgSeq: Map<string, number>;
   /** Ids of messages whose revision changed since the store last published. */
   dirty: Set<string>;
   /** Bumped whenever the set or order of rows may have changed. */
@@ -113,6 +123,7 @@ export function emptyState(): TimelineState {
     decisions: new Map(),
     completeOf: new Map(),
     lastSeq: 0,
+    msgSeq: new Map(),
     dirty: new Set(),
     structureRev: 0,
     revCounter: 0,
@@ -248,9 +259,19 @@ function requestKind(ev: AgentEvent): PendingKind {
 /**
  * applyEvent applies one agent event to the state, in place. now is when a
  * live event arrived (undefined when replaying stored data): tool timings
- * then use it rather than the agent's timestamps.
+ * then use it rather than the agent's timestamps. seq is the orchestrator's
+ * number of the event (0 when unknown); a message event older than one
+ * already applied for the same message is skipped (see msgSeq).
  */
 export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0, now?: number): void {
+  if (seq > 0 && (ev.type === "message" || ev.type === "message-removed")) {
+    const id = ev.type === "message" ? ev.message?.id : ev.messageId;
+    if (id) {
+      const last = s.msgSeq.get(id);
+      if (last !== undefined && seq < last) return; // stale: overtaken by a later event of this message
+      s.msgSeq.set(id, seq);
+    }
+  }
   switch (ev.type) {
     case "message":
       if (ev.message) {
