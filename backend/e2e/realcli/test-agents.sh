@@ -22,8 +22,8 @@ if ! installed @anthropic-ai/claude-code "$CLAUDE_VERSION" || ! installed openco
 		! npm install --prefix "$DIR" --no-audit --no-fund --loglevel=error \
 			"@anthropic-ai/claude-code@$CLAUDE_VERSION" "opencode-ai@$OPENCODE_VERSION" >"$DIR/npm-install.log" 2>&1; then
 		echo "################################################################################"
-		echo "## SKIPPING the real-CLI suite: npm could not install the agent CLIs.        ##"
-		echo "## Claude Code $CLAUDE_VERSION and OpenCode $OPENCODE_VERSION were NOT tested.              ##"
+		echo "## SKIPPING the real-CLI suite: npm could not install the agent CLIs."
+		echo "## Claude Code $CLAUDE_VERSION and OpenCode $OPENCODE_VERSION were NOT tested."
 		echo "################################################################################"
 		tail -n 20 "$DIR/npm-install.log" 2>/dev/null
 		exit 0
