@@ -118,7 +118,8 @@ type CreateTaskInput struct {
 	Backend string `json:"backend"`
 	// Model overrides the project's default model; empty keeps it.
 	Model string `json:"model"`
-	// InteractionMode is ask | accept-edits | plan | bypass; empty is ask.
+	// InteractionMode is ask | accept-edits | plan | bypass; empty takes the
+	// agent's default mode (Agents page), else ask.
 	InteractionMode string `json:"interactionMode"`
 }
 
@@ -129,6 +130,12 @@ type TaskService struct {
 	projects *store.Projects
 	reg      *agent.Registry
 	emit     Emitter
+}
+
+// defaulter is a backend that carries the user's default model and mode
+// for it (agentmgr.Configured does).
+type defaulter interface {
+	Defaults(ctx context.Context) (model string, mode agent.InteractionMode)
 }
 
 // NewTaskService returns the task service; emit may be nil.
@@ -162,7 +169,19 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	// An agent's own settings (the Agents page) fill what neither the
+	// task nor the project chose: model after the project's, mode before "ask".
+	var agentModel string
+	var agentMode agent.InteractionMode
+	if be, err := s.reg.Get(b); err == nil {
+		if d, ok := be.(defaulter); ok {
+			agentModel, agentMode = d.Defaults(s.ctx)
+		}
+	}
 	mode := agent.InteractionMode(strings.TrimSpace(in.InteractionMode))
+	if mode == "" {
+		mode = agentMode
+	}
 	if mode == "" {
 		mode = agent.ModeAsk
 	}
@@ -178,6 +197,9 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 	model := strings.TrimSpace(in.Model)
 	if model == "" {
 		model = p.DefaultModel
+	}
+	if model == "" {
+		model = agentModel
 	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {

@@ -1,0 +1,236 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// defaultsBackend is a registered backend whose user settings carry a
+// default model and mode, like agentmgr.Configured.
+type defaultsBackend struct {
+	agent.Unavailable
+	model string
+	mode  agent.InteractionMode
+}
+
+func (d defaultsBackend) Defaults(context.Context) (string, agent.InteractionMode) {
+	return d.model, d.mode
+}
+
+type fixture struct {
+	projects *ProjectService
+	tasks    *TaskService
+	settings *SettingsService
+	events   *eventLog
+}
+
+func newFixture(t *testing.T, extra ...agent.Backend) fixture {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg := agent.NewRegistry()
+	reg.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendClaudeCode, DisplayName: "Claude Code"}})
+	reg.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendOpenCode, DisplayName: "OpenCode"}})
+	for _, b := range extra {
+		reg.Register(b)
+	}
+	ev := &eventLog{}
+	return fixture{
+		projects: NewProjectService(ctx, db, reg, nil),
+		tasks:    NewTaskService(ctx, db, reg, ev),
+		settings: NewSettingsService(ctx, db, reg),
+		events:   ev,
+	}
+}
+
+func fieldOf(err error) string {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie.Field
+	}
+	return ""
+}
+
+func TestProjectAddValidation(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+
+	missing := filepath.Join(dir, "does-not-exist")
+	_, err := f.projects.Add(missing)
+	if !errors.Is(err, ErrInvalidInput) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing path: err = %v, want ErrInvalidInput wrapping fs.ErrNotExist", err)
+	}
+
+	file := filepath.Join(dir, "file.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.projects.Add(file); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("a file, not a directory: err = %v, want ErrInvalidInput", err)
+	}
+	if _, err := f.projects.Add("   "); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("empty path: err = %v, want ErrInvalidInput", err)
+	}
+
+	plain := filepath.Join(dir, "plain folder") // a space in the path
+	repo := filepath.Join(dir, "repo")
+	for _, d := range []string{plain, filepath.Join(repo, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := f.projects.Add(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.IsGitRepo || p.Name != "plain folder" {
+		t.Errorf("plain folder: %+v, want not a git repo, named after the folder", p)
+	}
+	r, err := f.projects.Add(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.IsGitRepo {
+		t.Errorf("repo with .git: IsGitRepo = false")
+	}
+	if _, err := f.projects.Add(repo); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("the same path twice: err = %v, want ErrInvalidInput", err)
+	}
+	list, err := f.projects.List()
+	if err != nil || len(list) != 2 {
+		t.Fatalf("List = %d projects, %v; want 2", len(list), err)
+	}
+}
+
+func TestProjectDefaultBackendValidated(t *testing.T) {
+	f := newFixture(t)
+	p, err := f.projects.Add(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.projects.SetDefaultBackend(p.ID, "no-such-agent")
+	if !errors.Is(err, agent.ErrUnknownBackend) || !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("unknown backend: err = %v, want ErrInvalidInput and agent.ErrUnknownBackend", err)
+	}
+	got, err := f.projects.SetDefaultBackend(p.ID, string(agent.BackendOpenCode))
+	if err != nil || got.DefaultBackend != string(agent.BackendOpenCode) {
+		t.Fatalf("SetDefaultBackend(opencode) = %+v, %v", got, err)
+	}
+	if _, err := f.projects.Rename(p.ID, "  "); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("empty name: err = %v, want ErrInvalidInput", err)
+	}
+	if err := f.settings.SetDefaultBackend("nope"); !errors.Is(err, agent.ErrUnknownBackend) {
+		t.Errorf("global default backend 'nope': err = %v, want agent.ErrUnknownBackend", err)
+	}
+}
+
+func TestTaskCreateValidationAndBackendChoice(t *testing.T) {
+	f := newFixture(t)
+	p, err := f.projects.Add(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.projects.SetDefaultBackend(p.ID, string(agent.BackendOpenCode)); err != nil {
+		t.Fatal(err)
+	}
+
+	for name, in := range map[string]CreateTaskInput{
+		"empty prompt":    {ProjectID: p.ID, Prompt: " \n\t "},
+		"unknown backend": {ProjectID: p.ID, Prompt: "hi", Backend: "gpt-in-a-box"},
+		"bad mode":        {ProjectID: p.ID, Prompt: "hi", InteractionMode: "yolo"},
+		"no project":      {ProjectID: "missing", Prompt: "hi"},
+	} {
+		if _, err := f.tasks.Create(in); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("%s: err = %v, want ErrInvalidInput", name, err)
+		}
+	}
+	if _, err := f.tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "", Name: "x"}); fieldOf(err) != "prompt" {
+		t.Errorf("empty prompt: the error names field %q, want prompt", fieldOf(err))
+	}
+	if _, err := f.tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "x", Backend: "nope"}); !errors.Is(err, agent.ErrUnknownBackend) {
+		t.Errorf("unknown backend: err = %v, want agent.ErrUnknownBackend", err)
+	}
+
+	// No override: the project's default, decided once and stored.
+	def, err := f.tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "Fix the bug\nin main.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Backend != string(agent.BackendOpenCode) || def.InteractionMode != agent.ModeAsk {
+		t.Errorf("default task: backend %q mode %q, want opencode / ask", def.Backend, def.InteractionMode)
+	}
+	if def.Name != "Fix the bug" {
+		t.Errorf("name from the prompt's first line = %q", def.Name)
+	}
+	// An override wins.
+	over, err := f.tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "hi", Backend: string(agent.BackendClaudeCode), InteractionMode: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if over.Backend != string(agent.BackendClaudeCode) || over.InteractionMode != agent.ModePlan {
+		t.Errorf("override task: %q / %q, want claude-code / plan", over.Backend, over.InteractionMode)
+	}
+	// Changing the project's default later does not move existing tasks.
+	if _, err := f.projects.SetDefaultBackend(p.ID, string(agent.BackendClaudeCode)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.tasks.Get(def.ID)
+	if err != nil || again.Backend != string(agent.BackendOpenCode) {
+		t.Errorf("stored backend moved to %q (%v) after the project default changed", again.Backend, err)
+	}
+	list, err := f.tasks.List(p.ID)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("List = %d tasks, %v; want 2", len(list), err)
+	}
+	if len(f.events.names) == 0 || f.events.names[0] != EventTaskUpdated {
+		t.Errorf("creating tasks emitted %v, want %s", f.events.names, EventTaskUpdated)
+	}
+	if err := f.tasks.Delete(def.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.tasks.Get(def.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Get after Delete: %v, want store.ErrNotFound", err)
+	}
+}
+
+func TestTaskCreateTakesTheAgentsDefaults(t *testing.T) {
+	gem := defaultsBackend{
+		Unavailable: agent.Unavailable{Desc: agent.Info{Name: agent.BackendGemini, DisplayName: "Gemini CLI"}},
+		model:       "gemini-9-pro", mode: agent.ModeAcceptEdits,
+	}
+	f := newFixture(t, gem)
+	p, err := f.projects.Add(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Neither task nor project chose: the agent's settings apply.
+	got, err := f.tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "hi", Backend: string(agent.BackendGemini)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "gemini-9-pro" || got.InteractionMode != agent.ModeAcceptEdits {
+		t.Errorf("agent defaults not applied: model %q mode %q", got.Model, got.InteractionMode)
+	}
+	// What the task or the project chose wins over the agent's defaults.
+	if _, err := f.projects.SetDefaultModel(p.ID, "project-model"); err != nil {
+		t.Fatal(err)
+	}
+	got, err = f.tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "hi", Backend: string(agent.BackendGemini), InteractionMode: "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "project-model" || got.InteractionMode != agent.ModeAsk {
+		t.Errorf("explicit choices lost: model %q mode %q, want project-model / ask", got.Model, got.InteractionMode)
+	}
+}
