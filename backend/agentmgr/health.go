@@ -186,15 +186,25 @@ func (m *Manager) stdioProbe(ctx context.Context, path string, args, env []strin
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("start %s: %w", path, err)
 	}
+	waited := false
+	var waitErr error
+	wait := func() error { // the process has exited: reap it so stderr is all copied
+		if !waited {
+			waited, waitErr = true, cmd.Wait()
+		}
+		return waitErr
+	}
 	defer func() {
 		stdin.Close()
-		_ = cmd.Cancel()
-		_ = cmd.Wait()
+		if !waited {
+			_ = cmd.Cancel()
+			_ = wait()
+		}
 		killGroup(cmd)
 	}()
-	if _, err := io.WriteString(stdin, request+"\n"); err != nil {
-		return "", fmt.Errorf("write to %s: %w", path, err)
-	}
+	// A write can fail (EPIPE) when the agent died at once; what it said on
+	// stderr is the useful answer then, so read on to its exit before saying why.
+	_, writeErr := io.WriteString(stdin, request+"\n")
 	for line, err := range agent.Lines(stdout) {
 		if err != nil {
 			return "", err
@@ -206,7 +216,15 @@ func (m *Manager) stdioProbe(ctx context.Context, path string, args, env []strin
 	if ctx.Err() != nil {
 		return "", fmt.Errorf("no answer in %s: %s", m.opt.HealthTimeout, tail.String())
 	}
-	return "", fmt.Errorf("exited without answering: %s", tail.String())
+	exit := wait()
+	why := strings.TrimSpace(tail.String())
+	if why == "" && writeErr != nil {
+		why = fmt.Sprintf("write to %s: %v", path, writeErr)
+	}
+	if exit != nil {
+		return "", fmt.Errorf("exited without answering (%v): %s", exit, why)
+	}
+	return "", fmt.Errorf("exited without answering: %s", why)
 }
 
 // openCodeProbe starts `opencode serve` on a free port and waits for
