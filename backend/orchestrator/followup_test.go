@@ -7,6 +7,7 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,7 +139,7 @@ func TestProcessQueuedFollowUpShownOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the queued follow-up answered", answered(t, o, "t1", follow))
-	waitStatus(t, db, "t1", store.StatusCompleted)
+	waitEmittedCompletes(t, db, rec, "t1", 2)
 	if q, _ := o.Queue(ctx, "t1"); len(q) != 0 {
 		t.Fatalf("queue not drained: %+v", q)
 	}
@@ -192,7 +193,7 @@ func TestProcessResumeWithQueuedShownOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the queued follow-up answered", answered(t, o2, "t1", follow))
-	waitStatus(t, db, "t1", store.StatusCompleted)
+	waitEmittedCompletes(t, db, rec, "t1", 1)
 	checkOnce(t, o2, rec, "t1", follow)
 }
 
@@ -227,9 +228,22 @@ func TestProcessFollowUpIdleAndResumedShownOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the resuming follow-up answered", answered(t, o, "t1", resumed))
-	waitStatus(t, db, "t1", store.StatusCompleted)
+	// Stored comes before emitted: wait for the emitted complete (which
+	// flushes the coalesced messages before it), not the stored status.
+	waitEmittedCompletes(t, db, rec, "t1", 3)
 	if b, _ := os.ReadFile(argsFile); !strings.Contains(string(b), `"--resume","`+sessionID+`"`) {
 		t.Fatalf("args %s lack --resume %s", b, sessionID)
 	}
 	checkOnce(t, o, rec, "t1", "Create hello.txt", idle, resumed)
+}
+
+// waitEmittedCompletes waits until n complete events of task were emitted
+// and the task is stored completed. Stored comes before emitted, and the
+// complete event flushes the coalesced messages before it, so checks of
+// what was emitted must wait for it, not for the stored status.
+func waitEmittedCompletes(t *testing.T, db *store.DB, rec *recorder, task string, n int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d complete events emitted", n), func() bool {
+		return countType(rec.agentEvents(task), agent.EventComplete) >= n && loadTask(t, db, task).Status == store.StatusCompleted
+	})
 }
