@@ -11,10 +11,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Health is the result of starting an agent for real.
@@ -181,7 +182,7 @@ func (m *Manager) stdioProbe(ctx context.Context, path string, args, env []strin
 	if err != nil {
 		return "", err
 	}
-	tail := &tailWriter{max: 4 << 10}
+	tail := proc.NewTail(4 << 10)
 	cmd.Stderr = tail
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("start %s: %w", path, err)
@@ -200,7 +201,7 @@ func (m *Manager) stdioProbe(ctx context.Context, path string, args, env []strin
 			_ = cmd.Cancel()
 			_ = wait()
 		}
-		killGroup(cmd)
+		proc.KillGroup(cmd, syscall.SIGKILL)
 	}()
 	// A write can fail (EPIPE) when the agent died at once; what it said on
 	// stderr is the useful answer then, so read on to its exit before saying why.
@@ -237,7 +238,7 @@ func (m *Manager) openCodeProbe(ctx context.Context, path string, env []string, 
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	cmd := command(ctx, path, []string{"serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port)}, env, dir)
-	tail := &tailWriter{max: 4 << 10}
+	tail := proc.NewTail(4 << 10)
 	cmd.Stdout, cmd.Stderr = tail, tail
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("start %s: %w", path, err)
@@ -250,7 +251,7 @@ func (m *Manager) openCodeProbe(ctx context.Context, path string, env []string, 
 		case <-exited:
 		case <-time.After(5 * time.Second):
 		}
-		killGroup(cmd)
+		proc.KillGroup(cmd, syscall.SIGKILL)
 	}()
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/global/health"
 	tick := time.NewTicker(200 * time.Millisecond)
@@ -285,27 +286,4 @@ func (m *Manager) openCodeProbe(ctx context.Context, path string, env []string, 
 		case <-tick.C:
 		}
 	}
-}
-
-// tailWriter keeps the last max bytes written.
-type tailWriter struct {
-	max int
-	mu  sync.Mutex
-	b   []byte
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.b))
 }

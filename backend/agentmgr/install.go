@@ -10,9 +10,11 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // appVersion is the version of the app's own copy of spec ("" when none).
@@ -132,7 +134,7 @@ func (m *Manager) npm(ctx context.Context, spec Spec, progress func(Progress), a
 	}
 	pw.Close()
 	wg.Wait()
-	killGroup(cmd)
+	_ = proc.KillGroup(cmd, syscall.SIGKILL)
 	m.opt.Logger.Info("agentmgr: npm done", "agent", spec.Backend, "err", err)
 	out := log.String()
 	if err != nil {

@@ -260,13 +260,6 @@ func command(ctx context.Context, path string, args, env []string, dir string) *
 	return cmd
 }
 
-// killGroup ends whatever is left of cmd's process group.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-}
-
 // Status is what the Agents page shows for one agent.
 type Status struct {
 	Spec

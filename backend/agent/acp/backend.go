@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Config is one ACP agent: how to start it. Presets ship for the known
@@ -154,7 +155,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		perms:  map[string]*pendingPerm{},
 		done:   make(chan struct{}),
 		abort:  make(chan struct{}),
-		stderr: &tail{max: 16 << 10},
+		stderr: proc.NewTail(16 << 10),
 	}
 	if err := s.spawn(path, b.cfg); err != nil {
 		return nil, err
@@ -203,7 +204,7 @@ type session struct {
 	turnMu sync.Mutex // one prompt at a time
 	turns  sync.WaitGroup
 
-	stderr   *tail
+	stderr   *proc.Tail
 	done     chan struct{}
 	waitErr  error
 	stopOnce sync.Once
@@ -236,7 +237,7 @@ func (s *session) spawn(path string, c Config) error {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGTERM) }
+	cmd.Cancel = func() error { return proc.KillGroup(cmd, syscall.SIGTERM) }
 	cmd.WaitDelay = 3 * time.Second
 	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()
@@ -297,7 +298,7 @@ func (s *session) readLoop(stdout io.Reader, sdkIn *io.PipeWriter) {
 		s.cancel()
 	}
 	err := s.cmd.Wait()
-	_ = killGroup(s.cmd, syscall.SIGKILL) // no orphans
+	_ = proc.KillGroup(s.cmd, syscall.SIGKILL) // no orphans
 	s.cancel()
 	s.mu.Lock()
 	stopping := s.stopping
@@ -603,9 +604,9 @@ func (s *session) Stop(ctx context.Context) error {
 		s.mu.Unlock()
 		_ = s.stdin.Close()
 		if !wait(ctx, s.done, 2*time.Second) {
-			_ = killGroup(s.cmd, syscall.SIGTERM)
+			_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
 			if !wait(ctx, s.done, 3*time.Second) {
-				_ = killGroup(s.cmd, syscall.SIGKILL)
+				_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
 				close(s.abort) // nobody may be reading Events any more
 				<-s.done
 			}
@@ -650,37 +651,3 @@ func (s *session) Wait() error {
 
 // PID implements agent.ProcessOwner.
 func (s *session) PID() int { return s.cmd.Process.Pid }
-
-func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
-
-// tail keeps the last max bytes written (the agent's stderr).
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(bytes.TrimSpace(t.buf))
-}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Options configure the Claude Code backend.
@@ -179,7 +180,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		return nil, fmt.Errorf("claude-code: stdout: %w", err)
 	}
 	cmd.Stdout = outW
-	tail := &tailBuffer{max: 8 << 10}
+	tail := proc.NewTail(8 << 10)
 	cmd.Stderr = tail
 
 	if err := cmd.Start(); err != nil {
@@ -284,7 +285,7 @@ type Session struct {
 	b      *Backend
 	cmd    *exec.Cmd
 	cancel context.CancelFunc
-	stderr *tailBuffer
+	stderr *proc.Tail
 	em     *emitter
 
 	writeMu     sync.Mutex
@@ -863,29 +864,6 @@ func readLines(r io.Reader, max int) iter.Seq2[[]byte, error] {
 			}
 		}
 	}
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(bytes.ToValidUTF8(t.buf, []byte("?")))
 }
 
 func randHex(n int) string {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Options configure the backend.
@@ -123,7 +124,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		perms:   map[string]json.RawMessage{},
 		done:    make(chan struct{}),
 		abort:   make(chan struct{}),
-		stderr:  &tail{max: 16 << 10},
+		stderr:  proc.NewTail(16 << 10),
 	}
 	if err := s.spawn(path); err != nil {
 		return nil, err
@@ -168,7 +169,7 @@ type session struct {
 	model    string
 	stopping bool
 
-	stderr   *tail
+	stderr   *proc.Tail
 	done     chan struct{}
 	waitErr  error
 	stopOnce sync.Once
@@ -284,10 +285,10 @@ func (s *session) readLoop(stdout io.Reader) {
 	}
 	if readErr != nil {
 		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: "codex: reading app-server output: " + readErr.Error()}})
-		_ = killGroup(s.cmd, syscall.SIGTERM)
+		_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
 	}
 	err := s.cmd.Wait()
-	_ = killGroup(s.cmd, syscall.SIGKILL)
+	_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
 	s.mu.Lock()
 	stopping, turn := s.stopping, s.turnID
 	s.mu.Unlock()
@@ -519,9 +520,9 @@ func (s *session) Stop(ctx context.Context) error {
 		s.mu.Unlock()
 		_ = s.stdin.Close()
 		if !waitFor(ctx, s.done, 2*time.Second) {
-			_ = killGroup(s.cmd, syscall.SIGTERM)
+			_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
 			if !waitFor(ctx, s.done, 3*time.Second) {
-				_ = killGroup(s.cmd, syscall.SIGKILL)
+				_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
 				close(s.abort)
 			}
 		}
@@ -553,37 +554,3 @@ func (s *session) Wait() error {
 
 // PID implements agent.ProcessOwner.
 func (s *session) PID() int { return s.cmd.Process.Pid }
-
-func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
-	if cmd == nil || cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
-
-// tail keeps the last max bytes written (the agent's stderr).
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(bytes.TrimSpace(t.buf))
-}

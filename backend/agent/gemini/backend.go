@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Options configure the backend.
@@ -206,7 +207,7 @@ func (s *session) runTurn(args []string) {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = 3 * time.Second
-	stderr := &tail{max: 16 << 10}
+	stderr := proc.NewTail(16 << 10)
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err == nil {
@@ -226,7 +227,7 @@ func (s *session) runTurn(args []string) {
 	for line, err := range agent.Lines(stdout) {
 		if err != nil {
 			readErr = err
-			_ = killGroup(cmd, syscall.SIGTERM)
+			_ = proc.KillGroup(cmd, syscall.SIGTERM)
 			break
 		}
 		for _, ev := range s.deliver(line, nil) {
@@ -236,7 +237,7 @@ func (s *session) runTurn(args []string) {
 		}
 	}
 	werr := cmd.Wait()
-	_ = killGroup(cmd, syscall.SIGKILL) // whatever the turn left behind
+	_ = proc.KillGroup(cmd, syscall.SIGKILL) // whatever the turn left behind
 	close(exited)
 	s.mu.Lock()
 	s.cmd = nil
@@ -373,14 +374,14 @@ func (s *session) Interrupt(ctx context.Context) error {
 	if cmd == nil {
 		return nil
 	}
-	if err := killGroup(cmd, syscall.SIGINT); err != nil {
+	if err := proc.KillGroup(cmd, syscall.SIGINT); err != nil {
 		return err
 	}
 	go func() {
 		select {
 		case <-exited:
 		case <-time.After(3 * time.Second):
-			_ = killGroup(cmd, syscall.SIGTERM)
+			_ = proc.KillGroup(cmd, syscall.SIGTERM)
 		}
 	}()
 	return nil
@@ -395,17 +396,17 @@ func (s *session) Stop(ctx context.Context) error {
 		cmd := s.cmd
 		s.mu.Unlock()
 		if cmd != nil {
-			_ = killGroup(cmd, syscall.SIGINT)
+			_ = proc.KillGroup(cmd, syscall.SIGINT)
 			ch := make(chan struct{})
 			go func() { s.turns.Wait(); close(ch) }()
 			select {
 			case <-ch:
 			case <-time.After(2 * time.Second):
-				_ = killGroup(cmd, syscall.SIGTERM)
+				_ = proc.KillGroup(cmd, syscall.SIGTERM)
 				select {
 				case <-ch:
 				case <-time.After(3 * time.Second):
-					_ = killGroup(cmd, syscall.SIGKILL)
+					_ = proc.KillGroup(cmd, syscall.SIGKILL)
 				}
 			}
 		}
@@ -437,38 +438,4 @@ func (s *session) PID() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pid
-}
-
-func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
-	if cmd == nil || cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
-
-// tail keeps the last max bytes written (the agent's stderr).
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(bytes.TrimSpace(t.buf))
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // server owns the one `opencode serve` process every session shares. It is
@@ -47,7 +48,7 @@ type process struct {
 	started  time.Time
 	cancel   context.CancelFunc // stops it: SIGTERM to the group, SIGKILL after WaitDelay
 	done     chan struct{}      // closed when the process has exited
-	tail     *tailBuffer
+	tail     *proc.Tail
 	waitErr  error
 }
 
@@ -218,7 +219,7 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 	for k, v := range s.opt.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	tail := &tailBuffer{max: 16 << 10}
+	tail := proc.NewTail(16 << 10)
 	cmd.Stdout, cmd.Stderr = tail, tail
 	if err := cmd.Start(); err != nil {
 		cancel()
@@ -262,7 +263,7 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 func killGroup(p *process) {
 	p.cancel()
 	<-p.done
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = proc.KillGroup(p.cmd, syscall.SIGKILL)
 }
 
 // dispose stops the server for good.
@@ -293,27 +294,4 @@ func randomPassword() string {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
