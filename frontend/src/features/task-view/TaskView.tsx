@@ -3,6 +3,7 @@
 // cards (they stay until answered) and the composer.
 
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
+import { DiffView } from "../diff";
 import { TimelineStore } from "../../timeline/store";
 import { pendingCards, type RetryInfo } from "../../timeline/state";
 import { queueReducer } from "../../timeline/queue";
@@ -81,6 +82,10 @@ export function TaskView({ taskId }: TaskViewProps) {
   const [loaded, setLoaded] = useState(false);
   const [unreadFromKey, setUnreadFromKey] = useState<string | null>(null);
   const [busySince, setBusySince] = useState<number>(() => Date.now());
+  // What the main area shows: the agent's messages, or the diff of the
+  // task's work (its worktree against its base).
+  const [pane, setPane] = useState<"messages" | "diff">("messages");
+  useEffect(() => setPane("messages"), [taskId]);
 
   // A layout effect: start loading right after the first commit, not after
   // the first paint.
@@ -171,11 +176,24 @@ export function TaskView({ taskId }: TaskViewProps) {
         {task?.backend ? <span className="jc-chip">{backend?.displayName ?? task.backend}</span> : null}
         {task?.model ? <span className="jc-chip" title="model">{task.model}</span> : null}
         <ContextMeter usage={modelUsage} />
+        <div className="jc-task-view__panes" role="group" aria-label="Show">
+          <button type="button" className="jc-task-view__pane" aria-pressed={pane === "messages"} onClick={() => setPane("messages")}>
+            Messages
+          </button>
+          <button type="button" className="jc-task-view__pane" aria-pressed={pane === "diff"} onClick={() => setPane("diff")}>
+            Diff
+          </button>
+        </div>
       </header>
       {task?.status === "errored" && task.statusReason ? (
         <div className="jc-tv-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
       ) : null}
-      <div className="jc-task-view__stream">
+      {pane === "diff" ? (
+        <div className="jc-task-view__diff">
+          <DiffView taskId={taskId} defaultCommitMessage={task?.name ?? ""} />
+        </div>
+      ) : null}
+      <div className="jc-task-view__stream" hidden={pane === "diff"}>
         {loadErr ? (
           <div className="jc-tv-notice is-error" role="alert">Could not load this task: {loadErr}</div>
         ) : !loaded ? (
