@@ -48,7 +48,7 @@ func newFixture(t *testing.T, extra ...agent.Backend) fixture {
 	ev := &eventLog{}
 	return fixture{
 		projects: NewProjectService(ctx, db, reg, nil),
-		tasks:    NewTaskService(ctx, db, reg, ev),
+		tasks:    NewTaskService(ctx, db, reg, ev, nil),
 		settings: NewSettingsService(ctx, db, reg),
 		events:   ev,
 	}

@@ -3,6 +3,7 @@ package services
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -130,6 +131,7 @@ type TaskService struct {
 	projects *store.Projects
 	reg      *agent.Registry
 	emit     Emitter
+	ws       *Workspaces // nil: tasks have no worktree to remove
 }
 
 // defaulter is a backend that carries the user's default model and mode
@@ -139,11 +141,12 @@ type defaulter interface {
 }
 
 // NewTaskService returns the task service; emit may be nil.
-func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit Emitter) *TaskService {
+// ws removes a deleted task's worktree and branch (nil: none are removed).
+func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit Emitter, ws *Workspaces) *TaskService {
 	if emit == nil {
 		emit = nopEmitter{}
 	}
-	return &TaskService{ctx: ctx, tasks: store.NewTasks(db), projects: store.NewProjects(db), reg: reg, emit: emit}
+	return &TaskService{ctx: ctx, tasks: store.NewTasks(db), projects: store.NewProjects(db), reg: reg, emit: emit, ws: ws}
 }
 
 // Create creates a task in status "created" (it does not start it). Its
@@ -243,12 +246,32 @@ func (s *TaskService) Get(id string) (Task, error) {
 	return NewTaskDTO(t), nil
 }
 
-// Delete removes a task and its history. A running session of the task is
-// the orchestrator's to stop first.
+// Delete removes a task, its history, and first its worktree and branch
+// (an unmerged branch is kept). A worktree with uncommitted or untracked
+// changes is refused with an error wrapping gitx.ErrDirtyWorktree and the
+// task is kept; DeleteDiscardingChanges is the confirmed path. Nothing
+// outside the task's own worktree and branch is touched. A running
+// session of the task is the orchestrator's to stop.
 func (s *TaskService) Delete(id string) error {
+	return s.delete(id, false)
+}
+
+// DeleteDiscardingChanges is Delete once the user has confirmed: the
+// task's worktree is removed with its uncommitted changes, and its branch
+// even when unmerged.
+func (s *TaskService) DeleteDiscardingChanges(id string) error {
+	return s.delete(id, true)
+}
+
+func (s *TaskService) delete(id string, force bool) error {
 	t, err := s.tasks.Get(s.ctx, id)
 	if err != nil {
 		return notFound("task", id, err)
+	}
+	if s.ws != nil {
+		if _, err := s.ws.DeleteTaskWorkspace(s.ctx, id, force); err != nil {
+			return fmt.Errorf("task not deleted: %w", err)
+		}
 	}
 	if err := s.tasks.Delete(s.ctx, id); err != nil {
 		return notFound("task", id, err)
