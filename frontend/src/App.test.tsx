@@ -67,6 +67,24 @@ test("deleting a task from the list needs a second click", async () => {
   expect(store.getState().screen).toEqual({ kind: "empty" });
 });
 
+test("deleting a task with a dirty worktree shows why and deletes only after 'Delete anyway'", async () => {
+  const user = userEvent.setup();
+  const { api, store } = renderApp({ projects: [makeProject()], tasks: [makeTask({ id: "t1", name: "Fix login" })] });
+  api.dirtyTasks.add("t1");
+  await user.click(await screen.findByText("Fix login"));
+  await user.click(screen.getByRole("button", { name: "Delete Fix login" }));
+  await user.click(screen.getByRole("button", { name: "Confirm delete Fix login" }));
+  expect(api.calls).toContain("deleteTask t1");
+  await screen.findByRole("button", { name: "Delete anyway (discard changes)" });
+  expect(within(screen.getByTestId("task-row").parentElement!).getByRole("alert")).toHaveTextContent("uncommitted changes");
+  expect(screen.getByTestId("task-row")).toBeTruthy();
+  expect(api.calls).not.toContain("deleteTaskDiscarding t1");
+  await user.click(screen.getByRole("button", { name: "Delete anyway (discard changes)" }));
+  expect(api.calls).toContain("deleteTaskDiscarding t1");
+  expect(screen.queryByTestId("task-row")).toBeNull();
+  expect(store.getState().screen).toEqual({ kind: "empty" });
+});
+
 test("keyboard shortcuts open the new-task form, settings and add project", async () => {
   const user = userEvent.setup();
   const { store } = renderApp({ projects: [makeProject()] });

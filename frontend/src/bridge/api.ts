@@ -18,7 +18,10 @@ export interface TasksApi {
   create(input: CreateTaskInput): Promise<Task>;
   list(projectId: string): Promise<Task[]>;
   get(id: string): Promise<Task>;
+  /** remove deletes a task and its worktree; refused (the error says "uncommitted changes") when the worktree is dirty. */
   remove(id: string): Promise<void>;
+  /** removeDiscardingChanges is remove once the user confirmed discarding the worktree's changes. */
+  removeDiscardingChanges(id: string): Promise<void>;
 }
 
 export interface SettingsApi {

@@ -48,6 +48,7 @@ export function wailsApi(): Api {
       list: async (projectId) => ((await bound(TaskService.List, "TaskService.List")(projectId)) ?? []).map(toTask),
       get: async (id) => toTask(await bound(TaskService.Get, "TaskService.Get")(id)),
       remove: bound(TaskService.Delete, "TaskService.Delete"),
+      removeDiscardingChanges: bound(TaskService.DeleteDiscardingChanges, "TaskService.DeleteDiscardingChanges"),
     },
     settings: {
       getDefaultBackend: bound(SettingsService.GetDefaultBackend, "SettingsService.GetDefaultBackend"),

@@ -56,7 +56,8 @@ export interface AppState {
   loadTasks(projectId: string): Promise<void>;
   /** createTask creates the task, opens it and, with start, starts its session. */
   createTask(input: CreateTaskInput, opts?: { start?: boolean; beforeStart?: (task: Task) => Promise<void> }): Promise<Task>;
-  deleteTask(id: string): Promise<void>;
+  /** deleteTask deletes a task and its worktree; discardChanges confirms dropping the worktree's uncommitted changes. */
+  deleteTask(id: string, discardChanges?: boolean): Promise<void>;
   /** forgetTask drops a task deleted elsewhere. */
   forgetTask(id: string): void;
   applyTaskUpdate(task: Task): void;
@@ -239,8 +240,8 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
         return task;
       },
 
-      async deleteTask(id) {
-        await api.tasks.remove(id);
+      async deleteTask(id, discardChanges) {
+        await (discardChanges ? api.tasks.removeDiscardingChanges(id) : api.tasks.remove(id));
         get().forgetTask(id);
       },
 

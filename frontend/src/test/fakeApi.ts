@@ -21,6 +21,8 @@ export interface FakeApi extends Api {
   calls: string[];
   projectsDb: Project[];
   tasksDb: Task[];
+  /** dirtyTasks: ids whose worktree has uncommitted changes (remove refuses them). */
+  dirtyTasks: Set<string>;
   emit(name: string, payload: unknown): void;
   pickResult: string;
   startError: string;
@@ -70,6 +72,7 @@ export function fakeApi(init: { projects?: Project[]; tasks?: Task[]; existingDi
     calls: [],
     projectsDb: [...(init.projects ?? [])],
     tasksDb: [...(init.tasks ?? [])],
+    dirtyTasks: new Set<string>(),
     pickResult: "",
     startError: "",
     notify: { complete: true, error: true, permission: true, question: false },
@@ -151,6 +154,11 @@ export function fakeApi(init: { projects?: Project[]; tasks?: Task[]; existingDi
       },
       async remove(id) {
         api.calls.push(`deleteTask ${id}`);
+        if (api.dirtyTasks.has(id)) throw "task not deleted: worktree has uncommitted changes: 1 untracked file(s)";
+        api.tasksDb = api.tasksDb.filter((t) => t.id !== id);
+      },
+      async removeDiscardingChanges(id) {
+        api.calls.push(`deleteTaskDiscarding ${id}`);
         api.tasksDb = api.tasksDb.filter((t) => t.id !== id);
       },
     },

@@ -189,6 +189,7 @@ function DeleteTaskButton({ task }: { task: Task }) {
   const deleteTask = useApp((s) => s.deleteTask);
   const [armed, setArmed] = useState(false);
   const [error, setError] = useState("");
+  const [dirty, setDirty] = useState(false);
   useEffect(() => {
     if (!armed) return;
     const t = setTimeout(() => setArmed(false), 4000);
@@ -204,8 +205,31 @@ function DeleteTaskButton({ task }: { task: Task }) {
       await deleteTask(task.id);
     } catch (err) {
       setArmed(false);
+      const msg = errorMessage(err);
+      setError(msg);
+      setDirty(/uncommitted changes/i.test(msg));
+    }
+  }
+  async function onDiscard() {
+    try {
+      await deleteTask(task.id, true);
+    } catch (err) {
+      setDirty(false);
       setError(errorMessage(err));
     }
+  }
+  if (dirty) {
+    return (
+      <span className="jc-task-row__delete-dirty" role="alert">
+        <span>{error}</span>
+        <button type="button" className="jc-task-row__delete jc-task-row__delete--armed" onClick={() => void onDiscard()}>
+          Delete anyway (discard changes)
+        </button>
+        <button type="button" className="jc-task-row__delete" onClick={() => { setDirty(false); setError(""); }}>
+          Keep task
+        </button>
+      </span>
+    );
   }
   return (
     <button

@@ -6,6 +6,8 @@ export function Create(arg1:services.CreateTaskInput):Promise<services.Task>;
 
 export function Delete(arg1:string):Promise<void>;
 
+export function DeleteDiscardingChanges(arg1:string):Promise<void>;
+
 export function Get(arg1:string):Promise<services.Task>;
 
 export function List(arg1:string):Promise<Array<services.Task>>;

@@ -10,6 +10,10 @@ export function Delete(arg1) {
   return window['go']['services']['TaskService']['Delete'](arg1);
 }
 
+export function DeleteDiscardingChanges(arg1) {
+  return window['go']['services']['TaskService']['DeleteDiscardingChanges'](arg1);
+}
+
 export function Get(arg1) {
   return window['go']['services']['TaskService']['Get'](arg1);
 }
