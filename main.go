@@ -97,7 +97,7 @@ func run() int {
 		Bind: []any{
 			services.NewAppService(version, opt.DB),
 			services.NewProjectService(ctx, db, reg, app),
-			services.NewTaskService(ctx, db, reg, app, workspaces),
+			services.NewTaskService(ctx, db, reg, app, workspaces, sess.o),
 			services.NewSettingsService(ctx, db, reg),
 			sess.svc,
 			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),

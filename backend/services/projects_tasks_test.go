@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -32,6 +33,10 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, extra ...agent.Backend) fixture {
+	return newFixtureStopping(t, nil, extra...)
+}
+
+func newFixtureStopping(t *testing.T, stopper TaskStopper, extra ...agent.Backend) fixture {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
@@ -48,7 +53,7 @@ func newFixture(t *testing.T, extra ...agent.Backend) fixture {
 	ev := &eventLog{}
 	return fixture{
 		projects: NewProjectService(ctx, db, reg, nil),
-		tasks:    NewTaskService(ctx, db, reg, ev, nil),
+		tasks:    NewTaskService(ctx, db, reg, ev, nil, stopper),
 		settings: NewSettingsService(ctx, db, reg),
 		events:   ev,
 	}
@@ -232,5 +237,46 @@ func TestTaskCreateTakesTheAgentsDefaults(t *testing.T) {
 	}
 	if got.Model != "project-model" || got.InteractionMode != agent.ModeAsk {
 		t.Errorf("explicit choices lost: model %q mode %q, want project-model / ask", got.Model, got.InteractionMode)
+	}
+}
+
+// stopRecorder is the orchestrator as TaskService.Delete sees it.
+type stopRecorder struct {
+	stopped []string
+	err     error
+}
+
+func (r *stopRecorder) Stop(_ context.Context, taskID string) error {
+	r.stopped = append(r.stopped, taskID)
+	return r.err
+}
+
+func TestTaskDeleteStopsItsAgentFirst(t *testing.T) {
+	rec := &stopRecorder{err: errors.New("agent would not die")}
+	f := newFixtureStopping(t, rec)
+	p, err := f.projects.Add(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := f.tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An agent that cannot be stopped keeps its task.
+	if err := f.tasks.Delete(task.ID); err == nil || !strings.Contains(err.Error(), "could not stop its agent") {
+		t.Fatalf("Delete with an unstoppable agent: %v, want a refusal naming the agent", err)
+	}
+	if _, err := f.tasks.Get(task.ID); err != nil {
+		t.Fatalf("the task is gone although its agent was not stopped: %v", err)
+	}
+	rec.err = nil
+	if err := f.tasks.Delete(task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.stopped) != 2 || rec.stopped[1] != task.ID {
+		t.Fatalf("stopped %v, want the task's agent stopped on each delete", rec.stopped)
+	}
+	if _, err := f.tasks.Get(task.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Get after Delete: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 func TestTaskDeleteRemovesOnlyItsWorktree(t *testing.T) {
 	f := newGitFixture(t)
-	tasks := services.NewTaskService(t.Context(), f.db, agent.NewRegistry(), nil, services.NewWorkspaces(f.db, f.g))
+	tasks := services.NewTaskService(t.Context(), f.db, agent.NewRegistry(), nil, services.NewWorkspaces(f.db, f.g), nil)
 	a, b := f.task("Task A"), f.task("Task B")
 	ia, ib := f.prepare(a), f.prepare(b)
 	f.write(ib.WorktreePath, "b.txt", "other task's work\n")

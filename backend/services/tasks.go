@@ -132,6 +132,13 @@ type TaskService struct {
 	reg      *agent.Registry
 	emit     Emitter
 	ws       *Workspaces // nil: tasks have no worktree to remove
+	stop     TaskStopper // nil: no live sessions to end
+}
+
+// TaskStopper ends a task's live agent session and its processes (the
+// orchestrator does), returning once they are gone.
+type TaskStopper interface {
+	Stop(ctx context.Context, taskID string) error
 }
 
 // defaulter is a backend that carries the user's default model and mode
@@ -141,12 +148,13 @@ type defaulter interface {
 }
 
 // NewTaskService returns the task service; emit may be nil.
-// ws removes a deleted task's worktree and branch (nil: none are removed).
-func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit Emitter, ws *Workspaces) *TaskService {
+// ws removes a deleted task's worktree and branch (nil: none are removed);
+// stop ends a deleted task's agent first (nil: none run).
+func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit Emitter, ws *Workspaces, stop TaskStopper) *TaskService {
 	if emit == nil {
 		emit = nopEmitter{}
 	}
-	return &TaskService{ctx: ctx, tasks: store.NewTasks(db), projects: store.NewProjects(db), reg: reg, emit: emit, ws: ws}
+	return &TaskService{ctx: ctx, tasks: store.NewTasks(db), projects: store.NewProjects(db), reg: reg, emit: emit, ws: ws, stop: stop}
 }
 
 // Create creates a task in status "created" (it does not start it). Its
@@ -267,6 +275,13 @@ func (s *TaskService) delete(id string, force bool) error {
 	t, err := s.tasks.Get(s.ctx, id)
 	if err != nil {
 		return notFound("task", id, err)
+	}
+	// The agent goes first: its worktree must not vanish under a live
+	// process, and it must not write there after the dirty check.
+	if s.stop != nil {
+		if err := s.stop.Stop(s.ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("task not deleted: could not stop its agent: %w", err)
+		}
 	}
 	if s.ws != nil {
 		if _, err := s.ws.DeleteTaskWorkspace(s.ctx, id, force); err != nil {
