@@ -115,6 +115,33 @@ describe("applyEvent", () => {
     expect(s.retry).toBeUndefined();
   });
 
+  it("shows one summary per turn whatever order the result, the complete event and other rows arrive in", () => {
+    const summaries = (s: ReturnType<typeof emptyState>) =>
+      toDisplayRows(s).filter((r) => (r.kind === "notice" && r.notice.kind === "complete") || r.key === "r").length;
+    // complete first, then another row of the turn, then the result message.
+    const a = emptyState();
+    applyEvent(a, msg({ id: "u", role: "user", parts: [{ type: "text", text: "go" }] }));
+    applyEvent(a, { type: "complete", result: { isError: false, durationMs: 5, interrupted: true } }, 3);
+    applyEvent(a, msg({ id: "st", role: "system", parts: [{ type: "system-status", subtype: "status", status: "x" }] }));
+    applyEvent(a, msg({ id: "r", role: "result", parts: [] }));
+    expect(summaries(a)).toBe(1);
+    expect(a.completeOf.get("r")).toMatchObject({ interrupted: true }); // what only the event knew is kept
+    // result first, then another row, then the complete event.
+    const b = emptyState();
+    applyEvent(b, msg({ id: "u", role: "user", parts: [{ type: "text", text: "go" }] }));
+    applyEvent(b, msg({ id: "r", role: "result", parts: [] }));
+    applyEvent(b, msg({ id: "st", role: "system", parts: [{ type: "system-status", subtype: "status", status: "x" }] }));
+    applyEvent(b, { type: "complete", result: { isError: false } }, 9);
+    expect(summaries(b)).toBe(1);
+    // A complete notice of an earlier turn is never taken by a later result.
+    const c = emptyState();
+    applyEvent(c, msg({ id: "u", role: "user", parts: [{ type: "text", text: "go" }] }));
+    applyEvent(c, { type: "complete", result: { isError: false } }, 2);
+    applyEvent(c, msg({ id: "u2", role: "user", parts: [{ type: "text", text: "again" }] }));
+    applyEvent(c, msg({ id: "r", role: "result", parts: [] }));
+    expect(toDisplayRows(c).map((r) => (r.kind === "notice" ? r.notice.kind : r.key))).toEqual(["u", "complete", "u2", "r"]);
+  });
+
   it("does not repeat an error the agent already sent as a message", () => {
     const s = emptyState();
     applyEvent(s, msg({ id: "e", isError: true, parts: [{ type: "text", text: "API Error: 429 rate limited" }] }));

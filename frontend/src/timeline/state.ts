@@ -179,10 +179,13 @@ function unindex(s: TimelineState, e: MessageEntry): void {
  * the result row.
  */
 function absorbCompleteNotice(s: TimelineState, resultId: string): void {
-  const at = s.order.length - 1; // the result message was just appended
+  // The notice belongs to this turn when it was placed after the turn's
+  // user message; rows may have landed between it and the result (events
+  // reach the view out of order in dev mode, sub-agent rows interleave).
+  const start = turnStart(s, s.order.length - 1);
   for (let i = s.notices.length - 1; i >= 0; i--) {
     const n = s.notices[i];
-    if (n.after < at) break;
+    if (n.after < start) break;
     if (n.kind === "complete") {
       s.notices.splice(i, 1);
       if (n.result) s.completeOf.set(resultId, n.result);
@@ -190,6 +193,18 @@ function absorbCompleteNotice(s: TimelineState, resultId: string): void {
       return;
     }
   }
+}
+
+/**
+ * turnStart is the index in s.order just after the last top-level user
+ * message before index `before` (0 when there is none): where a turn's rows begin.
+ */
+function turnStart(s: TimelineState, before: number): number {
+  for (let i = Math.min(before, s.order.length - 1); i >= 0; i--) {
+    const e = s.messages.get(s.order[i]);
+    if (e && !e.msg.parentToolUseId && e.msg.role === "user") return i + 1;
+  }
+  return 0;
 }
 
 /** upsertMessage inserts a message or replaces the one with the same id in place. */
@@ -324,7 +339,7 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0, now?: numb
         }
       }
       // The result message already summarizes the turn when the agent sent one.
-      if (lastRowIsResult(s)) return;
+      if (turnHasResult(s)) return;
       s.notices.push({ key: `complete:${seq}:${s.notices.length}`, kind: "complete", after: s.order.length, text: r?.text ?? "", result: r });
       s.structureRev++;
       return;
@@ -360,12 +375,14 @@ function lastMessageSays(s: TimelineState, text: string): boolean {
   return false;
 }
 
-function lastRowIsResult(s: TimelineState): boolean {
+function turnHasResult(s: TimelineState): boolean {
+  // True when the current turn (rows since its user message) already has
+  // its result message, wherever it sits among the turn's rows.
   for (let i = s.order.length - 1; i >= 0; i--) {
     const e = s.messages.get(s.order[i]);
-    if (!e) continue;
-    if (e.msg.parentToolUseId) continue;
-    return e.msg.role === "result";
+    if (!e || e.msg.parentToolUseId) continue;
+    if (e.msg.role === "user") return false;
+    if (e.msg.role === "result") return true;
   }
   return false;
 }
