@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Change statuses of a FileChange.
@@ -109,6 +110,11 @@ func (g *Git) Diff(ctx context.Context, dir, base string, opt DiffOptions) (Diff
 		if err == nil || attempt == 4 || !vanished(err) {
 			break
 		}
+		select { // let a burst of writes settle before the next try
+		case <-ctx.Done():
+			return Diff{}, fmt.Errorf("gitx: diff: %w", ctx.Err())
+		case <-time.After(time.Duration(attempt) * 25 * time.Millisecond):
+		}
 	}
 	if err != nil {
 		return Diff{}, err
@@ -131,7 +137,11 @@ func (g *Git) Diff(ctx context.Context, dir, base string, opt DiffOptions) (Diff
 // vanished reports a git failure caused by a file deleted while git ran.
 func vanished(err error) bool {
 	var ge *Error
-	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "No such file or directory")
+	// git says "stat …: No such file or directory" when the file is gone
+	// before it looks, "unable to read files to diff" when it goes while
+	// git reads it.
+	return errors.As(err, &ge) && (strings.Contains(ge.Stderr, "No such file or directory") ||
+		strings.Contains(ge.Stderr, "unable to read files to diff"))
 }
 
 // rawDiff runs the diff of base against the worktree through a scratch
