@@ -1,16 +1,13 @@
 package acp
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -27,56 +24,15 @@ func recordings(t testing.TB) []string {
 
 // normalizeFile runs a recording through a fresh normalizer.
 func normalizeFile(t testing.TB, path string) []agent.Event {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var evs []agent.Event
-	for ev, err := range agent.Normalize(Format(), f) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, ev)
-	}
-	return evs
-}
-
-// render is the golden form of events: one JSON object per line.
-func render(t testing.TB, evs []agent.Event) []byte {
-	var b bytes.Buffer
-	for _, ev := range evs {
-		line, err := json.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
+	return agenttest.NormalizeFile(t, path, Format())
 }
 
 func TestGolden(t *testing.T) {
 	for _, path := range recordings(t) {
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		t.Run(name, func(t *testing.T) {
-			got := render(t, normalizeFile(t, path))
 			golden := filepath.Join("testdata", "TestGolden", name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("events differ (-want +got):\n%s", d)
-			}
+			agenttest.CheckGolden(t, golden, agenttest.Render(t, normalizeFile(t, path)), *update)
 		})
 	}
 }
@@ -86,29 +42,8 @@ func TestGolden(t *testing.T) {
 func TestRebuildFromRaw(t *testing.T) {
 	for _, path := range recordings(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			last := map[string]agent.Event{}
-			for _, ev := range normalizeFile(t, path) {
-				if ev.Type == agent.EventMessage {
-					last[ev.Message.ID] = ev
-				}
-			}
-			if len(last) == 0 {
+			if agenttest.CheckRebuildFromRaw(t, Format(), normalizeFile(t, path)) == 0 {
 				t.Skip("no messages")
-			}
-			for id, ev := range last {
-				var rebuilt *agent.Message
-				for e := range agent.Normalize(Format(), bytes.NewReader(ev.Raw)) {
-					if e.Type == agent.EventMessage && e.Message.ID == id {
-						rebuilt = e.Message
-					}
-				}
-				if rebuilt == nil {
-					t.Errorf("message %s: not rebuilt from its raw frames", id)
-					continue
-				}
-				if d := cmp.Diff(ev.Message, rebuilt); d != "" {
-					t.Errorf("message %s rebuilt differently (-live +rebuilt):\n%s", id, d)
-				}
 			}
 		})
 	}

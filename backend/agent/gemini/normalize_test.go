@@ -1,16 +1,13 @@
 package gemini
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -34,56 +31,12 @@ func recordings(t testing.TB) map[string]agent.Format {
 	return out
 }
 
-func normalizeFile(t testing.TB, path string, f agent.Format) []agent.Event {
-	r, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var evs []agent.Event
-	for ev, err := range agent.Normalize(f, r) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, ev)
-	}
-	return evs
-}
-
-func render(t testing.TB, evs []agent.Event) []byte {
-	var b bytes.Buffer
-	for _, ev := range evs {
-		line, err := json.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
-
 func TestGolden(t *testing.T) {
 	for path, f := range recordings(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			got := render(t, normalizeFile(t, path, f))
 			golden := filepath.Join("testdata", "TestGolden", strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("events differ (-want +got):\n%s", d)
-			}
+			agenttest.CheckGolden(t, golden, agenttest.Render(t, agenttest.NormalizeFile(t, path, f)), *update)
 		})
 	}
 }
@@ -93,27 +46,7 @@ func TestGolden(t *testing.T) {
 func TestRebuildFromRaw(t *testing.T) {
 	for path, f := range recordings(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			last := map[string]agent.Event{}
-			for _, ev := range normalizeFile(t, path, f) {
-				if ev.Type == agent.EventMessage {
-					last[ev.Message.ID] = ev
-				}
-			}
-			for id, ev := range last {
-				var rebuilt *agent.Message
-				for e := range agent.Normalize(f, bytes.NewReader(ev.Raw)) {
-					if e.Type == agent.EventMessage && e.Message.ID == id {
-						rebuilt = e.Message
-					}
-				}
-				if rebuilt == nil {
-					t.Errorf("message %s: not rebuilt from its raw frames", id)
-					continue
-				}
-				if d := cmp.Diff(ev.Message, rebuilt); d != "" {
-					t.Errorf("message %s rebuilt differently (-live +rebuilt):\n%s", id, d)
-				}
-			}
+			agenttest.CheckRebuildFromRaw(t, f, agenttest.NormalizeFile(t, path, f))
 		})
 	}
 }

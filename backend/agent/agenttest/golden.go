@@ -1,0 +1,97 @@
+package agenttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// NormalizeFile runs the recording at path through a fresh normalizer of f.
+func NormalizeFile(t testing.TB, path string, f agent.Format) []agent.Event {
+	t.Helper()
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var evs []agent.Event
+	for ev, err := range agent.Normalize(f, r) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// Render is the golden form of events: one JSON object a line, as
+// `jean-claude normalize` prints them.
+func Render(t testing.TB, evs []agent.Event) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, ev := range evs {
+		line, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// CheckGolden compares got with the golden file, first rewriting it when
+// update is set (the packages' -update flag).
+func CheckGolden(t testing.TB, golden string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("events differ (-want +got):\n%s", d)
+	}
+}
+
+// CheckRebuildFromRaw checks the contract on agent.Event.Raw: the raw frames
+// of each message's last version, fed to a fresh normalizer of f, give the
+// same message with the same id. It returns how many messages it checked.
+func CheckRebuildFromRaw(t testing.TB, f agent.Format, evs []agent.Event) int {
+	t.Helper()
+	last := map[string]agent.Event{}
+	for _, ev := range evs {
+		if ev.Type == agent.EventMessage {
+			last[ev.Message.ID] = ev
+		}
+	}
+	for id, ev := range last {
+		var rebuilt *agent.Message
+		for e := range agent.Normalize(f, bytes.NewReader(ev.Raw)) {
+			if e.Type == agent.EventMessage && e.Message.ID == id {
+				rebuilt = e.Message
+			}
+		}
+		if rebuilt == nil {
+			t.Errorf("message %s: not rebuilt from its raw frames", id)
+			continue
+		}
+		if d := cmp.Diff(ev.Message, rebuilt); d != "" {
+			t.Errorf("message %s rebuilt differently (-live +rebuilt):\n%s", id, d)
+		}
+	}
+	return len(last)
+}
