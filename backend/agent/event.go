@@ -18,6 +18,11 @@ const (
 	EventComplete          EventType = "complete"
 	EventError             EventType = "error"
 	EventRateLimit         EventType = "rate-limit"
+	// EventDelta appends text to one part of a message already emitted whole
+	// (streamed text, reasoning or tool output). The whole message is emitted
+	// again only at structural changes (a new part, a tool state, its end), so
+	// a reply costs linear bytes end to end.
+	EventDelta EventType = "delta"
 )
 
 // Event is one normalized happening of a session. Like Part it is a flattened
@@ -34,6 +39,7 @@ const (
 //	complete:           Result
 //	error:              Error, Fatal
 //	rate-limit:         RetryAfterMs, Attempt, MaxRetries, Error
+//	delta:              MessageID, Delta (Raw: the frame that carried it)
 type Event struct {
 	Type EventType `json:"type"`
 
@@ -58,6 +64,8 @@ type Event struct {
 	// Fatal marks an error that ends the turn (a hard rate limit, an API
 	// error); a non-fatal error (one malformed line) does not.
 	Fatal bool `json:"fatal,omitempty"`
+
+	Delta *Delta `json:"delta,omitempty"`
 
 	RetryAfterMs *int64 `json:"retryAfterMs,omitempty"`
 	Attempt      int    `json:"attempt,omitempty"`
@@ -107,6 +115,25 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return json.Unmarshal(b, (*eventJSON)(e))
+}
+
+// DeltaField says which text of a part a Delta appends to.
+type DeltaField string
+
+// Delta fields.
+const (
+	DeltaText   DeltaField = "text"      // Part.Text of a text part
+	DeltaReason DeltaField = "reasoning" // Part.Text of a reasoning part
+	DeltaOutput DeltaField = "output"    // the text Content of a tool-result part
+)
+
+// Delta is text appended to Parts[Part] of the message MessageID. The message
+// was emitted whole (with that part) before its first delta; applying every
+// delta in order to the last whole message gives the current message.
+type Delta struct {
+	Part  int        `json:"part"`
+	Field DeltaField `json:"field"`
+	Text  string     `json:"text"`
 }
 
 // Request is a permission request or a question the agent waits on.
