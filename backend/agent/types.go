@@ -190,6 +190,14 @@ const (
 	ToolRunning   ToolState = "running"
 	ToolCompleted ToolState = "completed"
 	ToolError     ToolState = "error"
+	// ToolDenied: the user refused the call.
+	ToolDenied ToolState = "denied"
+	// ToolCancelled: the call's permission request was withdrawn (the turn
+	// was cancelled while it waited).
+	ToolCancelled ToolState = "cancelled"
+	// ToolInterrupted: the turn ended (stopped, cancelled, the agent exited)
+	// before the agent reported the call's end.
+	ToolInterrupted ToolState = "interrupted"
 )
 
 // StructuredKind tags a StructuredResult.

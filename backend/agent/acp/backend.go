@@ -198,7 +198,8 @@ type session struct {
 	sessionID   string
 	modes       []string
 	loadSession bool
-	perms       map[string]*pendingPerm
+	perms       map[string]*pendingPerm // by request id
+	permSeq     int
 	stopping    bool
 
 	turnMu sync.Mutex // one prompt at a time
@@ -220,6 +221,10 @@ var (
 // pendingPerm is a permission request waiting for the user. answer has
 // room for the one answer it ever gets (answered guards it).
 type pendingPerm struct {
+	id       string // the normalizer's request id, unique per request
+	toolID   string
+	seq      int // announcement order
+	claimed  bool // the SDK's callback took it
 	options  []agent.PermissionOption
 	answer   chan sdk.RequestPermissionResponse
 	answered bool
@@ -344,7 +349,9 @@ func (s *session) deliver(frame []byte, synth []agent.Event) {
 		if ev.Type == agent.EventPermissionRequest && ev.Request != nil {
 			s.mu.Lock()
 			if _, ok := s.perms[ev.Request.RequestID]; !ok {
-				s.perms[ev.Request.RequestID] = &pendingPerm{options: ev.Request.PermissionOptions, answer: make(chan sdk.RequestPermissionResponse, 1)}
+				s.permSeq++
+				s.perms[ev.Request.RequestID] = &pendingPerm{id: ev.Request.RequestID, toolID: ev.Request.ToolID, seq: s.permSeq,
+					options: ev.Request.PermissionOptions, answer: make(chan sdk.RequestPermissionResponse, 1)}
 			}
 			s.mu.Unlock()
 		}

@@ -135,7 +135,7 @@ func TestProcessPermissionAllowThenCancel(t *testing.T) {
 	}
 	ev, next = c.waitFor(t, next, "permission request", isType(agent.EventPermissionRequest))
 	req := ev.Request
-	if req.RequestID != "call_1" || len(req.PermissionOptions) != 3 || req.PermissionOptions[1].Kind != "allow_once" {
+	if !strings.HasSuffix(req.RequestID, ":permission-1") || req.ToolID != "call_1" || len(req.PermissionOptions) != 3 || req.PermissionOptions[1].Kind != "allow_once" {
 		t.Fatalf("permission request = %+v", req)
 	}
 	if err := s.RespondToPermission(ctx, "nope", agent.PermissionResponse{Behavior: agent.Allow}); !errors.Is(err, agent.ErrUnknownRequest) {
@@ -266,13 +266,14 @@ func TestProcessDenyThenAlways(t *testing.T) {
 	t.Cleanup(func() { _ = s.Stop(ctx) })
 	c := collect(s)
 	ev, next := c.waitFor(t, 0, "permission request", isType(agent.EventPermissionRequest))
+	first := ev.Request.RequestID
 	if err := s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Deny}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow}); !errors.Is(err, agent.ErrUnknownRequest) {
 		t.Errorf("second answer to one request: %v", err)
 	}
-	_, next = c.waitFor(t, next, "failed tool", func(e agent.Event) bool { return e.Type == agent.EventToolStateUpdate && e.State == agent.ToolError })
+	_, next = c.waitFor(t, next, "denied tool", func(e agent.Event) bool { return e.Type == agent.EventToolStateUpdate && e.State == agent.ToolDenied })
 	ev, next = c.waitFor(t, next, "complete", isType(agent.EventComplete))
 	if ev.Result.Text != "Rejected." {
 		t.Errorf("after deny: %+v", ev.Result)
@@ -284,6 +285,9 @@ func TestProcessDenyThenAlways(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev, next = c.waitFor(t, next, "permission request", isType(agent.EventPermissionRequest))
+	if ev.Request.RequestID == first {
+		t.Errorf("the second request reuses the first one's id %s", first)
+	}
 	if err := s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Allow, Always: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -29,30 +29,13 @@ func (c *client) SessionUpdate(context.Context, sdk.SessionNotification) error {
 // RequestPermission implements sdk.Client: it waits for RespondToPermission
 // (or a cancel) on the request the normalizer announced for this tool call.
 func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	id := string(p.ToolCall.ToolCallId)
-	c.s.mu.Lock()
-	pp, ok := c.s.perms[id]
-	if !ok && id == "" {
-		// No tool call id: the normalizer named it "rpc-<id>"; take the only
-		// such pending request.
-		for k, v := range c.s.perms {
-			if strings.HasPrefix(k, "rpc-") {
-				pp, ok = v, true
-				break
-			}
-		}
-	}
-	c.s.mu.Unlock()
-	if !ok {
+	pp := c.s.claimPerm(string(p.ToolCall.ToolCallId))
+	if pp == nil {
 		return cancelledOutcome(), nil
 	}
 	defer func() {
 		c.s.mu.Lock()
-		for k, v := range c.s.perms {
-			if v == pp {
-				delete(c.s.perms, k)
-			}
-		}
+		delete(c.s.perms, pp.id)
 		c.s.mu.Unlock()
 	}()
 	select {
@@ -63,6 +46,28 @@ func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionR
 	case <-c.s.done:
 		return cancelledOutcome(), nil
 	}
+}
+
+// claimPerm takes the oldest announced, unclaimed permission request for the
+// tool call toolID (the normalizer names a request without one "rpc-<id>").
+// The SDK hands requests over in the order they were read, after the
+// normalizer announced them.
+func (s *session) claimPerm(toolID string) *pendingPerm {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best *pendingPerm
+	for _, p := range s.perms {
+		if p.claimed || (p.toolID != toolID && !(toolID == "" && strings.HasPrefix(p.toolID, "rpc-"))) {
+			continue
+		}
+		if best == nil || p.seq < best.seq {
+			best = p
+		}
+	}
+	if best != nil {
+		best.claimed = true
+	}
+	return best
 }
 
 // ReadTextFile implements sdk.Client, confined to the task's folder.

@@ -90,6 +90,15 @@ type Normalizer struct {
 	turn      *turn
 	replaying bool
 	mode      string // the agent's current mode id
+
+	perms map[string]permAsk // agent request id → the permission request it made
+	notes []string           // fields that could not be read (see decode), not yet shown
+}
+
+// permAsk is a permission request the agent made, until the client answers.
+type permAsk struct {
+	toolID  string
+	options []permissionOption
 }
 
 // pending is a request waiting for its response; seq orders requests.
@@ -106,6 +115,16 @@ type turn struct {
 	user  *agent.Message
 	tools map[string]*toolState
 	plan  []agent.TodoItem
+
+	emitted    int  // parts of msg in its last whole emission
+	dirty      bool // deltas were emitted since the last whole emission
+	cancelSent bool // the client sent session/cancel during the turn
+	denied     bool // the user denied a permission during the turn
+	notes      *[]string
+	unread     []string // fields that could not be read during the turn (the first few)
+
+	tail     strings.Builder // the text of part tailPart, as streamed
+	tailPart int             // the text or reasoning part being streamed, -1 for none
 }
 
 type toolState struct {
@@ -119,14 +138,26 @@ type toolState struct {
 
 // NewNormalizer returns a fresh ACP normalizer.
 func NewNormalizer() *Normalizer {
-	return &Normalizer{outReq: map[string]pending{}, inReq: map[string]pending{}, setMode: map[string]string{}}
+	return &Normalizer{outReq: map[string]pending{}, inReq: map[string]pending{}, setMode: map[string]string{}, perms: map[string]permAsk{}}
 }
 
 var _ agent.Normalizer = (*Normalizer)(nil)
 
-// Flush implements agent.Normalizer. Every change is emitted as it happens,
-// so nothing is held back.
-func (n *Normalizer) Flush() []agent.Event { return nil }
+// Flush implements agent.Normalizer: at the end of the stream (the agent
+// exited or was stopped) a turn still open ends: its tool calls not yet
+// finished become interrupted and its message is emitted whole.
+func (n *Normalizer) Flush() []agent.Event {
+	t := n.turn
+	if t == nil {
+		return nil
+	}
+	n.turn = nil
+	evs := t.finishTools("", "the agent stopped before this tool call ended")
+	if len(t.msg.Parts) > 0 && (t.dirty || len(evs) > 0) {
+		evs = append([]agent.Event{t.emit()}, evs...)
+	}
+	return evs
+}
 
 // Feed implements agent.Normalizer.
 func (n *Normalizer) Feed(frame []byte) []agent.Event {
@@ -143,11 +174,14 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		}
 	}
 	var m rpcMessage
-	if err := json.Unmarshal(frame, &m); err != nil {
-		return []agent.Event{malformed(frame, err.Error())}
+	if !decode(frame, &m, &n.notes) {
+		return []agent.Event{malformed(frame, "not a JSON object")}
 	}
 	if m.Method == "" && len(m.ID) == 0 {
-		return []agent.Event{malformed(frame, "neither a method nor an id")}
+		if len(m.Result) == 0 && m.Error == nil {
+			return []agent.Event{malformed(frame, "neither a method nor an id")}
+		}
+		m.ID = json.RawMessage(`null`) // a response whose id could not be read
 	}
 	if n.turn != nil {
 		n.turn.addRaw(frame)
@@ -167,12 +201,12 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		switch m.Method {
 		case methodUpdate:
 			var p updateParams
-			if err := json.Unmarshal(m.Params, &p); err != nil {
-				return []agent.Event{malformed(frame, "session/update: "+err.Error())}
+			if !decode(m.Params, &p, &n.notes) {
+				return []agent.Event{malformed(frame, "session/update without params")}
 			}
 			var u sessionUpd
-			if err := json.Unmarshal(p.Update, &u); err != nil {
-				return []agent.Event{malformed(frame, "session/update: "+err.Error())}
+			if !decode(p.Update, &u, &n.notes) {
+				return []agent.Event{malformed(frame, "session/update without an update")}
 			}
 			return n.sessionUpdate(frame, p.SessionID, &u)
 		case "$/cancel_request":
@@ -213,7 +247,8 @@ func (n *Normalizer) startTurn(frame []byte, key string) *turn {
 	if key == "" {
 		key = fmt.Sprintf("%s-turn%d", n.sessionID, n.turns)
 	}
-	t := &turn{key: key, tools: map[string]*toolState{}}
+	t := &turn{key: key, tools: map[string]*toolState{}, notes: &n.notes, tailPart: -1}
+	n.notes = n.notes[:0] // what was unreadable before the turn is not its business
 	t.msg = agent.Message{ID: key + ":assistant", Role: agent.RoleAssistant}
 	t.addRaw(frame)
 	n.turn = t
@@ -233,7 +268,7 @@ func (n *Normalizer) clientRequest(frame []byte, m *rpcMessage) []agent.Event {
 	switch m.Method {
 	case methodPrompt:
 		var p promptParams
-		_ = json.Unmarshal(m.Params, &p)
+		decode(m.Params, &p, &n.notes)
 		if p.SessionID != "" {
 			n.sessionID = p.SessionID
 		}
@@ -246,12 +281,16 @@ func (n *Normalizer) clientRequest(frame []byte, m *rpcMessage) []agent.Event {
 		n.startTurn(frame, key)
 	case methodSetMode:
 		var p setModeParams
-		if json.Unmarshal(m.Params, &p) == nil && m.isRequest() {
+		if decode(m.Params, &p, &n.notes) && m.isRequest() {
 			n.setMode[idKey(m.ID)] = p.ModeID
+		}
+	case methodCancel:
+		if n.turn != nil {
+			n.turn.cancelSent = true
 		}
 	case methodSessionLoad:
 		var p sessionParams
-		_ = json.Unmarshal(m.Params, &p)
+		decode(m.Params, &p, &n.notes)
 		if p.SessionID != "" {
 			n.sessionID = p.SessionID
 		}
@@ -264,8 +303,8 @@ func (n *Normalizer) agentRequest(frame []byte, m *rpcMessage, id string) []agen
 	switch m.Method {
 	case methodPermission:
 		var p permissionParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return []agent.Event{malformed(frame, "session/request_permission: "+err.Error())}
+		if !decode(m.Params, &p, &n.notes) {
+			return []agent.Event{malformed(frame, "session/request_permission without params")}
 		}
 		return n.permission(frame, &p, id)
 	case methodReadFile, methodWriteFile:
@@ -290,6 +329,9 @@ func (n *Normalizer) response(frame []byte, m *rpcMessage, id string) []agent.Ev
 	}
 	if ours {
 		delete(n.inReq, id)
+		if in.method == methodPermission {
+			return n.permissionReply(frame, m, id)
+		}
 		return nil
 	}
 	if sent {
@@ -402,7 +444,7 @@ func errorText(e *rpcError) string {
 
 func (n *Normalizer) sessionStarted(frame []byte, result json.RawMessage, method string) []agent.Event {
 	var r sessionResult
-	_ = json.Unmarshal(result, &r)
+	decode(result, &r, &n.notes)
 	if method == methodSessionLoad {
 		n.replaying = false
 	}
@@ -456,7 +498,7 @@ func (n *Normalizer) modeChange(id string) []agent.Event {
 
 func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Event {
 	var r promptResult
-	_ = json.Unmarshal(result, &r)
+	decode(result, &r, &n.notes)
 	t := n.turn
 	if t == nil {
 		t = n.startTurn(frame, "")
@@ -467,6 +509,35 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 		Interrupted: r.StopReason == "cancelled",
 		IsError:     r.StopReason == "refusal",
 	}
+	if r.StopReason == "cancelled" && t.denied && !t.cancelSent {
+		// The agent ended the turn itself on a deny (codex-acp's only
+		// reject option is "abort"): the user denied, nobody interrupted.
+		res.Interrupted, res.Reason = false, "denied"
+	}
+	var why string
+	switch r.StopReason {
+	case "cancelled":
+		if !res.Interrupted {
+			why = "the turn ended on a deny"
+		} else {
+			why = "the turn was cancelled"
+		}
+	case "end_turn":
+	default:
+		why = "the turn ended (" + r.StopReason + ") before this tool call did"
+	}
+	var closing []agent.Event
+	if r.StopReason == "end_turn" {
+		closing = t.finishTools(agent.ToolCompleted, "")
+	} else {
+		closing = t.finishTools("", why)
+	}
+	var evs []agent.Event
+	if len(t.msg.Parts) > 0 && (t.dirty || len(closing) > 0) {
+		evs = append(evs, t.emit())
+	}
+	evs = append(evs, closing...)
+	t.sync()
 	for i := len(t.msg.Parts) - 1; i >= 0; i-- {
 		if t.msg.Parts[i].Type == agent.PartText {
 			res.Text = t.msg.Parts[i].Text
@@ -501,14 +572,56 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 		Parts:      []agent.Part{},
 		Metadata:   map[string]any{"stopReason": r.StopReason},
 	}
-	return []agent.Event{
-		{Type: agent.EventMessage, Message: msg, Raw: t.rawSoFar()},
-		{Type: agent.EventComplete, Result: res},
+	return append(evs,
+		agent.Event{Type: agent.EventMessage, Message: msg, Raw: t.rawSoFar()},
+		agent.Event{Type: agent.EventComplete, Result: res},
+	)
+}
+
+// finishTools gives every tool call of the turn still pending or running a
+// final state: done for one the agent left running when its turn ended
+// normally, else cancelled (a permission never answered) or interrupted,
+// with why. It returns the tool-state-updates; the caller emits the message.
+func (t *turn) finishTools(done agent.ToolState, why string) []agent.Event {
+	var evs []agent.Event
+	for i := range t.msg.Parts {
+		p := &t.msg.Parts[i]
+		if p.Type != agent.PartToolUse || (p.State != agent.ToolPending && p.State != agent.ToolRunning) {
+			continue
+		}
+		st, reason := done, why
+		switch {
+		case p.State == agent.ToolPending:
+			st = agent.ToolCancelled
+			if reason == "" {
+				reason = "the permission request was never answered"
+			}
+		case st == "":
+			st = agent.ToolInterrupted
+		}
+		p.State = st
+		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: p.ToolID, State: st, Error: reason}
+		evs = append(evs, ev)
 	}
+	return evs
 }
 
 // emit snapshots the turn's assistant message.
 func (t *turn) emit() agent.Event {
+	if len(*t.notes) > 0 {
+		for _, s := range *t.notes {
+			if len(t.unread) < 10 {
+				t.unread = append(t.unread, s)
+			}
+		}
+		*t.notes = (*t.notes)[:0]
+		if t.msg.Metadata == nil {
+			t.msg.Metadata = map[string]any{}
+		}
+		t.msg.Metadata["unreadFields"] = slices.Clone(t.unread)
+	}
+	t.sync()
+	t.emitted, t.dirty = len(t.msg.Parts), false
 	m := t.msg
 	m.Parts = slices.Clone(t.msg.Parts)
 	if t.msg.Metadata != nil {
@@ -572,7 +685,7 @@ func (n *Normalizer) sessionUpdate(frame []byte, sessionID string, u *sessionUpd
 			Amount   float64 `json:"amount"`
 			Currency string  `json:"currency"`
 		}
-		if len(u.Cost) > 0 && json.Unmarshal(u.Cost, &cost) == nil && (cost.Currency == "" || cost.Currency == "USD") {
+		if len(u.Cost) > 0 && decode(u.Cost, &cost, &n.notes) && (cost.Currency == "" || cost.Currency == "USD") {
 			t.msg.Cost = &agent.CostInfo{CostUSD: cost.Amount}
 		}
 		return []agent.Event{t.emit()}
@@ -596,17 +709,54 @@ func (n *Normalizer) sessionUpdate(frame []byte, sessionID string, u *sessionUpd
 	return n.unknownFrame(frame, "session update "+u.SessionUpdate)
 }
 
+// chunk adds streamed text: a delta when it extends a part already emitted,
+// else (a new part) the whole message.
 func (n *Normalizer) chunk(frame []byte, typ agent.PartType, content json.RawMessage) []agent.Event {
 	t := n.ensureTurn(frame)
+	var b contentBlock
+	decode(content, &b, t.notes)
+	k := len(t.msg.Parts) - 1
+	if (b.Type == "text" || b.Type == "") && k >= 0 && t.msg.Parts[k].Type == typ && t.tailPart == k {
+		// Streamed text: appended to a builder (linear), materialized at
+		// the next whole emission.
+		t.tail.WriteString(b.Text)
+		if k >= t.emitted || len(*t.notes) > 0 {
+			return []agent.Event{t.emit()}
+		}
+		if b.Text == "" {
+			return nil
+		}
+		added := b.Text
+		field := agent.DeltaText
+		if typ == agent.PartReasoning {
+			field = agent.DeltaReason
+		}
+		t.dirty = true
+		return []agent.Event{{Type: agent.EventDelta, MessageID: t.msg.ID, Raw: bytes.Clone(frame),
+			Delta: &agent.Delta{Part: k, Field: field, Text: added}}}
+	}
+	t.sync()
 	t.msg.Parts = appendChunk(t.msg.Parts, typ, content)
+	if k = len(t.msg.Parts) - 1; t.msg.Parts[k].Type == typ {
+		t.tailPart = k
+		t.tail.Reset()
+		t.tail.WriteString(t.msg.Parts[k].Text)
+	}
 	return []agent.Event{t.emit()}
+}
+
+// sync writes the streamed text of the open part into the message.
+func (t *turn) sync() {
+	if t.tailPart >= 0 && t.tailPart < len(t.msg.Parts) {
+		t.msg.Parts[t.tailPart].Text = t.tail.String()
+	}
 }
 
 // appendChunk adds a content block to parts, merging text into the last
 // part when it has the same type.
 func appendChunk(parts []agent.Part, typ agent.PartType, content json.RawMessage) []agent.Part {
 	var b contentBlock
-	_ = json.Unmarshal(content, &b)
+	decode(content, &b, nil)
 	switch b.Type {
 	case "text", "":
 		if k := len(parts) - 1; k >= 0 && parts[k].Type == typ {
@@ -669,6 +819,9 @@ func (n *Normalizer) tool(frame []byte, tc toolCall, title *string, content json
 	}
 	if tc.Status != "" {
 		st := toolStateOf(tc.Status)
+		if (p.State == agent.ToolDenied || p.State == agent.ToolCancelled) && st != agent.ToolCompleted {
+			st = p.State // the agent reports a refused call as failed: it stays refused
+		}
 		if st != p.State {
 			p.State = st
 			changedState = true
@@ -738,13 +891,13 @@ func synthInput(title string, locations, content json.RawMessage) json.RawMessag
 func toolResult(id string, ts *toolState, failed bool) agent.Part {
 	p := agent.Part{Type: agent.PartToolResult, ToolID: id, IsError: failed, Title: ts.title}
 	var items []toolContent
-	_ = json.Unmarshal(ts.content, &items)
+	decode(ts.content, &items, nil)
 	var texts []string
 	for _, c := range items {
 		switch c.Type {
 		case "content":
 			var b contentBlock
-			if json.Unmarshal(c.Content, &b) == nil && b.Text != "" {
+			if decode(c.Content, &b, nil) && b.Text != "" {
 				texts = append(texts, b.Text)
 			}
 		case "diff":
@@ -866,14 +1019,16 @@ func (n *Normalizer) permission(frame []byte, p *permissionParams, id string) []
 		n.sessionID = p.SessionID
 	}
 	tc := p.ToolCall.toolCall
-	reqID := tc.ToolCallID
-	if reqID == "" {
-		reqID = "rpc-" + id
-		tc.ToolCallID = reqID
+	if tc.ToolCallID == "" {
+		tc.ToolCallID = "rpc-" + id
 	}
 	tc.Status = "pending"
 	evs := n.tool(frame, tc, p.ToolCall.Title, p.ToolCall.Content)
 	t := n.turn
+	// Keyed by the turn and the agent's request id: unique per request,
+	// where tool call ids are not (example agents reuse them every turn).
+	reqID := t.key + ":permission-" + id
+	n.perms[id] = permAsk{toolID: tc.ToolCallID, options: p.Options}
 	part := t.msg.Parts[t.tools[tc.ToolCallID].use]
 	req := &agent.Request{
 		RequestID: reqID,
@@ -888,6 +1043,45 @@ func (n *Normalizer) permission(frame []byte, p *permissionParams, id string) []
 		req.PermissionOptions = append(req.PermissionOptions, agent.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}
 	return append(evs, agent.Event{Type: agent.EventPermissionRequest, Request: req})
+}
+
+// permissionReply applies the client's answer to a permission request to
+// its tool call: running when allowed, denied when refused, cancelled when
+// withdrawn.
+func (n *Normalizer) permissionReply(frame []byte, m *rpcMessage, id string) []agent.Event {
+	ask, ok := n.perms[id]
+	delete(n.perms, id)
+	t := n.turn
+	if !ok || t == nil || m.Error != nil {
+		return nil
+	}
+	ts := t.tools[ask.toolID]
+	if ts == nil {
+		return nil
+	}
+	var r struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	decode(m.Result, &r, &n.notes)
+	st, why := agent.ToolCancelled, "the permission request was cancelled"
+	if r.Outcome.Outcome == "selected" {
+		st, why = agent.ToolRunning, ""
+		for _, o := range ask.options {
+			if o.OptionID == r.Outcome.OptionID && strings.HasPrefix(o.Kind, "reject") {
+				st, why = agent.ToolDenied, "denied ("+o.Name+")"
+				t.denied = true
+			}
+		}
+	}
+	p := &t.msg.Parts[ts.use]
+	if p.State != agent.ToolPending || p.State == st {
+		return nil
+	}
+	p.State = st
+	return []agent.Event{t.emit(), {Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: ask.toolID, State: st, Error: why}}
 }
 
 // unknownFrame keeps a frame the normalizer does not understand as a system
