@@ -223,7 +223,7 @@ var (
 type pendingPerm struct {
 	id       string // the normalizer's request id, unique per request
 	toolID   string
-	seq      int // announcement order
+	seq      int  // announcement order
 	claimed  bool // the SDK's callback took it
 	options  []agent.PermissionOption
 	answer   chan sdk.RequestPermissionResponse
