@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -80,9 +81,15 @@ func ParseConfigs(data []byte) ([]Config, error) {
 	return cs, nil
 }
 
+// HandshakeTimeout bounds initialize plus session/new (or load): an agent
+// that has not answered by then is stopped and the task fails, saying so.
+const HandshakeTimeout = 2 * time.Minute
+
 // Backend runs one configured ACP agent.
 type Backend struct {
 	cfg Config
+	// handshakeTimeout is HandshakeTimeout (shorter in tests).
+	handshakeTimeout time.Duration
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}
@@ -98,7 +105,7 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.DisplayName == "" {
 		cfg.DisplayName = string(cfg.Name)
 	}
-	return &Backend{cfg: cfg, sessions: map[*session]struct{}{}}, nil
+	return &Backend{cfg: cfg, sessions: map[*session]struct{}{}, handshakeTimeout: HandshakeTimeout}, nil
 }
 
 // Info implements agent.Backend.
@@ -134,9 +141,12 @@ func (b *Backend) Dispose(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Start implements agent.Backend: it spawns the agent, initializes the
-// connection (offering fs read/write confined to cfg.Cwd), opens or loads
-// the session, applies the mode and sends prompt as the first turn.
+// Start implements agent.Backend: it spawns the agent and returns at once;
+// in the background the session initializes the connection (offering fs
+// read/write confined to cfg.Cwd), opens or loads the session, applies the
+// mode and sends prompt as the first turn. Until then the task shows a
+// "starting" notice and can be stopped; a handshake that fails ends the
+// session with a fatal error carrying the agent's stderr.
 func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (agent.Session, error) {
 	path, err := exec.LookPath(b.cfg.Command)
 	if err != nil {
@@ -154,6 +164,8 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		events: make(chan agent.Batch, 1024),
 		perms:  map[string]*pendingPerm{},
 		done:   make(chan struct{}),
+		exited: make(chan struct{}),
+		booted: make(chan struct{}),
 		abort:  make(chan struct{}),
 		stderr: proc.NewTail(16 << 10),
 	}
@@ -163,15 +175,9 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	b.mu.Lock()
 	b.sessions[s] = struct{}{}
 	b.mu.Unlock()
-	if err := s.handshake(ctx); err != nil {
-		_ = s.Stop(context.Background())
-		if werr := s.Wait(); werr != nil {
-			err = fmt.Errorf("%w (%v)", err, werr)
-		}
-		return nil, fmt.Errorf("%s: %w", b.cfg.DisplayName, err)
-	}
+	go s.boot()
 	if prompt != "" {
-		s.startTurn(prompt)
+		s.startTurn(prompt) // waits for the handshake
 	}
 	return s, nil
 }
@@ -205,7 +211,13 @@ type session struct {
 	turnMu sync.Mutex // one prompt at a time
 	turns  sync.WaitGroup
 
-	stderr   *proc.Tail
+	stderr  *proc.Tail
+	exited  chan struct{} // the process was reaped
+	booted  chan struct{} // the handshake ended (bootErr says how)
+	bootErr error
+	exitErr error               // the process's exit status, once exited is closed
+	info    *sdk.Implementation // the agent's agentInfo, when it sent one
+
 	done     chan struct{}
 	waitErr  error
 	stopOnce sync.Once
@@ -305,8 +317,11 @@ func (s *session) readLoop(stdout io.Reader, sdkIn *io.PipeWriter) {
 	err := s.cmd.Wait()
 	_ = proc.KillGroup(s.cmd, syscall.SIGKILL) // no orphans
 	s.cancel()
+	s.exitErr = err
+	close(s.exited)
+	<-s.booted // a failed handshake reports the exit itself
 	s.mu.Lock()
-	stopping := s.stopping
+	stopping := s.stopping || s.bootErr != nil
 	s.mu.Unlock()
 	s.cancelPerms()
 	if err != nil && !stopping {
@@ -316,6 +331,7 @@ func (s *session) readLoop(stdout io.Reader, sdkIn *io.PipeWriter) {
 		s.waitErr = fmt.Errorf("%s exited mid-turn; stderr: %s", s.b.cfg.DisplayName, s.stderr.String())
 		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: s.waitErr.Error()}})
 	}
+	s.deliverFlush() // tool calls left open end as interrupted
 	s.normMu.Lock()
 	s.closed = true
 	close(s.events)
@@ -334,8 +350,13 @@ func (s *session) turnRunning() bool {
 	return true
 }
 
+// deliverFlush sends what the normalizer holds at the end of the stream.
+func (s *session) deliverFlush() { s.deliverWith(nil, nil, true) }
+
 // deliver normalizes frame (nil for synthesized events) and sends the Batch.
-func (s *session) deliver(frame []byte, synth []agent.Event) {
+func (s *session) deliver(frame []byte, synth []agent.Event) { s.deliverWith(frame, synth, false) }
+
+func (s *session) deliverWith(frame []byte, synth []agent.Event, flush bool) {
 	s.normMu.Lock()
 	defer s.normMu.Unlock()
 	if s.closed {
@@ -344,6 +365,10 @@ func (s *session) deliver(frame []byte, synth []agent.Event) {
 	evs := synth
 	if frame != nil {
 		evs = s.norm.Feed(frame)
+	} else if flush {
+		if evs = s.norm.Flush(); len(evs) == 0 {
+			return
+		}
 	}
 	for _, ev := range evs {
 		if ev.Type == agent.EventPermissionRequest && ev.Request != nil {
@@ -376,42 +401,127 @@ func (w *teeWriter) Write(p []byte) (int, error) {
 	return w.s.stdin.Write(p)
 }
 
-func (s *session) handshake(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+// boot runs the handshake in the background of Start. On failure it reports
+// one fatal error (with the exit status when the agent exited, and its
+// stderr) and ends the process; a Stop meanwhile reports nothing.
+func (s *session) boot() {
+	notice := "acp-starting-" + uuid.NewString()
+	s.deliver(nil, []agent.Event{startingNotice(notice, "Starting "+s.b.cfg.DisplayName+"…")})
+	ctx, cancel := context.WithTimeout(s.ctx, s.b.handshakeTimeout)
 	defer cancel()
 	go func() {
 		select {
-		case <-s.done:
+		case <-s.exited:
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
+	step, err := s.handshake(ctx)
+	if err == nil {
+		s.deliver(nil, []agent.Event{startingNotice(notice, s.readyText())})
+		close(s.booted)
+		return
+	}
+	s.mu.Lock()
+	stopping := s.stopping
+	s.mu.Unlock()
+	if !stopping {
+		err = s.bootError(ctx, step, err)
+		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: err.Error()}})
+	}
+	s.mu.Lock()
+	s.bootErr = err
+	s.stopping = true
+	s.mu.Unlock()
+	close(s.booted)
+	_ = s.stdin.Close()
+	s.cancel() // SIGTERM to the group, SIGKILL after WaitDelay
+}
+
+// bootError says why the handshake failed at step: the agent exited (with
+// its status), did not answer in time, or answered an error; with the tail
+// of its stderr.
+func (s *session) bootError(ctx context.Context, step string, err error) error {
+	select {
+	case <-s.exited:
+	case <-time.After(500 * time.Millisecond): // it may be exiting
+	}
+	name := s.b.cfg.DisplayName
+	select {
+	case <-s.exited:
+		status := "exit status 0"
+		if s.exitErr != nil {
+			status = s.exitErr.Error()
+		}
+		err = fmt.Errorf("%s: the agent exited (%s) before answering %s", name, status, step)
+	default:
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("%s: the agent did not answer %s within %s", name, step, s.b.handshakeTimeout)
+		} else {
+			err = fmt.Errorf("%s: %s: %w", name, step, err)
+		}
+	}
+	if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
+		err = fmt.Errorf("%w; agent stderr: %s", err, tail)
+	} else {
+		err = fmt.Errorf("%w (the agent wrote nothing on stderr)", err)
+	}
+	return err
+}
+
+// startingNotice is the system line that shows the agent starting, then
+// what answered.
+func startingNotice(id, text string) agent.Event {
+	return agent.Event{Type: agent.EventMessage, Message: &agent.Message{
+		ID: id, Role: agent.RoleSystem,
+		Parts: []agent.Part{{Type: agent.PartSystemStatus, Subtype: "starting", Text: text}},
+	}}
+}
+
+func (s *session) readyText() string {
+	t := s.b.cfg.DisplayName + " ready (ACP protocol " + strconv.Itoa(sdk.ProtocolVersionNumber)
+	if s.info != nil {
+		t += ", " + s.info.Name + " " + s.info.Version
+	}
+	return t + ")"
+}
+
+// ErrProtocolVersion: the agent answered initialize with a protocol version
+// this client does not speak.
+var ErrProtocolVersion = errors.New("unsupported ACP protocol version")
+
+// AgentInfo is the agent's name and version from its initialize answer
+// (nil until the handshake succeeded, or when it sent none).
+func (s *session) AgentInfo() *sdk.Implementation {
+	select {
+	case <-s.booted:
+		return s.info
+	default:
+		return nil
+	}
+}
+
+// handshake initializes, checks the protocol version and opens the session
+// (loading cfg.SessionID when asked; when that fails, a new session). It
+// returns the step that failed.
+func (s *session) handshake(ctx context.Context) (string, error) {
 	init, err := s.conn.Initialize(ctx, sdk.InitializeRequest{
 		ProtocolVersion:    sdk.ProtocolVersionNumber,
 		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}},
 		ClientInfo:         &sdk.Implementation{Name: "jean-claude", Version: "0.1.0"},
 	})
 	if err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return "initialize", err
 	}
+	if init.ProtocolVersion != sdk.ProtocolVersionNumber {
+		return "initialize", fmt.Errorf("%w: the agent speaks version %d, this app speaks version %d; update the agent or the app",
+			ErrProtocolVersion, init.ProtocolVersion, sdk.ProtocolVersionNumber)
+	}
+	s.info = init.AgentInfo
 	s.loadSession = init.AgentCapabilities.LoadSession
-	var modes *sdk.SessionModeState
-	var models *sdk.SessionModelState
-	if s.cfg.SessionID != "" && s.loadSession {
-		r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: []sdk.McpServer{}})
-		if err != nil {
-			return fmt.Errorf("session/load %s: %w", s.cfg.SessionID, err)
-		}
-		s.sessionID, modes, models = s.cfg.SessionID, r.Modes, r.Models
-	} else {
-		if s.cfg.SessionID != "" {
-			s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: fmt.Sprintf("%s cannot load sessions: starting a new one instead of %s", s.b.cfg.DisplayName, s.cfg.SessionID)}})
-		}
-		r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: []sdk.McpServer{}})
-		if err != nil {
-			return fmt.Errorf("session/new: %w", err)
-		}
-		s.sessionID, modes, models = string(r.SessionId), r.Modes, r.Models
+	modes, models, step, err := s.openSession(ctx)
+	if err != nil {
+		return step, err
 	}
 	if models != nil && s.cfg.Model != "" && string(models.CurrentModelId) != s.cfg.Model {
 		if err := s.SetModel(ctx, s.cfg.Model); err != nil {
@@ -424,17 +534,62 @@ func (s *session) handshake(ctx context.Context) error {
 			s.modes = append(s.modes, string(m.Id))
 		}
 		s.mu.Unlock()
-		if s.cfg.Mode != "" && ModeFromAgent(string(modes.CurrentModeId)) != s.cfg.Mode {
+		want, _ := AgentModeFor(s.modes, s.cfg.Mode)
+		if s.cfg.Mode != "" && want != string(modes.CurrentModeId) {
 			err := s.SetMode(ctx, s.cfg.Mode)
 			if errors.Is(err, agent.ErrUnsupported) {
 				// Say so, and go on in the agent's own mode.
 				s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: err.Error()}})
 			} else if err != nil {
-				return err
+				return "session/set_mode", err
 			}
 		}
 	}
-	return nil
+	return "", nil
+}
+
+// openSession loads cfg.SessionID when the agent can, else (or when loading
+// fails) opens a new session and says so: the user's message goes to the
+// new session, which does not know the earlier conversation.
+func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.SessionModelState, string, error) {
+	if s.cfg.SessionID != "" {
+		why := "it cannot load sessions"
+		if s.loadSession {
+			r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: []sdk.McpServer{}})
+			if err == nil {
+				s.sessionID = s.cfg.SessionID
+				return r.Modes, r.Models, "", nil
+			}
+			if ctx.Err() != nil {
+				return nil, nil, "session/load", err
+			}
+			why = errText(err)
+		}
+		s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: fmt.Sprintf(
+			"%s could not resume its session (%s): your message starts a new session, which does not see the earlier conversation (it stays in this task's history)",
+			s.b.cfg.DisplayName, why)}})
+	}
+	r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		return nil, nil, "session/new", err
+	}
+	s.sessionID = string(r.SessionId)
+	return r.Modes, r.Models, "", nil
+}
+
+// errText is a JSON-RPC error's message and details.
+func errText(err error) string {
+	var re *sdk.RequestError
+	if errors.As(err, &re) {
+		t := re.Message
+		if re.Data != nil {
+			if b, jerr := json.Marshal(re.Data); jerr == nil && string(b) != "null" {
+				t += ": " + string(b)
+			}
+		}
+		return t
+	}
+	return err.Error()
 }
 
 // startTurn sends one prompt in the background; turns run one at a time.
@@ -442,6 +597,10 @@ func (s *session) startTurn(text string) {
 	s.turns.Add(1)
 	go func() {
 		defer s.turns.Done()
+		<-s.booted
+		if s.bootErr != nil {
+			return
+		}
 		s.turnMu.Lock()
 		defer s.turnMu.Unlock()
 		id := uuid.NewString()
@@ -610,6 +769,11 @@ func (s *session) Stop(ctx context.Context) error {
 		s.stopping = true
 		s.mu.Unlock()
 		_ = s.stdin.Close()
+		select {
+		case <-s.booted:
+		default: // still in the handshake: nothing to finish gracefully
+			_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
+		}
 		if !wait(ctx, s.done, 2*time.Second) {
 			_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
 			if !wait(ctx, s.done, 3*time.Second) {

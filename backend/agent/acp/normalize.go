@@ -42,8 +42,11 @@ const FormatName = "acp"
 //	                                       + complete {reason: stopReason, interrupted when
 //	                                       "cancelled", isError when "refusal"}; the turn ends
 //	error -32800 to prompt                 as stopReason "cancelled" (the SDK's "Request cancelled")
-//	error response to prompt/new/load/init error {fatal} (+ rate-limit when code 429) and the
+//	error response to prompt               error {fatal} (+ rate-limit when code 429) and the
 //	                                       turn ends; to any other request: error {fatal: false}
+//	                                       (on session/load the client goes on with a new session;
+//	                                       on initialize or session/new it reports the failed start
+//	                                       with the agent's stderr)
 //	session/update:
 //	  agent_message_chunk                  text part of the turn's assistant message
 //	                                       "<turn>:assistant" (consecutive chunks merge)
@@ -389,8 +392,10 @@ func looksLikeClientReply(m *rpcMessage) bool {
 func (n *Normalizer) errorResponse(frame []byte, e *rpcError, method string) []agent.Event {
 	msg := errorText(e)
 	label := method + " failed: "
-	fatal := method == methodPrompt || method == methodSessionNew || method == methodSessionLoad ||
-		method == methodInitialize || method == ""
+	// A failed session/load is not fatal: the client starts a new session.
+	// Nor is a failed initialize or session/new: the client ends the
+	// session with one fatal error that carries the agent's stderr.
+	fatal := method == methodPrompt || method == ""
 	if method == "" {
 		label = "agent error: " // the request was not recorded (stdout-only capture)
 	}

@@ -4,15 +4,27 @@
 // turn; prompts containing "slow" stream one chunk and wait for
 // session/cancel. At start it spawns a child (sleep) in its process group so
 // the tests can check nothing is orphaned.
+//
+// FAKEAGENT_BEHAVIOR picks one of the protocol's edge cases:
+//
+//	exit-at-once   writes to stderr and exits 0 before reading anything
+//	never-answer   reads its input and never answers
+//	wrong-version  answers initialize with protocol version 99
+//	load-fails     advertises loadSession, then fails it as Gemini CLI 0.61 does
+//	new-fails      fails session/new after writing why on stderr (claude-code-acp as root)
+//	banner         prints a banner line on stdout before speaking ACP
 package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -28,8 +40,15 @@ func (f *fake) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Authe
 }
 
 func (f *fake) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
-	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber, AgentCapabilities: acp.AgentCapabilities{LoadSession: true}}, nil
+	v := acp.ProtocolVersion(acp.ProtocolVersionNumber)
+	if behavior == "wrong-version" {
+		v = 99
+	}
+	return acp.InitializeResponse{ProtocolVersion: v, AgentCapabilities: acp.AgentCapabilities{LoadSession: true},
+		AgentInfo: &acp.Implementation{Name: "fakeagent", Version: "1.2.3"}}, nil
 }
+
+var behavior = os.Getenv("FAKEAGENT_BEHAVIOR")
 
 func (f *fake) Cancel(context.Context, acp.CancelNotification) error { return nil }
 
@@ -49,6 +68,10 @@ func modes(current string) *acp.SessionModeState {
 
 func (f *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	f.cwd = p.Cwd
+	if behavior == "new-fails" {
+		fmt.Fprintln(os.Stderr, "Error: --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons")
+		return acp.NewSessionResponse{}, acp.NewInternalError(map[string]any{"details": "Query closed before response received"})
+	}
 	return acp.NewSessionResponse{SessionId: "fake-session-1", Modes: modes("default"), Models: &acp.SessionModelState{
 		CurrentModelId: "small", AvailableModels: []acp.ModelInfo{{ModelId: "small", Name: "Small"}, {ModelId: "big", Name: "Big"}},
 	}}, nil
@@ -56,6 +79,9 @@ func (f *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSe
 
 func (f *fake) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
 	f.cwd = p.Cwd
+	if behavior == "load-fails" {
+		return acp.LoadSessionResponse{}, acp.NewInternalError(map[string]any{"details": "No previous sessions found for this project"})
+	}
 	// Replay some history, as real agents do.
 	_ = f.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("old history")})
 	return acp.LoadSessionResponse{Modes: modes("default")}, nil
@@ -150,6 +176,16 @@ func (f *fake) permission(ctx context.Context, sid acp.SessionId) (acp.PromptRes
 }
 
 func main() {
+	switch behavior {
+	case "exit-at-once":
+		fmt.Fprintln(os.Stderr, "fakeagent: no API key configured")
+		os.Exit(0)
+	case "never-answer":
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		time.Sleep(time.Hour) // even at EOF: only a signal ends it
+	case "banner":
+		fmt.Println("Welcome to fakeagent 1.2.3!")
+	}
 	child := exec.Command("sleep", "300")
 	_ = child.Start()
 	if pidFile := os.Getenv("FAKEAGENT_CHILD_PID_FILE"); pidFile != "" && child.Process != nil {
