@@ -510,8 +510,10 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 	}
 	n.turn = nil
 	res := &agent.Result{
-		Reason:      r.StopReason,
-		Interrupted: r.StopReason == "cancelled",
+		Reason: r.StopReason,
+		// Some agents (the SDKs' examples) answer a cancelled turn with
+		// end_turn: the client's session/cancel still makes it interrupted.
+		Interrupted: r.StopReason == "cancelled" || t.cancelSent,
 		IsError:     r.StopReason == "refusal",
 	}
 	if r.StopReason == "cancelled" && t.denied && !t.cancelSent {
@@ -528,11 +530,14 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 			why = "the turn was cancelled"
 		}
 	case "end_turn":
+		if t.cancelSent {
+			why = "the turn was cancelled"
+		}
 	default:
 		why = "the turn ended (" + r.StopReason + ") before this tool call did"
 	}
 	var closing []agent.Event
-	if r.StopReason == "end_turn" {
+	if r.StopReason == "end_turn" && !t.cancelSent {
 		closing = t.finishTools(agent.ToolCompleted, "")
 	} else {
 		closing = t.finishTools("", why)
