@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,10 +232,20 @@ func idKey(raw json.RawMessage) string {
 	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
 		return s
 	}
+	var f float64
+	if bytes.ContainsAny(raw, ".eE") && json.Unmarshal(raw, &f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10) // 3.0 is the id 3
+	}
 	return string(raw)
 }
 
 func (t *turn) addRaw(frame []byte) {
+	if need := len(t.raw) + len(frame) + 1; need > cap(t.raw) {
+		// Double (append grows big slices by 1.25x: more copying).
+		grown := make([]byte, len(t.raw), max(2*cap(t.raw), need, 4096))
+		copy(grown, t.raw)
+		t.raw = grown
+	}
 	if len(t.raw) > 0 {
 		t.raw = append(t.raw, '\n')
 	}
