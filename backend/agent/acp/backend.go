@@ -34,6 +34,11 @@ type Config struct {
 	Command     string            `json:"command"`
 	Args        []string          `json:"args,omitempty"`
 	Env         map[string]string `json:"env,omitempty"`
+	// ModeArgs are arguments added when a session starts in that mode, for
+	// agents whose own modes cannot express it: then no session/set_mode is
+	// sent at start. Codex (ACP) asks before commands only with Codex's
+	// "untrusted" approval policy, which none of its modes selects.
+	ModeArgs map[agent.InteractionMode][]string `json:"modeArgs,omitempty"`
 }
 
 // SettingsKey is the settings key under which user-added ACP agents are
@@ -60,7 +65,11 @@ func (c Config) Validate() error {
 func Presets() []Config {
 	return []Config{
 		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}},
-		{Name: "acp.openai.codex", DisplayName: "Codex (ACP)", Command: "codex-acp"},
+		{Name: "acp.openai.codex", DisplayName: "Codex (ACP)", Command: "codex-acp", ModeArgs: map[agent.InteractionMode][]string{
+			// Its "auto" mode runs in-project commands unasked and its
+			// "read-only" runs them in a sandbox unasked.
+			agent.ModeAsk: {"-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="workspace-write"`},
+		}},
 		{Name: "acp.anthropic.claude-code", DisplayName: "Claude Code (ACP)", Command: "claude-code-acp"},
 		{Name: "acp.sst.opencode", DisplayName: "OpenCode (ACP)", Command: "opencode", Args: []string{"acp"}},
 		{Name: "acp.block.goose", DisplayName: "Goose (ACP)", Command: "goose", Args: []string{"acp"}},
@@ -244,7 +253,8 @@ type pendingPerm struct {
 
 func (s *session) spawn(path string, c Config) error {
 	pctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(pctx, path, append(append([]string{}, c.Args...), s.cfg.ExtraArgs...)...)
+	args := append(append([]string{}, c.Args...), c.ModeArgs[s.cfg.Mode]...)
+	cmd := exec.CommandContext(pctx, path, append(args, s.cfg.ExtraArgs...)...)
 	cmd.Dir = s.root
 	cmd.Env = os.Environ()
 	for k, v := range c.Env {
@@ -535,7 +545,8 @@ func (s *session) handshake(ctx context.Context) (string, error) {
 		}
 		s.mu.Unlock()
 		want, _ := AgentModeFor(s.modes, s.cfg.Mode)
-		if s.cfg.Mode != "" && want != string(modes.CurrentModeId) {
+		_, byArgs := s.b.cfg.ModeArgs[s.cfg.Mode]
+		if s.cfg.Mode != "" && !byArgs && want != string(modes.CurrentModeId) {
 			err := s.SetMode(ctx, s.cfg.Mode)
 			if errors.Is(err, agent.ErrUnsupported) {
 				// Say so, and go on in the agent's own mode.

@@ -1121,7 +1121,9 @@ func (n *Normalizer) unknownFrame(frame []byte, what string) []agent.Event {
 // modeAliases lists, per interaction mode, the agents' own mode ids that mean
 // it (Gemini CLI, claude-code-acp, codex-acp, goose, opencode), best first.
 var modeAliases = map[agent.InteractionMode][]string{
-	agent.ModeAsk:         {"default", "ask", "auto", "approve", "manual"},
+	// codex-acp's "read-only" is the closest it has to Ask once the session
+	// runs (it still runs sandboxed commands unasked; see Config.ModeArgs).
+	agent.ModeAsk:         {"default", "ask", "approve", "manual", "readonly"},
 	agent.ModeAcceptEdits: {"autoedit", "acceptedits", "smartapprove", "auto"},
 	agent.ModePlan:        {"plan", "readonly", "chat"},
 	agent.ModeBypass:      {"yolo", "bypasspermissions", "fullaccess", "dontask"},
@@ -1137,10 +1139,7 @@ func ModeFromAgent(id string) agent.InteractionMode {
 	c := canonMode(id)
 	for _, m := range agent.AllModes {
 		for _, a := range modeAliases[m] {
-			if a == c {
-				if m == agent.ModeAcceptEdits && c == "auto" {
-					continue // codex-acp's "auto" is its default, asking mode
-				}
+			if a == c && !(m == agent.ModeAsk && c == "readonly") { // read-only reads as plan
 				return m
 			}
 		}
