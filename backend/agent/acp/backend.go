@@ -39,6 +39,11 @@ type Config struct {
 	// sent at start. Codex (ACP) asks before commands only with Codex's
 	// "untrusted" approval policy, which none of its modes selects.
 	ModeArgs map[agent.InteractionMode][]string `json:"modeArgs,omitempty"`
+	// NoFileSystem: do not offer fs/read_text_file and fs/write_text_file
+	// (the agent uses the disk itself). Gemini CLI 0.61 cannot create a
+	// file through them: it reads the missing file first and takes the
+	// JSON-RPC error (a plain object, not an Error) for a failure.
+	NoFileSystem bool `json:"noFileSystem,omitempty"`
 }
 
 // SettingsKey is the settings key under which user-added ACP agents are
@@ -64,7 +69,7 @@ func (c Config) Validate() error {
 // Presets are the ACP agents the app knows out of the box.
 func Presets() []Config {
 	return []Config{
-		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}},
+		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}, NoFileSystem: true},
 		{Name: "acp.openai.codex", DisplayName: "Codex (ACP)", Command: "codex-acp", ModeArgs: map[agent.InteractionMode][]string{
 			// Its "auto" mode runs in-project commands unasked and its
 			// "read-only" runs them in a sandbox unasked.
@@ -517,7 +522,7 @@ func (s *session) AgentInfo() *sdk.Implementation {
 func (s *session) handshake(ctx context.Context) (string, error) {
 	init, err := s.conn.Initialize(ctx, sdk.InitializeRequest{
 		ProtocolVersion:    sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}},
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: !s.b.cfg.NoFileSystem, WriteTextFile: !s.b.cfg.NoFileSystem}},
 		ClientInfo:         &sdk.Implementation{Name: "jean-claude", Version: "0.1.0"},
 	})
 	if err != nil {
