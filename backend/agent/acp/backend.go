@@ -473,7 +473,7 @@ func (s *session) bootError(ctx context.Context, step string, err error) error {
 		if ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("%s: the agent did not answer %s within %s", name, step, s.b.handshakeTimeout)
 		} else {
-			err = fmt.Errorf("%s: %s: %w", name, step, err)
+			err = fmt.Errorf("%s: %s failed: %s", name, step, errText(err))
 		}
 	}
 	if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
