@@ -489,3 +489,27 @@ func TestOpenCodeServerEnv(t *testing.T) {
 		t.Errorf("the user's OPENCODE_CONFIG was replaced: %v", env)
 	}
 }
+
+// TestACPVersionFromInitialize: an ACP agent whose --version does not work
+// (codex-acp exits 2) shows the version its initialize answer carries.
+func TestACPVersionFromInitialize(t *testing.T) {
+	bin := t.TempDir()
+	script(t, bin, "codex-acp", `[ "$1" = --version ] && { echo "error: unexpected argument '--version'" >&2; exit 2; }
+read line
+echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"codex-acp","title":"Codex","version":"0.16.0"}}}'
+`)
+	m := New(Options{DataDir: t.TempDir(), Settings: &memSettings{}, LookPath: lookIn(bin), VersionTimeout: 5 * time.Second})
+	var spec Spec
+	for _, s := range Specs(nil) {
+		if s.Command == "codex-acp" {
+			spec = s
+		}
+	}
+	if spec.Probe != ProbeACP {
+		t.Fatalf("no codex-acp spec: %+v", spec)
+	}
+	st := m.Status(context.Background(), spec)
+	if st.Version != "0.16.0" || st.Error != "" {
+		t.Errorf("status %+v, want version 0.16.0 from agentInfo", st)
+	}
+}

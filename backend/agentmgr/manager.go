@@ -293,6 +293,12 @@ func (m *Manager) Status(ctx context.Context, spec Spec) Status {
 	} else {
 		st.Version = v
 	}
+	if st.Version == "" && spec.Probe == ProbeACP {
+		// --version does not work: the agent's initialize says.
+		if v := m.acpVersion(ctx, spec, path, set); v != "" {
+			st.Version, st.Error = v, ""
+		}
+	}
 	return st
 }
 
