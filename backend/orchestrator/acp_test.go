@@ -1,0 +1,88 @@
+package orchestrator
+
+// The ACP backend through the orchestrator, with the acp package's scripted
+// agent: a follow-up after Stop to an agent that advertises session/load but
+// fails it (Gemini CLI 0.61 --acp: "No previous sessions found for this
+// project") is stored first, the user is told, and a new session answers it.
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/acp"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+type oneBackend struct{ b agent.Backend }
+
+func (o oneBackend) Get(agent.BackendType) (agent.Backend, error) { return o.b, nil }
+
+func TestACPFollowUpAfterStopWhenLoadFails(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "fakeagent")
+	if out, err := exec.Command("go", "build", "-o", bin, "../agent/acp/testdata/fakeagent").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake ACP agent: %v\n%s", err, out)
+	}
+	b, err := acp.New(acp.Config{Name: "acp.test.loadfails", DisplayName: "LoadFails", Command: bin,
+		Env: map[string]string{"FAKEAGENT_BEHAVIOR": "load-fails"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	rec := newRecorder(t, db)
+	o, err := New(Options{DB: db, Backends: oneBackend{b}, Emitter: rec, Notifier: &notes{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	ctx := context.Background()
+	addTask(t, db, "t1", "acp.test.loadfails", "slow first turn")
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first turn streaming", func() bool {
+		if loadTask(t, db, "t1").SessionID == "" {
+			return false
+		}
+		for _, e := range rec.agentEvents("t1") {
+			if e.Event.Type == agent.EventDelta || (e.Event.Type == agent.EventMessage && e.Event.Message.Role == agent.RoleAssistant) {
+				return true
+			}
+		}
+		return false
+	})
+	if err := o.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusInterrupted)
+
+	if err := o.SendMessage(ctx, "t1", "follow-up"); err != nil {
+		t.Fatalf("follow-up after stop: %v", err)
+	}
+	msgs, err := store.Messages(ctx, db.R, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if userTextCount(msgs, "follow-up") != 1 {
+		t.Errorf("the follow-up is not stored once as SendMessage returns: %+v", msgs)
+	}
+	tr := waitStatus(t, db, "t1", store.StatusCompleted)
+	if tr.StatusReason != "" && strings.Contains(tr.StatusReason, "load") {
+		t.Errorf("status reason %q", tr.StatusReason)
+	}
+	var told, answered bool
+	for _, e := range rec.agentEvents("t1") {
+		if e.Event.Type == agent.EventError && strings.Contains(e.Event.Error, "could not resume") && !e.Event.Fatal {
+			told = true
+		}
+		if e.Event.Type == agent.EventComplete && e.Event.Result.Text == "echo: follow-up" {
+			answered = true
+		}
+	}
+	if !told || !answered {
+		t.Errorf("told the user: %v, the new session answered: %v", told, answered)
+	}
+}
