@@ -23,6 +23,10 @@ type Config struct {
 	Env map[string]string `json:"env,omitempty"`
 	// ExtraArgs are appended to the agent's command line.
 	ExtraArgs []string `json:"extraArgs,omitempty"`
+	// Transcript is a short plain-text summary of the task's conversation
+	// so far, set with SessionID: a backend that cannot resume that session
+	// may seed the new one with it (and says so).
+	Transcript string `json:"-"`
 }
 
 // Capabilities says what a backend can do, so the UI greys out the rest.

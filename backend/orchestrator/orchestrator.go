@@ -352,6 +352,9 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		Model:     t.Model,
 		SessionID: sessionID,
 	}
+	if sessionID != "" {
+		cfg.Transcript = o.transcript(ctx, t.ID)
+	}
 	sess, err := b.Start(o.ctx, cfg, prompt)
 	if err != nil {
 		return fail(err)
