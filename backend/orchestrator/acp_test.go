@@ -3,7 +3,8 @@ package orchestrator
 // The ACP backend through the orchestrator, with the acp package's scripted
 // agent: a follow-up after Stop to an agent that advertises session/load but
 // fails it (Gemini CLI 0.61 --acp: "No previous sessions found for this
-// project") is stored first, the user is told, and a new session answers it.
+// project") is stored first, the user is told, and a new session, seeded
+// with a transcript of the conversation so far, answers it.
 
 import (
 	"context"
@@ -75,10 +76,13 @@ func TestACPFollowUpAfterStopWhenLoadFails(t *testing.T) {
 	}
 	var told, answered bool
 	for _, e := range rec.agentEvents("t1") {
-		if e.Event.Type == agent.EventError && strings.Contains(e.Event.Error, "could not resume") && !e.Event.Fatal {
+		if e.Event.Type == agent.EventError && strings.Contains(e.Event.Error, "could not resume") &&
+			strings.Contains(e.Event.Error, "seeded with a text transcript") && !e.Event.Fatal {
 			told = true
 		}
-		if e.Event.Type == agent.EventComplete && e.Event.Result.Text == "echo: follow-up" {
+		// The fake agent echoes the prompt: the transcript, then the message.
+		if r := e.Event.Result; e.Event.Type == agent.EventComplete && strings.Contains(r.Text, "User: slow first turn") &&
+			strings.HasSuffix(r.Text, "New message:\nfollow-up") {
 			answered = true
 		}
 	}

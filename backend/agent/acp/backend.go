@@ -218,6 +218,7 @@ type session struct {
 	sessionID   string
 	modes       []string
 	loadSession bool
+	seed        string // the transcript the next prompt carries (a resume that failed)
 	perms       map[string]*pendingPerm // by request id
 	permSeq     int
 	stopping    bool
@@ -581,9 +582,13 @@ func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.
 			}
 			why = errText(err)
 		}
+		carried := "which does not see the earlier conversation (it stays in this task's history)"
+		if s.cfg.Transcript != "" {
+			s.seed = s.cfg.Transcript
+			carried = "seeded with a text transcript of the earlier conversation (its messages, not its tool calls, files read or other state)"
+		}
 		s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: fmt.Sprintf(
-			"%s could not resume its session (%s): your message starts a new session, which does not see the earlier conversation (it stays in this task's history)",
-			s.b.cfg.DisplayName, why)}})
+			"%s could not resume its session (%s): your message starts a new session, %s", s.b.cfg.DisplayName, why, carried)}})
 	}
 	r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: []sdk.McpServer{}})
 	if err != nil {
@@ -619,6 +624,13 @@ func (s *session) startTurn(text string) {
 		}
 		s.turnMu.Lock()
 		defer s.turnMu.Unlock()
+		s.mu.Lock()
+		if s.seed != "" {
+			text = "This conversation continues an earlier session that could not be resumed. " +
+				"Transcript of the earlier conversation:\n<transcript>\n" + s.seed + "\n</transcript>\n\nNew message:\n" + text
+			s.seed = ""
+		}
+		s.mu.Unlock()
 		id := uuid.NewString()
 		_, err := s.conn.Prompt(s.ctx, sdk.PromptRequest{
 			SessionId: sdk.SessionId(s.sessionID),

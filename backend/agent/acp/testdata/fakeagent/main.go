@@ -118,10 +118,14 @@ func (f *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 			text += b.Text.Text
 		}
 	}
+	cmd := text
+	if _, after, ok := strings.Cut(text, "New message:\n"); ok {
+		cmd = after // a prompt seeded with a transcript: act on the new message
+	}
 	switch {
-	case strings.Contains(text, "permission"):
+	case strings.Contains(cmd, "permission"):
 		return f.permission(ctx, p.SessionId)
-	case strings.Contains(text, "slow"):
+	case strings.Contains(cmd, "slow"):
 		f.say(ctx, p.SessionId, "working")
 		<-ctx.Done() // the SDK cancels this on session/cancel
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
