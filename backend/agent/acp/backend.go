@@ -218,7 +218,7 @@ type session struct {
 	sessionID   string
 	modes       []string
 	loadSession bool
-	seed        string // the transcript the next prompt carries (a resume that failed)
+	seed        string                  // the transcript the next prompt carries (a resume that failed)
 	perms       map[string]*pendingPerm // by request id
 	permSeq     int
 	stopping    bool
