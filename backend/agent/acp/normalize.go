@@ -532,27 +532,7 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 		// reject option is "abort"): the user denied, nobody interrupted.
 		res.Interrupted, res.Reason = false, "denied"
 	}
-	var why string
-	switch r.StopReason {
-	case "cancelled":
-		if !res.Interrupted {
-			why = "the turn ended on a deny"
-		} else {
-			why = "the turn was cancelled"
-		}
-	case "end_turn":
-		if t.cancelSent {
-			why = "the turn was cancelled"
-		}
-	default:
-		why = "the turn ended (" + r.StopReason + ") before this tool call did"
-	}
-	var closing []agent.Event
-	if r.StopReason == "end_turn" && !t.cancelSent {
-		closing = t.finishTools(agent.ToolCompleted, "")
-	} else {
-		closing = t.finishTools("", why)
-	}
+	closing := t.closeAtEnd(r.StopReason, res.Interrupted)
 	var evs []agent.Event
 	if len(t.msg.Parts) > 0 && (t.dirty || len(closing) > 0) {
 		evs = append(evs, t.emit())
@@ -597,6 +577,21 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 		agent.Event{Type: agent.EventMessage, Message: msg, Raw: t.rawSoFar()},
 		agent.Event{Type: agent.EventComplete, Result: res},
 	)
+}
+
+// closeAtEnd ends the tool calls left open when the turn ended with
+// stopReason: completed after a normal end, else interrupted (or cancelled,
+// for a permission never answered) with the reason.
+func (t *turn) closeAtEnd(stopReason string, interrupted bool) []agent.Event {
+	switch {
+	case stopReason == "end_turn" && !t.cancelSent:
+		return t.finishTools(agent.ToolCompleted, "")
+	case stopReason == "cancelled" && !interrupted:
+		return t.finishTools("", "the turn ended on a deny")
+	case stopReason == "cancelled" || stopReason == "end_turn":
+		return t.finishTools("", "the turn was cancelled")
+	}
+	return t.finishTools("", "the turn ended ("+stopReason+") before this tool call did")
 }
 
 // finishTools gives every tool call of the turn still pending or running a
