@@ -23,6 +23,9 @@ type Config struct {
 	Env map[string]string `json:"env,omitempty"`
 	// ExtraArgs are appended to the agent's command line.
 	ExtraArgs []string `json:"extraArgs,omitempty"`
+	// Recorder, when set, records every process the session starts (see
+	// ProcessRecorder); the orchestrator sets it.
+	Recorder ProcessRecorder `json:"-"`
 }
 
 // Capabilities says what a backend can do, so the UI greys out the rest.
