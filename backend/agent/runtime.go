@@ -42,9 +42,12 @@ import (
 )
 
 // Queue limits of a Stream (see the package comment above on backpressure).
+// On top of them, up to deliveredBuffer batches wait in the Events channel
+// (so that a consumer may stop a session before it drains it).
 const (
 	MaxQueuedFrames = 256
 	MaxQueuedBytes  = 8 << 20
+	deliveredBuffer = 64
 )
 
 // ProcessRecorder records every process the app starts, so that the next
@@ -355,7 +358,7 @@ type Stream struct {
 
 // NewStream returns a running stream of raw format format normalized by n.
 func NewStream(format string, n Normalizer) *Stream {
-	s := &Stream{format: format, norm: n, out: make(chan Batch), done: make(chan struct{})}
+	s := &Stream{format: format, norm: n, out: make(chan Batch, deliveredBuffer), done: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	go s.run()
 	return s
