@@ -76,3 +76,27 @@ func (a *Accumulator) Message() Message {
 	}
 	return m
 }
+
+// AccMark is an Accumulator's state at one point (see Mark).
+type AccMark map[int]int
+
+// Mark returns the current state, to return to with Reset.
+func (a *Accumulator) Mark() AccMark {
+	m := make(AccMark, len(a.bufs))
+	for i, pb := range a.bufs {
+		m[i] = len(pb.b)
+	}
+	return m
+}
+
+// Reset forgets the deltas applied after m was taken.
+func (a *Accumulator) Reset(m AccMark) {
+	for i, pb := range a.bufs {
+		n, ok := m[i]
+		if !ok {
+			delete(a.bufs, i)
+			continue
+		}
+		pb.b = pb.b[:n]
+	}
+}

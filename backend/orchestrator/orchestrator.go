@@ -232,6 +232,11 @@ func (o *Orchestrator) emitTask(ctx context.Context, id string) {
 		o.log.Warn("orchestrator: reload task", "task", id, "err", err)
 		return
 	}
+	if r := o.getRun(id); r != nil {
+		if why := r.storeError(); why != "" {
+			t.Status, t.StatusReason = StatusStoreError, why
+		}
+	}
 	view := o.opt.TaskView
 	if view == nil {
 		view = defaultTaskView
@@ -362,7 +367,8 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		return fail(err)
 	}
 	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}), status: store.StatusRunning,
-		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}, created: map[string]int64{}}
+		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}, created: map[string]int64{},
+		live: map[string]*liveMsg{}}
 	var stored *agent.Message
 	now := store.Now()
 	err = o.db.Tx(ctx, func(tx *txT) error {

@@ -2,7 +2,12 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
 // AppendMessageRaw appends one chunk to message messageID's raw data (see
@@ -119,4 +124,22 @@ func QuickCheck(ctx context.Context, q SQLRunner) ([]string, error) {
 		}
 	}
 	return out, rows.Err()
+}
+
+// MessageByID returns one stored message and its row's createdAt; ok is
+// false when the task has no message with that id.
+func MessageByID(ctx context.Context, q SQLRunner, taskID, messageID string) (m agent.Message, created int64, ok bool, err error) {
+	var data string
+	err = q.QueryRowContext(ctx, `SELECT normalizedData, createdAt FROM agent_messages WHERE taskId = ? AND messageId = ?`,
+		taskID, messageID).Scan(&data, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, 0, false, nil
+	}
+	if err != nil {
+		return m, 0, false, fmt.Errorf("store: message %s of task %s: %w", messageID, taskID, err)
+	}
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		return m, 0, false, fmt.Errorf("store: message %s: decode: %w", messageID, err)
+	}
+	return m, created, true, nil
 }
