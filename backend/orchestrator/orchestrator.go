@@ -571,12 +571,6 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 		_ = o.markInterrupted(ctx, taskID, ReasonAppClosed)
 		return fmt.Errorf("orchestrator: permission %s of task %s: %w", requestID, taskID, agent.ErrSessionClosed)
 	}
-	sessErr := r.sess.RespondToPermission(ctx, requestID, agent.PermissionResponse{
-		Behavior: ans.Behavior, Message: ans.Message, Interrupt: ans.Interrupt,
-	})
-	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
-		return fmt.Errorf("orchestrator: answer permission %s: %w", requestID, sessErr)
-	}
 	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
 	if err != nil {
 		return err
@@ -617,15 +611,20 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 		return r.leaveWaiting(ctx, tx, t.Status, now)
 	})
 	if err != nil {
-		return err
+		// Nothing was sent to the agent: it still waits for an answer.
+		return fmt.Errorf("orchestrator: store permission answer %s (not sent): %w", requestID, err)
 	}
+	// Commit, then act: the decision is stored; only now is it sent.
+	sessErr := r.sess.RespondToPermission(ctx, requestID, agent.PermissionResponse{
+		Behavior: ans.Behavior, Message: ans.Message, Interrupt: ans.Interrupt,
+	})
 	r.decisions[d.ToolID] = d
 	o.emitter(taskID).decision(d)
 	o.reemitToolMessage(ctx, taskID, d.ToolID, r.decisions)
 	o.emitRequests(ctx, taskID)
 	o.emitTask(ctx, taskID)
-	if sessErr != nil {
-		return fmt.Errorf("orchestrator: answer permission %s: %w", requestID, sessErr)
+	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
+		return fmt.Errorf("orchestrator: answer permission %s (stored, not delivered): %w", requestID, sessErr)
 	}
 	return nil
 }
@@ -644,10 +643,6 @@ func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID 
 		_ = o.markInterrupted(ctx, taskID, ReasonAppClosed)
 		return fmt.Errorf("orchestrator: question %s of task %s: %w", requestID, taskID, agent.ErrSessionClosed)
 	}
-	sessErr := r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
-	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
-		return fmt.Errorf("orchestrator: answer question %s: %w", requestID, sessErr)
-	}
 	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
 	if err != nil {
 		return err
@@ -659,10 +654,15 @@ func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID 
 		return r.leaveWaiting(ctx, tx, t.Status, store.Now())
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("orchestrator: store answer to question %s (not sent): %w", requestID, err)
 	}
+	// Commit, then act.
+	sessErr := r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
 	o.emitRequests(ctx, taskID)
 	o.emitTask(ctx, taskID)
+	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
+		return fmt.Errorf("orchestrator: answer question %s (stored, not delivered): %w", requestID, sessErr)
+	}
 	return sessErr
 }
 
@@ -674,17 +674,18 @@ func (o *Orchestrator) SetMode(ctx context.Context, taskID string, mode agent.In
 	}
 	unlock := o.lock(taskID)
 	defer unlock()
-	if r := o.getRun(taskID); r != nil {
-		if err := r.sess.SetMode(ctx, mode); err != nil {
-			return fmt.Errorf("orchestrator: set mode of task %s: %w", taskID, err)
-		}
-	}
+	// Commit, then act: a mode that cannot be stored is not sent.
 	if err := o.db.Tx(ctx, func(tx *txT) error {
 		return store.SetTaskMode(ctx, tx, taskID, string(mode), store.Now())
 	}); err != nil {
-		return err
+		return fmt.Errorf("orchestrator: store mode of task %s (not sent): %w", taskID, err)
 	}
 	o.emitTask(ctx, taskID)
+	if r := o.getRun(taskID); r != nil {
+		if err := r.sess.SetMode(ctx, mode); err != nil {
+			return fmt.Errorf("orchestrator: set mode of task %s (stored, not applied to the running agent): %w", taskID, err)
+		}
+	}
 	return nil
 }
 
