@@ -66,6 +66,9 @@ func run() int {
 		}
 	}
 	aw := newAgentsWiring(ctx, db, opt.DB)
+	if db != nil {
+		aw.opt.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
+	}
 	reg := agents.NewRegistry(aw.opt)
 	aw.wrap(reg)
 	app := NewApp(db, reg, cancel)

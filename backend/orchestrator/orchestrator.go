@@ -119,6 +119,7 @@ type Orchestrator struct {
 	opt      Options
 	version  int
 	prep     *store.Prepared // the loop's statements, prepared once
+	procLog  *store.ProcessLog
 	writer   *writer         // commits the loops' batches, grouped
 
 	ctx    context.Context // lifetime of agent sessions
@@ -165,6 +166,7 @@ func New(opt Options) (*Orchestrator, error) {
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
+		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
 	}, nil
 }
 
@@ -356,6 +358,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		Mode:      agent.InteractionMode(t.InteractionMode),
 		Model:     t.Model,
 		SessionID: sessionID,
+		Recorder:  o.procLog,
 	}
 	sess, err := b.Start(o.ctx, cfg, prompt)
 	if err != nil {
@@ -516,8 +519,10 @@ func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 
 // killLeftovers ends the agent process groups a dead app left behind (the
 // agent itself usually exits when its stdin closes; what it started may not)
-// and forgets them.
+// and forgets them: those of the tasks' sessions, then every other process
+// the runtime recorded (agents of each turn, the OpenCode server).
 func (o *Orchestrator) killLeftovers(ctx context.Context) {
+	defer o.killRecorded(ctx)
 	ps, err := store.AgentProcesses(ctx, o.db.R)
 	if err != nil {
 		o.log.Warn("orchestrator: list agent processes", "err", err)
@@ -534,6 +539,29 @@ func (o *Orchestrator) killLeftovers(ctx context.Context) {
 		}
 		if err := o.db.Tx(ctx, func(tx *txT) error { return store.ForgetAgentProcess(ctx, tx, p.TaskID) }); err != nil {
 			o.log.Warn("orchestrator: forget agent process", "task", p.TaskID, "err", err)
+		}
+	}
+}
+
+// killRecorded ends the process groups of recorded processes (see
+// store.ProcessLog) that are not this app's own children.
+func (o *Orchestrator) killRecorded(ctx context.Context) {
+	ps, err := store.AppProcesses(ctx, o.db.R)
+	if err != nil {
+		o.log.Warn("orchestrator: list recorded processes", "err", err)
+		return
+	}
+	for _, p := range ps {
+		if ours(p.PID) {
+			continue
+		}
+		if n, err := killLeftovers(p.PID, p.StartTicks); err != nil {
+			o.log.Warn("orchestrator: end leftover processes", "pid", p.PID, "role", p.Role, "err", err)
+		} else if n > 0 {
+			o.log.Info("orchestrator: ended leftover processes", "pgid", p.PID, "role", p.Role, "count", n)
+		}
+		if err := o.db.Tx(ctx, func(tx *txT) error { return store.ForgetAppProcess(ctx, tx, p.PID) }); err != nil {
+			o.log.Warn("orchestrator: forget recorded process", "pid", p.PID, "err", err)
 		}
 	}
 }

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childAppEnv) != "" {
 		os.Exit(childApp())
 	}
+	if os.Getenv(childOpenCodeEnv) != "" {
+		os.Exit(childOpenCodeApp())
+	}
 	os.Exit(m.Run())
 }
 

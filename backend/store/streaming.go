@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // AppendMessageRaw appends one chunk to message messageID's raw data (see
@@ -142,4 +143,35 @@ func MessageByID(ctx context.Context, q SQLRunner, taskID, messageID string) (m 
 		return m, 0, false, fmt.Errorf("store: message %s: decode: %w", messageID, err)
 	}
 	return m, created, true, nil
+}
+
+// ProcessLog is an agent.ProcessRecorder over the app_processes table: it
+// records every process the runtime starts and forgets it when it ended.
+// A write that fails is logged (the process still runs; at worst the next
+// start after a crash misses it).
+type ProcessLog struct {
+	DB  *DB
+	Log func(msg string, args ...any)
+}
+
+var _ agent.ProcessRecorder = (*ProcessLog)(nil)
+
+// ProcessStarted implements agent.ProcessRecorder.
+func (l *ProcessLog) ProcessStarted(pid int, role string) {
+	ctx := context.Background()
+	err := l.DB.Tx(ctx, func(tx *sql.Tx) error {
+		return RecordAppProcess(ctx, tx, AppProcess{PID: pid, StartTicks: proc.StartTicks(pid), Role: role}, Now())
+	})
+	if err != nil && l.Log != nil {
+		l.Log("store: record started process", "pid", pid, "role", role, "err", err)
+	}
+}
+
+// ProcessEnded implements agent.ProcessRecorder.
+func (l *ProcessLog) ProcessEnded(pid int) {
+	ctx := context.Background()
+	err := l.DB.Tx(ctx, func(tx *sql.Tx) error { return ForgetAppProcess(ctx, tx, pid) })
+	if err != nil && l.Log != nil {
+		l.Log("store: forget ended process", "pid", pid, "err", err)
+	}
 }
