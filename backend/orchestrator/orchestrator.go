@@ -120,7 +120,7 @@ type Orchestrator struct {
 	version  int
 	prep     *store.Prepared // the loop's statements, prepared once
 	procLog  *store.ProcessLog
-	writer   *writer         // commits the loops' batches, grouped
+	writer   *writer // commits the loops' batches, grouped
 
 	ctx    context.Context // lifetime of agent sessions
 	cancel context.CancelFunc
