@@ -717,25 +717,34 @@ func (o *Orchestrator) SetMode(ctx context.Context, taskID string, mode agent.In
 	return nil
 }
 
-// SetModel switches the task's model, live when the backend can.
+// SetModel switches the task's model, live when the backend can. The model
+// is stored first (commit, then act); a model that could read as a flag is
+// refused.
 func (o *Orchestrator) SetModel(ctx context.Context, taskID, model string) error {
+	if err := agent.ValidModel(model); err != nil {
+		return fmt.Errorf("orchestrator: %w: %w", ErrInvalid, err)
+	}
 	unlock := o.lock(taskID)
 	defer unlock()
-	if r := o.getRun(taskID); r != nil {
-		ms, ok := r.sess.(agent.ModelSetter)
-		if !ok {
+	r := o.getRun(taskID)
+	var ms agent.ModelSetter
+	if r != nil {
+		var ok bool
+		if ms, ok = r.sess.(agent.ModelSetter); !ok {
 			return fmt.Errorf("orchestrator: set model of task %s: %w", taskID, agent.ErrUnsupported)
-		}
-		if err := ms.SetModel(ctx, model); err != nil {
-			return fmt.Errorf("orchestrator: set model of task %s: %w", taskID, err)
 		}
 	}
 	if err := o.db.Tx(ctx, func(tx *txT) error {
 		return store.SetTaskModel(ctx, tx, taskID, model, store.Now())
 	}); err != nil {
-		return err
+		return fmt.Errorf("orchestrator: store model of task %s (not sent): %w", taskID, err)
 	}
 	o.emitTask(ctx, taskID)
+	if ms != nil {
+		if err := ms.SetModel(ctx, model); err != nil {
+			return fmt.Errorf("orchestrator: set model of task %s (stored, not applied to the running agent): %w", taskID, err)
+		}
+	}
 	return nil
 }
 

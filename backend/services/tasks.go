@@ -212,6 +212,9 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 	if model == "" {
 		model = agentModel
 	}
+	if err := agent.ValidModel(model); err != nil {
+		return Task{}, invalid("model", err, "%v", err)
+	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
 		name = nameFromPrompt(prompt)
