@@ -72,6 +72,7 @@ func run() int {
 	reg := agents.NewRegistry(aw.opt)
 	aw.wrap(reg)
 	app := NewApp(db, reg, cancel)
+	app.appSvc = services.NewAppService(version, opt.DB)
 	// Git worktrees per task (issue 8); without git, tasks run in the
 	// project folder and the git actions say why they cannot run.
 	gitRunner, gitErr := gitx.New(gitx.Options{})
@@ -98,7 +99,7 @@ func run() int {
 		OnStartup:  app.startup,
 		OnShutdown: app.shutdown,
 		Bind: []any{
-			services.NewAppService(version, opt.DB),
+			app.appSvc,
 			services.NewProjectService(ctx, db, reg, app),
 			services.NewTaskService(ctx, db, reg, app, workspaces, sess.o),
 			services.NewSettingsService(ctx, db, reg),
