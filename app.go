@@ -10,6 +10,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -23,6 +24,9 @@ type App struct {
 	// sessions is the orchestrator wiring (orchestrator_wiring.go), set by
 	// main before Wails starts.
 	sessions *sessions
+	// appSvc is the bound AppService; startup runs the database check
+	// into it in the background.
+	appSvc *services.AppService
 
 	mu  sync.RWMutex
 	ctx context.Context // the Wails runtime context; nil before startup
@@ -41,6 +45,15 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Unlock()
 	if a.sessions != nil {
 		a.sessions.start(ctx)
+	}
+	if a.appSvc != nil && a.db != nil {
+		// Corrupt pages are reported in the window, not only on stderr;
+		// the check reads the whole file, so the window does not wait.
+		go func() {
+			if h := services.CheckDatabase(ctx, a.appSvc, a.db, a); !h.OK {
+				fmt.Fprintf(os.Stderr, "jean-claude: the database has problems: %v\n", h.Problems)
+			}
+		}()
 	}
 }
 

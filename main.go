@@ -66,9 +66,13 @@ func run() int {
 		}
 	}
 	aw := newAgentsWiring(ctx, db, opt.DB)
+	if db != nil {
+		aw.opt.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
+	}
 	reg := agents.NewRegistry(aw.opt)
 	aw.wrap(reg)
 	app := NewApp(db, reg, cancel)
+	app.appSvc = services.NewAppService(version, opt.DB)
 	// Git worktrees per task (issue 8); without git, tasks run in the
 	// project folder and the git actions say why they cannot run.
 	gitRunner, gitErr := gitx.New(gitx.Options{})
@@ -95,7 +99,7 @@ func run() int {
 		OnStartup:  app.startup,
 		OnShutdown: app.shutdown,
 		Bind: []any{
-			services.NewAppService(version, opt.DB),
+			app.appSvc,
 			services.NewProjectService(ctx, db, reg, app),
 			services.NewTaskService(ctx, db, reg, app, workspaces, sess.o),
 			services.NewSettingsService(ctx, db, reg),

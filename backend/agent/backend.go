@@ -27,6 +27,9 @@ type Config struct {
 	// so far, set with SessionID: a backend that cannot resume that session
 	// may seed the new one with it (and says so).
 	Transcript string `json:"-"`
+	// Recorder, when set, records every process the session starts (see
+	// ProcessRecorder); the orchestrator sets it.
+	Recorder ProcessRecorder `json:"-"`
 }
 
 // Capabilities says what a backend can do, so the UI greys out the rest.

@@ -26,13 +26,16 @@ type Options struct {
 	// agent's settings env and OPENCODE_CONFIG): OpenCode sessions share
 	// one server, so agent.Config.Env cannot reach it.
 	OpenCodeEnv map[string]string
+	// Recorder records the processes backends start outside a session (the
+	// OpenCode server), to be reaped after a crash (store.ProcessLog).
+	Recorder agent.ProcessRecorder
 }
 
 // NewRegistry returns a registry holding every backend.
 func NewRegistry(opt Options) *agent.Registry {
 	r := agent.NewRegistry()
 	r.Register(claude.New(claude.Options{Binary: opt.Binaries[agent.BackendClaudeCode]}))
-	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode], Env: opt.OpenCodeEnv}))
+	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode], Env: opt.OpenCodeEnv, Recorder: opt.Recorder}))
 	r.Register(gemini.New(gemini.Options{Binary: opt.Binaries[agent.BackendGemini]}))
 	r.Register(codex.New(codex.Options{Binary: opt.Binaries[agent.BackendCodex]}))
 	for _, c := range append(acp.Presets(), opt.ACPAgents...) {

@@ -89,7 +89,7 @@ func benchParallel(b *testing.B, delay string) {
 	tasks, lines := *benchTasks, *benchLines
 	ctx := context.Background()
 	var frames, emits int
-	var elapsed time.Duration
+	var elapsed, plain time.Duration
 	var lat []time.Duration
 	for range b.N {
 		b.StopTimer()
@@ -167,13 +167,53 @@ func benchParallel(b *testing.B, delay string) {
 		}
 		emits += em.emits
 		lat = append(lat, em.latencies...)
+		plain += plainInsert(b, db, ids)
 	}
 	slices.Sort(lat)
 	p99 := lat[len(lat)*99/100]
 	b.ReportMetric(float64(frames)/elapsed.Seconds(), "frames/s")
+	// The limit measured in the same run: the same raw rows inserted by
+	// one writer in transactions of maxGroup rows (no agent, no normalizer).
+	b.ReportMetric(float64(frames)/plain.Seconds(), "plain_rows/s")
+	b.ReportMetric(plain.Seconds()/elapsed.Seconds(), "ratio_vs_plain")
 	b.ReportMetric(float64(emits)/elapsed.Seconds(), "emits/s")
 	b.ReportMetric(float64(p99)/float64(time.Millisecond), "p99_ms")
 	b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Millisecond), "p50_ms")
+}
+
+// plainInsert copies the raw frames of ids into a fresh database the plain
+// way (batched transactions of maxGroup rows, one writer) and returns how
+// long the inserts took: the ingest limit of this SQLite on this machine.
+func plainInsert(b *testing.B, src *store.DB, ids []string) time.Duration {
+	ctx := context.Background()
+	var rows []store.RawFrame
+	for _, id := range ids {
+		for f, err := range store.RawFrames(ctx, src.R, id) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows = append(rows, f)
+		}
+	}
+	dst := openDB(b)
+	for _, id := range ids {
+		addTask(b, dst, id, "claude-code", "go")
+	}
+	start := time.Now()
+	for i := 0; i < len(rows); i += maxGroup {
+		err := dst.Tx(ctx, func(tx *txT) error {
+			for _, f := range rows[i:min(i+maxGroup, len(rows))] {
+				if err := store.InsertRawFrame(ctx, tx, f); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start)
 }
 
 // The benchmark's size: 20 tasks × 5,000 lines (the figures in README).

@@ -231,7 +231,7 @@ func TestProcessFollowUpIdleAndResumedShownOnce(t *testing.T) {
 	// Stored comes before emitted: wait for the emitted complete (which
 	// flushes the coalesced messages before it), not the stored status.
 	waitEmittedCompletes(t, db, rec, "t1", 3)
-	if b, _ := os.ReadFile(argsFile); !strings.Contains(string(b), `"--resume","`+sessionID+`"`) {
+	if b, _ := os.ReadFile(argsFile); !strings.Contains(string(b), `"--resume=`+sessionID+`"`) {
 		t.Fatalf("args %s lack --resume %s", b, sessionID)
 	}
 	checkOnce(t, o, rec, "t1", "Create hello.txt", idle, resumed)

@@ -119,7 +119,8 @@ type Orchestrator struct {
 	opt      Options
 	version  int
 	prep     *store.Prepared // the loop's statements, prepared once
-	writer   *writer         // commits the loops' batches, grouped
+	procLog  *store.ProcessLog
+	writer   *writer // commits the loops' batches, grouped
 
 	ctx    context.Context // lifetime of agent sessions
 	cancel context.CancelFunc
@@ -165,6 +166,7 @@ func New(opt Options) (*Orchestrator, error) {
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
+		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
 	}, nil
 }
 
@@ -231,6 +233,11 @@ func (o *Orchestrator) emitTask(ctx context.Context, id string) {
 	if err != nil {
 		o.log.Warn("orchestrator: reload task", "task", id, "err", err)
 		return
+	}
+	if r := o.getRun(id); r != nil {
+		if why := r.storeError(); why != "" {
+			t.Status, t.StatusReason = StatusStoreError, why
+		}
 	}
 	view := o.opt.TaskView
 	if view == nil {
@@ -351,6 +358,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		Mode:      agent.InteractionMode(t.InteractionMode),
 		Model:     t.Model,
 		SessionID: sessionID,
+		Recorder:  o.procLog,
 	}
 	if sessionID != "" {
 		cfg.Transcript = o.transcript(ctx, t.ID)
@@ -365,7 +373,8 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		return fail(err)
 	}
 	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}), status: store.StatusRunning,
-		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}, created: map[string]int64{}}
+		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}, created: map[string]int64{},
+		live: map[string]*liveMsg{}}
 	var stored *agent.Message
 	now := store.Now()
 	err = o.db.Tx(ctx, func(tx *txT) error {
@@ -513,8 +522,10 @@ func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 
 // killLeftovers ends the agent process groups a dead app left behind (the
 // agent itself usually exits when its stdin closes; what it started may not)
-// and forgets them.
+// and forgets them: those of the tasks' sessions, then every other process
+// the runtime recorded (agents of each turn, the OpenCode server).
 func (o *Orchestrator) killLeftovers(ctx context.Context) {
+	defer o.killRecorded(ctx)
 	ps, err := store.AgentProcesses(ctx, o.db.R)
 	if err != nil {
 		o.log.Warn("orchestrator: list agent processes", "err", err)
@@ -531,6 +542,29 @@ func (o *Orchestrator) killLeftovers(ctx context.Context) {
 		}
 		if err := o.db.Tx(ctx, func(tx *txT) error { return store.ForgetAgentProcess(ctx, tx, p.TaskID) }); err != nil {
 			o.log.Warn("orchestrator: forget agent process", "task", p.TaskID, "err", err)
+		}
+	}
+}
+
+// killRecorded ends the process groups of recorded processes (see
+// store.ProcessLog) that are not this app's own children.
+func (o *Orchestrator) killRecorded(ctx context.Context) {
+	ps, err := store.AppProcesses(ctx, o.db.R)
+	if err != nil {
+		o.log.Warn("orchestrator: list recorded processes", "err", err)
+		return
+	}
+	for _, p := range ps {
+		if ours(p.PID) {
+			continue
+		}
+		if n, err := killLeftovers(p.PID, p.StartTicks); err != nil {
+			o.log.Warn("orchestrator: end leftover processes", "pid", p.PID, "role", p.Role, "err", err)
+		} else if n > 0 {
+			o.log.Info("orchestrator: ended leftover processes", "pgid", p.PID, "role", p.Role, "count", n)
+		}
+		if err := o.db.Tx(ctx, func(tx *txT) error { return store.ForgetAppProcess(ctx, tx, p.PID) }); err != nil {
+			o.log.Warn("orchestrator: forget recorded process", "pid", p.PID, "err", err)
 		}
 	}
 }
@@ -567,12 +601,6 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 	if r == nil {
 		_ = o.markInterrupted(ctx, taskID, ReasonAppClosed)
 		return fmt.Errorf("orchestrator: permission %s of task %s: %w", requestID, taskID, agent.ErrSessionClosed)
-	}
-	sessErr := r.sess.RespondToPermission(ctx, requestID, agent.PermissionResponse{
-		Behavior: ans.Behavior, Message: ans.Message, Interrupt: ans.Interrupt,
-	})
-	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
-		return fmt.Errorf("orchestrator: answer permission %s: %w", requestID, sessErr)
 	}
 	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
 	if err != nil {
@@ -614,15 +642,20 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 		return r.leaveWaiting(ctx, tx, t.Status, now)
 	})
 	if err != nil {
-		return err
+		// Nothing was sent to the agent: it still waits for an answer.
+		return fmt.Errorf("orchestrator: store permission answer %s (not sent): %w", requestID, err)
 	}
+	// Commit, then act: the decision is stored; only now is it sent.
+	sessErr := r.sess.RespondToPermission(ctx, requestID, agent.PermissionResponse{
+		Behavior: ans.Behavior, Message: ans.Message, Interrupt: ans.Interrupt,
+	})
 	r.decisions[d.ToolID] = d
 	o.emitter(taskID).decision(d)
 	o.reemitToolMessage(ctx, taskID, d.ToolID, r.decisions)
 	o.emitRequests(ctx, taskID)
 	o.emitTask(ctx, taskID)
-	if sessErr != nil {
-		return fmt.Errorf("orchestrator: answer permission %s: %w", requestID, sessErr)
+	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
+		return fmt.Errorf("orchestrator: answer permission %s (stored, not delivered): %w", requestID, sessErr)
 	}
 	return nil
 }
@@ -641,10 +674,6 @@ func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID 
 		_ = o.markInterrupted(ctx, taskID, ReasonAppClosed)
 		return fmt.Errorf("orchestrator: question %s of task %s: %w", requestID, taskID, agent.ErrSessionClosed)
 	}
-	sessErr := r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
-	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
-		return fmt.Errorf("orchestrator: answer question %s: %w", requestID, sessErr)
-	}
 	t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
 	if err != nil {
 		return err
@@ -656,10 +685,15 @@ func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID 
 		return r.leaveWaiting(ctx, tx, t.Status, store.Now())
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("orchestrator: store answer to question %s (not sent): %w", requestID, err)
 	}
+	// Commit, then act.
+	sessErr := r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
 	o.emitRequests(ctx, taskID)
 	o.emitTask(ctx, taskID)
+	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
+		return fmt.Errorf("orchestrator: answer question %s (stored, not delivered): %w", requestID, sessErr)
+	}
 	return sessErr
 }
 
@@ -671,39 +705,49 @@ func (o *Orchestrator) SetMode(ctx context.Context, taskID string, mode agent.In
 	}
 	unlock := o.lock(taskID)
 	defer unlock()
-	if r := o.getRun(taskID); r != nil {
-		if err := r.sess.SetMode(ctx, mode); err != nil {
-			return fmt.Errorf("orchestrator: set mode of task %s: %w", taskID, err)
-		}
-	}
+	// Commit, then act: a mode that cannot be stored is not sent.
 	if err := o.db.Tx(ctx, func(tx *txT) error {
 		return store.SetTaskMode(ctx, tx, taskID, string(mode), store.Now())
 	}); err != nil {
-		return err
+		return fmt.Errorf("orchestrator: store mode of task %s (not sent): %w", taskID, err)
 	}
 	o.emitTask(ctx, taskID)
+	if r := o.getRun(taskID); r != nil {
+		if err := r.sess.SetMode(ctx, mode); err != nil {
+			return fmt.Errorf("orchestrator: set mode of task %s (stored, not applied to the running agent): %w", taskID, err)
+		}
+	}
 	return nil
 }
 
-// SetModel switches the task's model, live when the backend can.
+// SetModel switches the task's model, live when the backend can. The model
+// is stored first (commit, then act); a model that could read as a flag is
+// refused.
 func (o *Orchestrator) SetModel(ctx context.Context, taskID, model string) error {
+	if err := agent.ValidModel(model); err != nil {
+		return fmt.Errorf("orchestrator: %w: %w", ErrInvalid, err)
+	}
 	unlock := o.lock(taskID)
 	defer unlock()
-	if r := o.getRun(taskID); r != nil {
-		ms, ok := r.sess.(agent.ModelSetter)
-		if !ok {
+	r := o.getRun(taskID)
+	var ms agent.ModelSetter
+	if r != nil {
+		var ok bool
+		if ms, ok = r.sess.(agent.ModelSetter); !ok {
 			return fmt.Errorf("orchestrator: set model of task %s: %w", taskID, agent.ErrUnsupported)
-		}
-		if err := ms.SetModel(ctx, model); err != nil {
-			return fmt.Errorf("orchestrator: set model of task %s: %w", taskID, err)
 		}
 	}
 	if err := o.db.Tx(ctx, func(tx *txT) error {
 		return store.SetTaskModel(ctx, tx, taskID, model, store.Now())
 	}); err != nil {
-		return err
+		return fmt.Errorf("orchestrator: store model of task %s (not sent): %w", taskID, err)
 	}
 	o.emitTask(ctx, taskID)
+	if ms != nil {
+		if err := ms.SetModel(ctx, model); err != nil {
+			return fmt.Errorf("orchestrator: set model of task %s (stored, not applied to the running agent): %w", taskID, err)
+		}
+	}
 	return nil
 }
 

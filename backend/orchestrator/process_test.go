@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childAppEnv) != "" {
 		os.Exit(childApp())
 	}
+	if os.Getenv(childOpenCodeEnv) != "" {
+		os.Exit(childOpenCodeApp())
+	}
 	os.Exit(m.Run())
 }
 
@@ -493,9 +496,8 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 	}
 	var got struct{ Args []string }
 	_ = json.Unmarshal(b, &got)
-	i := slices.Index(got.Args, "--resume")
-	if i < 0 || i+1 >= len(got.Args) || got.Args[i+1] != tr.SessionID {
-		t.Fatalf("resumed with args %v, want --resume %s", got.Args, tr.SessionID)
+	if !slices.Contains(got.Args, "--resume="+tr.SessionID) {
+		t.Fatalf("resumed with args %v, want --resume=%s", got.Args, tr.SessionID)
 	}
 	if slices.Contains(got.Args, "--continue") {
 		t.Fatal("resumed with --continue")
@@ -545,7 +547,7 @@ func TestProcessQueueSurvivesRestart(t *testing.T) {
 		t.Fatalf("queued message not sent on resume:\n%s", log)
 	}
 	b, _ := os.ReadFile(argsFile)
-	if !strings.Contains(string(b), `"--resume","`+sessionID+`"`) {
+	if !strings.Contains(string(b), `"--resume=`+sessionID+`"`) {
 		t.Fatalf("resume args %s lack --resume %s", b, sessionID)
 	}
 	if q, _ := o2.Queue(ctx, "t1"); len(q) != 0 {

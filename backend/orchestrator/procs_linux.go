@@ -11,6 +11,7 @@ import (
 // procInfo is what /proc/PID/stat says about a process.
 type procInfo struct {
 	pid, pgid  int
+	ppid       int
 	startTicks uint64
 	zombie     bool
 }
@@ -32,8 +33,9 @@ func readProc(pid int) (procInfo, error) {
 		return procInfo{}, fmt.Errorf("short /proc/%d/stat", pid)
 	}
 	pgid, _ := strconv.Atoi(f[2])
+	ppid, _ := strconv.Atoi(f[1])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procInfo{pid: pid, pgid: pgid, startTicks: start, zombie: f[0] == "Z"}, nil
+	return procInfo{pid: pid, pgid: pgid, ppid: ppid, startTicks: start, zombie: f[0] == "Z"}, nil
 }
 
 // processStart returns the start time of pid (0 when unknown).
@@ -76,4 +78,10 @@ func killLeftovers(pid int, start uint64) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// ours reports whether pid is a child of this app (started since it runs).
+func ours(pid int) bool {
+	p, err := readProc(pid)
+	return err == nil && p.ppid == os.Getpid()
 }

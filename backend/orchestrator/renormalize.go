@@ -85,21 +85,25 @@ func (o *Orchestrator) renormalizeRow(row store.StoredMessage) ([]byte, string, 
 	return data, string(m.Role), ""
 }
 
-// Renormalized feeds raw (a message's rawData) to a fresh normalizer of f
-// and returns the last version of message id it yields.
+// Renormalized feeds raw (a message's raw data: rawData and its chunks) to a
+// fresh normalizer of f and returns the last version of message id it
+// yields: its last whole message event with the deltas after it applied,
+// exactly as the live orchestrator builds it.
 func Renormalized(f agent.Format, raw []byte, id string) (agent.Message, error) {
-	var found *agent.Message
+	var acc *agent.Accumulator
 	for ev, err := range agent.Normalize(f, bytes.NewReader(raw)) {
 		if err != nil {
 			return agent.Message{}, fmt.Errorf("re-normalize %s: %w", id, err)
 		}
-		if ev.Type == agent.EventMessage && ev.Message != nil && ev.Message.ID == id {
-			m := *ev.Message
-			found = &m
+		switch {
+		case ev.Type == agent.EventMessage && ev.Message != nil && ev.Message.ID == id:
+			acc = agent.NewAccumulator(*ev.Message)
+		case ev.Type == agent.EventDelta && ev.Delta != nil && ev.MessageID == id && acc != nil:
+			acc.Apply(*ev.Delta)
 		}
 	}
-	if found == nil {
+	if acc == nil {
 		return agent.Message{}, fmt.Errorf("re-normalize: raw data of format %s no longer yields message %s", f.Name, id)
 	}
-	return *found, nil
+	return acc.Message(), nil
 }

@@ -3,10 +3,9 @@ package orchestrator
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -39,6 +38,14 @@ type run struct {
 	decisions map[string]store.PermissionDecision
 	// created is the createdAt of messages stored during this run, by id.
 	created map[string]int64
+	// live are the messages that stream (see liveMsg), most recent last in
+	// liveOrder; dirty says one waits for its row write.
+	live      map[string]*liveMsg
+	liveOrder []string
+	dirty     bool
+	// storeErr is why the last write failed while it is retried (shown as
+	// the task's status, StatusStoreError); "" when writing works.
+	storeErr atomic.Pointer[string]
 }
 
 func (r *run) storeUserMessage(ctx context.Context, tx *txT, text string, now int64) (agent.Message, error) {
@@ -136,29 +143,54 @@ func (r *run) sendNextLocked(ctx context.Context, text string) (func() error, er
 	}, nil
 }
 
-// loop consumes the session's batches until it ends.
+// loop consumes the session's batches until it ends. While it stores (or
+// retries a failed store) it does not take batches: the session's bounded
+// stream fills and the runtime stops reading the agent's stdout
+// (backpressure), so nothing read is dropped and memory stays bounded.
 func (r *run) loop() {
 	defer r.o.wg.Done()
 	events := r.sess.Events()
-	for b := range events {
-		// Group commit: what is already waiting goes in the same
-		// transaction (each batch whole and in order).
-		bs := append(make([]agent.Batch, 0, 8), b)
-	more:
-		for len(bs) < maxGroup {
-			select {
-			case nb, ok := <-events:
-				if !ok {
-					break more
-				}
-				bs = append(bs, nb)
-			default:
-				break more
-			}
+	for {
+		var tick <-chan time.Time
+		if r.dirty {
+			tick = time.After(rowInterval)
 		}
-		r.handleBatches(bs)
+		select {
+		case b, ok := <-events:
+			if !ok {
+				r.storeRetrying(func() error { return r.flushLive() })
+				r.finish(r.sess.Wait())
+				return
+			}
+			bs := gather(append(make([]agent.Batch, 0, 8), b), events)
+			if !r.storeRetrying(func() error { return r.handleBatches(bs) }) {
+				// The task is gone: keep draining so the session can end.
+				for range events {
+				}
+				r.finish(r.sess.Wait())
+				return
+			}
+		case <-tick:
+			r.storeRetrying(func() error { return r.flushLive() })
+		}
 	}
-	r.finish(r.sess.Wait())
+}
+
+// gather adds the batches already waiting (group commit: each whole and in
+// order) up to maxGroup.
+func gather(bs []agent.Batch, events <-chan agent.Batch) []agent.Batch {
+	for len(bs) < maxGroup {
+		select {
+		case nb, ok := <-events:
+			if !ok {
+				return bs
+			}
+			bs = append(bs, nb)
+		default:
+			return bs
+		}
+	}
+	return bs
 }
 
 // stop ends the session and waits for its loop.
@@ -177,259 +209,69 @@ func (r *run) stop(ctx context.Context) error {
 	return nil
 }
 
-// emission is something to emit once the batch is committed.
-type emission func()
-
 // maxGroup bounds how many waiting batches one transaction stores.
 const maxGroup = 256
 
-// handleBatches stores batches in one transaction: for each, in order, its
-// raw frame first, then its normalized messages and the state changes they
-// cause. After the commit it emits them; nothing is emitted if it fails.
-func (r *run) handleBatches(bs []agent.Batch) {
+// handleBatches stores batches in one transaction (see group): for each, in
+// order, its raw frame first, then its events. After the commit it emits
+// them; nothing is emitted if it fails, and the run's state is as before.
+func (r *run) handleBatches(bs []agent.Batch) error {
 	o := r.o
 	ctx := context.Background()
 	focused := o.focused.Load()
 	unlock := o.lock(r.taskID)
-	now := store.Now()
-	em := o.emitter(r.taskID)
-	seq := r.nextSeq
-	var (
-		emits     []emission
-		after     []func()
-		notes     []notify.Notification
-		newStatus = r.status
-		reason    string
-		setStatus bool
-		taskDirty bool
-		reqDirty  bool
-		drain     bool
-		idle      = r.idle
-		turnFatal = r.turnFatal
-		rateLim   = r.rateLimited
-		decided   []store.PermissionDecision
-	)
-	status := func(s, why string) {
-		newStatus, reason, setStatus, taskDirty = s, why, true, true
-	}
+	var g *group
+	var seq int64
 	err := o.writer.do(func(sqlTx *txT) error {
-		tx := o.prep.In(sqlTx)
-		for _, b := range bs {
-			received := b.ReceivedAt
-			if received.IsZero() {
-				received = time.UnixMilli(now)
-			}
-			if b.Frame != nil {
-				if err := store.InsertRawFrame(ctx, tx, store.RawFrame{TaskID: r.taskID, Seq: seq, Format: b.Format,
-					Data: b.Frame, ReceivedAt: received.UnixMilli()}); err != nil {
-					return err
-				}
-				seq++
-			}
-			for _, ev := range b.Events {
-				ev := ev
-				if ev.Type != agent.EventMessage {
-					data, _ := json.Marshal(ev)
-					if err := store.InsertTaskEvent(ctx, tx, r.taskID, string(ev.Type), data, now); err != nil {
-						return err
-					}
-				}
-				switch ev.Type {
-				case agent.EventMessage:
-					if ev.Message == nil {
-						continue
-					}
-					if ev.Message.Role == agent.RoleUser && len(ev.Message.Parts) == 1 && ev.Message.Parts[0].Type == agent.PartText {
-						if id, ok := r.echo[ev.Message.Parts[0].Text]; ok && id != ev.Message.ID {
-							if err := store.DeleteMessage(ctx, tx, r.taskID, id); err != nil {
-								return err
-							}
-							delete(r.echo, ev.Message.Parts[0].Text)
-							emits = append(emits, func() {
-								em.agentEvent(agent.Event{Type: agent.EventMessageRemoved, MessageID: id}, time.Time{})
-							})
-						}
-					}
-					m, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: r.taskID, Message: *ev.Message,
-						Raw: ev.Raw, Format: b.Format, Version: o.version, Now: now})
-					if err != nil {
-						return err
-					}
-					if rateLim && newStatus == store.StatusRunning {
-						rateLim = false
-						status(store.StatusRunning, "")
-					}
-					emits = append(emits, func() {
-						dm := decorate(m, r.decisions)
-						em.message(agent.Event{Type: agent.EventMessage, Message: &dm}, received)
-					})
-				case agent.EventMessageRemoved:
-					if err := store.DeleteMessage(ctx, tx, r.taskID, ev.MessageID); err != nil {
-						return err
-					}
-					emits = append(emits, func() { em.agentEvent(ev, received) })
-				case agent.EventSessionID:
-					if ev.SessionID != "" {
-						if err := store.SetTaskSessionID(ctx, tx, r.taskID, ev.SessionID, now); err != nil {
-							return err
-						}
-						taskDirty = true
-					}
-				case agent.EventModeChange:
-					if ev.Mode.Valid() {
-						if err := store.SetTaskMode(ctx, tx, r.taskID, string(ev.Mode), now); err != nil {
-							return err
-						}
-						taskDirty = true
-					}
-					emits = append(emits, func() { em.agentEvent(ev, received) })
-				case agent.EventPermissionRequest, agent.EventQuestion:
-					if ev.Request == nil {
-						continue
-					}
-					if ev.Type == agent.EventPermissionRequest {
-						d, ok, err := r.applyRules(ctx, tx, *ev.Request, now)
-						if err != nil {
-							return err
-						}
-						if ok {
-							decided = append(decided, d)
-							reqID := ev.Request.RequestID
-							emits = append(emits, func() { em.decision(d) })
-							after = append(after, func() {
-								if err := r.sess.RespondToPermission(o.ctx, reqID, agent.PermissionResponse{Behavior: agent.Allow}); err != nil {
-									o.log.Warn("orchestrator: auto-allow", "task", r.taskID, "request", reqID, "err", err)
-								}
-							})
-							continue
-						}
-					}
-					kind := store.RequestPermission
-					if ev.Type == agent.EventQuestion {
-						kind = store.RequestQuestion
-					}
-					if err := store.AddPending(ctx, tx, store.PendingRequest{TaskID: r.taskID, RequestID: ev.Request.RequestID,
-						Kind: kind, Request: *ev.Request, CreatedAt: now}); err != nil {
-						return err
-					}
-					reqDirty = true
-					if newStatus != store.StatusWaiting {
-						status(store.StatusWaiting, "")
-					}
-					notes = append(notes, r.o.requestNote(r.taskID, kind, *ev.Request))
-					emits = append(emits, func() { em.agentEvent(ev, received) })
-				case agent.EventComplete:
-					if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
-						return err
-					}
-					reqDirty = true
-					res := agent.Result{}
-					if ev.Result != nil {
-						res = *ev.Result
-					}
-					q, err := store.Queue(ctx, tx, r.taskID)
-					if err != nil {
-						return err
-					}
-					switch {
-					case r.stopping || res.Interrupted:
-						why := r.stopReason
-						if why == "" {
-							why = "Interrupted"
-						}
-						status(store.StatusInterrupted, why)
-					case turnFatal != "":
-						status(store.StatusErrored, turnFatal)
-					case res.IsError:
-						why := firstLine(res.Text)
-						if why == "" {
-							why = "the agent reported an error"
-						}
-						status(store.StatusErrored, why)
-						notes = append(notes, r.o.taskNote(r.taskID, notify.KindError, why))
-					case len(q) > 0:
-						drain = true
-					default:
-						status(store.StatusCompleted, "")
-						notes = append(notes, r.o.taskNote(r.taskID, notify.KindComplete, firstLine(res.Text)))
-					}
-					if !drain {
-						if err := store.SetTaskUnread(ctx, tx, r.taskID, true, now); err != nil {
-							return err
-						}
-					}
-					idle, turnFatal = true, ""
-					emits = append(emits, func() { em.agentEvent(ev, received) })
-				case agent.EventError:
-					if ev.Fatal {
-						turnFatal = ev.Error
-						status(store.StatusErrored, ev.Error)
-						notes = append(notes, r.o.taskNote(r.taskID, notify.KindError, firstLine(ev.Error)))
-					}
-					emits = append(emits, func() { em.agentEvent(ev, received) })
-				case agent.EventRateLimit:
-					why := "Rate limited"
-					if ev.RetryAfterMs != nil {
-						why += fmt.Sprintf("; retrying in %s", (time.Duration(*ev.RetryAfterMs) * time.Millisecond).Round(time.Second))
-					}
-					if ev.MaxRetries > 0 {
-						why += fmt.Sprintf(" (attempt %d of %d)", ev.Attempt, ev.MaxRetries)
-					}
-					if ev.Error != "" {
-						why += ": " + firstLine(ev.Error)
-					}
-					if newStatus == store.StatusRunning || newStatus == store.StatusWaiting {
-						status(newStatus, why)
-						rateLim = true
-					}
-					emits = append(emits, func() { em.agentEvent(ev, received) })
-				default: // session-updated, tool-state-update, and types added later
-					emits = append(emits, func() { em.agentEvent(ev, received) })
-				}
-			}
+		g = r.newGroup(ctx, o.prep.In(sqlTx), store.Now())
+		var err error
+		seq, err = g.storeBatches(bs, r.nextSeq)
+		if err != nil {
+			g.rollback()
 		}
-		if setStatus {
-			if err := store.SetTaskStatus(ctx, tx, r.taskID, newStatus, reason, now); err != nil {
-				return err
-			}
-		}
-		return nil
+		return err
 	})
 	if err != nil {
-		// Nothing of this batch is stored, so nothing is emitted.
-		if _, lerr := store.LoadTaskRun(ctx, o.db.R, r.taskID); errors.Is(lerr, store.ErrNotFound) {
-			// The task was deleted under a live session: end it.
-			o.log.Info("orchestrator: task deleted while its agent ran; stopping it", "task", r.taskID)
-			if !r.stopping {
-				r.stopping, r.stopReason = true, ReasonStopped
-				go func() { _ = r.stop(context.Background()) }()
-			}
-		} else {
-			o.log.Error("orchestrator: store batches", "task", r.taskID, "seq", r.nextSeq, "batches", len(bs), "err", err)
+		if g != nil {
+			g.rollback() // also when the commit itself failed
 		}
 		unlock()
-		return
+		return err
 	}
-	r.nextSeq = seq
-	r.status, r.idle, r.turnFatal, r.rateLimited = newStatus, idle, turnFatal, rateLim
-	for _, d := range decided {
-		if d.ToolID != "" {
-			r.decisions[d.ToolID] = d
-		}
+	g.commitTo(r, seq)
+	r.dirty = r.anyDirty()
+	effects := g.emitLocked(ctx)
+	unlock()
+	effects(ctx, focused)
+	return nil
+}
+
+// rollback restores the live messages the failed group changed.
+func (g *group) rollback() {
+	for i := len(g.snaps) - 1; i >= 0; i-- {
+		g.snaps[i].restore()
 	}
-	for _, e := range emits {
+	g.snaps = nil
+}
+
+// emitLocked emits what the committed group stored (the caller holds the
+// task lock) and returns what runs after the lock is released.
+func (g *group) emitLocked(ctx context.Context) func(context.Context, bool) {
+	r, o := g.r, g.r.o
+	for _, e := range g.emits {
 		e()
 	}
-	for _, d := range decided {
+	for _, d := range g.decided {
 		o.reemitToolMessage(ctx, r.taskID, d.ToolID, r.decisions)
 	}
-	if reqDirty {
+	if g.reqDirty {
 		o.emitRequests(ctx, r.taskID)
 	}
-	if taskDirty {
+	if g.taskDirty {
 		o.emitTask(ctx, r.taskID)
 	}
-	if drain {
+	after := g.after
+	if g.drain {
 		send, err := r.sendNextLocked(ctx, "")
 		if err != nil {
 			o.log.Error("orchestrator: send queued message", "task", r.taskID, "err", err)
@@ -437,13 +279,45 @@ func (r *run) handleBatches(bs []agent.Batch) {
 			after = append(after, func() { _ = send() })
 		}
 	}
-	unlock()
-	for _, n := range notes {
-		o.sendNote(ctx, n, focused)
+	notes := g.notes
+	return func(ctx context.Context, focused bool) {
+		for _, n := range notes {
+			o.sendNote(ctx, n, focused)
+		}
+		for _, f := range after {
+			f()
+		}
 	}
-	for _, f := range after {
-		f()
+}
+
+// flushLive writes the rows of streaming messages whose deltas are not in
+// them yet (at most every rowInterval, and before the session's end).
+func (r *run) flushLive() error {
+	o := r.o
+	ctx := context.Background()
+	unlock := o.lock(r.taskID)
+	defer unlock()
+	if !r.anyDirty() {
+		r.dirty = false
+		return nil
 	}
+	var g *group
+	err := o.writer.do(func(sqlTx *txT) error {
+		g = r.newGroup(ctx, o.prep.In(sqlTx), store.Now())
+		err := g.flushAllLive()
+		if err != nil {
+			g.rollback()
+		}
+		return err
+	})
+	if err != nil {
+		if g != nil {
+			g.rollback()
+		}
+		return err
+	}
+	r.dirty = r.anyDirty()
+	return nil
 }
 
 // applyRules answers a permission request by a stored rule when one matches.
@@ -489,34 +363,50 @@ func (r *run) finish(waitErr error) {
 		}
 	}
 	var resume bool
-	err := o.db.Tx(ctx, func(tx *txT) error {
-		if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
-			return err
-		}
-		if err := store.ForgetAgentProcess(ctx, tx, r.taskID); err != nil {
-			return err
-		}
-		if newStatus != "" {
-			if err := store.SetTaskStatus(ctx, tx, r.taskID, newStatus, reason, now); err != nil {
+	record := func() error {
+		return o.db.Tx(ctx, func(tx *txT) error {
+			resume = false
+			if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
 				return err
 			}
-			if err := store.SetTaskUnread(ctx, tx, r.taskID, true, now); err != nil {
+			if err := store.ForgetAgentProcess(ctx, tx, r.taskID); err != nil {
 				return err
 			}
-		}
-		final := newStatus
-		if final == "" {
-			final = r.status
-		}
-		if waitErr == nil && !r.stopping && final == store.StatusCompleted {
-			q, err := store.Queue(ctx, tx, r.taskID)
-			if err != nil {
-				return err
+			if newStatus != "" {
+				if err := store.SetTaskStatus(ctx, tx, r.taskID, newStatus, reason, now); err != nil {
+					return err
+				}
+				if err := store.SetTaskUnread(ctx, tx, r.taskID, true, now); err != nil {
+					return err
+				}
 			}
-			resume = len(q) > 0
-		}
-		return nil
-	})
+			final := newStatus
+			if final == "" {
+				final = r.status
+			}
+			if waitErr == nil && !r.stopping && final == store.StatusCompleted {
+				q, err := store.Queue(ctx, tx, r.taskID)
+				if err != nil {
+					return err
+				}
+				resume = len(q) > 0
+			}
+			return nil
+		})
+	}
+	err := record()
+	for delay := storeRetryMin; err != nil && !o.isClosed() && !r.taskDeleted(); delay = min(2*delay, storeRetryMax) {
+		// The end of the session is stored like its output: retried until
+		// the store works again, the task showing why meanwhile.
+		unlock()
+		r.setStoreError(err)
+		time.Sleep(delay)
+		unlock = o.lock(r.taskID)
+		err = record()
+	}
+	if err == nil {
+		r.setStoreError(nil)
+	}
 	if err != nil {
 		o.log.Error("orchestrator: record session end", "task", r.taskID, "err", err)
 	}

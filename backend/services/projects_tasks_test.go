@@ -155,6 +155,10 @@ func TestTaskCreateValidationAndBackendChoice(t *testing.T) {
 		"unknown backend": {ProjectID: p.ID, Prompt: "hi", Backend: "gpt-in-a-box"},
 		"bad mode":        {ProjectID: p.ID, Prompt: "hi", InteractionMode: "yolo"},
 		"no project":      {ProjectID: "missing", Prompt: "hi"},
+		// A model named like a flag never reaches an agent's command line.
+		"model flag claude": {ProjectID: p.ID, Prompt: "hi", Backend: string(agent.BackendClaudeCode), Model: "--dangerously-skip-permissions"},
+		"model flag gemini": {ProjectID: p.ID, Prompt: "hi", Model: "--yolo"},
+		"model with spaces": {ProjectID: p.ID, Prompt: "hi", Model: "a b"},
 	} {
 		if _, err := f.tasks.Create(in); !errors.Is(err, ErrInvalidInput) {
 			t.Errorf("%s: err = %v, want ErrInvalidInput", name, err)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -52,8 +53,8 @@ func IndicatorOf(s store.TaskStatus) Indicator {
 	switch s {
 	case store.StatusRunning:
 		return IndicatorBusy
-	case store.StatusWaiting:
-		return IndicatorWaiting
+	case store.StatusWaiting, orchestrator.StatusStoreError:
+		return IndicatorWaiting // the store-error status needs the user too (free some disk space)
 	case store.StatusCompleted, store.StatusErrored, store.StatusInterrupted:
 		return IndicatorIdle
 	default:
@@ -211,6 +212,9 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 	}
 	if model == "" {
 		model = agentModel
+	}
+	if err := agent.ValidModel(model); err != nil {
+		return Task{}, invalid("model", err, "%v", err)
 	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {

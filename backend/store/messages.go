@@ -16,7 +16,10 @@ type MessageWrite struct {
 	TaskID  string
 	Message agent.Message
 	// Raw is the frames that rebuild the message (agent.Event.Raw).
-	Raw     []byte
+	Raw []byte
+	// KeepRaw leaves an existing row's rawData (and chunks) as they are:
+	// the caller appended the new frames as chunks (AppendMessageRaw).
+	KeepRaw bool
 	Format  string
 	Version int
 	Now     int64
@@ -79,9 +82,10 @@ func UpsertMessageCreated(ctx context.Context, q SQLRunner, w MessageWrite) (age
 		(taskId, messageId, messageIndex, role, normalizedData, rawData, rawFormat, normalizedVersion, createdAt, updatedAt)
 		VALUES (?, ?, (SELECT coalesce(max(messageIndex), -1) + 1 FROM agent_messages WHERE taskId = ?), ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (taskId, messageId) DO UPDATE SET
-			role = excluded.role, normalizedData = excluded.normalizedData, rawData = excluded.rawData,
+			role = excluded.role, normalizedData = excluded.normalizedData,
+			rawData = CASE WHEN ? THEN agent_messages.rawData ELSE excluded.rawData END,
 			rawFormat = excluded.rawFormat, normalizedVersion = excluded.normalizedVersion, updatedAt = excluded.updatedAt`,
-		w.TaskID, m.ID, w.TaskID, string(m.Role), string(data), raw, w.Format, w.Version, w.Now, w.Now)
+		w.TaskID, m.ID, w.TaskID, string(m.Role), string(data), raw, w.Format, w.Version, w.Now, w.Now, w.KeepRaw)
 	if err != nil {
 		return m, 0, fmt.Errorf("store: upsert message %s of task %s: %w", m.ID, w.TaskID, err)
 	}
@@ -93,7 +97,7 @@ func DeleteMessage(ctx context.Context, q SQLRunner, taskID, messageID string) e
 	if _, err := q.ExecContext(ctx, `DELETE FROM agent_messages WHERE taskId = ? AND messageId = ?`, taskID, messageID); err != nil {
 		return fmt.Errorf("store: delete message %s of task %s: %w", messageID, taskID, err)
 	}
-	return nil
+	return ClearMessageRaw(ctx, q, taskID, messageID)
 }
 
 // Messages returns a task's transcript in order.
@@ -145,8 +149,13 @@ func CountStaleMessages(ctx context.Context, q SQLRunner, version int) (int, err
 // StaleMessages returns up to limit rows older than version with a row id
 // above afterRowID, in row id order.
 func StaleMessages(ctx context.Context, q SQLRunner, version int, afterRowID int64, limit int) ([]StoredMessage, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, taskId, messageId, normalizedData, rawData, rawFormat, normalizedVersion, createdAt
-		FROM agent_messages WHERE normalizedVersion < ? AND id > ? ORDER BY id LIMIT ?`, version, afterRowID, limit)
+	rows, err := q.QueryContext(ctx, `SELECT id, taskId, messageId, normalizedData,
+			CASE WHEN EXISTS (SELECT 1 FROM message_raw_chunks c WHERE c.taskId = a.taskId AND c.messageId = a.messageId)
+			THEN coalesce(rawData, '') || (SELECT group_concat(CAST(data AS TEXT), '') FROM
+				(SELECT data FROM message_raw_chunks c WHERE c.taskId = a.taskId AND c.messageId = a.messageId ORDER BY idx))
+			ELSE rawData END,
+			rawFormat, normalizedVersion, createdAt
+		FROM agent_messages a WHERE normalizedVersion < ? AND id > ? ORDER BY id LIMIT ?`, version, afterRowID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: stale messages: %w", err)
 	}

@@ -1,7 +1,8 @@
 // App: the shell — projects sidebar, the selected project's task list, and
 // the main pane (a task, the new-task form, project or global settings).
 
-import { useEffect, useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
+import type { DBHealth } from "./bridge/api";
 import { StoreProvider, useApp, useAppStore } from "./state/context";
 import { createAppStore, type AppStore, type Theme } from "./state/store";
 import { wailsApi } from "./bridge/wails";
@@ -88,9 +89,28 @@ function Shell() {
             Could not load: {loadError}
           </div>
         ) : null}
+        <DatabaseBanner />
         <MainPaneGuarded />
       </main>
       <AddProjectDialog />
+    </div>
+  );
+}
+
+/** DatabaseBanner shows the background database check's findings (corrupt pages). */
+export function DatabaseBanner() {
+  const api = useApp((s) => s.api);
+  const [health, setHealth] = useState<DBHealth | null>(null);
+  useEffect(() => {
+    const off = api.events.on("db:health", (p) => setHealth(p as DBHealth));
+    api.app?.databaseHealth().then((h) => setHealth((cur) => (cur?.checked ? cur : h)), () => {});
+    return off;
+  }, [api]);
+  if (!health?.checked || health.ok) return null;
+  return (
+    <div className="jc-banner jc-banner--error" role="alert" data-testid="db-health">
+      The database file is damaged (PRAGMA quick_check): {health.problems.slice(0, 3).join("; ")}. Stop using it and restore
+      a copy, or run <code>sqlite3 … .recover</code> on a copy.
     </div>
   );
 }

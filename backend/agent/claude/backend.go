@@ -1,28 +1,21 @@
 package claude
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"iter"
 	"maps"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Options configure the Claude Code backend.
@@ -118,14 +111,16 @@ func Args(cfg agent.Config) ([]string, error) {
 		"--permission-prompt-tool", "stdio",
 		"--permission-mode", mode,
 	}
+	// User values are joined to their flag (--model=VALUE): a model named
+	// "--dangerously-skip-permissions" stays a model name.
 	if cfg.Model != "" {
-		args = append(args, "--model", cfg.Model)
+		args = append(args, "--model="+cfg.Model)
 	}
 	if cfg.SessionID != "" {
-		args = append(args, "--resume", cfg.SessionID)
+		args = append(args, "--resume="+cfg.SessionID)
 	}
 	if len(cfg.SessionAllowedTools) > 0 {
-		args = append(args, "--allowedTools", strings.Join(cfg.SessionAllowedTools, ","))
+		args = append(args, "--allowedTools="+strings.Join(cfg.SessionAllowedTools, ","))
 	}
 	return append(args, cfg.ExtraArgs...), nil
 }
@@ -156,79 +151,26 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 			return nil, fmt.Errorf("claude-code: working directory %q is not a directory", cfg.Cwd)
 		}
 	}
-
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	cmd := exec.CommandContext(sctx, bin, args...)
-	cmd.Dir = cfg.Cwd
-	cmd.Env = b.env(cfg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// Graceful first: SIGTERM to the whole group; exec sends SIGKILL
-		// to the leader after WaitDelay, and we kill the group after exit.
-		return signalGroup(cmd, syscall.SIGTERM)
-	}
-	cmd.WaitDelay = b.opt.WaitDelay
-
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("claude-code: stdin: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("claude-code: stdout: %w", err)
-	}
-	cmd.Stdout = outW
-	tail := proc.NewTail(8 << 10)
-	cmd.Stderr = tail
-
-	if err := cmd.Start(); err != nil {
-		cancel()
-		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("claude-code: start %s: %w", bin, err)
-	}
-	outW.Close()
-
 	s := &Session{
 		b:       b,
-		cmd:     cmd,
-		cancel:  cancel,
-		stdin:   stdin,
-		stderr:  tail,
-		em:      newEmitter(),
+		stream:  agent.NewStream(FormatName, NewNormalizer()),
 		pending: map[string]*pendingControl{},
 		perms:   map[string]*permRequest{},
-		exited:  make(chan struct{}),
 		done:    make(chan struct{}),
+	}
+	s.proc, err = agent.StartProcess(ctx, agent.ProcSpec{
+		Name: "claude-code", Path: bin, Args: args, Dir: cfg.Cwd, Env: b.env(cfg), Stdin: true,
+		Role: "agent " + string(agent.BackendClaudeCode), Recorder: cfg.Recorder,
+		WaitDelay: b.opt.WaitDelay, StderrTail: 8 << 10, OnFrame: s.onFrame,
+	})
+	if err != nil {
+		s.stream.Close()
+		return nil, err
 	}
 	b.mu.Lock()
 	b.sessions[s] = struct{}{}
 	b.mu.Unlock()
-
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		s.readLoop(outR)
-	}()
-	go func() {
-		err := cmd.Wait()
-		// Leftovers of the group (grandchildren) go with the process.
-		_ = signalGroup(cmd, syscall.SIGKILL)
-		s.exitErr = err
-		close(s.exited)
-		// A process outside the group still holding stdout must not keep
-		// the session open forever.
-		select {
-		case <-readDone:
-		case <-time.After(b.opt.WaitDelay):
-			outR.Close()
-			<-readDone
-		}
-		outR.Close()
-		s.finish()
-	}()
+	go s.finish()
 
 	// initialize first; its answer is not awaited (the CLI handles stdin in
 	// order), so Start does not block on the CLI's startup.
@@ -268,39 +210,21 @@ func (b *Backend) env(cfg agent.Config) []string {
 	return env
 }
 
-func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
-
 // Session is one running claude process. It implements agent.Session,
-// agent.ModelSetter and agent.ProcessOwner.
+// agent.ModelSetter and agent.ProcessOwner. Process handling and the frame
+// pipeline are the shared runtime's (agent.Process, agent.Stream); this
+// type keeps only the control protocol's books.
 type Session struct {
 	b      *Backend
-	cmd    *exec.Cmd
-	cancel context.CancelFunc
-	stderr *proc.Tail
-	em     *emitter
-
-	writeMu     sync.Mutex
-	stdin       io.WriteCloser
-	stdinClosed bool
+	proc   *agent.Process
+	stream *agent.Stream
 
 	mu      sync.Mutex
 	nextReq int
 	pending map[string]*pendingControl // our control requests, by request_id
 	perms   map[string]*permRequest    // the CLI's can_use_tool requests
 
-	stopping atomic.Bool
 	stopOnce sync.Once
-	exited   chan struct{} // the process has exited
-	exitErr  error
 	done     chan struct{} // Events is closed, Wait may return
 	waitErr  error
 }
@@ -326,10 +250,10 @@ type permRequest struct {
 var ErrControl = errors.New("claude-code: control request failed")
 
 // Events implements agent.Session.
-func (s *Session) Events() <-chan agent.Batch { return s.em.out }
+func (s *Session) Events() <-chan agent.Batch { return s.stream.Events() }
 
 // PID implements agent.ProcessOwner: the process (and process group) id.
-func (s *Session) PID() int { return s.cmd.Process.Pid }
+func (s *Session) PID() int { return s.proc.PID() }
 
 // Wait implements agent.Session. It returns nil when claude exited with
 // status 0 or was ended by Stop, else the exit status and stderr tail.
@@ -338,22 +262,11 @@ func (s *Session) Wait() error {
 	return s.waitErr
 }
 
+// finish waits for the process and its output, then fails what still
+// waits on it and closes the stream.
 func (s *Session) finish() {
-	err := s.exitErr
-	if err != nil && s.stopping.Load() {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && !ee.Exited() {
-			err = nil // killed by our own Stop
-		}
-	}
-	if err != nil {
-		if t := strings.TrimSpace(s.stderr.String()); t != "" {
-			err = fmt.Errorf("claude-code: %w; stderr: %s", err, t)
-		} else {
-			err = fmt.Errorf("claude-code: %w", err)
-		}
-	}
-	s.waitErr = err
+	<-s.proc.Done()
+	s.waitErr = s.proc.ExitError()
 	s.mu.Lock()
 	for id, p := range s.pending {
 		p.ch <- controlResult{err: agent.ErrSessionClosed}
@@ -361,52 +274,42 @@ func (s *Session) finish() {
 	}
 	clear(s.perms)
 	s.mu.Unlock()
-	s.cancel()
-	s.em.close()
-	<-s.em.done
+	s.stream.Close()
+	<-s.stream.Done()
 	s.b.mu.Lock()
 	delete(s.b.sessions, s)
 	s.b.mu.Unlock()
 	close(s.done)
 }
 
-// readLoop delivers one batch per stdout line and keeps the control
-// protocol's books.
-func (s *Session) readLoop(r io.Reader) {
-	for line, err := range readLines(r, agent.MaxFrameBytes) {
-		if errors.Is(err, agent.ErrFrameTooLong) {
-			// Keep reading: a stalled pipe would block the CLI forever.
-			s.em.synth(agent.Event{Type: agent.EventError, Error: "claude-code: stdout: " + err.Error(), Raw: line})
-			continue
+// onFrame is the runtime's read loop callback: one batch per stdout line,
+// and the control protocol's books. It blocks while the stream is full.
+func (s *Session) onFrame(line []byte, at time.Time, err error) {
+	if err != nil {
+		// A too-long line (skipped, reading goes on) or a read error.
+		s.stream.Synth(agent.Event{Type: agent.EventError, Error: "claude-code: stdout: " + err.Error(), Raw: line})
+		return
+	}
+	h, _ := scanHead(line)
+	switch string(h.typ) {
+	case "control_request":
+		s.incomingRequest(line) // registered before anyone sees the event
+		s.stream.Frame(line, at)
+	case "control_response":
+		s.stream.Frame(line, at)
+		s.incomingResponse(line)
+	case "control_cancel_request":
+		var c struct {
+			RequestID string `json:"request_id"`
 		}
-		if err != nil {
-			if !errors.Is(err, os.ErrClosed) {
-				s.em.synth(agent.Event{Type: agent.EventError, Error: "claude-code: reading stdout: " + err.Error()})
-			}
-			return
+		if json.Unmarshal(line, &c) == nil {
+			s.mu.Lock()
+			delete(s.perms, c.RequestID)
+			s.mu.Unlock()
 		}
-		at := time.Now()
-		h, _ := scanHead(line)
-		switch string(h.typ) {
-		case "control_request":
-			s.incomingRequest(line) // registered before anyone sees the event
-			s.em.frame(line, at)
-		case "control_response":
-			s.em.frame(line, at)
-			s.incomingResponse(line)
-		case "control_cancel_request":
-			var c struct {
-				RequestID string `json:"request_id"`
-			}
-			if json.Unmarshal(line, &c) == nil {
-				s.mu.Lock()
-				delete(s.perms, c.RequestID)
-				s.mu.Unlock()
-			}
-			s.em.frame(line, at)
-		default:
-			s.em.frame(line, at)
-		}
+		s.stream.Frame(line, at)
+	default:
+		s.stream.Frame(line, at)
 	}
 }
 
@@ -460,13 +363,13 @@ func (s *Session) incomingResponse(line []byte) {
 		err := fmt.Errorf("%w: %s: %s", ErrControl, p.subtype, w.Response.Error)
 		if p.subtype == "initialize" {
 			// Nobody waits on initialize: say it in the stream.
-			s.em.synth(agent.Event{Type: agent.EventError, Error: err.Error()})
+			s.stream.Synth(agent.Event{Type: agent.EventError, Error: err.Error()})
 		}
 		p.ch <- controlResult{err: err}
 		return
 	}
 	if p.subtype == "set_permission_mode" {
-		s.em.synth(agent.Event{Type: agent.EventModeChange, Mode: p.mode})
+		s.stream.Synth(agent.Event{Type: agent.EventModeChange, Mode: p.mode})
 	}
 	p.ch <- controlResult{resp: w.Response.Response}
 }
@@ -476,34 +379,13 @@ func (s *Session) writeJSON(v any) error {
 	if err != nil {
 		return err
 	}
-	return s.writeLine(b)
-}
-
-func (s *Session) writeLine(b []byte) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if s.stdinClosed {
-		return agent.ErrSessionClosed
-	}
-	if _, err := s.stdin.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("claude-code: write stdin: %w (%w)", err, agent.ErrSessionClosed)
-	}
-	return nil
-}
-
-func (s *Session) closeStdin() {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if !s.stdinClosed {
-		s.stdinClosed = true
-		s.stdin.Close()
-	}
+	return s.proc.WriteLine(b)
 }
 
 // sendControl writes a control request and returns its pending entry.
 func (s *Session) sendControl(subtype string, fields map[string]any) (*pendingControl, error) {
 	select {
-	case <-s.exited:
+	case <-s.proc.Exited():
 		return nil, agent.ErrSessionClosed
 	default:
 	}
@@ -539,7 +421,7 @@ func (s *Session) control(ctx context.Context, subtype string, fields map[string
 		return r.resp, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("claude-code: %s: %w", subtype, ctx.Err())
-	case <-s.exited:
+	case <-s.proc.Exited():
 		return nil, fmt.Errorf("claude-code: %s: %w", subtype, agent.ErrSessionClosed)
 	}
 }
@@ -552,7 +434,7 @@ func (s *Session) SendMessage(ctx context.Context, text string) error {
 		return err
 	}
 	select {
-	case <-s.exited:
+	case <-s.proc.Exited():
 		return agent.ErrSessionClosed
 	default:
 	}
@@ -569,16 +451,15 @@ func (s *Session) SendMessage(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if s.stdinClosed {
-		return agent.ErrSessionClosed
-	}
-	s.em.frame(line, time.Now())
-	if _, err := s.stdin.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("claude-code: send message: %w (%w)", err, agent.ErrSessionClosed)
-	}
-	return nil
+	// Queued and written under the stdin lock: the turn is stored in the
+	// order the CLI reads it.
+	return s.proc.WithStdin(func(write func([]byte) error) error {
+		s.stream.Local(line)
+		if err := write(line); err != nil {
+			return fmt.Errorf("claude-code: send message: %w", err)
+		}
+		return nil
+	})
 }
 
 func (s *Session) takePerm(id string) (*permRequest, error) {
@@ -717,152 +598,21 @@ func (s *Session) Interrupt(ctx context.Context) error {
 // It returns once Events is closed (or ctx is done).
 func (s *Session) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
-		s.stopping.Store(true)
 		select {
-		case <-s.exited:
+		case <-s.proc.Exited():
 			return
 		default:
 		}
 		ictx, cancel := context.WithTimeout(ctx, s.b.opt.InterruptTimeout)
 		_ = s.Interrupt(ictx)
 		cancel()
-		s.closeStdin()
-		select {
-		case <-s.exited:
-			return
-		case <-time.After(s.b.opt.GracePeriod):
-		case <-ctx.Done():
-		}
-		s.cancel() // cmd.Cancel: SIGTERM to the group
-		select {
-		case <-s.exited:
-			return
-		case <-time.After(s.b.opt.WaitDelay):
-		case <-ctx.Done():
-		}
-		_ = signalGroup(s.cmd, syscall.SIGKILL)
+		_ = s.proc.Stop(ctx, s.b.opt.GracePeriod)
 	})
 	select {
 	case <-s.done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	}
-}
-
-// emitter delivers batches in order without ever blocking a producer: the
-// read loop and SendMessage enqueue (normalizing under the lock, so the
-// normalizer sees frames in delivery order) and one goroutine sends.
-type emitter struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	q      []agent.Batch
-	closed bool
-	norm   *Normalizer
-	out    chan agent.Batch
-	done   chan struct{}
-}
-
-func newEmitter() *emitter {
-	e := &emitter{norm: NewNormalizer(), out: make(chan agent.Batch, 64), done: make(chan struct{})}
-	e.cond = sync.NewCond(&e.mu)
-	go e.run()
-	return e
-}
-
-func (e *emitter) frame(line []byte, at time.Time) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return
-	}
-	e.q = append(e.q, agent.Batch{Frame: line, Format: FormatName, Events: e.norm.Feed(line), ReceivedAt: at})
-	e.cond.Signal()
-}
-
-func (e *emitter) synth(evs ...agent.Event) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return
-	}
-	e.q = append(e.q, agent.Batch{Format: FormatName, Events: evs, ReceivedAt: time.Now()})
-	e.cond.Signal()
-}
-
-func (e *emitter) close() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.closed {
-		if evs := e.norm.Flush(); len(evs) > 0 {
-			e.q = append(e.q, agent.Batch{Format: FormatName, Events: evs, ReceivedAt: time.Now()})
-		}
-		e.closed = true
-		e.cond.Signal()
-	}
-}
-
-func (e *emitter) run() {
-	defer close(e.done)
-	defer close(e.out)
-	for {
-		e.mu.Lock()
-		for len(e.q) == 0 && !e.closed {
-			e.cond.Wait()
-		}
-		q := e.q
-		e.q = nil
-		closed := e.closed
-		e.mu.Unlock()
-		for _, b := range q {
-			e.out <- b
-		}
-		if closed && len(q) == 0 {
-			return
-		}
-	}
-}
-
-// readLines yields the non-empty lines of r like agent.Lines, but a line
-// longer than max is skipped (its first KiB is yielded with an
-// ErrFrameTooLong error) and reading goes on.
-func readLines(r io.Reader, max int) iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		br := bufio.NewReaderSize(r, 1<<20)
-		var acc []byte
-		tooLong := false
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if len(chunk) > 0 && !tooLong {
-				if len(acc)+len(chunk) > max+1 {
-					tooLong = true
-					head := append(acc, chunk...)
-					head = head[:min(len(head), 1024)]
-					acc = nil
-					if !yield(bytes.Clone(head), fmt.Errorf("%w (over %d bytes): line skipped", agent.ErrFrameTooLong, max)) {
-						return
-					}
-				} else {
-					acc = append(acc, chunk...)
-				}
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			if !tooLong {
-				line := bytes.TrimRight(acc, "\r\n")
-				if len(bytes.TrimSpace(line)) > 0 && !yield(bytes.Clone(line), nil) {
-					return
-				}
-			}
-			acc, tooLong = acc[:0], false
-			if err != nil {
-				if err != io.EOF {
-					yield(nil, err)
-				}
-				return
-			}
-		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -412,7 +413,7 @@ func TestProcessArgsAndEnv(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
-				"--permission-prompt-tool", "stdio", "--permission-mode", native, "--model", "claude-x", "--resume", "sess-1"}
+				"--permission-prompt-tool", "stdio", "--permission-mode", native, "--model=claude-x", "--resume=sess-1"}
 			if d := cmp.Diff(want, got.Args); d != "" {
 				t.Errorf("args (-want +got):\n%s", d)
 			}
@@ -538,7 +539,7 @@ func TestArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
-		"--permission-prompt-tool", "stdio", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(ls:*),Read", "--debug"}
+		"--permission-prompt-tool", "stdio", "--permission-mode", "acceptEdits", "--allowedTools=Bash(ls:*),Read", "--debug"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -555,7 +556,7 @@ func TestReadLinesSkipsTooLongLines(t *testing.T) {
 	in := "a\r\n\n" + long + "\n" + "b\n" + strings.Repeat("y", 100) + "\nlast"
 	var got []string
 	var errs int
-	for line, err := range readLines(strings.NewReader(in), 2<<20) {
+	for line, err := range agent.ReadLines(strings.NewReader(in), 2<<20) {
 		if errors.Is(err, agent.ErrFrameTooLong) {
 			errs++
 			if len(line) != 1024 {
@@ -625,5 +626,22 @@ func TestProcessExitsAtOnce(t *testing.T) {
 	}
 	if err := s.Wait(); err == nil || !strings.Contains(err.Error(), "exit status 1") {
 		t.Fatalf("Wait = %v", err)
+	}
+}
+
+// TestArgsNoValueBecomesAFlag: a model or session id named like a flag
+// stays the value of its own flag.
+func TestArgsNoValueBecomesAFlag(t *testing.T) {
+	args, err := Args(agent.Config{Mode: agent.ModeAsk, Model: "--dangerously-skip-permissions", SessionID: "--yolo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range args {
+		if a == "--dangerously-skip-permissions" || a == "--yolo" {
+			t.Fatalf("a value became a flag: %q", args)
+		}
+	}
+	if !slices.Contains(args, "--model=--dangerously-skip-permissions") {
+		t.Fatalf("args = %q", args)
 	}
 }

@@ -13,16 +13,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Options configure the backend.
@@ -118,15 +117,13 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	}
 	s := &session{
 		b: b, cfg: cfg, mode: cfg.Mode, model: cfg.Model,
-		norm:    NewAppServerNormalizer(),
-		events:  make(chan agent.Batch, 1024),
+		stream:  agent.NewStream(AppServerFormatName, NewAppServerNormalizer()),
 		pending: map[string]chan rpcMessage{},
 		perms:   map[string]json.RawMessage{},
 		done:    make(chan struct{}),
-		abort:   make(chan struct{}),
-		stderr:  proc.NewTail(16 << 10),
 	}
-	if err := s.spawn(path); err != nil {
+	if err := s.spawn(ctx, path); err != nil {
+		s.stream.Close()
 		return nil, err
 	}
 	b.mu.Lock()
@@ -134,7 +131,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	b.mu.Unlock()
 	if err := s.handshake(ctx); err != nil {
 		_ = s.Stop(context.Background())
-		return nil, fmt.Errorf("codex: %w (stderr: %s)", err, s.stderr.String())
+		return nil, fmt.Errorf("codex: %w (stderr: %s)", err, s.proc.Stderr())
 	}
 	if prompt != "" {
 		if err := s.SendMessage(ctx, prompt); err != nil {
@@ -145,19 +142,14 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	return s, nil
 }
 
+// session is one codex app-server process: the shared runtime runs the
+// process and the frame pipeline; this type keeps the JSON-RPC books.
 type session struct {
 	b   *Backend
 	cfg agent.Config
 
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-
-	writeMu sync.Mutex
-	normMu  sync.Mutex // Feed + send, in frame order
-	norm    *AppServerNormalizer
-	events  chan agent.Batch
-	closed  bool
-	abort   chan struct{}
+	proc   *agent.Process
+	stream *agent.Stream
 
 	mu       sync.Mutex
 	nextID   int
@@ -169,7 +161,6 @@ type session struct {
 	model    string
 	stopping bool
 
-	stderr   *proc.Tail
 	done     chan struct{}
 	waitErr  error
 	stopOnce sync.Once
@@ -181,63 +172,35 @@ var (
 	_ agent.ProcessOwner = (*session)(nil)
 )
 
-func (s *session) spawn(path string) error {
-	cmd := exec.Command(path, append([]string{"app-server"}, s.cfg.ExtraArgs...)...)
-	cmd.Dir = s.cfg.Cwd
-	cmd.Env = os.Environ()
-	for k, v := range s.cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+func (s *session) spawn(ctx context.Context, path string) error {
+	env := os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
+		env = append(env, k+"="+s.cfg.Env[k])
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 3 * time.Second
-	cmd.Stderr = s.stderr
-	stdin, err := cmd.StdinPipe()
+	p, err := agent.StartProcess(ctx, agent.ProcSpec{
+		Name: "codex", Path: path, Args: append([]string{"app-server"}, s.cfg.ExtraArgs...), Dir: s.cfg.Cwd,
+		Env: env, Stdin: true, Role: "agent " + string(agent.BackendCodex), Recorder: s.cfg.Recorder,
+		OnFrame: s.onFrame,
+	})
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("codex: start %s app-server: %w", path, err)
-	}
-	s.cmd, s.stdin = cmd, stdin
-	go s.readLoop(stdout)
+	s.proc = p
+	go s.finish()
 	return nil
 }
 
-// deliver normalizes frame (nil: synthesized events) and sends the Batch.
-func (s *session) deliver(frame []byte, synth []agent.Event) {
-	s.normMu.Lock()
-	defer s.normMu.Unlock()
-	if s.closed {
-		return
-	}
-	evs := synth
-	if frame != nil {
-		evs = s.norm.Feed(frame)
-	}
-	b := agent.Batch{Frame: frame, Format: AppServerFormatName, Events: evs, ReceivedAt: time.Now()}
-	select {
-	case s.events <- b:
-	case <-s.abort:
-	}
-}
-
-// write sends one JSON-RPC message; it becomes a Batch first.
+// write sends one JSON-RPC message; it becomes a Batch first (under the
+// stdin lock, so the stored order is the order written).
 func (s *session) write(msg any) error {
 	line, err := json.Marshal(msg)
 	if err != nil {
 		return err
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	s.deliver(line, nil)
-	if _, err := s.stdin.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("codex: write: %w", errors.Join(agent.ErrSessionClosed, err))
-	}
-	return nil
+	return s.proc.WithStdin(func(write func([]byte) error) error {
+		s.stream.Local(line)
+		return write(line)
+	})
 }
 
 // call sends a request and waits for its response.
@@ -262,48 +225,43 @@ func (s *session) call(ctx context.Context, method string, params any) (json.Raw
 			return nil, fmt.Errorf("codex: %s: %s (code %d)", method, errorText(m.Error.Message), m.Error.Code)
 		}
 		return m.Result, nil
-	case <-s.done:
+	case <-s.proc.Exited():
 		return nil, fmt.Errorf("codex: %s: %w", method, agent.ErrSessionClosed)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("codex: %s: %w", method, ctx.Err())
 	}
 }
 
-func (s *session) readLoop(stdout io.Reader) {
-	var readErr error
-	for line, err := range agent.Lines(stdout) {
-		if err != nil {
-			readErr = err
-			break
-		}
-		var m rpcMessage
-		if json.Unmarshal(line, &m) == nil {
-			s.register(&m) // before the Batch: the UI may answer at once
-		}
-		s.deliver(line, nil)
-		s.dispatch(&m)
+// onFrame is the runtime's read callback: book-keeping, then the frame
+// (which blocks while the stream is full), then routing.
+func (s *session) onFrame(line []byte, at time.Time, err error) {
+	if err != nil {
+		s.stream.Synth(agent.Event{Type: agent.EventError, Error: "codex: " + err.Error(), Raw: line})
+		return
 	}
-	if readErr != nil {
-		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: "codex: reading app-server output: " + readErr.Error()}})
-		_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
+	var m rpcMessage
+	if json.Unmarshal(line, &m) == nil {
+		s.register(&m) // before the Batch: the UI may answer at once
 	}
-	err := s.cmd.Wait()
-	_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
+	s.stream.Frame(line, at)
+	s.dispatch(&m)
+}
+
+// finish records how the process ended and closes the stream.
+func (s *session) finish() {
+	<-s.proc.Done()
 	s.mu.Lock()
 	stopping, turn := s.stopping, s.turnID
 	s.mu.Unlock()
-	if !stopping {
-		s.waitErr = fmt.Errorf("codex app-server exited: %v; stderr: %s", err, s.stderr.String())
-		if err == nil && turn == "" {
-			s.waitErr = nil
-		} else {
-			s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: s.waitErr.Error()}})
+	if err := s.proc.ExitError(); !stopping && (err != nil || turn != "") {
+		if err == nil {
+			err = fmt.Errorf("exit status 0 during a turn; stderr: %s", s.proc.Stderr())
 		}
+		s.waitErr = fmt.Errorf("codex app-server exited: %w", err)
+		s.stream.Synth(agent.Event{Type: agent.EventError, Fatal: true, Error: s.waitErr.Error()})
 	}
-	s.normMu.Lock()
-	s.closed = true
-	close(s.events)
-	s.normMu.Unlock()
+	s.stream.Close()
+	<-s.stream.Done()
 	s.b.mu.Lock()
 	delete(s.b.sessions, s)
 	s.b.mu.Unlock()
@@ -473,7 +431,7 @@ func (s *session) SetMode(ctx context.Context, mode agent.InteractionMode) error
 	s.mu.Lock()
 	s.mode = mode
 	s.mu.Unlock()
-	s.deliver(nil, []agent.Event{{Type: agent.EventModeChange, Mode: mode}})
+	s.stream.Synth(agent.Event{Type: agent.EventModeChange, Mode: mode})
 	return nil
 }
 
@@ -506,45 +464,32 @@ func (s *session) Interrupt(ctx context.Context) error {
 }
 
 // Stop implements agent.Session: interrupt the turn, close stdin, then
-// SIGTERM and SIGKILL the process group.
+// SIGTERM and SIGKILL the process group (agent.Process.Stop).
 func (s *session) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		s.mu.Lock()
 		turn := s.turnID
 		s.mu.Unlock()
 		if turn != "" {
-			_ = s.Interrupt(ctx)
+			ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_ = s.Interrupt(ictx)
+			cancel()
 		}
 		s.mu.Lock()
 		s.stopping = true
 		s.mu.Unlock()
-		_ = s.stdin.Close()
-		if !waitFor(ctx, s.done, 2*time.Second) {
-			_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
-			if !waitFor(ctx, s.done, 3*time.Second) {
-				_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
-				close(s.abort)
-			}
-		}
+		_ = s.proc.Stop(ctx, 2*time.Second)
 	})
-	<-s.done
-	return nil
-}
-
-func waitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-ch:
-		return true
-	case <-t.C:
+	case <-s.done:
+		return nil
 	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return false
 }
 
 // Events implements agent.Session.
-func (s *session) Events() <-chan agent.Batch { return s.events }
+func (s *session) Events() <-chan agent.Batch { return s.stream.Events() }
 
 // Wait implements agent.Session.
 func (s *session) Wait() error {
@@ -553,4 +498,4 @@ func (s *session) Wait() error {
 }
 
 // PID implements agent.ProcessOwner.
-func (s *session) PID() int { return s.cmd.Process.Pid }
+func (s *session) PID() int { return s.proc.PID() }

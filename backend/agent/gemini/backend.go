@@ -13,14 +13,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Options configure the backend.
@@ -92,9 +94,8 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	}
 	s := &session{
 		b: b, bin: path, cfg: cfg, sessionID: cfg.SessionID, mode: cfg.Mode, model: cfg.Model,
-		events: make(chan agent.Batch, 1024),
+		stream: agent.NewStream(FormatName, NewNormalizer()),
 		done:   make(chan struct{}),
-		norm:   NewNormalizer(),
 	}
 	b.mu.Lock()
 	b.sessions[s] = struct{}{}
@@ -105,26 +106,32 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	return s, nil
 }
 
-// Args is the command line of one turn.
-func Args(prompt string, mode agent.InteractionMode, model, resume string, extra []string) []string {
-	args := []string{"--prompt=" + prompt, "--output-format", "stream-json"}
+// Args is the command line of one turn. The prompt is not on it: it goes
+// to the CLI's stdin (Gemini CLI 0.61 runs headless when stdin is not a
+// terminal and reads its input from it, up to 8 MiB), so a long prompt
+// never hits the argument-size limit. Every user value is joined to its
+// flag (--model=VALUE), so no value can become a flag.
+func Args(mode agent.InteractionMode, model, resume string, extra []string) []string {
+	args := []string{"--output-format=stream-json"}
 	switch mode {
 	case agent.ModeBypass:
 		args = append(args, "--yolo")
 	case agent.ModeAcceptEdits:
-		args = append(args, "--approval-mode", "auto_edit")
+		args = append(args, "--approval-mode=auto_edit")
 	case agent.ModePlan:
-		args = append(args, "--approval-mode", "plan")
+		args = append(args, "--approval-mode=plan")
 	}
 	if model != "" {
-		args = append(args, "-m", model)
+		args = append(args, "--model="+model)
 	}
 	if resume != "" {
-		args = append(args, "--resume", resume)
+		args = append(args, "--resume="+resume)
 	}
 	return append(args, extra...)
 }
 
+// session runs one gemini process per turn on the shared runtime
+// (agent.StartProcess for each turn, one agent.Stream for the session).
 type session struct {
 	b   *Backend
 	bin string
@@ -134,19 +141,14 @@ type session struct {
 	sessionID string
 	mode      agent.InteractionMode
 	model     string
-	cmd       *exec.Cmd     // the running turn's process, if any
-	exited    chan struct{} // closed when that process has been reaped
+	proc      *agent.Process // the running turn's process, if any
 	closed    bool
 	pid       int
 
 	turnMu sync.Mutex // one turn at a time
 	turns  sync.WaitGroup
 
-	normMu       sync.Mutex
-	norm         *Normalizer
-	events       chan agent.Batch
-	eventsClosed bool
-
+	stream   *agent.Stream
 	done     chan struct{}
 	stopOnce sync.Once
 }
@@ -157,27 +159,21 @@ var (
 	_ agent.ProcessOwner = (*session)(nil)
 )
 
-// deliver normalizes frame (nil for synthesized events), sends the Batch
-// and returns its events; after Stop it drops them.
-func (s *session) deliver(frame []byte, synth []agent.Event) []agent.Event {
-	s.normMu.Lock()
-	defer s.normMu.Unlock()
-	if s.eventsClosed {
-		return nil
-	}
-	evs := synth
-	if frame != nil {
-		evs = s.norm.Feed(frame)
-	}
-	for _, ev := range evs {
-		if ev.Type == agent.EventSessionID {
+// frame queues one stdout line (blocking while the stream is full) and
+// keeps the session id; it reports whether the turn completed.
+func (s *session) frame(line []byte, at time.Time) bool {
+	completed := false
+	for _, ev := range s.stream.Frame(line, at) {
+		switch ev.Type {
+		case agent.EventSessionID:
 			s.mu.Lock()
 			s.sessionID = ev.SessionID
 			s.mu.Unlock()
+		case agent.EventComplete:
+			completed = true
 		}
 	}
-	s.events <- agent.Batch{Frame: frame, Format: FormatName, Events: evs, ReceivedAt: time.Now()}
-	return evs
+	return completed
 }
 
 func (s *session) startTurn(prompt string) {
@@ -191,87 +187,74 @@ func (s *session) startTurn(prompt string) {
 			s.mu.Unlock()
 			return
 		}
-		args := Args(prompt, s.mode, s.model, s.sessionID, s.cfg.ExtraArgs)
+		args := Args(s.mode, s.model, s.sessionID, s.cfg.ExtraArgs)
 		s.mu.Unlock()
-		s.runTurn(args)
+		s.runTurn(args, prompt)
 	}()
 }
 
 // runTurn runs one gemini process to its end.
-func (s *session) runTurn(args []string) {
-	cmd := exec.Command(s.bin, args...)
-	cmd.Dir = s.cfg.Cwd
-	cmd.Env = os.Environ()
-	for k, v := range s.cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+func (s *session) runTurn(args []string, prompt string) {
+	env := os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
+		env = append(env, k+"="+s.cfg.Env[k])
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 3 * time.Second
-	stderr := proc.NewTail(16 << 10)
-	cmd.Stderr = stderr
-	stdout, err := cmd.StdoutPipe()
-	if err == nil {
-		err = cmd.Start()
-	}
+	var completed atomic.Bool
+	var readErr error
+	p, err := agent.StartProcess(context.Background(), agent.ProcSpec{
+		Name: "gemini", Path: s.bin, Args: args, Dir: s.cfg.Cwd, Env: env, StdinData: []byte(prompt),
+		Role: "agent " + string(agent.BackendGemini), Recorder: s.cfg.Recorder,
+		OnFrame: func(line []byte, at time.Time, err error) {
+			if err != nil {
+				readErr = err
+				return
+			}
+			if s.frame(line, at) {
+				completed.Store(true)
+			}
+		},
+	})
 	if err != nil {
-		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: fmt.Sprintf("gemini: start: %v", err)}})
+		s.stream.Synth(agent.Event{Type: agent.EventError, Fatal: true, Error: fmt.Sprintf("gemini: start: %v", err)})
 		return
 	}
-	exited := make(chan struct{})
 	s.mu.Lock()
-	s.cmd, s.pid, s.exited = cmd, cmd.Process.Pid, exited
+	s.proc, s.pid = p, p.PID()
 	s.mu.Unlock()
-
-	completed := false
-	var readErr error
-	for line, err := range agent.Lines(stdout) {
-		if err != nil {
-			readErr = err
-			_ = proc.KillGroup(cmd, syscall.SIGTERM)
-			break
-		}
-		for _, ev := range s.deliver(line, nil) {
-			if ev.Type == agent.EventComplete {
-				completed = true
-			}
-		}
-	}
-	werr := cmd.Wait()
-	_ = proc.KillGroup(cmd, syscall.SIGKILL) // whatever the turn left behind
-	close(exited)
+	<-p.Done()
 	s.mu.Lock()
-	s.cmd = nil
+	s.proc = nil
 	interrupted := s.closed
 	s.mu.Unlock()
-	if readErr != nil {
-		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: "gemini: reading output: " + readErr.Error()}})
+	s.turnEnd(p, completed.Load(), interrupted, readErr)
+}
+
+// turnEnd says how a turn's process ended when the stream did not.
+func (s *session) turnEnd(p *agent.Process, completed, interrupted bool, readErr error) {
+	if readErr != nil && !errors.Is(readErr, agent.ErrFrameTooLong) {
+		s.stream.Synth(agent.Event{Type: agent.EventError, Fatal: true, Error: "gemini: reading output: " + readErr.Error()})
 		return
 	}
 	if completed {
 		return
 	}
-	code := -1
-	if ee := (*exec.ExitError)(nil); errors.As(werr, &ee) {
-		code = ee.ExitCode()
-		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() && (st.Signal() == syscall.SIGINT || st.Signal() == syscall.SIGTERM) {
-			interrupted = true
-		}
-	} else if werr == nil {
-		code = 0
+	code := p.ExitCode()
+	if sig, ok := p.Signaled(); ok && (sig == syscall.SIGINT || sig == syscall.SIGTERM) {
+		interrupted = true
 	}
 	if code == 130 {
 		interrupted = true
 	}
 	if interrupted {
-		s.deliver(nil, []agent.Event{{Type: agent.EventComplete, Result: &agent.Result{Interrupted: true, Reason: "interrupted"}}})
+		s.stream.Synth(agent.Event{Type: agent.EventComplete, Result: &agent.Result{Interrupted: true, Reason: "interrupted"}})
 		return
 	}
-	msg := ExitError(code, stderr.String())
+	msg := ExitError(code, p.Stderr())
 	evs := []agent.Event{}
 	if code == 173 {
 		evs = append(evs, agent.Event{Type: agent.EventRateLimit, Error: msg})
 	}
-	s.deliver(nil, append(evs, agent.Event{Type: agent.EventError, Fatal: true, Error: msg}))
+	s.stream.Synth(append(evs, agent.Event{Type: agent.EventError, Fatal: true, Error: msg})...)
 }
 
 // ExitError explains a gemini exit code: Gemini CLI exits with the HTTP
@@ -353,7 +336,7 @@ func (s *session) SetMode(ctx context.Context, mode agent.InteractionMode) error
 	s.mu.Lock()
 	s.mode = mode
 	s.mu.Unlock()
-	s.deliver(nil, []agent.Event{{Type: agent.EventModeChange, Mode: mode}})
+	s.stream.Synth(agent.Event{Type: agent.EventModeChange, Mode: mode})
 	return nil
 }
 
@@ -369,63 +352,64 @@ func (s *session) SetModel(ctx context.Context, model string) error {
 // SIGTERM if it is still there 3 seconds later.
 func (s *session) Interrupt(ctx context.Context) error {
 	s.mu.Lock()
-	cmd, exited := s.cmd, s.exited
+	p := s.proc
 	s.mu.Unlock()
-	if cmd == nil {
+	if p == nil {
 		return nil
 	}
-	if err := proc.KillGroup(cmd, syscall.SIGINT); err != nil {
+	if err := p.Signal(syscall.SIGINT); err != nil {
 		return err
 	}
 	go func() {
 		select {
-		case <-exited:
+		case <-p.Exited():
 		case <-time.After(3 * time.Second):
-			_ = proc.KillGroup(cmd, syscall.SIGTERM)
+			_ = p.Signal(syscall.SIGTERM)
 		}
 	}()
 	return nil
 }
 
-// Stop implements agent.Session: interrupt the turn, then SIGTERM and
-// SIGKILL its group if it lingers; Events is closed on return.
+// Stop implements agent.Session: SIGINT to the turn, then (after 2 s)
+// SIGTERM and SIGKILL its group if it lingers; Events is closed once what
+// was read is delivered.
 func (s *session) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
-		cmd := s.cmd
+		p := s.proc
 		s.mu.Unlock()
-		if cmd != nil {
-			_ = proc.KillGroup(cmd, syscall.SIGINT)
+		if p != nil {
+			_ = p.Signal(syscall.SIGINT)
 			ch := make(chan struct{})
 			go func() { s.turns.Wait(); close(ch) }()
 			select {
 			case <-ch:
 			case <-time.After(2 * time.Second):
-				_ = proc.KillGroup(cmd, syscall.SIGTERM)
-				select {
-				case <-ch:
-				case <-time.After(3 * time.Second):
-					_ = proc.KillGroup(cmd, syscall.SIGKILL)
-				}
+				_ = p.Stop(ctx, 0)
+			case <-ctx.Done():
 			}
 		}
-		s.turns.Wait()
-		s.normMu.Lock()
-		s.eventsClosed = true
-		close(s.events)
-		s.normMu.Unlock()
-		s.b.mu.Lock()
-		delete(s.b.sessions, s)
-		s.b.mu.Unlock()
-		close(s.done)
+		go func() {
+			s.turns.Wait()
+			s.stream.Close()
+			<-s.stream.Done()
+			s.b.mu.Lock()
+			delete(s.b.sessions, s)
+			s.b.mu.Unlock()
+			close(s.done)
+		}()
 	})
-	<-s.done
-	return nil
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Events implements agent.Session.
-func (s *session) Events() <-chan agent.Batch { return s.events }
+func (s *session) Events() <-chan agent.Batch { return s.stream.Events() }
 
 // Wait implements agent.Session: the session ends when it is stopped.
 func (s *session) Wait() error {

@@ -14,7 +14,8 @@ import (
 )
 
 // fakeGemini writes a stand-in gemini that logs its arguments and replays
-// recordings: "slow" prompts hang until interrupted, "crash" exits 41.
+// recordings: "slow" prompts hang until interrupted, "crash" exits 41. The
+// prompt comes on stdin (logged after the arguments, " | prompt").
 func fakeGemini(t *testing.T) (bin, argsFile string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -24,8 +25,9 @@ func fakeGemini(t *testing.T) (bin, argsFile string) {
 	}
 	argsFile = filepath.Join(dir, "args")
 	script := `#!/bin/sh
-printf '%s\n' "$*" >> "` + argsFile + `"
-case "$*" in
+prompt=$(cat)
+printf '%s | %s\n' "$*" "$prompt" >> "` + argsFile + `"
+case "$prompt" in
 *slow*) head -2 "` + abs + `/main_yolo.jsonl"; exec sleep 30 ;;
 *crash*) echo "auth is broken" >&2; exit 41 ;;
 *quota*) cat "` + abs + `/err429.jsonl"; exit 173 ;;
@@ -134,9 +136,9 @@ func TestProcessTurnsResumeAndErrors(t *testing.T) {
 	}
 	calls := strings.Split(strings.TrimSpace(string(raw)), "\n")
 	want := []string{
-		"--prompt=hello --output-format stream-json --yolo -m gemini-2.5-pro",
-		"--prompt=quota please --output-format stream-json --approval-mode auto_edit -m gemini-2.5-pro --resume fd2dd275-e5dc-46db-b174-e89c8829c4db",
-		"--prompt=crash now --output-format stream-json --approval-mode auto_edit -m gemini-2.5-pro --resume f72cca78-e57e-47b3-8db6-3e89210aa600",
+		"--output-format=stream-json --yolo --model=gemini-2.5-pro | hello",
+		"--output-format=stream-json --approval-mode=auto_edit --model=gemini-2.5-pro --resume=fd2dd275-e5dc-46db-b174-e89c8829c4db | quota please",
+		"--output-format=stream-json --approval-mode=auto_edit --model=gemini-2.5-pro --resume=f72cca78-e57e-47b3-8db6-3e89210aa600 | crash now",
 	}
 	for i, w := range want {
 		if i >= len(calls) || calls[i] != w {
@@ -158,5 +160,30 @@ func TestExitError(t *testing.T) {
 	}
 	if got := ExitError(244, "x\ny"); !strings.Contains(got, "500") || !strings.HasSuffix(got, "x\ny") {
 		t.Errorf("244: %s", got)
+	}
+}
+
+// TestArgsNoValueBecomesAFlag: a model named like a flag stays the value of
+// --model, and the prompt (even one looking like a flag, even 200 KiB) is
+// not on the command line at all.
+func TestArgsNoValueBecomesAFlag(t *testing.T) {
+	args := Args(agent.ModeAsk, "--yolo", "--yolo", nil)
+	for _, a := range args {
+		if a == "--yolo" {
+			t.Fatalf("a value became a flag: %q", args)
+		}
+	}
+	bin, argsFile := fakeGemini(t)
+	s, err := New(Options{Binary: bin}).Start(context.Background(), agent.Config{Cwd: t.TempDir(), Model: "--yolo"},
+		strings.Repeat("--yolo ", 200<<10/7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drainUntil(t, s, agent.EventComplete)
+	_ = s.Stop(context.Background())
+	raw, _ := os.ReadFile(argsFile)
+	line := strings.SplitN(string(raw), " | ", 2)
+	if len(line) != 2 || line[0] != "--output-format=stream-json --model=--yolo" || len(line[1]) < 200<<10-10 {
+		t.Fatalf("call = %.200q", raw)
 	}
 }

@@ -30,6 +30,8 @@ type Options struct {
 	RestartMin, RestartMax time.Duration
 	// HealthTimeout bounds the wait for a new server (default 30 s).
 	HealthTimeout time.Duration
+	// Recorder records the server process (see agent.ProcessRecorder).
+	Recorder agent.ProcessRecorder
 	// ConnectTimeout bounds the wait for a session's event stream (default 30 s).
 	ConnectTimeout time.Duration
 }

@@ -6,17 +6,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // server owns the one `opencode serve` process every session shares. It is
@@ -40,16 +40,14 @@ type server struct {
 	delay     time.Duration
 }
 
-// process is one running `opencode serve`.
+// process is one running `opencode serve`, on the shared runtime
+// (agent.Process: own process group, recorded, graceful stop).
 type process struct {
-	cmd      *exec.Cmd
+	ap       *agent.Process
 	base     string
 	password string
 	started  time.Time
-	cancel   context.CancelFunc // stops it: SIGTERM to the group, SIGKILL after WaitDelay
-	done     chan struct{}      // closed when the process has exited
-	tail     *proc.Tail
-	waitErr  error
+	done     <-chan struct{} // closed when the process has exited and its output was read
 }
 
 // ErrServerDisposed: the backend was disposed.
@@ -144,10 +142,7 @@ func (s *server) backoff() {
 
 // watch notes a server's death and kills what it left in its process group.
 func (s *server) watch(p *process) {
-	<-p.done
-	if p.cmd.Process != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	<-p.done // the runtime has killed what was left of its group
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proc == p {
@@ -165,10 +160,10 @@ func (s *server) watch(p *process) {
 func (s *server) PID() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.proc == nil || s.proc.cmd.Process == nil {
+	if s.proc == nil {
 		return 0
 	}
-	return s.proc.cmd.Process.Pid
+	return s.proc.ap.PID()
 }
 
 // start spawns `opencode serve` and waits until it is healthy. Caller holds mu.
@@ -204,32 +199,29 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 	if password == "" {
 		password = randomPassword()
 	}
-	pctx, cancel := context.WithCancel(s.ctx)
-	cmd := exec.CommandContext(pctx, path, "serve", "--hostname", "127.0.0.1", "--port", strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// Graceful first: SIGTERM to the whole group; after WaitDelay Go
-	// kills the leader, and killGroup/watch SIGKILL what is left.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 3 * time.Second
-	cmd.Env = append(os.Environ(),
+	env := append(os.Environ(),
 		"OPENCODE_SERVER_PASSWORD="+password, "OPENCODE_SERVER_USERNAME="+s.opt.username(),
 		// The question tool (question.asked) is off unless asked for;
 		// Jean-Claude answers questions, so turn it on (Env may override).
 		"OPENCODE_ENABLE_QUESTION_TOOL=1")
-	for k, v := range s.opt.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+	for _, k := range slices.Sorted(maps.Keys(s.opt.Env)) {
+		env = append(env, k+"="+s.opt.Env[k])
 	}
-	tail := proc.NewTail(16 << 10)
-	cmd.Stdout, cmd.Stderr = tail, tail
-	if err := cmd.Start(); err != nil {
-		cancel()
-		return nil, fmt.Errorf("opencode: start %s: %w", path, err)
+	ap, err := agent.StartProcess(ctx, agent.ProcSpec{
+		Name: "opencode serve", Path: path, Args: []string{"serve", "--hostname=127.0.0.1", "--port=" + strconv.Itoa(port)},
+		Env: env, Role: "opencode-server", Recorder: s.opt.Recorder,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opencode: %w", err)
 	}
-	p := &process{cmd: cmd, base: "http://127.0.0.1:" + strconv.Itoa(port), password: password, started: time.Now(), cancel: cancel, done: make(chan struct{}), tail: tail}
+	p := &process{ap: ap, base: "http://127.0.0.1:" + strconv.Itoa(port), password: password, started: time.Now(), done: ap.Done()}
 	go func() {
-		p.waitErr = cmd.Wait()
-		cancel()
-		close(p.done)
+		// The backend's context ends every server (dispose).
+		select {
+		case <-s.ctx.Done():
+			killGroup(p)
+		case <-p.done:
+		}
 	}()
 	c := &client{base: p.base, user: s.opt.username(), password: password, hc: s.hc}
 	deadline := time.NewTimer(s.opt.healthTimeout())
@@ -245,25 +237,24 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 		}
 		select {
 		case <-p.done:
-			return nil, fmt.Errorf("opencode: server exited before it was ready (%v): %s", p.waitErr, p.tail.String())
+			return nil, fmt.Errorf("opencode: server exited before it was ready: %v", p.ap.ExitError())
 		case <-ctx.Done():
 			killGroup(p)
 			return nil, ctx.Err()
 		case <-deadline.C:
 			killGroup(p)
-			return nil, fmt.Errorf("opencode: server not healthy after %s: %v: %s", s.opt.healthTimeout(), herr, p.tail.String())
+			return nil, fmt.Errorf("opencode: server not healthy after %s: %v: %s", s.opt.healthTimeout(), herr, p.ap.Stderr())
 		case <-tick.C:
 		}
 	}
 }
 
-// killGroup stops a server: its context's Cancel sends SIGTERM to the
-// process group, Go kills the leader after WaitDelay, then the group gets a
-// SIGKILL so no child survives.
+// killGroup stops a server: SIGTERM to its process group, SIGKILL after
+// the runtime's WaitDelay, so no child survives.
 func killGroup(p *process) {
-	p.cancel()
-	<-p.done
-	_ = proc.KillGroup(p.cmd, syscall.SIGKILL)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = p.ap.Stop(ctx, 0)
 }
 
 // dispose stops the server for good.

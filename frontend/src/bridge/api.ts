@@ -47,7 +47,21 @@ export interface SessionsApi {
   setNotificationEnabled(kind: string, enabled: boolean): Promise<void>;
 }
 
+/** DBHealth is the background database check's result (PRAGMA quick_check). */
+export interface DBHealth {
+  checked: boolean;
+  ok: boolean;
+  problems: string[];
+}
+
+export interface AppApi {
+  /** databaseHealth returns the background check's result (checked false while it runs); "db:health" carries it when it ends. */
+  databaseHealth(): Promise<DBHealth>;
+}
+
 export interface Api {
+  /** The AppService; absent in tests that do not need it. */
+  app?: AppApi;
   projects: ProjectsApi;
   tasks: TasksApi;
   settings: SettingsApi;

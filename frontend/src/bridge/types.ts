@@ -10,7 +10,8 @@ export const INTERACTION_MODES: { value: InteractionMode; label: string; hint: s
   { value: "bypass", label: "Bypass", hint: "Nothing asks" },
 ];
 
-export type TaskStatus = "created" | "running" | "waiting" | "completed" | "errored" | "interrupted";
+/** store-error: the agent's output cannot be stored (disk full, I/O error); the agent is paused until it can. */
+export type TaskStatus = "created" | "running" | "waiting" | "completed" | "errored" | "interrupted" | "store-error";
 
 export interface Capabilities {
   resume: boolean;

@@ -2,12 +2,13 @@
 // module`; never edited by hand): every call goes to a bound Go service, every
 // subscription to the Wails event bus through the generated runtime.
 
-import { toProject, toTask, type Api } from "./api";
+import { toProject, toTask, type Api, type DBHealth } from "./api";
 import type { BackendInfo, CreateTaskInput } from "./types";
 import * as ProjectService from "./wailsjs/go/services/ProjectService";
 import * as TaskService from "./wailsjs/go/services/TaskService";
 import * as SettingsService from "./wailsjs/go/services/SettingsService";
 import * as SessionService from "./wailsjs/go/services/SessionService";
+import * as AppService from "./wailsjs/go/services/AppService";
 import { EventsOn } from "./wailsjs/runtime/runtime";
 import { services } from "./wailsjs/go/models";
 
@@ -33,6 +34,9 @@ function bound<A extends unknown[], R>(fn: (...a: A) => Promise<R>, name: string
 
 export function wailsApi(): Api {
   return {
+    app: {
+      databaseHealth: async () => (await bound(AppService.DatabaseHealth, "AppService.DatabaseHealth")()) as unknown as DBHealth,
+    },
     projects: {
       pickDirectory: bound(ProjectService.PickDirectory, "ProjectService.PickDirectory"),
       add: async (path) => toProject(await bound(ProjectService.Add, "ProjectService.Add")(path)),

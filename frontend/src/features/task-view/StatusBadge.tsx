@@ -1,16 +1,18 @@
 // StatusBadge shows a task's activity indicator (none / idle / busy / waiting)
 // and an optional unread dot. Used by the task list and the task view header.
 
-export type TaskIndicator = "none" | "idle" | "busy" | "waiting";
+export type TaskIndicator = "none" | "idle" | "busy" | "waiting" | "blocked";
 
 /** taskIndicator maps a task status (created | running | waiting | completed |
- * errored | interrupted) to the indicator the UI shows. */
+ * errored | interrupted | store-error) to the indicator the UI shows. */
 export function taskIndicator(status: string | undefined | null): TaskIndicator {
   switch (status) {
     case "running":
       return "busy";
     case "waiting":
       return "waiting";
+    case "store-error":
+      return "blocked";
     case "completed":
     case "errored":
     case "interrupted":
@@ -25,6 +27,7 @@ const LABELS: Record<TaskIndicator, string> = {
   idle: "Idle",
   busy: "Working",
   waiting: "Waiting for you",
+  blocked: "Cannot save its output",
 };
 
 export interface StatusBadgeProps {

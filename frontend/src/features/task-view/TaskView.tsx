@@ -185,7 +185,7 @@ export function TaskView({ taskId }: TaskViewProps) {
           </button>
         </div>
       </header>
-      {task?.status === "errored" && task.statusReason ? (
+      {(task?.status === "errored" || task?.status === "store-error") && task.statusReason ? (
         <div className="jc-tv-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
       ) : null}
       {pane === "diff" ? (

@@ -25,6 +25,7 @@ const STATUS_LABEL: Record<string, string> = {
   completed: "Completed",
   errored: "Failed",
   interrupted: "Interrupted",
+  "store-error": "Cannot save",
 };
 
 function statusTitle(t: Task): string {

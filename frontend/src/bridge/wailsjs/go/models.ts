@@ -763,6 +763,22 @@ export namespace services {
 	        this.interactionMode = source["interactionMode"];
 	    }
 	}
+	export class DBHealth {
+	    checked: boolean;
+	    ok: boolean;
+	    problems: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new DBHealth(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.checked = source["checked"];
+	        this.ok = source["ok"];
+	        this.problems = source["problems"];
+	    }
+	}
 	export class InstallResult {
 	    ok: boolean;
 	    error?: string;

@@ -1,0 +1,506 @@
+package agent
+
+// The session runtime: the one process handling and read loop every agent
+// backend shares. A backend is its arguments, wire types, normalizer and
+// control protocol; everything below is common.
+//
+//	agent stdout ──lines──▶ Process.readLoop ──OnFrame──▶ backend (control books)
+//	                                                        │
+//	                                                        ▼
+//	                                              Stream.Frame (normalize, queue)
+//	                                                        │ bounded: blocks when full
+//	                                                        ▼
+//	                                              Stream.Events() ──▶ orchestrator
+//
+// Backpressure: Stream.Frame blocks while the stream holds MaxQueuedFrames
+// frames or MaxQueuedBytes bytes that the consumer has not taken. The read
+// loop is the caller of Frame, so while it blocks nobody reads the agent's
+// stdout: the pipe fills and the agent blocks in write(2). Memory held per
+// session is therefore bounded by the queue limits plus one frame (and the
+// reader's buffer), whatever the agent writes. Frames the app itself
+// writes (a user turn) and synthesized events go through Stream.Local and
+// Stream.Synth, which never block: they are bounded by what the user does,
+// and blocking them could deadlock a consumer that sends while consuming.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
+)
+
+// Queue limits of a Stream (see the package comment above on backpressure).
+// On top of them, up to deliveredBuffer batches wait in the Events channel
+// (so that a consumer may stop a session before it drains it).
+const (
+	MaxQueuedFrames = 256
+	MaxQueuedBytes  = 8 << 20
+	deliveredBuffer = 64
+)
+
+// ProcessRecorder records every process the app starts, so that the next
+// start after a crash can end what a dead app left running. The runtime
+// calls ProcessStarted right after the process started (before any of its
+// output is read) and ProcessEnded once it and its group are gone.
+// Implementations must be safe for concurrent use and must not block long.
+type ProcessRecorder interface {
+	ProcessStarted(pid int, role string)
+	ProcessEnded(pid int)
+}
+
+// ProcSpec describes one agent process.
+type ProcSpec struct {
+	// Name prefixes errors ("claude-code").
+	Name string
+	// Path is the resolved executable; Args its arguments (never a shell).
+	Path string
+	Args []string
+	Dir  string
+	// Env is the whole environment (nil: the app's).
+	Env []string
+	// Stdin keeps a pipe to the process's stdin (Process.WriteLine); without
+	// it stdin reads StdinData (nil: /dev/null).
+	Stdin     bool
+	StdinData []byte
+	// Role is what the recorder stores ("agent claude-code", "opencode-server").
+	Role     string
+	Recorder ProcessRecorder
+	// WaitDelay is how long after SIGTERM the group gets SIGKILL (default 3s).
+	WaitDelay time.Duration
+	// StderrTail is how many bytes of stderr are kept for errors (default 16 KiB).
+	StderrTail int
+	// OnFrame gets each non-empty stdout line, in order, from the read loop.
+	// It may block; while it blocks stdout is not read (backpressure). A
+	// line longer than MaxFrameBytes is skipped: OnFrame gets its first KiB
+	// and an ErrFrameTooLong error, and reading goes on. Nil discards stdout
+	// (a server whose output nobody reads).
+	OnFrame func(line []byte, at time.Time, err error)
+}
+
+// Process is one running agent process, leader of its own process group.
+type Process struct {
+	spec   ProcSpec
+	cmd    *exec.Cmd
+	stderr *proc.Tail
+
+	writeMu     sync.Mutex
+	stdin       io.WriteCloser
+	stdinClosed bool
+
+	stopping atomic.Bool
+	exited   chan struct{} // the process was reaped (exitErr set)
+	exitErr  error
+	done     chan struct{} // exited and stdout read to its end
+}
+
+// StartProcess starts spec in its own process group and its read loop. ctx
+// bounds the start only.
+func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if spec.WaitDelay <= 0 {
+		spec.WaitDelay = 3 * time.Second
+	}
+	if spec.StderrTail <= 0 {
+		spec.StderrTail = 16 << 10
+	}
+	p := &Process{spec: spec, stderr: proc.NewTail(spec.StderrTail), exited: make(chan struct{}), done: make(chan struct{})}
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Dir, cmd.Env, cmd.Stderr = spec.Dir, spec.Env, p.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.cmd = cmd
+	if spec.Stdin {
+		w, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, fmt.Errorf("%s: stdin: %w", spec.Name, err)
+		}
+		p.stdin = w
+	} else if spec.StdinData != nil {
+		cmd.Stdin = bytes.NewReader(spec.StdinData)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s: stdout: %w", spec.Name, err)
+	}
+	cmd.Stdout = outW
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("%s: start %s: %w", spec.Name, spec.Path, err)
+	}
+	outW.Close()
+	if spec.Recorder != nil {
+		spec.Recorder.ProcessStarted(cmd.Process.Pid, spec.Role)
+	}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		p.readLoop(outR)
+	}()
+	go p.reap(outR, readDone)
+	return p, nil
+}
+
+// reap waits for the process, kills what is left of its group, and ends
+// the read loop even if a process outside the group holds stdout open.
+func (p *Process) reap(outR *os.File, readDone chan struct{}) {
+	err := p.cmd.Wait()
+	_ = proc.KillGroup(p.cmd, syscall.SIGKILL) // grandchildren go with the leader
+	p.exitErr = err
+	close(p.exited)
+	if p.spec.Recorder != nil {
+		p.spec.Recorder.ProcessEnded(p.cmd.Process.Pid)
+	}
+	select {
+	case <-readDone:
+	case <-time.After(p.spec.WaitDelay):
+		outR.Close() // the read loop sees os.ErrClosed (unless it is held by backpressure)
+		<-readDone
+	}
+	outR.Close()
+	close(p.done)
+}
+
+func (p *Process) readLoop(r io.Reader) {
+	for line, err := range ReadLines(r, MaxFrameBytes) {
+		if err != nil && !errors.Is(err, ErrFrameTooLong) {
+			if !errors.Is(err, os.ErrClosed) && p.spec.OnFrame != nil {
+				p.spec.OnFrame(nil, time.Now(), fmt.Errorf("%s: reading stdout: %w", p.spec.Name, err))
+			}
+			return
+		}
+		if p.spec.OnFrame != nil {
+			p.spec.OnFrame(line, time.Now(), err)
+		}
+	}
+}
+
+// PID is the process (and process group) id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Exited is closed once the process has been reaped.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Done is closed once the process has been reaped and its stdout read to
+// the end (every OnFrame call has returned).
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Stderr is the tail of what the process wrote on stderr.
+func (p *Process) Stderr() string { return p.stderr.String() }
+
+// WriteLine writes b and a newline to stdin.
+func (p *Process) WriteLine(b []byte) error {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	if p.stdin == nil || p.stdinClosed {
+		return ErrSessionClosed
+	}
+	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("%s: write stdin: %w (%w)", p.spec.Name, err, ErrSessionClosed)
+	}
+	return nil
+}
+
+// WithStdin runs fn while holding the stdin lock, so that what fn queues
+// (a Stream.Local of the line) and writes keep one order.
+func (p *Process) WithStdin(fn func(write func([]byte) error) error) error {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	if p.stdin == nil || p.stdinClosed {
+		return ErrSessionClosed
+	}
+	return fn(func(b []byte) error {
+		if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("%s: write stdin: %w (%w)", p.spec.Name, err, ErrSessionClosed)
+		}
+		return nil
+	})
+}
+
+// CloseStdin closes stdin (EOF for agents that stop on it).
+func (p *Process) CloseStdin() {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	if p.stdin != nil && !p.stdinClosed {
+		p.stdinClosed = true
+		p.stdin.Close()
+	}
+}
+
+// Signal sends sig to the whole process group.
+func (p *Process) Signal(sig syscall.Signal) error { return proc.KillGroup(p.cmd, sig) }
+
+// Stop ends the process gracefully: stdin is closed, after grace the group
+// gets SIGTERM, after WaitDelay SIGKILL. It returns once the process is
+// reaped and its stdout read (Done), or when ctx ends. Exits caused by Stop
+// are not errors in Wait.
+func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
+	p.stopping.Store(true)
+	p.CloseStdin()
+	steps := []struct {
+		wait time.Duration
+		sig  syscall.Signal
+	}{{grace, syscall.SIGTERM}, {p.spec.WaitDelay, syscall.SIGKILL}}
+	for _, st := range steps {
+		if !waitFor(ctx, p.exited, st.wait) {
+			if ctx.Err() != nil {
+				break
+			}
+			_ = p.Signal(st.sig)
+		}
+	}
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		_ = p.Signal(syscall.SIGKILL)
+		return fmt.Errorf("%s: stop: %w", p.spec.Name, ctx.Err())
+	}
+}
+
+// Stopping reports whether Stop was called.
+func (p *Process) Stopping() bool { return p.stopping.Load() }
+
+// Wait blocks until Done and returns why the process ended: nil for exit
+// status 0 or an end caused by Stop, else the status with the stderr tail.
+func (p *Process) Wait() error {
+	<-p.done
+	return p.ExitError()
+}
+
+// ExitError is Wait's answer once Exited is closed (nil before).
+func (p *Process) ExitError() error {
+	select {
+	case <-p.exited:
+	default:
+		return nil
+	}
+	err := p.exitErr
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if p.stopping.Load() && errors.As(err, &ee) && !ee.Exited() {
+		return nil // killed by our own Stop
+	}
+	if t := strings.TrimSpace(p.stderr.String()); t != "" {
+		return fmt.Errorf("%s: %w; stderr: %s", p.spec.Name, err, t)
+	}
+	return fmt.Errorf("%s: %w", p.spec.Name, err)
+}
+
+// ExitCode is the exit status (-1 when killed by a signal or not exited).
+func (p *Process) ExitCode() int {
+	select {
+	case <-p.exited:
+	default:
+		return -1
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// Signaled returns the signal that ended the process, if one did.
+func (p *Process) Signaled() (syscall.Signal, bool) {
+	select {
+	case <-p.exited:
+	default:
+		return 0, false
+	}
+	st, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok || !st.Signaled() {
+		return 0, false
+	}
+	return st.Signal(), true
+}
+
+// waitFor waits up to d for ch; false when d passed or ctx ended first.
+func waitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Stream is a session's ordered, bounded frame pipeline: each frame is
+// normalized in arrival order and delivered as a Batch on Events. See the
+// file comment for its backpressure.
+type Stream struct {
+	format string
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	norm   Normalizer
+	q      []Batch
+	bytes  int
+	closed bool
+	out    chan Batch
+	done   chan struct{}
+}
+
+// NewStream returns a running stream of raw format format normalized by n.
+func NewStream(format string, n Normalizer) *Stream {
+	s := &Stream{format: format, norm: n, out: make(chan Batch, deliveredBuffer), done: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	go s.run()
+	return s
+}
+
+// Events delivers the batches in order; it is closed after Close once
+// everything queued was taken.
+func (s *Stream) Events() <-chan Batch { return s.out }
+
+// Done is closed when Events is closed.
+func (s *Stream) Done() <-chan struct{} { return s.done }
+
+// Frame normalizes one frame the agent wrote and queues its batch; it
+// blocks while the queue is full (backpressure on the agent's stdout).
+// It returns the frame's events (read-only) so a backend can keep its
+// books (session id, turn end). After Close it still queues (nothing read
+// is dropped) but no longer waits.
+func (s *Stream) Frame(frame []byte, at time.Time) []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !s.closed && len(s.q) > 0 && (len(s.q) >= MaxQueuedFrames || s.bytes >= MaxQueuedBytes) {
+		s.cond.Wait()
+	}
+	return s.push(frame, at)
+}
+
+// Local is Frame for a frame the app itself wrote to the agent (a user
+// turn): it never blocks.
+func (s *Stream) Local(frame []byte) []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.push(frame, time.Now())
+}
+
+// Synth queues events that have no raw frame (the app's own notices: a
+// failed start, an exit). It never blocks.
+func (s *Stream) Synth(evs ...Event) {
+	if len(evs) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.q = append(s.q, Batch{Format: s.format, Events: evs, ReceivedAt: time.Now()})
+	s.cond.Broadcast()
+}
+
+func (s *Stream) push(frame []byte, at time.Time) []Event {
+	evs := s.norm.Feed(frame)
+	s.q = append(s.q, Batch{Frame: frame, Format: s.format, Events: evs, ReceivedAt: at})
+	s.bytes += len(frame)
+	s.cond.Broadcast()
+	return evs
+}
+
+// Close flushes the normalizer; Events is closed once the queue is taken.
+// Frames queued after Close are still delivered.
+func (s *Stream) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if evs := s.norm.Flush(); len(evs) > 0 {
+		s.q = append(s.q, Batch{Format: s.format, Events: evs, ReceivedAt: time.Now()})
+	}
+	s.closed = true
+	s.cond.Broadcast()
+}
+
+func (s *Stream) run() {
+	defer close(s.done)
+	defer close(s.out)
+	for {
+		s.mu.Lock()
+		for len(s.q) == 0 && !s.closed {
+			s.cond.Wait()
+		}
+		if len(s.q) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		b := s.q[0]
+		s.mu.Unlock()
+		s.out <- b // waits for the consumer: this is where a lagging store holds the agent
+		s.mu.Lock()
+		s.q[0] = Batch{}
+		s.q = s.q[1:]
+		s.bytes -= len(b.Frame)
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	}
+}
+
+// ReadLines yields the non-empty lines of r (without the line break), each
+// a slice the caller owns. A line longer than max is skipped: its first KiB
+// is yielded with an ErrFrameTooLong error and reading goes on, so a
+// stalled pipe never blocks the agent. Other errors end the sequence.
+func ReadLines(r io.Reader, max int) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		br := bufio.NewReaderSize(r, 64<<10)
+		var acc []byte
+		tooLong := false
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if len(chunk) > 0 && !tooLong {
+				if len(acc)+len(chunk) > max+1 {
+					tooLong = true
+					head := bytes.Clone(append(acc, chunk...)[:min(len(acc)+len(chunk), 1024)])
+					acc = nil
+					if !yield(head, fmt.Errorf("%w (over %d bytes): line skipped", ErrFrameTooLong, max)) {
+						return
+					}
+				} else {
+					acc = append(acc, chunk...)
+				}
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if !tooLong {
+				line := bytes.TrimRight(acc, "\r\n")
+				if len(bytes.TrimSpace(line)) > 0 {
+					// A short line is copied into a buffer of its own size;
+					// a long one is handed over (no second copy of it).
+					var out []byte
+					if cap(acc) <= 64<<10 {
+						out, acc = bytes.Clone(line), acc[:0]
+					} else {
+						out, acc = line, nil
+					}
+					if !yield(out, nil) {
+						return
+					}
+				}
+			}
+			acc, tooLong = acc[:0], false
+			if err != nil {
+				if err != io.EOF {
+					yield(nil, err)
+				}
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/notify"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// group is one group commit of a run's batches: the handlers (one method per
+// event kind) write inside the transaction and return their effects here;
+// the run's own state changes only once the transaction committed
+// (commitTo), and the effects (emits, notifications, follow-up sends) run
+// after that, in order. Nothing is emitted when the transaction fails.
+type group struct {
+	r        *run
+	ctx      context.Context
+	tx       store.SQLRunner
+	now      int64
+	em       *taskEmitter
+	received time.Time
+	format   string
+	seq      int64 // seq of the frame being handled (-1: a synthesized batch)
+
+	// the run's state as the batches change it
+	status, reason string
+	setStatus      bool
+	idle           bool
+	turnFatal      string
+	rateLimited    bool
+
+	taskDirty, reqDirty, drain bool
+	emits                      []func()
+	after                      []func()
+	notes                      []notify.Notification
+	decided                    []store.PermissionDecision
+	echoUsed                   []string
+	live                       map[string]*liveMsg // messages this group touched (nil: removed)
+	snaps                      []liveSnap          // their state before, restored if the group fails
+	flushes                    map[string]bool     // live messages whose row was written
+}
+
+func (r *run) newGroup(ctx context.Context, tx store.SQLRunner, now int64) *group {
+	return &group{r: r, ctx: ctx, tx: tx, now: now, em: r.o.emitter(r.taskID),
+		status: r.status, idle: r.idle, turnFatal: r.turnFatal, rateLimited: r.rateLimited,
+		live: map[string]*liveMsg{}, flushes: map[string]bool{}}
+}
+
+func (g *group) setTaskStatus(s, why string) {
+	g.status, g.reason, g.setStatus, g.taskDirty = s, why, true, true
+}
+
+func (g *group) emit(ev agent.Event) {
+	received := g.received
+	g.emits = append(g.emits, func() { g.em.agentEvent(ev, received) })
+}
+
+// storeBatches stores bs in order: each raw frame first, then its events.
+func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
+	for _, b := range bs {
+		g.received, g.format, g.seq = b.ReceivedAt, b.Format, -1
+		if g.received.IsZero() {
+			g.received = time.UnixMilli(g.now)
+		}
+		if b.Frame != nil {
+			if err := store.InsertRawFrame(g.ctx, g.tx, store.RawFrame{TaskID: g.r.taskID, Seq: seq, Format: b.Format,
+				Data: b.Frame, ReceivedAt: g.received.UnixMilli()}); err != nil {
+				return seq, err
+			}
+			g.seq = seq
+			seq++
+		}
+		for _, ev := range b.Events {
+			if err := g.handle(ev); err != nil {
+				return seq, err
+			}
+		}
+	}
+	if g.setStatus {
+		if err := store.SetTaskStatus(g.ctx, g.tx, g.r.taskID, g.status, g.reason, g.now); err != nil {
+			return seq, err
+		}
+	}
+	return seq, nil
+}
+
+// handle stores one event and records its effects.
+func (g *group) handle(ev agent.Event) error {
+	if ev.Type != agent.EventMessage && ev.Type != agent.EventDelta {
+		data, _ := json.Marshal(ev)
+		if err := store.InsertTaskEvent(g.ctx, g.tx, g.r.taskID, string(ev.Type), data, g.now); err != nil {
+			return err
+		}
+	}
+	switch ev.Type {
+	case agent.EventMessage:
+		return g.onMessage(ev)
+	case agent.EventDelta:
+		return g.onDelta(ev)
+	case agent.EventMessageRemoved:
+		return g.onRemoved(ev)
+	case agent.EventSessionID:
+		return g.onSessionID(ev)
+	case agent.EventModeChange:
+		return g.onModeChange(ev)
+	case agent.EventPermissionRequest, agent.EventQuestion:
+		return g.onRequest(ev)
+	case agent.EventComplete:
+		return g.onComplete(ev)
+	case agent.EventError:
+		g.onError(ev)
+	case agent.EventRateLimit:
+		g.onRateLimit(ev)
+	default: // session-updated, tool-state-update, and types added later
+		g.emit(ev)
+	}
+	return nil
+}
+
+// onMessage stores a whole message (a structural change: written at once).
+func (g *group) onMessage(ev agent.Event) error {
+	if ev.Message == nil {
+		return nil
+	}
+	if id, ok := echoOf(g.r.echo, *ev.Message); ok {
+		if err := store.DeleteMessage(g.ctx, g.tx, g.r.taskID, id); err != nil {
+			return err
+		}
+		g.echoUsed = append(g.echoUsed, ev.Message.Parts[0].Text)
+		g.emit(agent.Event{Type: agent.EventMessageRemoved, MessageID: id})
+	}
+	lm, err := g.liveFor(ev.Message.ID, false)
+	if err != nil {
+		return err
+	}
+	keep, err := lm.adoptRaw(g, ev.Raw)
+	if err != nil {
+		return err
+	}
+	lm.acc, lm.format = agent.NewAccumulator(*ev.Message), g.format
+	m, err := g.writeLive(lm, ev.Raw, keep)
+	if err != nil {
+		return err
+	}
+	if g.rateLimited && g.status == store.StatusRunning {
+		g.rateLimited = false
+		g.setTaskStatus(store.StatusRunning, "")
+	}
+	received, decisions := g.received, g.r.decisions
+	g.emits = append(g.emits, func() {
+		dm := decorate(m, decisions)
+		g.em.message(agent.Event{Type: agent.EventMessage, Message: &dm}, received)
+	})
+	return nil
+}
+
+// onDelta appends streamed text: the frame is kept as a raw chunk of the
+// message (linear storage), the message row is rewritten at most every
+// rowInterval (the loop flushes the rest), and the delta alone is emitted.
+func (g *group) onDelta(ev agent.Event) error {
+	if ev.Delta == nil || ev.MessageID == "" {
+		return nil
+	}
+	lm, err := g.liveFor(ev.MessageID, true)
+	if err != nil || lm == nil {
+		return err // a delta for a message never stored: nothing to append to
+	}
+	if !lm.acc.Apply(*ev.Delta) {
+		return nil
+	}
+	if err := lm.appendRaw(g, ev.Raw); err != nil {
+		return err
+	}
+	lm.dirty = true
+	if time.Since(lm.wrote) >= rowInterval {
+		if _, err := g.writeLive(lm, nil, true); err != nil {
+			return err
+		}
+	}
+	g.emit(ev)
+	return nil
+}
+
+func (g *group) onRemoved(ev agent.Event) error {
+	if err := store.DeleteMessage(g.ctx, g.tx, g.r.taskID, ev.MessageID); err != nil {
+		return err
+	}
+	g.live[ev.MessageID] = nil
+	g.emit(ev)
+	return nil
+}
+
+func (g *group) onSessionID(ev agent.Event) error {
+	if ev.SessionID == "" {
+		return nil
+	}
+	g.taskDirty = true
+	return store.SetTaskSessionID(g.ctx, g.tx, g.r.taskID, ev.SessionID, g.now)
+}
+
+func (g *group) onModeChange(ev agent.Event) error {
+	if ev.Mode.Valid() {
+		if err := store.SetTaskMode(g.ctx, g.tx, g.r.taskID, string(ev.Mode), g.now); err != nil {
+			return err
+		}
+		g.taskDirty = true
+	}
+	g.emit(ev)
+	return nil
+}
+
+// onRequest answers a permission request by a rule (auto-allow) or stores
+// it as pending and makes the task wait.
+func (g *group) onRequest(ev agent.Event) error {
+	if ev.Request == nil {
+		return nil
+	}
+	if ev.Type == agent.EventPermissionRequest {
+		d, ok, err := g.r.applyRules(g.ctx, g.tx, *ev.Request, g.now)
+		if err != nil {
+			return err
+		}
+		if ok {
+			g.autoAllow(d, ev.Request.RequestID)
+			return nil
+		}
+	}
+	kind := store.RequestPermission
+	if ev.Type == agent.EventQuestion {
+		kind = store.RequestQuestion
+	}
+	if err := store.AddPending(g.ctx, g.tx, store.PendingRequest{TaskID: g.r.taskID, RequestID: ev.Request.RequestID,
+		Kind: kind, Request: *ev.Request, CreatedAt: g.now}); err != nil {
+		return err
+	}
+	g.reqDirty = true
+	if g.status != store.StatusWaiting {
+		g.setTaskStatus(store.StatusWaiting, "")
+	}
+	g.notes = append(g.notes, g.r.o.requestNote(g.r.taskID, kind, *ev.Request))
+	g.emit(ev)
+	return nil
+}
+
+// autoAllow: a request a stored rule allows is answered by the app, after
+// the decision is committed (commit, then act).
+func (g *group) autoAllow(d store.PermissionDecision, reqID string) {
+	r := g.r
+	g.decided = append(g.decided, d)
+	g.emits = append(g.emits, func() { g.em.decision(d) })
+	g.after = append(g.after, func() {
+		if err := r.sess.RespondToPermission(r.o.ctx, reqID, agent.PermissionResponse{Behavior: agent.Allow}); err != nil {
+			r.o.log.Warn("orchestrator: auto-allow", "task", r.taskID, "request", reqID, "err", err)
+		}
+	})
+}
+
+// onComplete ends the turn: pending requests go, the task takes the turn's
+// outcome, or the queue drains.
+func (g *group) onComplete(ev agent.Event) error {
+	if err := g.flushAllLive(); err != nil {
+		return err
+	}
+	if err := store.ClearPending(g.ctx, g.tx, g.r.taskID); err != nil {
+		return err
+	}
+	g.reqDirty = true
+	res := agent.Result{}
+	if ev.Result != nil {
+		res = *ev.Result
+	}
+	q, err := store.Queue(g.ctx, g.tx, g.r.taskID)
+	if err != nil {
+		return err
+	}
+	st, why, note := turnOutcome(g.r.stopping, g.r.stopReason, g.turnFatal, res)
+	switch {
+	case st == "" && len(q) > 0:
+		g.drain = true // queue draining: the next queued follow-up starts the next turn
+	case st == "":
+		g.setTaskStatus(store.StatusCompleted, "")
+		g.notes = append(g.notes, g.r.o.taskNote(g.r.taskID, notify.KindComplete, firstLine(res.Text)))
+	default:
+		g.setTaskStatus(st, why)
+		if note {
+			g.notes = append(g.notes, g.r.o.taskNote(g.r.taskID, notify.KindError, why))
+		}
+	}
+	if !g.drain {
+		if err := store.SetTaskUnread(g.ctx, g.tx, g.r.taskID, true, g.now); err != nil {
+			return err
+		}
+	}
+	g.idle, g.turnFatal = true, ""
+	g.emit(ev)
+	return nil
+}
+
+// turnOutcome is the status a finished turn leaves (empty: completed, or
+// drain the queue), why, and whether to notify an error.
+func turnOutcome(stopping bool, stopReason, turnFatal string, res agent.Result) (string, string, bool) {
+	switch {
+	case stopping || res.Interrupted:
+		if stopReason == "" {
+			stopReason = "Interrupted"
+		}
+		return store.StatusInterrupted, stopReason, false
+	case turnFatal != "":
+		return store.StatusErrored, turnFatal, false
+	case res.IsError:
+		why := firstLine(res.Text)
+		if why == "" {
+			why = "the agent reported an error"
+		}
+		return store.StatusErrored, why, true
+	}
+	return "", "", false
+}
+
+func (g *group) onError(ev agent.Event) {
+	if ev.Fatal {
+		g.turnFatal = ev.Error
+		g.setTaskStatus(store.StatusErrored, ev.Error)
+		g.notes = append(g.notes, g.r.o.taskNote(g.r.taskID, notify.KindError, firstLine(ev.Error)))
+	}
+	g.emit(ev)
+}
+
+func (g *group) onRateLimit(ev agent.Event) {
+	if g.status == store.StatusRunning || g.status == store.StatusWaiting {
+		g.setTaskStatus(g.status, rateLimitReason(ev))
+		g.rateLimited = true
+	}
+	g.emit(ev)
+}
+
+func rateLimitReason(ev agent.Event) string {
+	why := "Rate limited"
+	if ev.RetryAfterMs != nil {
+		why += fmt.Sprintf("; retrying in %s", (time.Duration(*ev.RetryAfterMs) * time.Millisecond).Round(time.Second))
+	}
+	if ev.MaxRetries > 0 {
+		why += fmt.Sprintf(" (attempt %d of %d)", ev.Attempt, ev.MaxRetries)
+	}
+	if ev.Error != "" {
+		why += ": " + firstLine(ev.Error)
+	}
+	return why
+}
+
+// echoOf is echo de-duplication: a user message the backend echoes with
+// exactly the text of one the orchestrator stored itself (under another
+// id) replaces it; it returns the stored message's id.
+func echoOf(echo map[string]string, m agent.Message) (string, bool) {
+	if m.Role != agent.RoleUser || len(m.Parts) != 1 || m.Parts[0].Type != agent.PartText {
+		return "", false
+	}
+	id, ok := echo[m.Parts[0].Text]
+	return id, ok && id != m.ID
+}
+
+// commitTo applies the group's state to its run, once committed.
+func (g *group) commitTo(r *run, seq int64) {
+	r.nextSeq = seq
+	r.status, r.idle, r.turnFatal, r.rateLimited = g.status, g.idle, g.turnFatal, g.rateLimited
+	for _, text := range g.echoUsed {
+		delete(r.echo, text)
+	}
+	for _, d := range g.decided {
+		if d.ToolID != "" {
+			r.decisions[d.ToolID] = d
+		}
+	}
+	for id, lm := range g.live {
+		if lm == nil {
+			delete(r.live, id)
+			continue
+		}
+		r.live[id] = lm
+		r.liveOrder = append(r.liveOrder, id)
+	}
+	r.evictLive()
+}

@@ -1,0 +1,272 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// deltaNorm is a tiny streaming format: {"id":..,"text":..} starts message
+// id (a whole message event), {"id":..,"delta":..} appends to its text (a
+// delta event), {"id":..,"tool":..} adds a tool part (structural: whole).
+// Message Raw is every frame of the message, newline-separated, like the
+// real normalizers.
+type deltaNorm struct {
+	msgs map[string]*agent.Message
+	raw  map[string][]byte
+}
+
+type deltaFrame struct {
+	ID    string `json:"id"`
+	Text  string `json:"text"`
+	Delta string `json:"delta"`
+	Tool  string `json:"tool"`
+	Done  bool   `json:"done"`
+}
+
+func newDeltaNorm() agent.Normalizer {
+	return &deltaNorm{msgs: map[string]*agent.Message{}, raw: map[string][]byte{}}
+}
+
+func (n *deltaNorm) Feed(frame []byte) []agent.Event {
+	var f deltaFrame
+	if err := json.Unmarshal(frame, &f); err != nil {
+		return []agent.Event{{Type: agent.EventError, Error: err.Error(), Raw: frame}}
+	}
+	if f.Done {
+		return []agent.Event{{Type: agent.EventComplete, Result: &agent.Result{Text: "done"}}}
+	}
+	if len(n.raw[f.ID]) > 0 {
+		n.raw[f.ID] = append(n.raw[f.ID], '\n')
+	}
+	n.raw[f.ID] = append(n.raw[f.ID], frame...)
+	m := n.msgs[f.ID]
+	switch {
+	case m == nil:
+		m = &agent.Message{ID: f.ID, Role: agent.RoleAssistant, Parts: []agent.Part{{Type: agent.PartText, Text: f.Text}}}
+		n.msgs[f.ID] = m
+	case f.Delta != "":
+		m.Parts[len(m.Parts)-1].Text += f.Delta
+		return []agent.Event{{Type: agent.EventDelta, MessageID: f.ID, Raw: frame,
+			Delta: &agent.Delta{Part: len(m.Parts) - 1, Field: agent.DeltaText, Text: f.Delta}}}
+	default:
+		m.Parts = append(m.Parts, agent.Part{Type: agent.PartToolUse, ToolID: f.Tool, ToolName: "Bash"},
+			agent.Part{Type: agent.PartText})
+	}
+	cp := *m
+	cp.Parts = append([]agent.Part(nil), m.Parts...)
+	return []agent.Event{{Type: agent.EventMessage, Message: &cp, Raw: append([]byte(nil), n.raw[f.ID]...)}}
+}
+
+func (n *deltaNorm) Flush() []agent.Event { return nil }
+
+var deltaFormat = agent.Format{Name: "delta-test", New: newDeltaNorm}
+
+// streamSession sends frames through a real normalizer like a backend does.
+func streamSession(s *fakeSession, n agent.Normalizer, frames ...string) {
+	for _, f := range frames {
+		s.events <- agent.Batch{Frame: []byte(f), Format: deltaFormat.Name, Events: n.Feed([]byte(f)), ReceivedAt: time.Now()}
+	}
+}
+
+// TestDeltasStoredLinearAndRenormalized: a reply streamed in deltas is
+// stored whole (row written at structural changes, at most every 100 ms and
+// at the end), its deltas are emitted without re-emitting the message, its
+// raw data grows by chunks, and re-normalizing it from its raw data gives
+// exactly the stored message.
+func TestDeltasStoredLinearAndRenormalized(t *testing.T) {
+	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	n := newDeltaNorm()
+	frames := []string{`{"id":"a1","text":"Hel"}`}
+	var want strings.Builder
+	want.WriteString("Hel")
+	for i := range 500 {
+		d := fmt.Sprintf("lo %d, ", i)
+		want.WriteString(d)
+		frames = append(frames, fmt.Sprintf(`{"id":"a1","delta":%q}`, d))
+	}
+	frames = append(frames, `{"id":"a1","tool":"t-1"}`, `{"id":"a1","delta":"after the tool"}`, `{"done":true}`)
+	streamSession(s, n, frames...)
+	waitStatus(t, h.db, "t1", store.StatusCompleted)
+
+	msgs, err := store.Messages(ctx, h.db.R, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := msgs[len(msgs)-1]
+	if got.Parts[0].Text != want.String() || got.Parts[2].Text != "after the tool" {
+		t.Fatalf("stored message parts: %+v", got.Parts)
+	}
+	var deltas, whole int
+	for _, p := range h.rec.agentEvents("t1") {
+		switch {
+		case p.Event.Type == agent.EventDelta:
+			deltas++
+		case p.Event.Type == agent.EventMessage && p.Event.Message.ID == "a1":
+			whole++
+		}
+	}
+	if deltas != 501 || whole != 2 {
+		t.Errorf("emitted %d deltas and %d whole messages, want 501 and 2", deltas, whole)
+	}
+	// Linear raw: rawData is the first frame; the rest came as chunks.
+	var head string
+	if err := h.db.R.QueryRow(`SELECT rawData FROM agent_messages WHERE taskId='t1' AND messageId='a1'`).Scan(&head); err != nil {
+		t.Fatal(err)
+	}
+	if head != frames[0] {
+		t.Errorf("rawData = %.100q, want only the first frame", head)
+	}
+	raw, chunks, err := store.MessageRaw(ctx, h.db.R, "t1", "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chunks != 502 || string(raw) != strings.Join(frames[:len(frames)-1], "\n") {
+		t.Errorf("raw data: %d chunks, %d bytes", chunks, len(raw))
+	}
+	// Re-normalization reproduces exactly what live stored.
+	re, err := Renormalized(deltaFormat, raw, "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.StampTimestamp(&re, 0)
+	re.Timestamp = got.Timestamp
+	if d := cmp.Diff(got, re); d != "" {
+		t.Fatalf("re-normalized differs from live (-live +re):\n%s", d)
+	}
+	h.rec.checkStored(t)
+}
+
+// TestStoreFailureHoldsAndResumes: while the store refuses writes (an
+// injected "database or disk is full" on raw frames) the task shows
+// store-error with the store's reason, the session's batches are not taken
+// (the agent is held), and once writes work again every frame is stored,
+// in order, none lost.
+func TestStoreFailureHoldsAndResumes(t *testing.T) {
+	h := newHarness(t, Options{Coalesce: -1})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	s.send(msgEv("a0", agent.RoleAssistant, "before"))
+	waitFor(t, "first frame stored", func() bool { n, _ := store.CountRawFrames(ctx, h.db.R, "t1"); return n == 1 })
+	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON raw_frames BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	const total = 300
+	sent := make(chan int, 1)
+	go func() {
+		i := 1
+		for ; i < total; i++ {
+			select {
+			case s.events <- agent.Batch{Frame: []byte(fmt.Sprintf(`{"n":%d}`, i)), Format: "fake", Events: []agent.Event{msgEv(fmt.Sprintf("m%d", i), agent.RoleAssistant, "x")}, ReceivedAt: time.Now()}:
+			case <-time.After(500 * time.Millisecond):
+				sent <- i // held: the orchestrator takes nothing more
+				return
+			}
+		}
+		sent <- i
+	}()
+	waitFor(t, "store-error shown", func() bool { return lastTaskStatus(h.rec, "t1") == StatusStoreError })
+	held := <-sent
+	if held >= total {
+		t.Fatalf("all %d batches were taken while the store failed", total)
+	}
+	if n, _ := store.CountRawFrames(ctx, h.db.R, "t1"); n != 1 {
+		t.Fatalf("%d frames stored while failing", n)
+	}
+	if _, err := h.db.W.Exec(`DROP TRIGGER full`); err != nil {
+		t.Fatal(err)
+	}
+	for i := held; i < total; i++ {
+		s.events <- agent.Batch{Frame: []byte(fmt.Sprintf(`{"n":%d}`, i)), Format: "fake", ReceivedAt: time.Now()}
+	}
+	waitFor(t, "every frame stored", func() bool { n, _ := store.CountRawFrames(ctx, h.db.R, "t1"); return n == total })
+	waitFor(t, "store-error cleared", func() bool { return lastTaskStatus(h.rec, "t1") == store.StatusRunning })
+	seq := int64(0)
+	for f, err := range store.RawFrames(ctx, h.db.R, "t1") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seq > 0 && f.Seq != seq+1 {
+			t.Fatalf("seq %d after %d", f.Seq, seq)
+		}
+		if seq > 0 && string(f.Data) != fmt.Sprintf(`{"n":%d}`, f.Seq-1) {
+			t.Fatalf("frame %d = %s", f.Seq, f.Data)
+		}
+		seq = f.Seq
+	}
+}
+
+func lastTaskStatus(rec *recorder, id string) string {
+	var st string
+	for _, e := range rec.all() {
+		if e.Name != EventTaskUpdated {
+			continue
+		}
+		if tv, ok := e.Payload.(TaskView); ok && tv.ID == id {
+			st = tv.Status
+		}
+	}
+	return st
+}
+
+// TestPermissionAnswerNotSentWhenCommitFails: commit, then act.
+func TestPermissionAnswerNotSentWhenCommitFails(t *testing.T) {
+	h := newHarness(t, Options{Coalesce: -1})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	s.send(permEv("r1", "Bash", "ls"))
+	waitStatus(t, h.db, "t1", store.StatusWaiting)
+	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON permission_decisions BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	err := h.o.RespondToPermission(ctx, "t1", "r1", PermissionAnswer{Behavior: agent.Allow})
+	if err == nil || !strings.Contains(err.Error(), "disk is full") {
+		t.Fatalf("answer with a failing store: %v", err)
+	}
+	if calls := s.callsOf("RespondToPermission"); len(calls) != 0 {
+		t.Fatalf("sent to the agent although not stored: %v", calls)
+	}
+	if err := h.o.SetMode(ctx, "t1", agent.ModePlan); err != nil {
+		t.Fatal(err) // modes are another table: this one works
+	}
+	if _, err := h.db.W.Exec(`CREATE TRIGGER nomode BEFORE UPDATE OF interactionMode ON tasks BEGIN SELECT RAISE(ABORT, 'read-only'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.o.SetMode(ctx, "t1", agent.ModeBypass); err == nil {
+		t.Fatal("mode change stored on a failing store")
+	}
+	if calls := s.callsOf("SetMode"); len(calls) != 1 {
+		t.Fatalf("SetMode sent %d times, want once (the stored one)", len(calls))
+	}
+	if _, err := h.db.W.Exec(`DROP TRIGGER full`); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.o.RespondToPermission(ctx, "t1", "r1", PermissionAnswer{Behavior: agent.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	if calls := s.callsOf("RespondToPermission"); len(calls) != 1 {
+		t.Fatalf("answer sent %d times", len(calls))
+	}
+}

@@ -1,0 +1,2 @@
+DROP TABLE app_processes;
+DROP TABLE message_raw_chunks;
