@@ -14,14 +14,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/uuid"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Config is one ACP agent: how to start it. Presets ship for the known
@@ -174,16 +172,13 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		b:      b,
 		cfg:    cfg,
 		root:   root,
-		norm:   NewNormalizer(),
-		events: make(chan agent.Batch, 1024),
+		stream: agent.NewStream(FormatName, NewNormalizer()),
 		perms:  map[string]*pendingPerm{},
 		done:   make(chan struct{}),
-		exited: make(chan struct{}),
 		booted: make(chan struct{}),
-		abort:  make(chan struct{}),
-		stderr: proc.NewTail(16 << 10),
 	}
-	if err := s.spawn(path, b.cfg); err != nil {
+	if err := s.spawn(ctx, path, b.cfg); err != nil {
+		s.stream.Close()
 		return nil, err
 	}
 	b.mu.Lock()
@@ -202,17 +197,14 @@ type session struct {
 	cfg  agent.Config
 	root string
 
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	cancel context.CancelFunc // ends the process (SIGTERM to its group)
-	conn   *sdk.ClientSideConnection
-	ctx    context.Context // lives as long as the session
+	p     *agent.Process // the shared session runtime's process
+	conn  *sdk.ClientSideConnection
+	ctx   context.Context // lives as long as the session
+	sdkIn *io.PipeWriter  // what the SDK reads: the agent's lines, after the stream had them
 
-	normMu sync.Mutex // serializes Feed and delivery, in frame order
-	norm   *Normalizer
-	events chan agent.Batch
-	closed bool // events closed
-	abort  chan struct{}
+	// stream normalizes every frame, both directions, in order, with
+	// backpressure on the agent's stdout.
+	stream *agent.Stream
 
 	mu          sync.Mutex
 	sessionID   string
@@ -226,11 +218,8 @@ type session struct {
 	turnMu sync.Mutex // one prompt at a time
 	turns  sync.WaitGroup
 
-	stderr  *proc.Tail
-	exited  chan struct{} // the process was reaped
 	booted  chan struct{} // the handshake ended (bootErr says how)
 	bootErr error
-	exitErr error               // the process's exit status, once exited is closed
 	info    *sdk.Implementation // the agent's agentInfo, when it sent one
 
 	done     chan struct{}
@@ -257,101 +246,77 @@ type pendingPerm struct {
 	answered bool
 }
 
-func (s *session) spawn(path string, c Config) error {
-	pctx, cancel := context.WithCancel(context.Background())
-	args := append(append([]string{}, c.Args...), c.ModeArgs[s.cfg.Mode]...)
-	cmd := exec.CommandContext(pctx, path, append(args, s.cfg.ExtraArgs...)...)
-	cmd.Dir = s.root
-	cmd.Env = os.Environ()
+func (s *session) spawn(ctx context.Context, path string, c Config) error {
+	env := os.Environ()
 	for k, v := range c.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
 	for k, v := range s.cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return proc.KillGroup(cmd, syscall.SIGTERM) }
-	cmd.WaitDelay = 3 * time.Second
-	cmd.Stderr = s.stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		cancel()
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		cancel()
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		return fmt.Errorf("%s: start %s: %w", c.Name, path, err)
-	}
-	s.cmd, s.stdin, s.cancel = cmd, stdin, cancel
+	args := append(append([]string{}, c.Args...), c.ModeArgs[s.cfg.Mode]...)
 	sctx, scancel := context.WithCancel(context.Background())
 	s.ctx = sctx
-
-	// The SDK reads a pipe we feed after each line became a Batch, and
-	// writes through teeWriter, so both directions are normalized in order.
+	// The SDK reads a pipe we feed after each line went through the stream,
+	// and writes through teeWriter, so both directions are normalized in order.
 	pr, pw := io.Pipe()
+	s.sdkIn = pw
+	p, err := agent.StartProcess(ctx, agent.ProcSpec{
+		Name: string(c.Name), Path: path, Args: append(args, s.cfg.ExtraArgs...), Dir: s.root, Env: env,
+		Stdin: true, Role: "agent " + string(c.Name), Recorder: s.cfg.Recorder,
+		OnFrame: s.onFrame,
+	})
+	if err != nil {
+		scancel()
+		return err
+	}
+	s.p = p
 	s.conn = sdk.NewClientSideConnection(&client{s: s}, &teeWriter{s: s}, pr)
 	s.conn.SetLogger(slog.New(slog.DiscardHandler)) // every frame is kept raw already
 	go func() {
 		// If the SDK stops reading (a line over its 10 MiB limit), fail the
-		// tee's writes instead of blocking it forever.
+		// pipe's writes instead of blocking the read loop forever.
 		<-s.conn.Done()
 		_ = pr.CloseWithError(errors.New("ACP connection closed"))
 	}()
 	go func() {
 		defer scancel()
-		s.readLoop(stdout, pw)
+		s.finish()
 	}()
 	return nil
 }
 
-// readLoop delivers one Batch per line the agent writes, then hands the line
-// to the SDK; at EOF it reaps the process and closes Events.
-func (s *session) readLoop(stdout io.Reader, sdkIn *io.PipeWriter) {
-	var readErr error
-	for line, err := range agent.Lines(stdout) {
-		if err != nil {
-			readErr = err
-			break
-		}
-		s.deliver(line, nil)
-		if _, werr := sdkIn.Write(append(line, '\n')); werr != nil {
-			readErr = werr
-			break
-		}
+// onFrame is the runtime's read loop handing over one line of the agent's
+// stdout: normalized (waiting while the consumer lags), then given to the
+// SDK.
+func (s *session) onFrame(line []byte, at time.Time, err error) {
+	if err != nil {
+		s.stream.Synth(agent.Event{Type: agent.EventError, Error: fmt.Sprintf("%s: %v", s.b.cfg.Name, err)})
+		return
 	}
-	_ = sdkIn.Close()
-	if readErr != nil {
-		// A frame too long or a broken pipe: stop the agent, keep what came.
-		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: fmt.Sprintf("%s: reading agent output: %v", s.b.cfg.Name, readErr)}})
-		s.cancel()
-	}
-	err := s.cmd.Wait()
-	_ = proc.KillGroup(s.cmd, syscall.SIGKILL) // no orphans
-	s.cancel()
-	s.exitErr = err
-	close(s.exited)
+	s.notePerms(s.stream.Frame(line, at))
+	_, _ = s.sdkIn.Write(append(line, '\n'))
+}
+
+// finish waits for the process and its output, says why it ended when that
+// was not asked for, and closes Events.
+func (s *session) finish() {
+	<-s.p.Done()
+	_ = s.sdkIn.Close()
 	<-s.booted // a failed handshake reports the exit itself
 	s.mu.Lock()
 	stopping := s.stopping || s.bootErr != nil
 	s.mu.Unlock()
 	s.cancelPerms()
+	err := s.p.Wait()
 	if err != nil && !stopping {
-		s.waitErr = fmt.Errorf("%s exited: %w; stderr: %s", s.b.cfg.DisplayName, err, s.stderr.String())
-		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: s.waitErr.Error()}})
+		s.waitErr = fmt.Errorf("%s exited: %w", s.b.cfg.DisplayName, err)
+		s.stream.Synth(agent.Event{Type: agent.EventError, Fatal: true, Error: s.waitErr.Error()})
 	} else if err == nil && !stopping && s.turnRunning() {
-		s.waitErr = fmt.Errorf("%s exited mid-turn; stderr: %s", s.b.cfg.DisplayName, s.stderr.String())
-		s.deliver(nil, []agent.Event{{Type: agent.EventError, Fatal: true, Error: s.waitErr.Error()}})
+		s.waitErr = fmt.Errorf("%s exited mid-turn; stderr: %s", s.b.cfg.DisplayName, s.p.Stderr())
+		s.stream.Synth(agent.Event{Type: agent.EventError, Fatal: true, Error: s.waitErr.Error()})
 	}
-	s.deliverFlush() // tool calls left open end as interrupted
-	s.normMu.Lock()
-	s.closed = true
-	close(s.events)
-	s.normMu.Unlock()
+	s.stream.Close() // flushes: tool calls left open end as interrupted
 	s.b.mu.Lock()
 	delete(s.b.sessions, s)
 	s.b.mu.Unlock()
@@ -366,26 +331,12 @@ func (s *session) turnRunning() bool {
 	return true
 }
 
-// deliverFlush sends what the normalizer holds at the end of the stream.
-func (s *session) deliverFlush() { s.deliverWith(nil, nil, true) }
+// deliver queues events the app made (no raw frame).
+func (s *session) deliver(_ []byte, synth []agent.Event) { s.stream.Synth(synth...) }
 
-// deliver normalizes frame (nil for synthesized events) and sends the Batch.
-func (s *session) deliver(frame []byte, synth []agent.Event) { s.deliverWith(frame, synth, false) }
-
-func (s *session) deliverWith(frame []byte, synth []agent.Event, flush bool) {
-	s.normMu.Lock()
-	defer s.normMu.Unlock()
-	if s.closed {
-		return
-	}
-	evs := synth
-	if frame != nil {
-		evs = s.norm.Feed(frame)
-	} else if flush {
-		if evs = s.norm.Flush(); len(evs) == 0 {
-			return
-		}
-	}
+// notePerms records the permission requests the normalizer announced, for
+// the SDK's callback and RespondToPermission.
+func (s *session) notePerms(evs []agent.Event) {
 	for _, ev := range evs {
 		if ev.Type == agent.EventPermissionRequest && ev.Request != nil {
 			s.mu.Lock()
@@ -397,11 +348,6 @@ func (s *session) deliverWith(frame []byte, synth []agent.Event, flush bool) {
 			s.mu.Unlock()
 		}
 	}
-	b := agent.Batch{Frame: frame, Format: FormatName, Events: evs, ReceivedAt: time.Now()}
-	select {
-	case s.events <- b:
-	case <-s.abort:
-	}
 }
 
 // teeWriter is the SDK's way to the agent: each line it writes becomes a
@@ -409,12 +355,21 @@ func (s *session) deliverWith(frame []byte, synth []agent.Event, flush bool) {
 type teeWriter struct{ s *session }
 
 func (w *teeWriter) Write(p []byte) (int, error) {
-	for _, line := range bytes.Split(p, []byte{'\n'}) {
-		if len(bytes.TrimSpace(line)) > 0 {
-			w.s.deliver(bytes.Clone(line), nil)
+	err := w.s.p.WithStdin(func(write func([]byte) error) error {
+		for _, line := range bytes.Split(p, []byte{'\n'}) {
+			if len(bytes.TrimSpace(line)) > 0 {
+				w.s.stream.Local(bytes.Clone(line))
+				if err := write(line); err != nil {
+					return err
+				}
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
-	return w.s.stdin.Write(p)
+	return len(p), nil
 }
 
 // boot runs the handshake in the background of Start. On failure it reports
@@ -427,7 +382,7 @@ func (s *session) boot() {
 	defer cancel()
 	go func() {
 		select {
-		case <-s.exited:
+		case <-s.p.Exited():
 			cancel()
 		case <-ctx.Done():
 		}
@@ -450,8 +405,7 @@ func (s *session) boot() {
 	s.stopping = true
 	s.mu.Unlock()
 	close(s.booted)
-	_ = s.stdin.Close()
-	s.cancel() // SIGTERM to the group, SIGKILL after WaitDelay
+	go func() { _ = s.p.Stop(context.Background(), 0) }() // SIGTERM now, SIGKILL after WaitDelay
 }
 
 // bootError says why the handshake failed at step: the agent exited (with
@@ -459,15 +413,15 @@ func (s *session) boot() {
 // of its stderr.
 func (s *session) bootError(ctx context.Context, step string, err error) error {
 	select {
-	case <-s.exited:
+	case <-s.p.Exited():
 	case <-time.After(500 * time.Millisecond): // it may be exiting
 	}
 	name := s.b.cfg.DisplayName
 	select {
-	case <-s.exited:
-		status := "exit status 0"
-		if s.exitErr != nil {
-			status = s.exitErr.Error()
+	case <-s.p.Exited():
+		status := fmt.Sprintf("exit status %d", s.p.ExitCode())
+		if sig, ok := s.p.Signaled(); ok {
+			status = "killed by " + sig.String()
 		}
 		err = fmt.Errorf("%s: the agent exited (%s) before answering %s", name, status, step)
 	default:
@@ -477,7 +431,7 @@ func (s *session) bootError(ctx context.Context, step string, err error) error {
 			err = fmt.Errorf("%s: %s failed: %s", name, step, errText(err))
 		}
 	}
-	if tail := strings.TrimSpace(s.stderr.String()); tail != "" {
+	if tail := strings.TrimSpace(s.p.Stderr()); tail != "" {
 		err = fmt.Errorf("%w; agent stderr: %s", err, tail)
 	} else {
 		err = fmt.Errorf("%w (the agent wrote nothing on stderr)", err)
@@ -796,19 +750,16 @@ func (s *session) Stop(ctx context.Context) error {
 		s.mu.Lock()
 		s.stopping = true
 		s.mu.Unlock()
-		_ = s.stdin.Close()
+		grace := 2 * time.Second // stdin closed: time to exit by itself
 		select {
 		case <-s.booted:
 		default: // still in the handshake: nothing to finish gracefully
-			_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
+			grace = 0
 		}
+		s.stopErr = s.p.Stop(ctx, grace)
 		if !wait(ctx, s.done, 2*time.Second) {
-			_ = proc.KillGroup(s.cmd, syscall.SIGTERM)
-			if !wait(ctx, s.done, 3*time.Second) {
-				_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
-				close(s.abort) // nobody may be reading Events any more
-				<-s.done
-			}
+			s.stream.Close() // nobody reads Events: stop waiting for them
+			<-s.done
 		}
 	})
 	<-s.done
@@ -840,7 +791,7 @@ func wait(ctx context.Context, ch <-chan struct{}, d time.Duration) bool {
 }
 
 // Events implements agent.Session.
-func (s *session) Events() <-chan agent.Batch { return s.events }
+func (s *session) Events() <-chan agent.Batch { return s.stream.Events() }
 
 // Wait implements agent.Session.
 func (s *session) Wait() error {
@@ -849,4 +800,4 @@ func (s *session) Wait() error {
 }
 
 // PID implements agent.ProcessOwner.
-func (s *session) PID() int { return s.cmd.Process.Pid }
+func (s *session) PID() int { return s.p.PID() }
