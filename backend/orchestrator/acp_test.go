@@ -74,19 +74,23 @@ func TestACPFollowUpAfterStopWhenLoadFails(t *testing.T) {
 	if tr.StatusReason != "" && strings.Contains(tr.StatusReason, "load") {
 		t.Errorf("status reason %q", tr.StatusReason)
 	}
-	var told, answered bool
-	for _, e := range rec.agentEvents("t1") {
-		if e.Event.Type == agent.EventError && strings.Contains(e.Event.Error, "could not resume") &&
-			strings.Contains(e.Event.Error, "seeded with a text transcript") && !e.Event.Fatal {
-			told = true
+	// The status may be stored before the last events are emitted: wait.
+	seen := func() (told, answered bool) {
+		for _, e := range rec.agentEvents("t1") {
+			if e.Event.Type == agent.EventError && strings.Contains(e.Event.Error, "could not resume") &&
+				strings.Contains(e.Event.Error, "seeded with a text transcript") && !e.Event.Fatal {
+				told = true
+			}
+			// The fake agent echoes the prompt: the transcript, then the message.
+			if r := e.Event.Result; e.Event.Type == agent.EventComplete && strings.Contains(r.Text, "User: slow first turn") &&
+				strings.HasSuffix(r.Text, "New message:\nfollow-up") {
+				answered = true
+			}
 		}
-		// The fake agent echoes the prompt: the transcript, then the message.
-		if r := e.Event.Result; e.Event.Type == agent.EventComplete && strings.Contains(r.Text, "User: slow first turn") &&
-			strings.HasSuffix(r.Text, "New message:\nfollow-up") {
-			answered = true
-		}
+		return told, answered
 	}
-	if !told || !answered {
-		t.Errorf("told the user: %v, the new session answered: %v", told, answered)
-	}
+	waitFor(t, "the notice and the new session's answer", func() bool {
+		told, answered := seen()
+		return told && answered
+	})
 }
