@@ -182,3 +182,32 @@ func TestReadyNoticeCarriesAgentInfo(t *testing.T) {
 		t.Errorf("agent info = %+v", info)
 	}
 }
+
+// TestFloodStop: an agent that writes without end while nobody reads Events
+// is held by the runtime's backpressure (nothing grows without bound:
+// ~256 queued frames plus the delivery buffer), and Stop ends it within a
+// few seconds once Events is read again.
+func TestFloodStop(t *testing.T) {
+	b := newEdge(t, "")
+	s, err := b.Start(context.Background(), agent.Config{Cwd: t.TempDir()}, "flood")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // nobody reads meanwhile
+	if n := len(s.Events()); n > agent.MaxQueuedFrames+64 {
+		t.Errorf("%d batches waiting unread", n)
+	}
+	go func() {
+		for range s.Events() {
+		}
+	}()
+	t0 := time.Now()
+	if err := s.Stop(context.Background()); err != nil {
+		t.Logf("stop: %v", err)
+	}
+	d := time.Since(t0)
+	t.Logf("Stop took %s", d)
+	if d > 5*time.Second {
+		t.Errorf("Stop took %s", d)
+	}
+}

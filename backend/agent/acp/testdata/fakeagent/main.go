@@ -125,6 +125,13 @@ func (f *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 	switch {
 	case strings.Contains(cmd, "permission"):
 		return f.permission(ctx, p.SessionId)
+	case strings.Contains(cmd, "flood"):
+		// Writes until cancelled: 1 KiB chunks, as fast as the client reads.
+		chunk := strings.Repeat("x", 1024)
+		for ctx.Err() == nil {
+			f.say(ctx, p.SessionId, chunk)
+		}
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	case strings.Contains(cmd, "slow"):
 		f.say(ctx, p.SessionId, "working")
 		<-ctx.Done() // the SDK cancels this on session/cancel
