@@ -94,3 +94,41 @@ func TestACPFollowUpAfterStopWhenLoadFails(t *testing.T) {
 		return told && answered
 	})
 }
+
+// TestACPStartFailureErrorsTask: an agent that exits before answering
+// initialize fails the task with the exit and its stderr, although Start
+// returned at once.
+func TestACPStartFailureErrorsTask(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "fakeagent")
+	if out, err := exec.Command("go", "build", "-o", bin, "../agent/acp/testdata/fakeagent").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake ACP agent: %v\n%s", err, out)
+	}
+	b, err := acp.New(acp.Config{Name: "acp.test.exits", DisplayName: "Exits", Command: bin,
+		Env: map[string]string{"FAKEAGENT_BEHAVIOR": "exit-at-once"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	o, err := New(Options{DB: db, Backends: oneBackend{b}, Emitter: newRecorder(t, db), Notifier: &notes{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	addTask(t, db, "t1", "acp.test.exits", "hi")
+	if err := o.Start(context.Background(), "t1"); err != nil {
+		t.Fatal(err)
+	}
+	tr := waitStatus(t, db, "t1", store.StatusErrored)
+	for _, want := range []string{"the agent exited (exit status 0) before answering initialize", "no API key configured"} {
+		if !strings.Contains(tr.StatusReason, want) {
+			t.Errorf("status reason %q lacks %q", tr.StatusReason, want)
+		}
+	}
+	msgs, err := store.Messages(context.Background(), db.R, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if userTextCount(msgs, "hi") != 1 {
+		t.Errorf("the prompt is not kept: %+v", msgs)
+	}
+}
