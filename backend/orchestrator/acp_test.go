@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
@@ -130,5 +131,45 @@ func TestACPStartFailureErrorsTask(t *testing.T) {
 	}
 	if userTextCount(msgs, "hi") != 1 {
 		t.Errorf("the prompt is not kept: %+v", msgs)
+	}
+}
+
+// TestACPStopWhileStarting: a task whose agent never answers the handshake
+// shows running at once and can be stopped.
+func TestACPStopWhileStarting(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "fakeagent")
+	if out, err := exec.Command("go", "build", "-o", bin, "../agent/acp/testdata/fakeagent").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake ACP agent: %v\n%s", err, out)
+	}
+	b, err := acp.New(acp.Config{Name: "acp.test.mute", DisplayName: "Mute", Command: bin,
+		Env: map[string]string{"FAKEAGENT_BEHAVIOR": "never-answer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	o, err := New(Options{DB: db, Backends: oneBackend{b}, Emitter: newRecorder(t, db), Notifier: &notes{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	addTask(t, db, "t1", "acp.test.mute", "hi")
+	ctx := context.Background()
+	t0 := time.Now()
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("Start took %s", d)
+	}
+	if st := loadTask(t, db, "t1").Status; st != store.StatusRunning {
+		t.Errorf("status %s while starting", st)
+	}
+	t0 = time.Now()
+	if err := o.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusInterrupted)
+	if d := time.Since(t0); d > 4*time.Second {
+		t.Errorf("Stop took %s", d)
 	}
 }
