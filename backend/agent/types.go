@@ -190,7 +190,21 @@ const (
 	ToolRunning   ToolState = "running"
 	ToolCompleted ToolState = "completed"
 	ToolError     ToolState = "error"
+	// Final states of a call that did not run to its end; the
+	// tool-state-update's Error says why.
+	ToolDenied      ToolState = "denied"      // the user (or a rule) refused it
+	ToolCancelled   ToolState = "cancelled"   // the agent or the user stopped it
+	ToolInterrupted ToolState = "interrupted" // its turn ended before it finished
 )
+
+// Final reports whether s is a state a tool call ends in.
+func (s ToolState) Final() bool {
+	switch s {
+	case ToolCompleted, ToolError, ToolDenied, ToolCancelled, ToolInterrupted:
+		return true
+	}
+	return false
+}
 
 // StructuredKind tags a StructuredResult.
 type StructuredKind string
