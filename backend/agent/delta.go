@@ -59,7 +59,9 @@ func Fold(evs []Event) []Message {
 // leaves m alone (its parts are copied; other values are shared).
 func CloneMessage(m *Message) *Message {
 	c := *m
-	c.Parts = append([]Part(nil), m.Parts...)
+	if m.Parts != nil {
+		c.Parts = append(make([]Part, 0, len(m.Parts)), m.Parts...)
+	}
 	return &c
 }
 

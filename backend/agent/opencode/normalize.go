@@ -172,8 +172,10 @@ type partState struct {
 	frame   []byte   // latest message.part.updated frame
 	deltas  [][]byte // deltas received after frame
 	p       wirePart
-	text    string // p.Text plus the deltas
-	emitted string // tool status last announced by a tool-state-update
+	text    string          // p.Text plus the deltas (a view of sb)
+	sb      strings.Builder // grows text in amortized linear time
+	shown   int             // its index in the last message built, -1 when not shown
+	emitted string          // tool status last announced by a tool-state-update
 }
 
 // turnState accumulates one turn, from its opening to session.idle.
@@ -465,7 +467,7 @@ func (ms *msgState) part(id string) *partState {
 	if i, ok := ms.partIdx[id]; ok {
 		return ms.parts[i]
 	}
-	ps := &partState{id: id}
+	ps := &partState{id: id, shown: -1}
 	ms.partIdx[id] = len(ms.parts)
 	ms.parts = append(ms.parts, ps)
 	return ps
@@ -637,7 +639,9 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 	ps.frame = bytes.Clone(frame)
 	ps.deltas = nil
 	ps.p = part
-	ps.text = part.Text
+	ps.sb = strings.Builder{}
+	ps.sb.WriteString(part.Text)
+	ps.text = ps.sb.String()
 	if n.turn != nil && (ms.info == nil || ms.info.Role == "assistant" || n.turn.inTurn[ms.id]) {
 		n.noteMsg(ms.id)
 		n.noteTime(at)
@@ -670,7 +674,7 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 		}
 		evs = append(evs, ev)
 	}
-	return append(evs, n.emitMessage(ms)...)
+	return append(evs, n.emitChange(ms, frame)...)
 }
 
 func toolID(p *wirePart) string {
@@ -700,9 +704,25 @@ func (n *Normalizer) applyDelta(frame []byte, d wirePartDelta) []agent.Event {
 	if d.Field != "text" {
 		return nil // only text grows live; other fields arrive whole in part.updated
 	}
-	ps.text += d.Delta
+	ps.sb.WriteString(d.Delta)
+	ps.text = ps.sb.String()
 	ps.deltas = append(ps.deltas, bytes.Clone(frame))
-	return n.emitMessage(ms)
+	if d.Delta == "" {
+		return nil
+	}
+	if last := ms.last; last != nil && ps.shown >= 0 && ps.shown < len(last.Parts) {
+		lp := &last.Parts[ps.shown]
+		f := agent.DeltaText
+		if lp.Type == agent.PartReasoning {
+			f = agent.DeltaReason
+		}
+		if (lp.Type == agent.PartText || lp.Type == agent.PartReasoning) && len(lp.Text)+len(d.Delta) == len(ps.text) {
+			lp.Text = ps.text
+			return []agent.Event{{Type: agent.EventDelta, MessageID: ms.id,
+				Delta: &agent.Delta{Part: ps.shown, Field: f, Text: d.Delta}, Raw: ps.deltas[len(ps.deltas)-1]}}
+		}
+	}
+	return n.emitMessage(ms) // the part's first text: a new part
 }
 
 func (n *Normalizer) partRemoved(frame, props []byte) []agent.Event {
@@ -1046,8 +1066,24 @@ func (n *Normalizer) emitMessage(ms *msgState) []agent.Event {
 	if ms.last != nil && reflect.DeepEqual(m, ms.last) {
 		return nil // a replay (catch-up) or a change nothing shows
 	}
-	ms.last = m
+	ms.last = agent.CloneMessage(m) // deltas grow this copy, not the event's message
 	return []agent.Event{{Type: agent.EventMessage, Message: m, Raw: n.raw(ms)}}
+}
+
+// emitChange emits what changed in the message after frame: deltas when
+// only the text of shown parts grew, else the whole message.
+func (n *Normalizer) emitChange(ms *msgState, frame []byte) []agent.Event {
+	if ms.last == nil {
+		return n.emitMessage(ms)
+	}
+	m := ms.build()
+	m.ParentToolUseID = n.children[ms.session]
+	ds, ok := agent.TextDeltas(ms.last, m)
+	if !ok || len(ds) == 0 {
+		return n.emitMessage(ms)
+	}
+	ms.last = agent.CloneMessage(m)
+	return agent.DeltaEvents(ms.id, ds, bytes.Clone(frame))
 }
 
 // raw is a message's rebuild frames; a sub-agent's message starts with the
@@ -1114,8 +1150,10 @@ func (ms *msgState) build() *agent.Message {
 		switch p.Type {
 		case "text", "reasoning":
 			if ps.text == "" {
+				ps.shown = -1
 				continue
 			}
+			ps.shown = len(m.Parts)
 			t := agent.PartText
 			if p.Type == "reasoning" {
 				t = agent.PartReasoning
