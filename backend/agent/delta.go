@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 )
@@ -117,4 +118,36 @@ func DeltaEvents(id string, ds []Delta, raw []byte) []Event {
 		evs[0].Raw = raw
 	}
 	return evs
+}
+
+// deltaJSON is Delta's compact wire form: a delta is the one event a reply
+// sends per few bytes of text, so its envelope is kept small (part 0 and
+// field "text", the common case, are left out).
+type deltaJSON struct {
+	Part  int        `json:"part,omitempty"`
+	Field DeltaField `json:"field,omitempty"`
+	Text  string     `json:"text"`
+}
+
+// MarshalJSON writes the compact form: "part" omitted when 0, "field"
+// omitted when "text". Readers (the UI) default them so.
+func (d Delta) MarshalJSON() ([]byte, error) {
+	j := deltaJSON(d)
+	if j.Field == DeltaText {
+		j.Field = ""
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads the compact form.
+func (d *Delta) UnmarshalJSON(b []byte) error {
+	var j deltaJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	if j.Field == "" {
+		j.Field = DeltaText
+	}
+	*d = Delta(j)
+	return nil
 }
