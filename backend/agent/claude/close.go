@@ -1,0 +1,87 @@
+package claude
+
+import (
+	"encoding/json"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// noteTool records a tool call of the turn that has no result yet.
+func (n *Normalizer) noteTool(toolID, msgID string) {
+	if toolID == "" {
+		return
+	}
+	if n.tools == nil {
+		n.tools = map[string]string{}
+	}
+	if _, ok := n.tools[toolID]; !ok {
+		n.toolsOrder = append(n.toolsOrder, toolID)
+	}
+	n.tools[toolID] = msgID
+}
+
+// closeTools ends every tool call of the turn still without a result when
+// the turn ends: denied when the result lists it among permission_denials,
+// else interrupted (the turn was stopped) or cancelled (it ended without
+// running it). Each gets a tool-state-update with the reason, and its
+// message is emitted again with the part's final state (what is stored).
+func (n *Normalizer) closeTools(evs []agent.Event, denials json.RawMessage, interrupted bool, reason string) []agent.Event {
+	denied := map[string]bool{}
+	var ds []struct {
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if _, err := agent.Decode(denials, &ds); err == nil {
+		for _, d := range ds {
+			denied[d.ToolUseID] = true
+		}
+	}
+	touched := map[string]bool{}
+	var order []string
+	for _, id := range n.toolsOrder {
+		msgID, open := n.tools[id]
+		if !open {
+			continue
+		}
+		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: msgID, ToolID: id}
+		switch {
+		case denied[id]:
+			ev.State, ev.Error = agent.ToolDenied, "permission denied"
+		case interrupted:
+			ev.State, ev.Error = agent.ToolInterrupted, "the turn was interrupted before the tool finished"
+		default:
+			ev.State, ev.Error = agent.ToolCancelled, "the turn ended ("+reason+") before the tool ran"
+		}
+		evs = append(evs, ev)
+		if a := n.msgs[msgID]; a != nil && a.setToolState(id, ev.State, ev.Error) && !touched[msgID] {
+			touched[msgID] = true
+			order = append(order, msgID)
+		}
+	}
+	for _, msgID := range order {
+		evs = append(evs, n.msgs[msgID].event())
+	}
+	clear(n.tools)
+	n.toolsOrder = n.toolsOrder[:0]
+	return evs
+}
+
+// setToolState sets the final state of tool call id in the message, the
+// reason in metadata.toolErrors; it reports whether the call was there.
+func (a *asmMsg) setToolState(id string, st agent.ToolState, why string) bool {
+	for i := range a.parts {
+		if p := &a.parts[i]; p.Type == agent.PartToolUse && p.ToolID == id {
+			p.State = st
+			if a.meta == nil {
+				a.meta = map[string]any{}
+			}
+			errs, _ := a.meta["toolErrors"].(map[string]any)
+			if errs == nil {
+				errs = map[string]any{}
+				a.meta["toolErrors"] = errs
+			}
+			errs[id] = why
+			return true
+		}
+	}
+	return false
+}
