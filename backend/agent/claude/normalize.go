@@ -45,14 +45,20 @@ import (
 //	                                  retry_delay_ms, attempt, maxRetries, error}
 //	system/permission_denied          system-status part {status "denied", text =
 //	                                  message}, metadata toolName/toolUseId
-//	system/other                      system-status part {subtype, status},
-//	                                  metadata.raw = the line
+//	system/other (command_lifecycle,  a quiet notice: system message, system-status
+//	  anything new)                   part {subtype, status "unknown", text "System
+//	                                  notice: command lifecycle"}, metadata.quiet,
+//	                                  metadata.raw = the line (the UI collapses and
+//	                                  counts these; raw on demand)
 //	assistant                         assistant message, ID = message.id; the
 //	                                  lines sharing a message.id (one block per
-//	                                  line) become ONE message, re-emitted whole
-//	                                  with all its parts each time a block arrives;
-//	                                  Raw = all its lines. A repeated line (same
-//	                                  uuid) is ignored.
+//	                                  line) become ONE message: a block a stream
+//	                                  started is replaced by the complete one, a
+//	                                  new block is a new part (the message is
+//	                                  emitted whole), a lone text/thinking block
+//	                                  after a complete one of the same kind
+//	                                  extends it (a delta event); Raw = all its
+//	                                  lines. A repeated line (same uuid) is ignored.
 //	assistant, model "<synthetic>"
 //	  with is_api_error_message       the message (isError) + error event
 //	                                  {error: its text, fatal: true}
@@ -68,19 +74,38 @@ import (
 //	  tool_name AskUserQuestion       question event {requestId, question, options
 //	                                  (first question), questions (all)}; option
 //	                                  ids are the labels
-//	control_request other             system-status part, metadata.raw
+//	control_request other             quiet notice (as system/other)
 //	control_response, keep_alive,
 //	  control_cancel_request          hidden (the backend consumes them)
-//	stream_event                      hidden: partial-message deltas
-//	                                  (--include-partial-messages, not used by the
-//	                                  backend); the complete assistant lines that
-//	                                  follow carry the same content, so nothing is
-//	                                  doubled (a block interrupted before its
-//	                                  assistant line exists only in these raw
-//	                                  lines, which the store keeps)
-//	unknown type                      system message with a system-status part
-//	                                  {subtype: type}, metadata.raw = the line
+//	stream_event (--include-partial-messages; keyed by api_message_id, else
+//	  the open message_start):
+//	  message_start                   the message's model and usage (no event)
+//	  content_block_start             a new part (text "", thinking "", tool_use
+//	                                  with input {}): the message emitted whole
+//	  content_block_delta text_delta,
+//	    thinking_delta                delta {messageId, part, field text|reasoning,
+//	                                  text}, Raw = the line
+//	  content_block_delta other       nothing (input_json_delta: the complete
+//	                                  assistant line carries the input)
+//	  message_delta                   usage (no event)
+//	  message_stop                    the message emitted whole
+//	  content_block_stop, other       nothing
+//	unknown type                      quiet notice (as system/other)
 //	malformed line                    error event {fatal: false}, Raw = the line
+//	                                  (only a line that is not JSON: a field of
+//	                                  another type, out of range or missing
+//	                                  degrades that field, see Anomalies)
+//
+// Turn end: every tool_use of the turn without a tool_result when the result
+// line comes is closed: a tool-state-update {state denied (its id is in
+// permission_denials) | interrupted (the turn was interrupted) | cancelled,
+// error = the reason}, and its message is emitted again with the tool-use
+// part's state set and metadata.toolErrors[toolId] = the reason.
+//
+// Anomalies: numbers are decoded leniently (agent.Int, agent.Float: 1500.0
+// for an integer, 1e400, "12"); a value of another type leaves its field
+// empty; each such field is listed in the message's metadata.anomalies
+// (e.g. "duration_ms: 1e400 out of range"), the rest of the line is used.
 //
 // Content blocks → parts:
 //
@@ -299,16 +324,11 @@ func rawStatusMessage(line []byte, subtype, status string) agent.Event {
 		UUID string `json:"uuid"`
 	}
 	_ = json.Unmarshal(line, &probe)
-	return agent.Event{
-		Type: agent.EventMessage,
-		Message: &agent.Message{
-			ID:       orID(probe.UUID, line),
-			Role:     agent.RoleSystem,
-			Parts:    []agent.Part{{Type: agent.PartSystemStatus, Subtype: subtype, Status: status}},
-			Metadata: map[string]any{"raw": string(line)},
-		},
-		Raw: bytes.Clone(line),
+	kind := subtype
+	if status != "" {
+		kind += ": " + status
 	}
+	return agent.Event{Type: agent.EventMessage, Message: agent.QuietNotice(orID(probe.UUID, line), kind, line), Raw: bytes.Clone(line)}
 }
 
 func jsonString(raw json.RawMessage) string {
@@ -466,8 +486,12 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 		if subtype == "" {
 			subtype = "system"
 		}
-		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: jsonString(w.Status)}
-		return append(evs, sysMsg(orID(w.UUID, line), bytes.Clone(line), part, map[string]any{"raw": string(line)}))
+		m := agent.QuietNotice(orID(w.UUID, line), subtype, line)
+		m.Metadata = anoms.Into(m.Metadata)
+		if st := jsonString(w.Status); st != "" {
+			m.Metadata["status"] = st
+		}
+		return append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
 	}
 }
 
