@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -111,9 +112,7 @@ func (n *Float) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON implements json.Marshaler: the value.
-func (n Float) MarshalJSON() ([]byte, error) {
-	return strconv.AppendFloat(nil, n.V, 'g', -1, 64), nil
-}
+func (n Float) MarshalJSON() ([]byte, error) { return json.Marshal(n.V) }
 
 // numberText returns the text of a JSON number, or of a JSON string holding
 // one (quoted true); ok is false for anything else (s is then the value).
@@ -214,4 +213,81 @@ func Decode(data []byte, v any) (Anomalies, error) {
 		return Anomalies{fmt.Sprintf("%s: %s where %s expected", te.Field, te.Value, te.Type)}, nil
 	}
 	return nil, err
+}
+
+var (
+	intType   = reflect.TypeFor[Int]()
+	floatType = reflect.TypeFor[Float]()
+)
+
+// DecodeNoting is Decode plus the Int and Float fields of v that were odd,
+// by JSON path ("time.created: 1e400 out of range").
+func DecodeNoting(data []byte, v any) (Anomalies, error) {
+	a, err := Decode(data, v)
+	if err != nil {
+		return nil, err
+	}
+	oddFields(reflect.ValueOf(v), "", &a, 0)
+	return a, nil
+}
+
+// oddFields walks v for odd Int and Float values.
+func oddFields(v reflect.Value, path string, a *Anomalies, depth int) {
+	if depth > 12 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			oddFields(v.Elem(), path, a, depth+1)
+		}
+	case reflect.Struct:
+		switch v.Type() {
+		case intType:
+			a.Int(path, v.Interface().(Int))
+			return
+		case floatType:
+			a.Float(path, v.Interface().(Float))
+			return
+		}
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if f.Anonymous {
+				name = ""
+			}
+			oddFields(v.Field(i), joinPath(path, name), a, depth+1)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return // json.RawMessage, []byte
+		}
+		for i := range v.Len() {
+			oddFields(v.Index(i), path, a, depth+1)
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			oddFields(it.Value(), joinPath(path, fmt.Sprint(it.Key().Interface())), a, depth+1)
+		}
+	}
+}
+
+func joinPath(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
 }
