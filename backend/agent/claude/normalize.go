@@ -210,6 +210,7 @@ type asmMsg struct {
 	// Streaming (stream_event lines): sidx maps a stream block index to
 	// its part; parts[confirmed:] were started by a stream and not yet
 	// confirmed by a complete assistant line; texts grow streamed text.
+	last      *agent.Message // as last emitted
 	sidx      map[int64]int
 	confirmed int
 	texts     map[int]*strings.Builder
@@ -650,7 +651,7 @@ func (n *Normalizer) assistant(evs []agent.Event, line []byte) []agent.Event {
 	if ds, structural := a.confirm(parts, start); !structural && !apiErr {
 		return append(evs, ds...)
 	}
-	evs = append(evs, a.event())
+	evs = append(evs, a.changed()...)
 	if apiErr {
 		var text []string
 		for _, b := range bs {
@@ -703,6 +704,7 @@ func (a *asmMsg) event() agent.Event {
 		}
 		m.Metadata = a.anoms.Into(m.Metadata)
 	}
+	a.last = agent.CloneMessage(m)
 	// Raw shares the message's append-only buffer: no copy per emission.
 	return agent.Event{Type: agent.EventMessage, Message: m, Raw: a.raw[:len(a.raw):len(a.raw)]}
 }

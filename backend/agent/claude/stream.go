@@ -2,6 +2,7 @@ package claude
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -112,7 +113,7 @@ func (n *Normalizer) stream(evs []agent.Event, line []byte) []agent.Event {
 		return evs
 	case "message_stop":
 		n.streaming = ""
-		return append(evs, a.event())
+		return append(evs, a.changed()...)
 	}
 	return evs // content_block_stop, ping, ...
 }
@@ -141,6 +142,9 @@ func (a *asmMsg) grow(k int, text string) {
 	}
 	sb.WriteString(text)
 	a.parts[k].Text = sb.String()
+	if a.last != nil && k < len(a.last.Parts) && a.last.Parts[k].Type == a.parts[k].Type {
+		a.last.Parts[k].Text = a.parts[k].Text // what the consumer has, deltas applied
+	}
 }
 
 // confirm takes the parts of a complete assistant line: each replaces the
@@ -173,4 +177,15 @@ func (a *asmMsg) confirm(parts []agent.Part, start int) (deltas []agent.Event, s
 		a.confirmed++
 	}
 	return nil, true
+}
+
+// changed emits the message whole unless it is what was last emitted (the
+// complete assistant line that ends a streamed block usually is).
+func (a *asmMsg) changed() []agent.Event {
+	prev := a.last
+	ev := a.event()
+	if prev != nil && reflect.DeepEqual(prev, ev.Message) {
+		return nil
+	}
+	return []agent.Event{ev}
 }
