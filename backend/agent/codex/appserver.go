@@ -23,15 +23,19 @@ const AppServerFormatName = "codex-app-server"
 //	thread/started                           session-id (once per thread)
 //	turn/started                             nothing (usage is summed per turn from here)
 //	item userMessage                         user message {text parts}
-//	item agentMessage + agentMessage/delta   assistant message, one text part (deltas append)
-//	item reasoning + reasoning/*Delta        assistant message, one reasoning part
-//	                                         (summary, then content)
-//	item plan + plan/delta                   assistant message, one text part
+//	item agentMessage + agentMessage/delta   assistant message, one text part: the item
+//	                                         (or the first delta) emits it whole, each
+//	                                         next delta is a delta event {part 0, text},
+//	                                         Raw = the frame; item/completed whole again
+//	item reasoning + reasoning/*Delta        the same with one reasoning part (field
+//	                                         reasoning; summary, then content)
+//	item plan + plan/delta                   the same, one text part
 //	item commandExecution                    tool-use {toolName "commandExecution", kind
 //	                                         execute, input {command, cwd, commandActions}};
 //	                                         done: tool-result {content = aggregatedOutput,
 //	                                         title "exit code N"; isError on failed/declined
-//	                                         or a non-zero exit}
+//	                                         or a non-zero exit}; a declined item's state
+//	                                         is denied, a failed one's error
 //	item fileChange                          tool-use {toolName "fileChange", kind edit, input
 //	                                         {changes}}; done: tool-result with a write
 //	                                         structured result for the first file {filePath,
@@ -54,6 +58,10 @@ const AppServerFormatName = "codex-app-server"
 //	                                         (kind todo) + todo structured result
 //	thread/tokenUsage/updated                summed (last) into the turn's usage; the context
 //	                                         window goes to the result's modelUsage
+//	turn/completed (first)                   every tool item not in a final state: tool-state-
+//	                                         update cancelled (interrupted when the turn
+//	                                         was) {error = the reason} and its message again
+//	                                         with that state, metadata.toolErrors[toolId]
 //	turn/completed {turn{status, error}}     result message "<turn>:result" {last agent text,
 //	                                         usage, durationMs} + complete {reason: status,
 //	                                         interrupted when "interrupted", isError when
@@ -65,7 +73,9 @@ const AppServerFormatName = "codex-app-server"
 //	  deprecation, remote-control and other
 //	  bookkeeping notifications, client
 //	  requests and replies                   nothing (the frames are kept raw)
-//	unknown method                           system message with a system-status part, raw kept
+//	unknown method                           quiet notice (agent.QuietNotice), raw kept
+//	every frame                              decoded field by field (agent.Int numbers):
+//	                                         an odd value degrades its field only
 //	malformed line                           error {fatal: false, raw: the line}
 type AppServerNormalizer struct {
 	threadID    string

@@ -21,7 +21,8 @@ const ExecFormatName = "codex"
 //
 //	thread.started {thread_id}       session-id
 //	turn.started                     nothing (counts turns)
-//	item agent_message               assistant message, one text part
+//	item agent_message               assistant message, one text part; an item.updated
+//	                                 that only extends the text is a delta event
 //	item reasoning                   assistant message, one reasoning part
 //	item command_execution           tool-use {toolName "command_execution", kind execute,
 //	                                 input {command}}; when done a tool-result {content =
@@ -43,6 +44,8 @@ const ExecFormatName = "codex"
 //	tool states                      item.started/updated → running; completed → completed,
 //	                                 or error (status failed/declined, non-zero exit) +
 //	                                 tool-state-update on every change
+//	turn.completed / turn.failed     first, tool items still running: tool-state-update
+//	  (first)                        cancelled {error = the reason}, the message again
 //	turn.completed {usage}           result message "<thread>:turn<N>:result" {usage: input,
 //	                                 output, cacheRead = cached_input, reasoning} + complete
 //	                                 (usage is cumulative over a resumed thread)
@@ -50,7 +53,7 @@ const ExecFormatName = "codex"
 //	                                 {isError}
 //	error "Reconnecting... n/m (…)"  rate-limit {attempt n, maxRetries m, error}
 //	error other                      error {fatal: false} (turn.failed follows when fatal)
-//	unknown type                     system message with a system-status part, raw kept
+//	unknown type                     quiet notice (agent.QuietNotice), raw kept
 //	malformed line                   error {fatal: false, raw: the line}
 //
 // Item ids restart at item_0 in each `codex exec` run, so two runs of one
