@@ -85,3 +85,51 @@ func (a *asmMsg) setToolState(id string, st agent.ToolState, why string) bool {
 	}
 	return false
 }
+
+// userRejected returns the tool ids whose permission decision in
+// tool_result_meta was a rejection.
+func userRejected(meta json.RawMessage) map[string]bool {
+	if isNull(meta) {
+		return nil
+	}
+	var ms []struct {
+		ID                 string `json:"id"`
+		PermissionDecision struct {
+			Decision string `json:"decision"`
+			Source   string `json:"source"`
+		} `json:"permission_decision"`
+	}
+	if _, err := agent.Decode(meta, &ms); err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, m := range ms {
+		if m.PermissionDecision.Decision == "reject" || m.PermissionDecision.Source == "user_reject" {
+			out[m.ID] = true
+		}
+	}
+	return out
+}
+
+// markDenied closes the denied calls: a tool-state-update denied with the
+// tool result's text, and their assistant message again with the tool-use
+// part denied; line (the user line that said so) joins its Raw.
+func (n *Normalizer) markDenied(evs []agent.Event, denied []agent.Part, owners map[string]string, line []byte) []agent.Event {
+	var order []string
+	touched := map[string]bool{}
+	for _, p := range denied {
+		why := p.TextContent()
+		evs = append(evs, agent.Event{Type: agent.EventToolStateUpdate, MessageID: owners[p.ToolID], ToolID: p.ToolID, State: agent.ToolDenied, Error: why})
+		a := n.msgs[owners[p.ToolID]]
+		if a != nil && a.setToolState(p.ToolID, agent.ToolDenied, why) && !touched[a.id] {
+			touched[a.id] = true
+			order = append(order, a.id)
+		}
+	}
+	for _, id := range order {
+		a := n.msgs[id]
+		a.addLine(line)
+		evs = append(evs, a.event())
+	}
+	return evs
+}

@@ -165,7 +165,11 @@ import (
 //	                        line re-normalizes alone to the same message)
 //	tool_result_meta        user message metadata.toolResultMeta (the
 //	                        permission_decision of each tool: config,
-//	                        user_temporary, user_reject, ...)
+//	                        user_temporary, user_reject, ...); an error
+//	                        tool_result whose decision is reject gives a
+//	                        tool-state-update denied {error = its text} and
+//	                        the assistant message again with the tool-use
+//	                        part denied (its Raw then ends with this line)
 //
 // Messages without a uuid/message.id get a stable ID from a hash of their
 // line. Every message event carries Raw: the lines that rebuild it when
@@ -729,12 +733,21 @@ func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
 		m.ParentToolUseID = *w.ParentToolUseID
 	}
 	structured := structuredResult(w.ToolUseResult)
+	rejected := userRejected(w.ToolResultMeta)
+	var denied []agent.Part
+	owners := map[string]string{}
+	for id := range rejected {
+		owners[id] = n.tools[id]
+	}
 	for i, b := range bs {
 		if b.Type == "text" && strings.HasPrefix(b.Text, "[Request interrupted by user") {
 			n.sawInterrupt = true
 		}
 		p := blockPart(b, w.Message.Content.raw(i))
 		if p.Type == agent.PartToolResult {
+			if p.IsError && rejected[p.ToolID] {
+				denied = append(denied, p)
+			}
 			delete(n.tools, p.ToolID)
 		}
 		if p.Type == agent.PartToolResult && structured != nil {
@@ -760,7 +773,8 @@ func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
 	if len(meta) > 0 {
 		m.Metadata = meta
 	}
-	return append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+	evs = append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+	return n.markDenied(evs, denied, owners, line)
 }
 
 // structuredResult recognizes a tool_use_result by its shape.

@@ -97,7 +97,8 @@ import (
 //	tool completed    tool-use (completed) + tool-result {content=output, title, attachments,
 //	                  isError when a bash metadata.exit != 0, structuredResult for todowrite
 //	                  (newTodos), write (filePath, content, create/update) and skill}
-//	tool error        tool-use (error) + tool-result {content=error, isError}
+//	tool error        tool-use (error; denied when the error says the user rejected
+//	                  permission) + tool-result {content=error, isError}
 //	                  every state's metadata → metadata.toolMetadata[callID]
 //	step-start        metadata.steps += {type, snapshot}; metadata.snapshot
 //	step-finish       metadata.steps += {type, reason, cost, tokens}; metadata.snapshot; counted
@@ -694,6 +695,9 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 			ev.ToolResult = part.State.Output
 		case "error":
 			ev.Error = part.State.Error
+			if isRejection(part.State.Error) {
+				ev.State = agent.ToolDenied
+			}
 		}
 		evs = append(evs, ev)
 	}
@@ -1318,6 +1322,9 @@ func toolParts(p *wirePart) []agent.Part {
 		res.StructuredResult = structured(p.Tool, st)
 		return []agent.Part{use, res}
 	case "error":
+		if isRejection(st.Error) {
+			use.State = agent.ToolDenied
+		}
 		return []agent.Part{use, {Type: agent.PartToolResult, ToolID: use.ToolID, Content: agent.StringContent(st.Error), IsError: true, Title: st.Title}}
 	}
 	return []agent.Part{use}
@@ -1417,4 +1424,10 @@ func (n *Normalizer) TurnOpen() bool { return n.turn != nil }
 func decode(data []byte, v any) error {
 	_, err := agent.Decode(data, v)
 	return err
+}
+
+// isRejection reports whether a tool error is OpenCode's "The user rejected
+// permission to use this specific tool call": the call was denied.
+func isRejection(err string) bool {
+	return strings.Contains(err, "rejected permission")
 }
