@@ -34,6 +34,7 @@ var AllEventTypes = []struct {
 	{EventComplete, "Complete"},
 	{EventError, "Error"},
 	{EventRateLimit, "RateLimit"},
+	{EventDelta, "Delta"},
 }
 
 // AllToolKinds lists ToolKind for EnumBind.
@@ -63,6 +64,9 @@ var AllToolStates = []struct {
 	{ToolRunning, "Running"},
 	{ToolCompleted, "Completed"},
 	{ToolError, "Error"},
+	{ToolDenied, "Denied"},
+	{ToolCancelled, "Cancelled"},
+	{ToolInterrupted, "Interrupted"},
 }
 
 // AllInteractionModes lists InteractionMode for EnumBind.

@@ -39,7 +39,7 @@ func TestEnumListsComplete(t *testing.T) {
 	for _, e := range AllEventTypes {
 		n, v = append(n, e.TSName), append(v, string(e.Value))
 	}
-	check("EventType", 11, n, v)
+	check("EventType", 12, n, v)
 	n, v = nil, nil
 	for _, e := range AllToolKinds {
 		n, v = append(n, e.TSName), append(v, string(e.Value))
@@ -49,7 +49,7 @@ func TestEnumListsComplete(t *testing.T) {
 	for _, e := range AllToolStates {
 		n, v = append(n, e.TSName), append(v, string(e.Value))
 	}
-	check("ToolState", 4, n, v)
+	check("ToolState", 7, n, v)
 	n, v = nil, nil
 	for _, e := range AllRoles {
 		n, v = append(n, e.TSName), append(v, string(e.Value))

@@ -190,15 +190,21 @@ const (
 	ToolRunning   ToolState = "running"
 	ToolCompleted ToolState = "completed"
 	ToolError     ToolState = "error"
-	// ToolDenied: the user refused the call.
-	ToolDenied ToolState = "denied"
-	// ToolCancelled: the call's permission request was withdrawn (the turn
-	// was cancelled while it waited).
-	ToolCancelled ToolState = "cancelled"
-	// ToolInterrupted: the turn ended (stopped, cancelled, the agent exited)
-	// before the agent reported the call's end.
-	ToolInterrupted ToolState = "interrupted"
+	// Final states of a call that did not run to its end; the
+	// tool-state-update's Error says why.
+	ToolDenied      ToolState = "denied"      // the user (or a rule) refused it
+	ToolCancelled   ToolState = "cancelled"   // the agent or the user stopped it
+	ToolInterrupted ToolState = "interrupted" // its turn ended before it finished
 )
+
+// Final reports whether s is a state a tool call ends in.
+func (s ToolState) Final() bool {
+	switch s {
+	case ToolCompleted, ToolError, ToolDenied, ToolCancelled, ToolInterrupted:
+		return true
+	}
+	return false
+}
 
 // StructuredKind tags a StructuredResult.
 type StructuredKind string

@@ -68,30 +68,46 @@ func CheckGolden(t testing.TB, golden string, got []byte, update bool) {
 }
 
 // CheckRebuildFromRaw checks the contract on agent.Event.Raw: the raw frames
-// of each message's last version, fed to a fresh normalizer of f, give the
-// same message with the same id. It returns how many messages it checked.
+// of each message's last version, followed by those of the deltas after it,
+// fed to a fresh normalizer of f, give the same message (deltas applied) with
+// the same id. It returns how many messages it checked.
 func CheckRebuildFromRaw(t testing.TB, f agent.Format, evs []agent.Event) int {
 	t.Helper()
-	last := map[string]agent.Event{}
+	raws := map[string][][]byte{}
 	for _, ev := range evs {
-		if ev.Type == agent.EventMessage {
-			last[ev.Message.ID] = ev
+		switch {
+		case ev.Type == agent.EventMessage:
+			raws[ev.Message.ID] = [][]byte{ev.Raw}
+		case ev.Type == agent.EventDelta && len(ev.Raw) > 0:
+			raws[ev.MessageID] = append(raws[ev.MessageID], ev.Raw)
 		}
 	}
-	for id, ev := range last {
+	live := map[string]agent.Message{}
+	for _, m := range agent.Fold(evs) {
+		live[m.ID] = m
+	}
+	for id, raw := range raws {
+		var got []agent.Event
+		for e := range agent.Normalize(f, bytes.NewReader(bytes.Join(raw, []byte("\n")))) {
+			got = append(got, e)
+		}
 		var rebuilt *agent.Message
-		for e := range agent.Normalize(f, bytes.NewReader(ev.Raw)) {
-			if e.Type == agent.EventMessage && e.Message.ID == id {
-				rebuilt = e.Message
+		for _, m := range agent.Fold(got) {
+			if m.ID == id {
+				rebuilt = &m
 			}
+		}
+		want, ok := live[id]
+		if !ok {
+			continue // removed
 		}
 		if rebuilt == nil {
 			t.Errorf("message %s: not rebuilt from its raw frames", id)
 			continue
 		}
-		if d := cmp.Diff(ev.Message, rebuilt); d != "" {
+		if d := cmp.Diff(&want, rebuilt); d != "" {
 			t.Errorf("message %s rebuilt differently (-live +rebuilt):\n%s", id, d)
 		}
 	}
-	return len(last)
+	return len(raws)
 }

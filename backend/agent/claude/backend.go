@@ -106,7 +106,7 @@ func Args(cfg agent.Config) ([]string, error) {
 		return nil, fmt.Errorf("claude-code: unknown interaction mode %q", cfg.Mode)
 	}
 	args := []string{
-		"--output-format", "stream-json", "--verbose",
+		"--output-format", "stream-json", "--verbose", "--include-partial-messages",
 		"--input-format", "stream-json",
 		"--permission-prompt-tool", "stdio",
 		"--permission-mode", mode,

@@ -412,7 +412,7 @@ func TestProcessArgsAndEnv(t *testing.T) {
 			if err := json.Unmarshal(b, &got); err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+			want := []string{"--output-format", "stream-json", "--verbose", "--include-partial-messages", "--input-format", "stream-json",
 				"--permission-prompt-tool", "stdio", "--permission-mode", native, "--model=claude-x", "--resume=sess-1"}
 			if d := cmp.Diff(want, got.Args); d != "" {
 				t.Errorf("args (-want +got):\n%s", d)
@@ -538,7 +538,7 @@ func TestArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+	want := []string{"--output-format", "stream-json", "--verbose", "--include-partial-messages", "--input-format", "stream-json",
 		"--permission-prompt-tool", "stdio", "--permission-mode", "acceptEdits", "--allowedTools=Bash(ls:*),Read", "--debug"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

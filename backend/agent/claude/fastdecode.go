@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
 // The decoders below fill wireChat and wireResult from a line without
@@ -117,7 +119,7 @@ func boolean(v []byte, dst *bool) error {
 
 // decodeChat fills w from an assistant or user line.
 func decodeChat(line []byte, w *wireChat) error {
-	ok, err := walkObject(line, func(k, v []byte) error {
+	ok, err := walkObject(line, lenient(&w.anoms, func(k, v []byte) error {
 		switch string(k) {
 		case "type":
 			return str(v, &w.Type)
@@ -133,7 +135,10 @@ func decodeChat(line []byte, w *wireChat) error {
 			if w.Message == nil {
 				w.Message = new(wireMessage)
 			}
-			return decodeMessage(v, w.Message)
+			err := decodeMessage(v, w.Message)
+			w.anoms = append(w.anoms, w.Message.anoms...)
+			w.anoms = append(w.anoms, w.Message.Content.anoms...)
+			return err
 		case "parent_tool_use_id":
 			if string(v) == "null" {
 				w.ParentToolUseID = nil
@@ -166,19 +171,43 @@ func decodeChat(line []byte, w *wireChat) error {
 			return raw(v, &w.APIErrorStatus)
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return json.Unmarshal(line, w) // a precise error for the malformed line
+		return decodeSlow(line, w, &w.anoms)
 	}
 	return nil
 }
 
+// lenient wraps a member decoder: a member whose value has another type
+// than declared is noted in anoms and skipped, the rest of the line is
+// kept (the line was scanned as an object already).
+func lenient(anoms *agent.Anomalies, fn func(k, v []byte) error) func(k, v []byte) error {
+	return func(k, v []byte) error {
+		if err := fn(k, v); err != nil {
+			if !json.Valid(v) {
+				return err
+			}
+			anoms.Note("%s: %v", k, err)
+		}
+		return nil
+	}
+}
+
+// decodeSlow decodes a line walkObject could not scan with encoding/json
+// (leniently: a field of another type is noted), for a precise error when
+// it is not JSON.
+func decodeSlow(line []byte, v any, anoms *agent.Anomalies) error {
+	a, err := agent.Decode(line, v)
+	*anoms = append(*anoms, a...)
+	return err
+}
+
 // decodeMessage fills m from a message object.
 func decodeMessage(b []byte, m *wireMessage) error {
-	ok, err := walkObject(b, func(k, v []byte) error {
+	ok, err := walkObject(b, lenient(&m.anoms, func(k, v []byte) error {
 		switch string(k) {
 		case "id":
 			return str(v, &m.ID)
@@ -196,19 +225,19 @@ func decodeMessage(b []byte, m *wireMessage) error {
 			return json.Unmarshal(v, &m.Usage)
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return json.Unmarshal(b, m)
+		return decodeSlow(b, m, &m.anoms)
 	}
 	return nil
 }
 
 // decodeResult fills w from a result line.
 func decodeResult(line []byte, w *wireResult) error {
-	ok, err := walkObject(line, func(k, v []byte) error {
+	ok, err := walkObject(line, lenient(&w.anoms, func(k, v []byte) error {
 		switch string(k) {
 		case "subtype":
 			return str(v, &w.Subtype)
@@ -254,12 +283,12 @@ func decodeResult(line []byte, w *wireResult) error {
 			return raw(v, &w.APIErrorStatus)
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return json.Unmarshal(line, w)
+		return decodeSlow(line, w, &w.anoms)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strings"
 
@@ -44,14 +45,20 @@ import (
 //	                                  retry_delay_ms, attempt, maxRetries, error}
 //	system/permission_denied          system-status part {status "denied", text =
 //	                                  message}, metadata toolName/toolUseId
-//	system/other                      system-status part {subtype, status},
-//	                                  metadata.raw = the line
+//	system/other (command_lifecycle,  a quiet notice: system message, system-status
+//	  anything new)                   part {subtype, status "unknown", text "System
+//	                                  notice: command lifecycle"}, metadata.quiet,
+//	                                  metadata.raw = the line (the UI collapses and
+//	                                  counts these; raw on demand)
 //	assistant                         assistant message, ID = message.id; the
 //	                                  lines sharing a message.id (one block per
-//	                                  line) become ONE message, re-emitted whole
-//	                                  with all its parts each time a block arrives;
-//	                                  Raw = all its lines. A repeated line (same
-//	                                  uuid) is ignored.
+//	                                  line) become ONE message: a block a stream
+//	                                  started is replaced by the complete one, a
+//	                                  new block is a new part (the message is
+//	                                  emitted whole), a lone text/thinking block
+//	                                  after a complete one of the same kind
+//	                                  extends it (a delta event); Raw = all its
+//	                                  lines. A repeated line (same uuid) is ignored.
 //	assistant, model "<synthetic>"
 //	  with is_api_error_message       the message (isError) + error event
 //	                                  {error: its text, fatal: true}
@@ -67,19 +74,38 @@ import (
 //	  tool_name AskUserQuestion       question event {requestId, question, options
 //	                                  (first question), questions (all)}; option
 //	                                  ids are the labels
-//	control_request other             system-status part, metadata.raw
+//	control_request other             quiet notice (as system/other)
 //	control_response, keep_alive,
 //	  control_cancel_request          hidden (the backend consumes them)
-//	stream_event                      hidden: partial-message deltas
-//	                                  (--include-partial-messages, not used by the
-//	                                  backend); the complete assistant lines that
-//	                                  follow carry the same content, so nothing is
-//	                                  doubled (a block interrupted before its
-//	                                  assistant line exists only in these raw
-//	                                  lines, which the store keeps)
-//	unknown type                      system message with a system-status part
-//	                                  {subtype: type}, metadata.raw = the line
+//	stream_event (--include-partial-messages; keyed by api_message_id, else
+//	  the open message_start):
+//	  message_start                   the message's model and usage (no event)
+//	  content_block_start             a new part (text "", thinking "", tool_use
+//	                                  with input {}): the message emitted whole
+//	  content_block_delta text_delta,
+//	    thinking_delta                delta {messageId, part, field text|reasoning,
+//	                                  text}, Raw = the line
+//	  content_block_delta other       nothing (input_json_delta: the complete
+//	                                  assistant line carries the input)
+//	  message_delta                   usage (no event)
+//	  message_stop                    the message emitted whole
+//	  content_block_stop, other       nothing
+//	unknown type                      quiet notice (as system/other)
 //	malformed line                    error event {fatal: false}, Raw = the line
+//	                                  (only a line that is not JSON: a field of
+//	                                  another type, out of range or missing
+//	                                  degrades that field, see Anomalies)
+//
+// Turn end: every tool_use of the turn without a tool_result when the result
+// line comes is closed: a tool-state-update {state denied (its id is in
+// permission_denials) | interrupted (the turn was interrupted) | cancelled,
+// error = the reason}, and its message is emitted again with the tool-use
+// part's state set and metadata.toolErrors[toolId] = the reason.
+//
+// Anomalies: numbers are decoded leniently (agent.Int, agent.Float: 1500.0
+// for an integer, 1e400, "12"); a value of another type leaves its field
+// empty; each such field is listed in the message's metadata.anomalies
+// (e.g. "duration_ms: 1e400 out of range"), the rest of the line is used.
 //
 // Content blocks → parts:
 //
@@ -139,7 +165,11 @@ import (
 //	                        line re-normalizes alone to the same message)
 //	tool_result_meta        user message metadata.toolResultMeta (the
 //	                        permission_decision of each tool: config,
-//	                        user_temporary, user_reject, ...)
+//	                        user_temporary, user_reject, ...); an error
+//	                        tool_result whose decision is reject gives a
+//	                        tool-state-update denied {error = its text} and
+//	                        the assistant message again with the tool-use
+//	                        part denied (its Raw then ends with this line)
 //
 // Messages without a uuid/message.id get a stable ID from a hash of their
 // line. Every message event carries Raw: the lines that rebuild it when
@@ -157,6 +187,13 @@ type Normalizer struct {
 	// thinking is the open thinking_tokens message (until the next
 	// assistant, user or result line).
 	thinking *pendingCompact
+	// streaming is the message id of the open stream (message_start until
+	// message_stop), for stream lines without api_message_id.
+	streaming string
+	// tools are the tool calls of the turn without a result yet: tool id →
+	// message id; each is closed when the turn ends.
+	tools      map[string]string
+	toolsOrder []string
 }
 
 type asmMsg struct {
@@ -170,8 +207,17 @@ type asmMsg struct {
 	cost      *agent.CostInfo
 	meta      map[string]any
 	parts     []agent.Part
-	lines     [][]byte
+	raw       []byte // its lines, newline-joined, append-only
 	uuids     []string
+	anoms     agent.Anomalies
+
+	// Streaming (stream_event lines): sidx maps a stream block index to
+	// its part; parts[confirmed:] were started by a stream and not yet
+	// confirmed by a complete assistant line; texts grow streamed text.
+	last      *agent.Message // as last emitted
+	sidx      map[int64]int
+	confirmed int
+	texts     map[int]*strings.Builder
 }
 
 type pendingCompact struct {
@@ -233,7 +279,9 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		return n.result(evs, line)
 	case "control_request":
 		return n.controlRequest(evs, line)
-	case "control_response", "keep_alive", "control_cancel_request", "stream_event":
+	case "stream_event":
+		return n.stream(evs, line)
+	case "control_response", "keep_alive", "control_cancel_request":
 		return evs
 	default:
 		if h.typ == nil {
@@ -281,16 +329,11 @@ func rawStatusMessage(line []byte, subtype, status string) agent.Event {
 		UUID string `json:"uuid"`
 	}
 	_ = json.Unmarshal(line, &probe)
-	return agent.Event{
-		Type: agent.EventMessage,
-		Message: &agent.Message{
-			ID:       orID(probe.UUID, line),
-			Role:     agent.RoleSystem,
-			Parts:    []agent.Part{{Type: agent.PartSystemStatus, Subtype: subtype, Status: status}},
-			Metadata: map[string]any{"raw": string(line)},
-		},
-		Raw: bytes.Clone(line),
+	kind := subtype
+	if status != "" {
+		kind += ": " + status
 	}
+	return agent.Event{Type: agent.EventMessage, Message: agent.QuietNotice(orID(probe.UUID, line), kind, line), Raw: bytes.Clone(line)}
 }
 
 func jsonString(raw json.RawMessage) string {
@@ -342,10 +385,12 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 		return evs
 	}
 	var w wireSystem
-	if err := json.Unmarshal(line, &w); err != nil {
+	anoms, err := agent.Decode(line, &w)
+	if err != nil {
 		return append(evs, malformed(line, err))
 	}
 	sysMsg := func(id string, raw []byte, part agent.Part, meta map[string]any) agent.Event {
+		meta = anoms.Into(meta)
 		return agent.Event{
 			Type: agent.EventMessage,
 			Message: &agent.Message{
@@ -361,10 +406,11 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 	case "thinking_tokens":
 		// One message per thinking phase, updated as the estimate grows.
 		var tt struct {
-			UUID      string `json:"uuid"`
-			Estimated int64  `json:"estimated_tokens"`
+			UUID      string    `json:"uuid"`
+			Estimated agent.Int `json:"estimated_tokens"`
 		}
-		_ = json.Unmarshal(line, &tt)
+		_, _ = agent.Decode(line, &tt)
+		est := anoms.Int("estimated_tokens", tt.Estimated)
 		if n.thinking == nil {
 			n.thinking = &pendingCompact{id: orID(tt.UUID, line)}
 			n.thinking.line = bytes.Clone(line)
@@ -372,9 +418,9 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 			n.thinking.line = slices.Concat(n.thinking.line, []byte("\n"), line)
 		}
 		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: "thinking",
-			Text: fmt.Sprintf("thinking (about %d tokens)", tt.Estimated)}
+			Text: fmt.Sprintf("thinking (about %d tokens)", est)}
 		return append(evs, sysMsg(n.thinking.id, bytes.Clone(n.thinking.line), part,
-			map[string]any{"estimatedTokens": tt.Estimated}))
+			map[string]any{"estimatedTokens": est}))
 	case "status":
 		status := jsonString(w.Status)
 		if status == "compacting" {
@@ -394,7 +440,7 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 		var meta map[string]any
 		if w.CompactMetadata != nil {
 			part.Trigger = w.CompactMetadata.Trigger
-			part.PreTokens = w.CompactMetadata.PreTokens
+			part.PreTokens = anoms.Int("compact_metadata.pre_tokens", w.CompactMetadata.PreTokens)
 		}
 		id, raw := orID(w.UUID, line), bytes.Clone(line)
 		if c := n.compacting; c != nil {
@@ -414,17 +460,21 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 		if errText != "" {
 			text += " (" + errText + ")"
 		}
-		text += fmt.Sprintf(", retry %d/%d", w.Attempt, w.MaxRetries)
-		if w.RetryDelayMs != nil {
-			text += fmt.Sprintf(" in %d ms", *w.RetryDelayMs)
+		attempt, maxRetries := int(anoms.Int("attempt", w.Attempt)), int(anoms.Int("max_retries", w.MaxRetries))
+		text += fmt.Sprintf(", retry %d/%d", attempt, maxRetries)
+		var delay *int64
+		if d := anoms.FloatPtr("retry_delay_ms", w.RetryDelayMs); d != nil {
+			ms := int64(math.Round(min(max(*d, 0), math.MaxInt64/2)))
+			delay = &ms
+			text += fmt.Sprintf(" in %d ms", ms)
 		}
 		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: errText, Text: text}
 		evs = append(evs, sysMsg(orID(w.UUID, line), bytes.Clone(line), part, nil))
 		return append(evs, agent.Event{
 			Type:         agent.EventRateLimit,
-			RetryAfterMs: w.RetryDelayMs,
-			Attempt:      w.Attempt,
-			MaxRetries:   w.MaxRetries,
+			RetryAfterMs: delay,
+			Attempt:      attempt,
+			MaxRetries:   maxRetries,
 			Error:        text,
 		})
 	case "permission_denied":
@@ -441,8 +491,12 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 		if subtype == "" {
 			subtype = "system"
 		}
-		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: jsonString(w.Status)}
-		return append(evs, sysMsg(orID(w.UUID, line), bytes.Clone(line), part, map[string]any{"raw": string(line)}))
+		m := agent.QuietNotice(orID(w.UUID, line), subtype, line)
+		m.Metadata = anoms.Into(m.Metadata)
+		if st := jsonString(w.Status); st != "" {
+			m.Metadata["status"] = st
+		}
+		return append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
 	}
 }
 
@@ -519,18 +573,18 @@ func resultContent(c json.RawMessage) json.RawMessage {
 	return out
 }
 
-func usageOf(u *wireUsage) *agent.TokenUsage {
+func usageOf(u *wireUsage, a *agent.Anomalies) *agent.TokenUsage {
 	if u == nil {
 		return nil
 	}
 	t := &agent.TokenUsage{
-		InputTokens:         u.InputTokens,
-		OutputTokens:        u.OutputTokens,
-		CacheReadTokens:     u.CacheReadInputTokens,
-		CacheCreationTokens: u.CacheCreationInputTokens,
+		InputTokens:         a.Int("usage.input_tokens", u.InputTokens),
+		OutputTokens:        a.Int("usage.output_tokens", u.OutputTokens),
+		CacheReadTokens:     a.Int("usage.cache_read_input_tokens", u.CacheReadInputTokens),
+		CacheCreationTokens: a.Int("usage.cache_creation_input_tokens", u.CacheCreationInputTokens),
 	}
 	if u.OutputTokensDetails != nil {
-		t.ReasoningTokens = u.OutputTokensDetails.ThinkingTokens
+		t.ReasoningTokens = a.Int("usage.output_tokens_details.thinking_tokens", u.OutputTokensDetails.ThinkingTokens)
 	}
 	return t
 }
@@ -557,22 +611,27 @@ func (n *Normalizer) assistant(evs []agent.Event, line []byte) []agent.Event {
 	} else if w.UUID != "" && slices.Contains(a.uuids, w.UUID) {
 		return evs // the same line again
 	}
+	if a.timestamp == "" {
+		a.timestamp = w.Timestamp
+	}
 	bs := w.Message.Content.blocks
-	a.lines = append(a.lines, bytes.Clone(line))
+	start := a.addLine(line)
 	if w.UUID != "" {
 		a.uuids = append(a.uuids, w.UUID)
 	}
+	a.anoms = append(a.anoms, w.anoms...)
+	parts := make([]agent.Part, len(bs))
 	for i, b := range bs {
-		a.parts = append(a.parts, blockPart(b, w.Message.Content.raw(i)))
+		parts[i] = blockPart(b, w.Message.Content.raw(i))
 	}
 	if w.Message.Model != "" {
 		a.model = w.Message.Model
 	}
-	if u := usageOf(w.Message.Usage); u != nil {
+	if u := usageOf(w.Message.Usage, &a.anoms); u != nil {
 		a.usage = u
 	}
-	if w.CostUSD != nil {
-		a.cost = &agent.CostInfo{CostUSD: *w.CostUSD}
+	if c := a.anoms.FloatPtr("cost_usd", w.CostUSD); c != nil {
+		a.cost = &agent.CostInfo{CostUSD: *c}
 	}
 	a.synthetic = a.synthetic || w.IsSynthetic
 	apiErr := w.IsAPIErrorMessage || (w.Message.Model == "<synthetic>" && !isNull(w.Error))
@@ -588,7 +647,15 @@ func (n *Normalizer) assistant(evs []agent.Event, line []byte) []agent.Event {
 			a.meta["apiErrorStatus"] = json.RawMessage(bytes.Clone(w.APIErrorStatus))
 		}
 	}
-	evs = append(evs, a.event())
+	for _, p := range parts {
+		if p.Type == agent.PartToolUse {
+			n.noteTool(p.ToolID, id)
+		}
+	}
+	if ds, structural := a.confirm(parts, start); !structural && !apiErr {
+		return append(evs, ds...)
+	}
+	evs = append(evs, a.changed()...)
 	if apiErr {
 		var text []string
 		for _, b := range bs {
@@ -625,7 +692,7 @@ func (a *asmMsg) event() agent.Event {
 	m := &agent.Message{
 		ID:              a.id,
 		Role:            agent.RoleAssistant,
-		Parts:           slices.Clip(a.parts),
+		Parts:           append(make([]agent.Part, 0, len(a.parts)), a.parts...),
 		Timestamp:       a.timestamp,
 		Cost:            a.cost,
 		Usage:           a.usage,
@@ -634,19 +701,16 @@ func (a *asmMsg) event() agent.Event {
 		IsSynthetic:     a.synthetic,
 		IsError:         a.isError,
 	}
-	if len(a.meta) > 0 {
-		m.Metadata = make(map[string]any, len(a.meta))
+	if len(a.meta) > 0 || len(a.anoms) > 0 {
+		m.Metadata = make(map[string]any, len(a.meta)+1)
 		for k, v := range a.meta {
 			m.Metadata[k] = v
 		}
+		m.Metadata = a.anoms.Into(m.Metadata)
 	}
-	var raw []byte
-	if len(a.lines) == 1 {
-		raw = a.lines[0]
-	} else {
-		raw = bytes.Join(a.lines, []byte("\n"))
-	}
-	return agent.Event{Type: agent.EventMessage, Message: m, Raw: raw}
+	a.last = agent.CloneMessage(m)
+	// Raw shares the message's append-only buffer: no copy per emission.
+	return agent.Event{Type: agent.EventMessage, Message: m, Raw: a.raw[:len(a.raw):len(a.raw)]}
 }
 
 func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
@@ -669,11 +733,23 @@ func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
 		m.ParentToolUseID = *w.ParentToolUseID
 	}
 	structured := structuredResult(w.ToolUseResult)
+	rejected := userRejected(w.ToolResultMeta)
+	var denied []agent.Part
+	owners := map[string]string{}
+	for id := range rejected {
+		owners[id] = n.tools[id]
+	}
 	for i, b := range bs {
 		if b.Type == "text" && strings.HasPrefix(b.Text, "[Request interrupted by user") {
 			n.sawInterrupt = true
 		}
 		p := blockPart(b, w.Message.Content.raw(i))
+		if p.Type == agent.PartToolResult {
+			if p.IsError && rejected[p.ToolID] {
+				denied = append(denied, p)
+			}
+			delete(n.tools, p.ToolID)
+		}
 		if p.Type == agent.PartToolResult && structured != nil {
 			p.StructuredResult = structured
 			structured = nil
@@ -693,10 +769,12 @@ func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {
 	if w.IsCompact {
 		meta["isCompactSummary"] = true
 	}
+	meta = w.anoms.Into(meta)
 	if len(meta) > 0 {
 		m.Metadata = meta
 	}
-	return append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+	evs = append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+	return n.markDenied(evs, denied, owners, line)
 }
 
 // structuredResult recognizes a tool_use_result by its shape.
@@ -805,27 +883,33 @@ func todos(raw json.RawMessage) []agent.TodoItem {
 }
 
 func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
-	// The turn is over: its assistant messages are complete.
-	clear(n.msgs)
-	n.order = n.order[:0]
-
 	var w wireResult
 	if err := decodeResult(line, &w); err != nil {
 		return append(evs, malformed(line, err))
 	}
+	durationMs := w.anoms.Int("duration_ms", w.DurationMs)
 	// 2.1.330 says aborted_*; older versions only end an interrupted turn
 	// with error_during_execution after the "[Request interrupted by
 	// user...]" line (the same subtype is also used for API errors).
 	interrupted := strings.HasPrefix(w.TerminalReason, "aborted") ||
 		(w.Subtype == "error_during_execution" && w.TerminalReason == "" && n.sawInterrupt)
 	n.sawInterrupt = false
+	reason := w.TerminalReason
+	if reason == "" {
+		reason = w.Subtype
+	}
+	evs = n.closeTools(evs, w.PermissionDenials, interrupted, reason)
+	// The turn is over: its assistant messages are complete.
+	clear(n.msgs)
+	n.order = n.order[:0]
+	n.streaming = ""
 	m := &agent.Message{
 		ID:         orID(w.UUID, line),
 		Role:       agent.RoleResult,
 		Parts:      []agent.Part{},
 		IsError:    w.IsError,
-		DurationMs: w.DurationMs,
-		Usage:      usageOf(w.Usage),
+		DurationMs: durationMs,
+		Usage:      usageOf(w.Usage, &w.anoms),
 	}
 	if w.Result != nil {
 		m.Result = *w.Result
@@ -833,7 +917,7 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	res := &agent.Result{
 		Text:        m.Result,
 		IsError:     (w.IsError || strings.HasPrefix(w.Subtype, "error")) && !interrupted,
-		DurationMs:  w.DurationMs,
+		DurationMs:  durationMs,
 		Usage:       m.Usage,
 		Reason:      w.TerminalReason,
 		Interrupted: interrupted,
@@ -847,8 +931,8 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 			res.Text = strings.Join(errs, "\n")
 		}
 	}
-	if w.TotalCostUSD != nil {
-		total := *w.TotalCostUSD
+	if t := w.anoms.FloatPtr("total_cost_usd", w.TotalCostUSD); t != nil {
+		total := *t
 		m.TotalCost = &agent.CostInfo{CostUSD: total, TotalCostUSD: &total}
 		res.Cost = &agent.CostInfo{CostUSD: total}
 	}
@@ -856,13 +940,13 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 		m.ModelUsage = make(map[string]agent.ModelUsage, len(w.ModelUsage))
 		for k, u := range w.ModelUsage {
 			m.ModelUsage[k] = agent.ModelUsage{
-				InputTokens:         u.InputTokens,
-				OutputTokens:        u.OutputTokens,
-				CacheReadTokens:     u.CacheReadInputTokens,
-				CacheCreationTokens: u.CacheCreationInputTokens,
-				ContextWindow:       u.ContextWindow,
-				MaxOutputTokens:     u.MaxOutputTokens,
-				CostUSD:             u.CostUSD,
+				InputTokens:         w.anoms.Int("modelUsage."+k+".inputTokens", u.InputTokens),
+				OutputTokens:        w.anoms.Int("modelUsage."+k+".outputTokens", u.OutputTokens),
+				CacheReadTokens:     w.anoms.Int("modelUsage."+k+".cacheReadInputTokens", u.CacheReadInputTokens),
+				CacheCreationTokens: w.anoms.Int("modelUsage."+k+".cacheCreationInputTokens", u.CacheCreationInputTokens),
+				ContextWindow:       w.anoms.Int("modelUsage."+k+".contextWindow", u.ContextWindow),
+				MaxOutputTokens:     w.anoms.Int("modelUsage."+k+".maxOutputTokens", u.MaxOutputTokens),
+				CostUSD:             w.anoms.Float("modelUsage."+k+".costUSD", u.CostUSD),
 			}
 		}
 		res.ModelUsage = m.ModelUsage
@@ -871,11 +955,11 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	if w.TerminalReason != "" {
 		meta["terminalReason"] = w.TerminalReason
 	}
-	if w.NumTurns != 0 {
-		meta["numTurns"] = w.NumTurns
+	if v := w.anoms.Int("num_turns", w.NumTurns); v != 0 {
+		meta["numTurns"] = v
 	}
-	if w.DurationAPIMs != 0 {
-		meta["durationApiMs"] = w.DurationAPIMs
+	if v := w.anoms.Int("duration_api_ms", w.DurationAPIMs); v != 0 {
+		meta["durationApiMs"] = v
 	}
 	if s := jsonString(w.StopReason); s != "" {
 		meta["stopReason"] = s
@@ -889,7 +973,7 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	if !isNull(w.APIErrorStatus) {
 		meta["apiErrorStatus"] = json.RawMessage(bytes.Clone(w.APIErrorStatus))
 	}
-	m.Metadata = meta
+	m.Metadata = w.anoms.Into(meta)
 	evs = append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
 	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
 }

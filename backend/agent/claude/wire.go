@@ -3,6 +3,8 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
 // This file holds Claude Code's native stream-json types, as observed in the
@@ -21,7 +23,7 @@ type wireChat struct {
 	IsMeta          bool            `json:"isMeta"`
 	IsReplay        bool            `json:"isReplay"`
 	IsCompact       bool            `json:"isCompactSummary"`
-	CostUSD         *float64        `json:"cost_usd"`
+	CostUSD         *agent.Float    `json:"cost_usd"`
 	ToolUseResult   json.RawMessage `json:"tool_use_result"`
 	ToolResultMeta  json.RawMessage `json:"tool_result_meta"`
 
@@ -29,6 +31,8 @@ type wireChat struct {
 	Error             json.RawMessage `json:"error"`
 	IsAPIErrorMessage bool            `json:"is_api_error_message"`
 	APIErrorStatus    json.RawMessage `json:"api_error_status"`
+
+	anoms agent.Anomalies // fields that did not decode as declared
 }
 
 // wireResult is a result line: the end of a turn.
@@ -37,10 +41,10 @@ type wireResult struct {
 	UUID              string                    `json:"uuid"`
 	IsError           bool                      `json:"is_error"`
 	Result            *string                   `json:"result"`
-	NumTurns          int                       `json:"num_turns"`
-	DurationMs        int64                     `json:"duration_ms"`
-	DurationAPIMs     int64                     `json:"duration_api_ms"`
-	TotalCostUSD      *float64                  `json:"total_cost_usd"`
+	NumTurns          agent.Int                 `json:"num_turns"`
+	DurationMs        agent.Int                 `json:"duration_ms"`
+	DurationAPIMs     agent.Int                 `json:"duration_api_ms"`
+	TotalCostUSD      *agent.Float              `json:"total_cost_usd"`
 	Usage             *wireUsage                `json:"usage"`
 	ModelUsage        map[string]wireModelUsage `json:"modelUsage"`
 	PermissionDenials json.RawMessage           `json:"permission_denials"`
@@ -48,6 +52,8 @@ type wireResult struct {
 	StopReason        json.RawMessage           `json:"stop_reason"`
 	Errors            json.RawMessage           `json:"errors"`
 	APIErrorStatus    json.RawMessage           `json:"api_error_status"`
+
+	anoms agent.Anomalies
 }
 
 // wireSystem is a system line (every subtype).
@@ -57,9 +63,9 @@ type wireSystem struct {
 	Status          json.RawMessage `json:"status"`
 	PermissionMode  string          `json:"permissionMode"`
 	CompactMetadata *wireCompact    `json:"compact_metadata"`
-	Attempt         int             `json:"attempt"`
-	MaxRetries      int             `json:"max_retries"`
-	RetryDelayMs    *int64          `json:"retry_delay_ms"`
+	Attempt         agent.Int       `json:"attempt"`
+	MaxRetries      agent.Int       `json:"max_retries"`
+	RetryDelayMs    *agent.Float    `json:"retry_delay_ms"` // 2.1.197 writes a float
 	ErrorStatus     json.RawMessage `json:"error_status"`
 	Error           json.RawMessage `json:"error"`
 	ToolName        string          `json:"tool_name"`
@@ -81,6 +87,8 @@ type wireMessage struct {
 	Model   string      `json:"model"`
 	Content wireContent `json:"content"`
 	Usage   *wireUsage  `json:"usage"`
+
+	anoms agent.Anomalies
 }
 
 // wireContent is message content: a plain string (one text block) or a
@@ -90,6 +98,7 @@ type wireMessage struct {
 type wireContent struct {
 	blocks []wireBlock
 	raws   []json.RawMessage
+	anoms  agent.Anomalies
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -106,9 +115,11 @@ func (c *wireContent) UnmarshalJSON(b []byte) error {
 		c.blocks = []wireBlock{{Type: "text", Text: s}}
 		return nil
 	}
-	if err := json.Unmarshal(b, &c.blocks); err != nil {
+	a, err := agent.Decode(b, &c.blocks)
+	if err != nil {
 		return err
 	}
+	c.anoms = a
 	for _, bl := range c.blocks {
 		if !knownBlock(bl.Type) {
 			return json.Unmarshal(b, &c.raws)
@@ -150,30 +161,30 @@ type wireBlock struct {
 
 // wireUsage is the API usage block (per message, or summed on result).
 type wireUsage struct {
-	InputTokens              int64 `json:"input_tokens"`
-	OutputTokens             int64 `json:"output_tokens"`
-	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	InputTokens              agent.Int `json:"input_tokens"`
+	OutputTokens             agent.Int `json:"output_tokens"`
+	CacheReadInputTokens     agent.Int `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens agent.Int `json:"cache_creation_input_tokens"`
 	OutputTokensDetails      *struct {
-		ThinkingTokens int64 `json:"thinking_tokens"`
+		ThinkingTokens agent.Int `json:"thinking_tokens"`
 	} `json:"output_tokens_details"`
 }
 
 // wireModelUsage is one entry of result.modelUsage.
 type wireModelUsage struct {
-	InputTokens              int64   `json:"inputTokens"`
-	OutputTokens             int64   `json:"outputTokens"`
-	CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
-	CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
-	CostUSD                  float64 `json:"costUSD"`
-	ContextWindow            int64   `json:"contextWindow"`
-	MaxOutputTokens          int64   `json:"maxOutputTokens"`
+	InputTokens              agent.Int   `json:"inputTokens"`
+	OutputTokens             agent.Int   `json:"outputTokens"`
+	CacheReadInputTokens     agent.Int   `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens agent.Int   `json:"cacheCreationInputTokens"`
+	CostUSD                  agent.Float `json:"costUSD"`
+	ContextWindow            agent.Int   `json:"contextWindow"`
+	MaxOutputTokens          agent.Int   `json:"maxOutputTokens"`
 }
 
 // wireCompact is system/compact_boundary's compact_metadata.
 type wireCompact struct {
-	Trigger   string `json:"trigger"`
-	PreTokens int64  `json:"pre_tokens"`
+	Trigger   string    `json:"trigger"`
+	PreTokens agent.Int `json:"pre_tokens"`
 }
 
 // wireControlRequest is the body of a control_request line.

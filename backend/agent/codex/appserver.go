@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -24,15 +23,19 @@ const AppServerFormatName = "codex-app-server"
 //	thread/started                           session-id (once per thread)
 //	turn/started                             nothing (usage is summed per turn from here)
 //	item userMessage                         user message {text parts}
-//	item agentMessage + agentMessage/delta   assistant message, one text part (deltas append)
-//	item reasoning + reasoning/*Delta        assistant message, one reasoning part
-//	                                         (summary, then content)
-//	item plan + plan/delta                   assistant message, one text part
+//	item agentMessage + agentMessage/delta   assistant message, one text part: the item
+//	                                         (or the first delta) emits it whole, each
+//	                                         next delta is a delta event {part 0, text},
+//	                                         Raw = the frame; item/completed whole again
+//	item reasoning + reasoning/*Delta        the same with one reasoning part (field
+//	                                         reasoning; summary, then content)
+//	item plan + plan/delta                   the same, one text part
 //	item commandExecution                    tool-use {toolName "commandExecution", kind
 //	                                         execute, input {command, cwd, commandActions}};
 //	                                         done: tool-result {content = aggregatedOutput,
 //	                                         title "exit code N"; isError on failed/declined
-//	                                         or a non-zero exit}
+//	                                         or a non-zero exit}; a declined item's state
+//	                                         is denied, a failed one's error
 //	item fileChange                          tool-use {toolName "fileChange", kind edit, input
 //	                                         {changes}}; done: tool-result with a write
 //	                                         structured result for the first file {filePath,
@@ -55,6 +58,10 @@ const AppServerFormatName = "codex-app-server"
 //	                                         (kind todo) + todo structured result
 //	thread/tokenUsage/updated                summed (last) into the turn's usage; the context
 //	                                         window goes to the result's modelUsage
+//	turn/completed (first)                   every tool item not in a final state: tool-state-
+//	                                         update cancelled (interrupted when the turn
+//	                                         was) {error = the reason} and its message again
+//	                                         with that state, metadata.toolErrors[toolId]
 //	turn/completed {turn{status, error}}     result message "<turn>:result" {last agent text,
 //	                                         usage, durationMs} + complete {reason: status,
 //	                                         interrupted when "interrupted", isError when
@@ -66,7 +73,9 @@ const AppServerFormatName = "codex-app-server"
 //	  deprecation, remote-control and other
 //	  bookkeeping notifications, client
 //	  requests and replies                   nothing (the frames are kept raw)
-//	unknown method                           system message with a system-status part, raw kept
+//	unknown method                           quiet notice (agent.QuietNotice), raw kept
+//	every frame                              decoded field by field (agent.Int numbers):
+//	                                         an odd value degrades its field only
 //	malformed line                           error {fatal: false, raw: the line}
 type AppServerNormalizer struct {
 	threadID    string
@@ -76,6 +85,7 @@ type AppServerNormalizer struct {
 	outReq      map[string]string // id → method of client requests
 	items       map[string]*itemMessage
 	itemData    map[string]*appItem
+	open        openTools // tool items not in a final state
 	turnID      string
 	turnRaw     []byte
 	lastText    string
@@ -86,7 +96,7 @@ type AppServerNormalizer struct {
 
 // NewAppServerNormalizer returns a fresh app-server normalizer.
 func NewAppServerNormalizer() *AppServerNormalizer {
-	return &AppServerNormalizer{announced: map[string]bool{}, outReq: map[string]string{}, items: map[string]*itemMessage{}, itemData: map[string]*appItem{}}
+	return &AppServerNormalizer{announced: map[string]bool{}, outReq: map[string]string{}, items: map[string]*itemMessage{}, itemData: map[string]*appItem{}, open: openTools{}}
 }
 
 var _ agent.Normalizer = (*AppServerNormalizer)(nil)
@@ -117,7 +127,7 @@ var ignored = map[string]bool{
 // Feed implements agent.Normalizer.
 func (n *AppServerNormalizer) Feed(frame []byte) []agent.Event {
 	var m rpcMessage
-	if err := json.Unmarshal(frame, &m); err != nil {
+	if err := decode(frame, &m); err != nil {
 		return []agent.Event{malformed(frame, err)}
 	}
 	id := string(m.ID)
@@ -132,61 +142,61 @@ func (n *AppServerNormalizer) Feed(frame []byte) []agent.Event {
 	switch m.Method {
 	case "thread/started":
 		var p threadResult
-		_ = json.Unmarshal(m.Params, &p)
+		_ = decode(m.Params, &p)
 		return n.thread(bytes.Clone(frame), &p)
 	case "turn/started":
 		var p turnParams
-		_ = json.Unmarshal(m.Params, &p)
+		_ = decode(m.Params, &p)
 		n.turnID, n.turnRaw, n.lastText, n.usage = p.Turn.ID, bytes.Clone(n.threadFrame), "", nil
 		n.addTurnRaw(frame)
 		return nil
 	case "item/started", "item/completed":
 		var p itemParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
+		if err := decode(m.Params, &p); err != nil {
 			return []agent.Event{malformed(frame, err)}
 		}
 		var it appItem
-		if err := json.Unmarshal(p.Item, &it); err != nil || it.ID == "" {
+		if err := decode(p.Item, &it); err != nil || it.ID == "" {
 			return []agent.Event{malformed(frame, fmt.Errorf("item: %v", err))}
 		}
 		it.Raw = p.Item
 		return n.item(frame, &it, m.Method == "item/completed")
 	case "item/agentMessage/delta", "item/reasoning/summaryTextDelta", "item/reasoning/textDelta", "item/plan/delta":
 		var p deltaParams
-		_ = json.Unmarshal(m.Params, &p)
+		_ = decode(m.Params, &p)
 		return n.delta(frame, m.Method, &p)
 	case "item/commandExecution/requestApproval", "item/fileChange/requestApproval":
 		var p approvalParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
+		if err := decode(m.Params, &p); err != nil {
 			return []agent.Event{malformed(frame, err)}
 		}
 		return n.approval(frame, m.Method, id, &p)
 	case "turn/plan/updated":
 		var p planParams
-		_ = json.Unmarshal(m.Params, &p)
+		_ = decode(m.Params, &p)
 		return n.plan(frame, &p)
 	case "thread/tokenUsage/updated":
 		var p tokenUsageParams
-		_ = json.Unmarshal(m.Params, &p)
+		_ = decode(m.Params, &p)
 		l := p.TokenUsage.Last
 		if n.usage == nil {
 			n.usage = &agent.TokenUsage{}
 		}
-		n.usage.InputTokens += l.InputTokens
-		n.usage.OutputTokens += l.OutputTokens
-		n.usage.CacheReadTokens += l.CachedInputTokens
-		n.usage.CacheCreationTokens += l.CacheWriteInputTokens
-		n.usage.ReasoningTokens += l.ReasoningOutputTokens
-		n.window = p.TokenUsage.ModelContextWindow
+		n.usage.InputTokens += l.InputTokens.V
+		n.usage.OutputTokens += l.OutputTokens.V
+		n.usage.CacheReadTokens += l.CachedInputTokens.V
+		n.usage.CacheCreationTokens += l.CacheWriteInputTokens.V
+		n.usage.ReasoningTokens += l.ReasoningOutputTokens.V
+		n.window = p.TokenUsage.ModelContextWindow.V
 		n.addTurnRaw(frame)
 		return nil
 	case "turn/completed":
 		var p turnParams
-		_ = json.Unmarshal(m.Params, &p)
+		_ = decode(m.Params, &p)
 		return n.turnEnd(frame, &p)
 	case "error":
 		var p errorParams
-		_ = json.Unmarshal(m.Params, &p)
+		_ = decode(m.Params, &p)
 		msg := errorText(p.Error.Message)
 		if p.WillRetry {
 			return []agent.Event{{Type: agent.EventRateLimit, Error: msg}}
@@ -238,7 +248,7 @@ func (n *AppServerNormalizer) response(frame []byte, m *rpcMessage, id string) [
 		return []agent.Event{{Type: agent.EventError, Fatal: fatal, Error: fmt.Sprintf("codex: %s failed: %s (code %d)", method, errorText(m.Error.Message), m.Error.Code), Raw: bytes.Clone(frame)}}
 	}
 	var p threadResult
-	if json.Unmarshal(m.Result, &p) == nil && p.Thread != nil {
+	if decode(m.Result, &p) == nil && p.Thread != nil {
 		return n.thread(bytes.Clone(frame), &p)
 	}
 	return nil
@@ -260,10 +270,7 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 	n.itemData[it.ID] = it
 	state := agent.ToolRunning
 	if done {
-		state = agent.ToolCompleted
-		if it.Status == "failed" || it.Status == "declined" {
-			state = agent.ToolError
-		}
+		state = itemState(it.Status)
 	}
 	use := agent.Part{Type: agent.PartToolUse, ToolID: it.ID, ToolName: it.Type, State: state}
 	var result *agent.Part
@@ -275,7 +282,7 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 			Path string `json:"path"`
 			URL  string `json:"url"`
 		}
-		_ = json.Unmarshal(it.Content, &inputs)
+		_ = decode(it.Content, &inputs)
 		m.msg.Role = agent.RoleUser
 		m.msg.Parts = m.msg.Parts[:0]
 		for _, in := range inputs {
@@ -301,7 +308,7 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 		return []agent.Event{m.event()}
 	case "reasoning":
 		var content []string
-		_ = json.Unmarshal(it.Content, &content)
+		_ = decode(it.Content, &content)
 		text := strings.Join(append(append([]string{}, it.Summary...), content...), "\n\n")
 		if done || text != "" {
 			m.msg.Parts = []agent.Part{{Type: agent.PartReasoning, Text: text}}
@@ -318,7 +325,7 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 		use.Kind = agent.ToolExecute
 		use.Input = mustJSON(map[string]any{"command": it.Command, "cwd": it.Cwd, "commandActions": it.CommandActions})
 		if done {
-			if it.ExitCode != nil && *it.ExitCode != 0 {
+			if it.ExitCode != nil && it.ExitCode.V != 0 {
 				state = agent.ToolError
 				use.State = state
 			}
@@ -331,7 +338,7 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 			}
 			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(out), IsError: state == agent.ToolError}
 			if it.ExitCode != nil {
-				r.Title = fmt.Sprintf("exit code %d", *it.ExitCode)
+				r.Title = fmt.Sprintf("exit code %d", it.ExitCode.V)
 			}
 			result = &r
 		}
@@ -401,7 +408,7 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 		delete(n.items, it.ID)
 		return []agent.Event{unknownMessage(frame, "item type "+it.Type)}
 	}
-	return m.toolUpdate(use, result)
+	return n.open.track(m, m.toolUpdate(use, result))
 }
 
 func (n *AppServerNormalizer) delta(frame []byte, method string, p *deltaParams) []agent.Event {
@@ -418,11 +425,21 @@ func (n *AppServerNormalizer) delta(frame []byte, method string, p *deltaParams)
 	if strings.HasPrefix(method, "item/reasoning/") {
 		typ = agent.PartReasoning
 	}
-	if len(m.msg.Parts) == 0 {
-		m.msg.Parts = []agent.Part{{Type: typ}}
+	if len(m.msg.Parts) == 0 || m.last == nil || len(m.last.Parts) == 0 || m.msg.Parts[0].Type != typ {
+		m.msg.Parts = []agent.Part{{Type: typ, Text: p.Delta}}
+		return []agent.Event{m.event()}
 	}
-	m.msg.Parts[0].Text += p.Delta
-	return []agent.Event{m.event()}
+	if p.Delta == "" {
+		return nil
+	}
+	m.grow(p.Delta)
+	m.last.Parts[0].Text = m.msg.Parts[0].Text
+	f := agent.DeltaText
+	if typ == agent.PartReasoning {
+		f = agent.DeltaReason
+	}
+	return []agent.Event{{Type: agent.EventDelta, MessageID: m.msg.ID, Delta: &agent.Delta{Part: 0, Field: f, Text: p.Delta},
+		Raw: append([]byte(nil), frame...)}}
 }
 
 // ApprovalOptions are the answers Codex accepts to an approval request, as
@@ -452,7 +469,7 @@ func (n *AppServerNormalizer) approval(frame []byte, method, id string, p *appro
 			if len(m.msg.Parts) > 1 {
 				result = &m.msg.Parts[1]
 			}
-			evs = m.toolUpdate(use, result)
+			evs = n.open.track(m, m.toolUpdate(use, result))
 		}
 	}
 	if req.ToolName == "" {
@@ -500,15 +517,20 @@ func (n *AppServerNormalizer) plan(frame []byte, p *planParams) []agent.Event {
 	res := agent.Part{Type: agent.PartToolResult, ToolID: id, Content: agent.StringContent(text),
 		StructuredResult: &agent.StructuredResult{Kind: agent.StructuredTodo, OldTodos: n.todos, NewTodos: todos}}
 	n.todos = todos
-	return m.toolUpdate(use, &res)
+	return n.open.track(m, m.toolUpdate(use, &res))
 }
 
 func (n *AppServerNormalizer) turnEnd(frame []byte, p *turnParams) []agent.Event {
 	n.addTurnRaw(frame)
 	t := p.Turn
+	state, why := agent.ToolCancelled, "the turn ended ("+t.Status+") before the tool finished"
+	if t.Status == "interrupted" {
+		state, why = agent.ToolInterrupted, "the turn was interrupted"
+	}
+	closing := n.open.close(frame, state, why)
 	res := &agent.Result{Text: n.lastText, Reason: t.Status, Interrupted: t.Status == "interrupted", IsError: t.Status == "failed", Usage: n.usage}
 	if t.DurationMs != nil {
-		res.DurationMs = *t.DurationMs
+		res.DurationMs = t.DurationMs.V
 	}
 	if n.model != "" && n.window > 0 {
 		mu := agent.ModelUsage{ContextWindow: n.window}
@@ -529,6 +551,6 @@ func (n *AppServerNormalizer) turnEnd(frame []byte, p *turnParams) []agent.Event
 		Usage: res.Usage, DurationMs: res.DurationMs, ModelUsage: res.ModelUsage, Model: n.model, Metadata: map[string]any{"status": t.Status}}
 	raw := n.turnRaw[:len(n.turnRaw):len(n.turnRaw)]
 	n.turnRaw, n.usage, n.lastText = nil, nil, ""
-	evs := append([]agent.Event{{Type: agent.EventMessage, Message: msg, Raw: raw}}, errEv...)
+	evs := append(append(closing, agent.Event{Type: agent.EventMessage, Message: msg, Raw: raw}), errEv...)
 	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
 }

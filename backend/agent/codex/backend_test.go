@@ -130,7 +130,7 @@ func TestProcessApprovals(t *testing.T) {
 	if err := s.RespondToPermission(ctx, ev.Request.RequestID, agent.PermissionResponse{Behavior: agent.Deny}); err != nil {
 		t.Fatal(err)
 	}
-	ev = next(t, s, "declined tool", func(e agent.Event) bool { return e.Type == agent.EventToolStateUpdate && e.State == agent.ToolError })
+	ev = next(t, s, "declined tool", func(e agent.Event) bool { return e.Type == agent.EventToolStateUpdate && e.State == agent.ToolDenied })
 	ev = next(t, s, "complete", is(agent.EventComplete))
 	if ev.Result.Text != "Finished after approvals." || ev.Result.Usage == nil || ev.Result.Usage.InputTokens != 3900 {
 		t.Errorf("result %+v", ev.Result)

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,12 +85,8 @@ func retryEvent(msg string) (agent.Event, bool) {
 func unknownMessage(frame []byte, what string) agent.Event {
 	h := fnv.New64a()
 	h.Write(frame)
-	return agent.Event{Type: agent.EventMessage, Raw: append([]byte(nil), frame...), Message: &agent.Message{
-		ID:       "codex-unknown-" + strconv.FormatUint(h.Sum64(), 16),
-		Role:     agent.RoleSystem,
-		Parts:    []agent.Part{{Type: agent.PartSystemStatus, Subtype: "unknown", Text: "Unhandled Codex " + what}},
-		Metadata: map[string]any{"raw": string(frame)},
-	}}
+	return agent.Event{Type: agent.EventMessage, Raw: append([]byte(nil), frame...),
+		Message: agent.QuietNotice("codex-unknown-"+strconv.FormatUint(h.Sum64(), 16), what, frame)}
 }
 
 func malformed(frame []byte, err error) agent.Event {
@@ -118,6 +116,8 @@ type itemMessage struct {
 	raw    []byte
 	state  agent.ToolState
 	hasUse bool
+	sb     *strings.Builder // grows a streamed text
+	last   *agent.Message   // the message last emitted
 }
 
 func (m *itemMessage) addRaw(frame []byte) {
@@ -130,6 +130,7 @@ func (m *itemMessage) addRaw(frame []byte) {
 func (m *itemMessage) event() agent.Event {
 	c := m.msg
 	c.Parts = append([]agent.Part(nil), m.msg.Parts...)
+	m.last = agent.CloneMessage(&c)
 	return agent.Event{Type: agent.EventMessage, Message: &c, Raw: m.raw[:len(m.raw):len(m.raw)]}
 }
 
@@ -146,7 +147,7 @@ func (m *itemMessage) toolUpdate(use agent.Part, result *agent.Part) []agent.Eve
 		m.hasUse, m.state = true, use.State
 		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: m.msg.ID, ToolID: use.ToolID, State: use.State}
 		if result != nil {
-			if use.State == agent.ToolError {
+			if use.State == agent.ToolError || use.State == agent.ToolDenied {
 				ev.Error = result.TextContent()
 				if ev.Error == "" {
 					ev.Error = "failed"
@@ -158,4 +159,94 @@ func (m *itemMessage) toolUpdate(use agent.Part, result *agent.Part) []agent.Eve
 		evs = append(evs, ev)
 	}
 	return evs
+}
+
+// grow appends text to the item's first part (a text or reasoning item) in
+// amortized linear time.
+func (m *itemMessage) grow(text string) {
+	p := &m.msg.Parts[0]
+	if m.sb == nil || m.sb.Len() != len(p.Text) {
+		m.sb = &strings.Builder{}
+		m.sb.WriteString(p.Text)
+	}
+	m.sb.WriteString(text)
+	p.Text = m.sb.String()
+}
+
+// change emits what changed since the item's last emission: deltas when only
+// its text grew, else the whole message.
+func (m *itemMessage) change(frame []byte) []agent.Event {
+	if m.last != nil {
+		if ds, ok := agent.TextDeltas(m.last, &m.msg); ok {
+			if len(ds) == 0 {
+				return nil
+			}
+			m.last = agent.CloneMessage(&m.msg)
+			return agent.DeltaEvents(m.msg.ID, ds, append([]byte(nil), frame...))
+		}
+	}
+	return []agent.Event{m.event()}
+}
+
+// openTools are the tool items whose state is not final yet, by item id.
+type openTools map[string]*itemMessage
+
+// track notes m's state after an update and passes its events through.
+func (o openTools) track(m *itemMessage, evs []agent.Event) []agent.Event {
+	if m.hasUse && !m.state.Final() {
+		o[m.msg.ID] = m
+	} else {
+		delete(o, m.msg.ID)
+	}
+	return evs
+}
+
+// close ends every open tool item when its turn ends: a tool-state-update
+// {state, error = why} and the message again with the final state and
+// metadata.toolErrors (frame, the turn's end, joins its Raw so that it
+// rebuilds closed).
+func (o openTools) close(frame []byte, state agent.ToolState, why string) []agent.Event {
+	ids := make([]string, 0, len(o))
+	for id := range o {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var evs []agent.Event
+	for _, id := range ids {
+		m := o[id]
+		if len(m.msg.Parts) == 0 || m.msg.Parts[0].Type != agent.PartToolUse {
+			continue
+		}
+		m.addRaw(frame)
+		m.msg.Parts[0].State, m.state = state, state
+		meta := maps.Clone(m.msg.Metadata)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta["toolErrors"] = map[string]any{m.msg.Parts[0].ToolID: why}
+		m.msg.Metadata = meta
+		evs = append(evs, agent.Event{Type: agent.EventToolStateUpdate, MessageID: m.msg.ID,
+			ToolID: m.msg.Parts[0].ToolID, State: state, Error: why}, m.event())
+	}
+	clear(o)
+	return evs
+}
+
+// itemState is a finished item's tool state: denied when the user declined
+// it, error when it failed.
+func itemState(status string) agent.ToolState {
+	switch status {
+	case "declined":
+		return agent.ToolDenied
+	case "failed":
+		return agent.ToolError
+	}
+	return agent.ToolCompleted
+}
+
+// decode is json.Unmarshal, leniently: a field of another type is left as
+// decoded so far (agent.Decode); only a frame that is not JSON fails.
+func decode(data []byte, v any) error {
+	_, err := agent.Decode(data, v)
+	return err
 }

@@ -21,7 +21,8 @@ const ExecFormatName = "codex"
 //
 //	thread.started {thread_id}       session-id
 //	turn.started                     nothing (counts turns)
-//	item agent_message               assistant message, one text part
+//	item agent_message               assistant message, one text part; an item.updated
+//	                                 that only extends the text is a delta event
 //	item reasoning                   assistant message, one reasoning part
 //	item command_execution           tool-use {toolName "command_execution", kind execute,
 //	                                 input {command}}; when done a tool-result {content =
@@ -43,6 +44,8 @@ const ExecFormatName = "codex"
 //	tool states                      item.started/updated → running; completed → completed,
 //	                                 or error (status failed/declined, non-zero exit) +
 //	                                 tool-state-update on every change
+//	turn.completed / turn.failed     first, tool items still running: tool-state-update
+//	  (first)                        cancelled {error = the reason}, the message again
 //	turn.completed {usage}           result message "<thread>:turn<N>:result" {usage: input,
 //	                                 output, cacheRead = cached_input, reasoning} + complete
 //	                                 (usage is cumulative over a resumed thread)
@@ -50,7 +53,7 @@ const ExecFormatName = "codex"
 //	                                 {isError}
 //	error "Reconnecting... n/m (…)"  rate-limit {attempt n, maxRetries m, error}
 //	error other                      error {fatal: false} (turn.failed follows when fatal)
-//	unknown type                     system message with a system-status part, raw kept
+//	unknown type                     quiet notice (agent.QuietNotice), raw kept
 //	malformed line                   error {fatal: false, raw: the line}
 //
 // Item ids restart at item_0 in each `codex exec` run, so two runs of one
@@ -63,13 +66,14 @@ type ExecNormalizer struct {
 	turnRaw  []byte
 	lastText string
 	items    map[string]*itemMessage
+	open     openTools // tool items not in a final state
 	todos    []agent.TodoItem
 	before   map[string][]agent.TodoItem // the todos before each todo_list item
 }
 
 // NewExecNormalizer returns a fresh exec normalizer.
 func NewExecNormalizer() *ExecNormalizer {
-	return &ExecNormalizer{items: map[string]*itemMessage{}, before: map[string][]agent.TodoItem{}}
+	return &ExecNormalizer{items: map[string]*itemMessage{}, before: map[string][]agent.TodoItem{}, open: openTools{}}
 }
 
 var _ agent.Normalizer = (*ExecNormalizer)(nil)
@@ -94,7 +98,7 @@ func (n *ExecNormalizer) addTurnRaw(frame []byte) {
 // Feed implements agent.Normalizer.
 func (n *ExecNormalizer) Feed(frame []byte) []agent.Event {
 	var e execEvent
-	if err := json.Unmarshal(frame, &e); err != nil {
+	if err := decode(frame, &e); err != nil {
 		return []agent.Event{malformed(frame, err)}
 	}
 	switch e.Type {
@@ -123,7 +127,7 @@ func (n *ExecNormalizer) Feed(frame []byte) []agent.Event {
 
 func (n *ExecNormalizer) item(frame []byte, raw json.RawMessage, done bool) []agent.Event {
 	var it execItem
-	if err := json.Unmarshal(raw, &it); err != nil || it.ID == "" {
+	if err := decode(raw, &it); err != nil || it.ID == "" {
 		if err == nil {
 			err = fmt.Errorf("item without id")
 		}
@@ -138,10 +142,7 @@ func (n *ExecNormalizer) item(frame []byte, raw json.RawMessage, done bool) []ag
 	m.addRaw(frame)
 	state := agent.ToolRunning
 	if done {
-		state = agent.ToolCompleted
-		if it.Status == "failed" || it.Status == "declined" {
-			state = agent.ToolError
-		}
+		state = itemState(it.Status)
 	}
 	use := agent.Part{Type: agent.PartToolUse, ToolID: it.ID, ToolName: it.Type, State: state}
 	var result *agent.Part
@@ -151,11 +152,15 @@ func (n *ExecNormalizer) item(frame []byte, raw json.RawMessage, done bool) []ag
 		if done {
 			n.lastText = it.Text
 			n.addTurnRaw(frame)
+			return []agent.Event{m.event()}
 		}
-		return []agent.Event{m.event()}
+		return m.change(frame)
 	case "reasoning":
 		m.msg.Parts = []agent.Part{{Type: agent.PartReasoning, Text: it.Text}}
-		return []agent.Event{m.event()}
+		if done {
+			return []agent.Event{m.event()}
+		}
+		return m.change(frame)
 	case "error":
 		m.msg.Role = agent.RoleSystem
 		m.msg.Parts = []agent.Part{{Type: agent.PartSystemStatus, Subtype: "error", Status: "error", Text: it.Message}}
@@ -164,13 +169,13 @@ func (n *ExecNormalizer) item(frame []byte, raw json.RawMessage, done bool) []ag
 		use.Kind = agent.ToolExecute
 		use.Input = mustJSON(map[string]string{"command": it.Command})
 		if done {
-			if it.ExitCode != nil && *it.ExitCode != 0 {
+			if it.ExitCode != nil && it.ExitCode.V != 0 {
 				state = agent.ToolError
 				use.State = state
 			}
 			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(it.AggregatedOutput), IsError: state == agent.ToolError}
 			if it.ExitCode != nil {
-				r.Title = fmt.Sprintf("exit code %d", *it.ExitCode)
+				r.Title = fmt.Sprintf("exit code %d", it.ExitCode.V)
 			}
 			result = &r
 		}
@@ -182,7 +187,7 @@ func (n *ExecNormalizer) item(frame []byte, raw json.RawMessage, done bool) []ag
 				Path string `json:"path"`
 				Kind string `json:"kind"`
 			}
-			_ = json.Unmarshal(it.Changes, &changes)
+			_ = decode(it.Changes, &changes)
 			lines := make([]string, len(changes))
 			for i, c := range changes {
 				lines[i] = c.Kind + " " + c.Path
@@ -238,7 +243,7 @@ func (n *ExecNormalizer) item(frame []byte, raw json.RawMessage, done bool) []ag
 		delete(n.items, it.ID)
 		return []agent.Event{unknownMessage(frame, "item type "+it.Type)}
 	}
-	return m.toolUpdate(use, result)
+	return n.open.track(m, m.toolUpdate(use, result))
 }
 
 func (n *ExecNormalizer) turnEnd(frame []byte, e *execEvent) []agent.Event {
@@ -246,14 +251,15 @@ func (n *ExecNormalizer) turnEnd(frame []byte, e *execEvent) []agent.Event {
 		n.turnRaw = n.prefix()
 	}
 	n.addTurnRaw(frame)
+	closing := n.open.close(frame, agent.ToolCancelled, "the turn ended ("+e.Type+") before the tool finished")
 	turns := n.turns
 	if turns == 0 {
 		turns = 1
 	}
 	res := &agent.Result{Text: n.lastText, Reason: "completed"}
 	if u := e.Usage; u != nil {
-		res.Usage = &agent.TokenUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens,
-			CacheCreationTokens: u.CacheWriteInputTokens, ReasoningTokens: u.ReasoningOutputTokens}
+		res.Usage = &agent.TokenUsage{InputTokens: u.InputTokens.V, OutputTokens: u.OutputTokens.V, CacheReadTokens: u.CachedInputTokens.V,
+			CacheCreationTokens: u.CacheWriteInputTokens.V, ReasoningTokens: u.ReasoningOutputTokens.V}
 	}
 	var evs []agent.Event
 	if e.Type == "turn.failed" {
@@ -271,5 +277,5 @@ func (n *ExecNormalizer) turnEnd(frame []byte, e *execEvent) []agent.Event {
 		Result: res.Text, IsError: res.IsError, Usage: res.Usage}
 	raw := n.turnRaw[:len(n.turnRaw):len(n.turnRaw)]
 	n.turnRaw = nil
-	return append(append([]agent.Event{{Type: agent.EventMessage, Message: msg, Raw: raw}}, evs...), agent.Event{Type: agent.EventComplete, Result: res})
+	return append(append(append(closing, agent.Event{Type: agent.EventMessage, Message: msg, Raw: raw}), evs...), agent.Event{Type: agent.EventComplete, Result: res})
 }

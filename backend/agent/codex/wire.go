@@ -1,6 +1,10 @@
 package codex
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
 
 // `codex exec --json`: one event per line.
 
@@ -17,11 +21,11 @@ type execEvent struct {
 }
 
 type execUsage struct {
-	InputTokens           int64 `json:"input_tokens"`
-	CachedInputTokens     int64 `json:"cached_input_tokens"`
-	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
-	OutputTokens          int64 `json:"output_tokens"`
-	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
+	InputTokens           agent.Int `json:"input_tokens"`
+	CachedInputTokens     agent.Int `json:"cached_input_tokens"`
+	CacheWriteInputTokens agent.Int `json:"cache_write_input_tokens"`
+	OutputTokens          agent.Int `json:"output_tokens"`
+	ReasoningOutputTokens agent.Int `json:"reasoning_output_tokens"`
 }
 
 // execItem is an exec thread item (snake_case fields).
@@ -31,7 +35,7 @@ type execItem struct {
 	Text             string          `json:"text,omitempty"`
 	Command          string          `json:"command,omitempty"`
 	AggregatedOutput string          `json:"aggregated_output,omitempty"`
-	ExitCode         *int            `json:"exit_code,omitempty"`
+	ExitCode         *agent.Int      `json:"exit_code,omitempty"`
 	Status           string          `json:"status,omitempty"`
 	Changes          json.RawMessage `json:"changes,omitempty"`
 	Items            []struct {
@@ -59,7 +63,7 @@ type rpcMessage struct {
 }
 
 type rpcError struct {
-	Code    int             `json:"code"`
+	Code    int             `json:"code"` // JSON-RPC code; Decode notes another type
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
 }
@@ -100,9 +104,9 @@ type appItem struct {
 	Cwd              string          `json:"cwd,omitempty"`
 	CommandActions   json.RawMessage `json:"commandActions,omitempty"`
 	AggregatedOutput *string         `json:"aggregatedOutput,omitempty"`
-	ExitCode         *int            `json:"exitCode,omitempty"`
+	ExitCode         *agent.Int      `json:"exitCode,omitempty"`
 	Status           string          `json:"status,omitempty"`
-	DurationMs       *int64          `json:"durationMs,omitempty"`
+	DurationMs       *agent.Int      `json:"durationMs,omitempty"`
 
 	Changes []fileChange `json:"changes,omitempty"` // fileChange
 
@@ -131,19 +135,19 @@ type fileChange struct {
 type tokenUsageParams struct {
 	TurnID     string `json:"turnId"`
 	TokenUsage struct {
-		Total              appUsage `json:"total"`
-		Last               appUsage `json:"last"`
-		ModelContextWindow int64    `json:"modelContextWindow"`
+		Total              appUsage  `json:"total"`
+		Last               appUsage  `json:"last"`
+		ModelContextWindow agent.Int `json:"modelContextWindow"`
 	} `json:"tokenUsage"`
 }
 
 type appUsage struct {
-	TotalTokens           int64 `json:"totalTokens"`
-	InputTokens           int64 `json:"inputTokens"`
-	CachedInputTokens     int64 `json:"cachedInputTokens"`
-	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens"`
-	OutputTokens          int64 `json:"outputTokens"`
-	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
+	TotalTokens           agent.Int `json:"totalTokens"`
+	InputTokens           agent.Int `json:"inputTokens"`
+	CachedInputTokens     agent.Int `json:"cachedInputTokens"`
+	CacheWriteInputTokens agent.Int `json:"cacheWriteInputTokens"`
+	OutputTokens          agent.Int `json:"outputTokens"`
+	ReasoningOutputTokens agent.Int `json:"reasoningOutputTokens"`
 }
 
 // turnParams is turn/started's and turn/completed's params.
@@ -153,7 +157,7 @@ type turnParams struct {
 		ID         string     `json:"id"`
 		Status     string     `json:"status"` // completed | interrupted | failed | inProgress
 		Error      *turnError `json:"error"`
-		DurationMs *int64     `json:"durationMs"`
+		DurationMs *agent.Int `json:"durationMs"`
 	} `json:"turn"`
 }
 

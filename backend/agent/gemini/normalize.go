@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,8 +29,11 @@ const (
 //	                                  for the turn's messages
 //	message role=user                 user message "<sid>:user:<timestamp>"
 //	message role=assistant (delta)    text part of the turn's assistant message
-//	                                  "<sid>:<timestamp of its first line>"; consecutive
-//	                                  deltas merge, re-emitted whole each time
+//	                                  "<sid>:<timestamp of its first line>": the first
+//	                                  line of a text part emits the message whole, the
+//	                                  next ones are delta events {part, text} (Raw =
+//	                                  the line); the message is emitted whole again at
+//	                                  a tool and at the result
 //	tool_use {tool_name, tool_id,     tool-use part {toolId, toolName, input = parameters,
 //	  parameters}                     kind} in the same message + tool-state-update running
 //	tool_result {status, output,      tool-result part {content = output or error.message,
@@ -38,12 +42,21 @@ const (
 //	                                  write_file → write structured result {filePath,
 //	                                  content} (create or update is not told); write_todos → todo
 //	                                  structured result {oldTodos, newTodos}
+//	result (any status)               first, every tool_use without a tool_result is
+//	                                  closed: tool-state-update cancelled {error = the
+//	                                  reason} and the message emitted with the tool-use
+//	                                  part cancelled, metadata.toolErrors[toolId]
 //	result status=success             result message "<sid>:result:<timestamp>" {result =
 //	                                  last text, usage, durationMs, modelUsage} + complete
 //	result status=error               the same with isError + error {fatal, error.message};
 //	                                  a quota/429 message also gives rate-limit
 //	error {severity, message}         error {fatal: severity is "error"}
-//	unknown type                      system message with a system-status part, raw kept
+//	unknown type                      quiet notice (agent.QuietNotice): system-status
+//	                                  {subtype = type, status "unknown"}, metadata.quiet,
+//	                                  metadata.raw
+//	any line                          decoded field by field (agent.Int numbers): an odd
+//	                                  value degrades its field only, listed in the
+//	                                  message's metadata.anomalies
 //	malformed line                    error {fatal: false, raw: the line}
 //
 // Tool kinds: read_file, read_many_files → read; write_file, replace, edit →
@@ -59,12 +72,23 @@ type Normalizer struct {
 	init      []byte // the init line, first frame of every message's Raw
 	turn      *turn
 	todos     []agent.TodoItem
+	anoms     agent.Anomalies // of the line being fed
 }
 
 type turn struct {
 	raw   []byte
 	msg   agent.Message
 	tools map[string]*tool
+	order []string         // tool ids in order
+	sb    *strings.Builder // grows the last text part while deltas come
+	dirty bool             // deltas since the message was last emitted whole
+}
+
+// noteAnoms records a line's anomalies in the turn's message metadata.
+func (t *turn) noteAnoms(a agent.Anomalies) {
+	if len(a) > 0 {
+		t.msg.Metadata = a.Into(maps.Clone(t.msg.Metadata))
+	}
 }
 
 type tool struct {
@@ -85,9 +109,11 @@ func (n *Normalizer) Flush() []agent.Event { return nil }
 // Feed implements agent.Normalizer.
 func (n *Normalizer) Feed(frame []byte) []agent.Event {
 	var l line
-	if err := json.Unmarshal(frame, &l); err != nil {
+	anoms, err := agent.DecodeNoting(frame, &l)
+	if err != nil {
 		return []agent.Event{{Type: agent.EventError, Error: "gemini: malformed line: " + err.Error(), Raw: bytes.Clone(frame)}}
 	}
+	n.anoms = anoms
 	switch l.Type {
 	case "init":
 		n.init = bytes.Clone(frame)
@@ -109,15 +135,29 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 			}}}
 		}
 		t := n.ensureTurn(frame, l.Timestamp)
-		if k := len(t.msg.Parts) - 1; k >= 0 && t.msg.Parts[k].Type == agent.PartText {
-			t.msg.Parts[k].Text += l.Content
-		} else {
-			t.msg.Parts = append(t.msg.Parts, agent.Part{Type: agent.PartText, Text: l.Content})
+		t.noteAnoms(anoms)
+		if k := len(t.msg.Parts) - 1; k >= 0 && t.msg.Parts[k].Type == agent.PartText && t.sb != nil && len(anoms) == 0 {
+			if l.Content == "" {
+				return nil
+			}
+			t.sb.WriteString(l.Content)
+			t.msg.Parts[k].Text = t.sb.String()
+			t.dirty = true
+			return []agent.Event{{Type: agent.EventDelta, MessageID: t.msg.ID,
+				Delta: &agent.Delta{Part: k, Field: agent.DeltaText, Text: l.Content}, Raw: bytes.Clone(frame)}}
 		}
+		t.sb = &strings.Builder{}
+		t.sb.WriteString(l.Content)
+		t.msg.Parts = append(t.msg.Parts, agent.Part{Type: agent.PartText, Text: t.sb.String()})
 		return []agent.Event{n.emit()}
 	case "tool_use":
 		t := n.ensureTurn(frame, l.Timestamp)
+		t.noteAnoms(anoms)
+		t.sb = nil
 		tl := &tool{use: len(t.msg.Parts), result: -1, name: l.ToolName, params: l.Parameters}
+		if _, seen := t.tools[l.ToolID]; !seen {
+			t.order = append(t.order, l.ToolID)
+		}
 		t.tools[l.ToolID] = tl
 		t.msg.Parts = append(t.msg.Parts, agent.Part{
 			Type: agent.PartToolUse, ToolID: l.ToolID, ToolName: l.ToolName,
@@ -137,12 +177,12 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 	}
 	h := fnv.New64a()
 	h.Write(frame)
-	return []agent.Event{{Type: agent.EventMessage, Raw: bytes.Clone(frame), Message: &agent.Message{
-		ID:       "gemini-unknown-" + strconv.FormatUint(h.Sum64(), 16),
-		Role:     agent.RoleSystem,
-		Parts:    []agent.Part{{Type: agent.PartSystemStatus, Subtype: l.Type, Text: "Unhandled Gemini line type " + strconv.Quote(l.Type)}},
-		Metadata: map[string]any{"raw": string(frame)},
-	}}}
+	kind := l.Type
+	if kind == "" {
+		kind = "line without a type"
+	}
+	return []agent.Event{{Type: agent.EventMessage, Raw: bytes.Clone(frame),
+		Message: agent.QuietNotice("gemini-unknown-"+strconv.FormatUint(h.Sum64(), 16), kind, frame)}}
 }
 
 // withInit is frame preceded by the init line, so a fresh normalizer fed it
@@ -169,6 +209,7 @@ func (n *Normalizer) ensureTurn(frame []byte, ts string) *turn {
 
 func (n *Normalizer) emit() agent.Event {
 	t := n.turn
+	t.dirty = false
 	m := t.msg
 	m.Parts = slices.Clone(t.msg.Parts)
 	return agent.Event{Type: agent.EventMessage, Message: &m, Raw: t.raw[:len(t.raw):len(t.raw)]}
@@ -176,6 +217,8 @@ func (n *Normalizer) emit() agent.Event {
 
 func (n *Normalizer) toolResult(frame []byte, l *line) []agent.Event {
 	t := n.ensureTurn(frame, l.Timestamp)
+	t.noteAnoms(n.anoms)
+	t.sb = nil
 	tl := t.tools[l.ToolID]
 	if tl == nil { // a result without its tool_use: keep it anyway
 		tl = &tool{use: len(t.msg.Parts), result: -1}
@@ -253,10 +296,15 @@ func (n *Normalizer) structured(tl *tool) *agent.StructuredResult {
 
 func (n *Normalizer) result(frame []byte, l *line) []agent.Event {
 	var raw []byte
+	var closing []agent.Event
 	res := &agent.Result{IsError: l.Status != "success", Reason: l.Status}
 	if t := n.turn; t != nil {
 		t.raw = append(append(t.raw, '\n'), frame...)
 		raw = t.raw[:len(t.raw):len(t.raw)]
+		closing = n.closeTools(l.Status)
+		if t.dirty && len(closing) == 0 {
+			closing = []agent.Event{n.emit()} // the end of the message: emitted whole
+		}
 		for i := len(t.msg.Parts) - 1; i >= 0; i-- {
 			if t.msg.Parts[i].Type == agent.PartText {
 				res.Text = t.msg.Parts[i].Text
@@ -268,13 +316,13 @@ func (n *Normalizer) result(frame []byte, l *line) []agent.Event {
 	}
 	n.turn = nil
 	if s := l.Stats; s != nil {
-		res.DurationMs = s.DurationMs
-		res.Usage = &agent.TokenUsage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadTokens: s.Cached}
+		res.DurationMs = s.DurationMs.V
+		res.Usage = &agent.TokenUsage{InputTokens: s.InputTokens.V, OutputTokens: s.OutputTokens.V, CacheReadTokens: s.Cached.V}
 		for name, m := range s.Models {
 			if res.ModelUsage == nil {
 				res.ModelUsage = map[string]agent.ModelUsage{}
 			}
-			res.ModelUsage[name] = agent.ModelUsage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CacheReadTokens: m.Cached}
+			res.ModelUsage[name] = agent.ModelUsage{InputTokens: m.InputTokens.V, OutputTokens: m.OutputTokens.V, CacheReadTokens: m.Cached.V}
 		}
 	}
 	var errText string
@@ -293,9 +341,10 @@ func (n *Normalizer) result(frame []byte, l *line) []agent.Event {
 		DurationMs: res.DurationMs, ModelUsage: res.ModelUsage, Model: n.model,
 	}
 	if l.Stats != nil {
-		msg.Metadata = map[string]any{"toolCalls": l.Stats.ToolCalls, "totalTokens": l.Stats.TotalTokens}
+		msg.Metadata = map[string]any{"toolCalls": l.Stats.ToolCalls.V, "totalTokens": l.Stats.TotalTokens.V}
 	}
-	evs := []agent.Event{{Type: agent.EventMessage, Message: msg, Raw: raw}}
+	msg.Metadata = n.anoms.Into(msg.Metadata)
+	evs := append(closing, agent.Event{Type: agent.EventMessage, Message: msg, Raw: raw})
 	if res.IsError {
 		if isQuota(errText) {
 			evs = append(evs, agent.Event{Type: agent.EventRateLimit, Error: errText})
@@ -350,7 +399,7 @@ type JSONNormalizer struct{}
 // Feed implements agent.Normalizer.
 func (n *JSONNormalizer) Feed(frame []byte) []agent.Event {
 	var o jsonOutput
-	if err := json.Unmarshal(frame, &o); err != nil {
+	if _, err := agent.Decode(frame, &o); err != nil {
 		return []agent.Event{{Type: agent.EventError, Error: "gemini: malformed JSON output: " + err.Error(), Raw: bytes.Clone(frame)}}
 	}
 	raw := bytes.Clone(frame)
@@ -371,11 +420,11 @@ func (n *JSONNormalizer) Feed(frame []byte) []agent.Event {
 			if res.ModelUsage == nil {
 				res.ModelUsage = map[string]agent.ModelUsage{}
 			}
-			res.ModelUsage[name] = agent.ModelUsage{InputTokens: m.Tokens.Prompt, OutputTokens: m.Tokens.Candidates, CacheReadTokens: m.Tokens.Cached}
-			usage.InputTokens += m.Tokens.Prompt
-			usage.OutputTokens += m.Tokens.Candidates
-			usage.CacheReadTokens += m.Tokens.Cached
-			usage.ReasoningTokens += m.Tokens.Thoughts
+			res.ModelUsage[name] = agent.ModelUsage{InputTokens: m.Tokens.Prompt.V, OutputTokens: m.Tokens.Candidates.V, CacheReadTokens: m.Tokens.Cached.V}
+			usage.InputTokens += m.Tokens.Prompt.V
+			usage.OutputTokens += m.Tokens.Candidates.V
+			usage.CacheReadTokens += m.Tokens.Cached.V
+			usage.ReasoningTokens += m.Tokens.Thoughts.V
 		}
 		res.Usage = &usage
 		if len(o.Stats.Tools) > 0 {
@@ -410,3 +459,36 @@ func (n *JSONNormalizer) Feed(frame []byte) []agent.Event {
 
 // Flush implements agent.Normalizer.
 func (n *JSONNormalizer) Flush() []agent.Event { return nil }
+
+// closeTools ends the turn's tool calls that got no tool_result: cancelled
+// with the reason (the run ended, status), a tool-state-update each and the
+// message emitted again with the final states.
+func (n *Normalizer) closeTools(status string) []agent.Event {
+	t := n.turn
+	var evs []agent.Event
+	why := "the run ended (" + status + ") before the tool finished"
+	for _, id := range t.order {
+		tl := t.tools[id]
+		if tl == nil || tl.result >= 0 || t.msg.Parts[tl.use].State.Final() {
+			continue
+		}
+		t.msg.Parts[tl.use].State = agent.ToolCancelled
+		meta := maps.Clone(t.msg.Metadata)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		errs, _ := meta["toolErrors"].(map[string]any)
+		errs = maps.Clone(errs)
+		if errs == nil {
+			errs = map[string]any{}
+		}
+		errs[id] = why
+		meta["toolErrors"] = errs
+		t.msg.Metadata = meta
+		evs = append(evs, agent.Event{Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: id, State: agent.ToolCancelled, Error: why})
+	}
+	if len(evs) > 0 {
+		evs = append(evs, n.emit())
+	}
+	return evs
+}

@@ -1,6 +1,10 @@
 package gemini
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
 
 // Gemini CLI's headless output, as `--output-format stream-json` prints it:
 // one JSON object per line, tagged by type.
@@ -45,20 +49,20 @@ type wireError struct {
 
 // streamStats is the result line's stats.
 type streamStats struct {
-	TotalTokens  int64                 `json:"total_tokens"`
-	InputTokens  int64                 `json:"input_tokens"`
-	OutputTokens int64                 `json:"output_tokens"`
-	Cached       int64                 `json:"cached"`
-	DurationMs   int64                 `json:"duration_ms"`
-	ToolCalls    int64                 `json:"tool_calls"`
+	TotalTokens  agent.Int             `json:"total_tokens"`
+	InputTokens  agent.Int             `json:"input_tokens"`
+	OutputTokens agent.Int             `json:"output_tokens"`
+	Cached       agent.Int             `json:"cached"`
+	DurationMs   agent.Int             `json:"duration_ms"`
+	ToolCalls    agent.Int             `json:"tool_calls"`
 	Models       map[string]modelStats `json:"models,omitempty"`
 }
 
 type modelStats struct {
-	TotalTokens  int64 `json:"total_tokens"`
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-	Cached       int64 `json:"cached"`
+	TotalTokens  agent.Int `json:"total_tokens"`
+	InputTokens  agent.Int `json:"input_tokens"`
+	OutputTokens agent.Int `json:"output_tokens"`
+	Cached       agent.Int `json:"cached"`
 }
 
 // jsonOutput is `--output-format json`: one pretty-printed object at exit.
@@ -69,12 +73,12 @@ type jsonOutput struct {
 	Stats     *struct {
 		Models map[string]struct {
 			Tokens struct {
-				Input      int64 `json:"input"`
-				Prompt     int64 `json:"prompt"`
-				Candidates int64 `json:"candidates"`
-				Total      int64 `json:"total"`
-				Cached     int64 `json:"cached"`
-				Thoughts   int64 `json:"thoughts"`
+				Input      agent.Int `json:"input"`
+				Prompt     agent.Int `json:"prompt"`
+				Candidates agent.Int `json:"candidates"`
+				Total      agent.Int `json:"total"`
+				Cached     agent.Int `json:"cached"`
+				Thoughts   agent.Int `json:"thoughts"`
 			} `json:"tokens"`
 		} `json:"models"`
 		Tools json.RawMessage `json:"tools,omitempty"`

@@ -34,11 +34,14 @@ import (
 //	                                the title or summary changed
 //	message.updated                 message (whole message, every part so far); user/assistant
 //	                                (a user message is shown once it has a part)
-//	message.part.updated            message (re-emitted whole) and, for a tool part whose status
+//	message.part.updated            message (re-emitted whole; only deltas when the update
+//	                                only extends shown text parts) and, for a tool part whose status
 //	                                changed, tool-state-update {messageId, toolId=callID, state,
 //	                                result=output | error}; a stale tool state (running after
 //	                                completed) is ignored
-//	message.part.delta              live text: the part's text grows, the message is re-emitted
+//	message.part.delta              delta {messageId, part (index in the message), field
+//	                                text|reasoning, text}; Raw = the frame. The part's first
+//	                                text (an empty part is not shown) emits the message whole
 //	message.part.removed            message re-emitted without the part
 //	message.removed                 message-removed
 //	permission.asked                permission-request {requestId=id, toolName=permission,
@@ -62,7 +65,9 @@ import (
 //	session.next.*                  no event: the experimental v2 mirror of the message/part events
 //	noise (see noiseTypes)          no event: server.connected, server.heartbeat, plugin.added,
 //	                                catalog.updated, integration.updated, reference.updated, ...
-//	anything else                   system message, system-status {subtype=type}, metadata.raw
+//	anything else                   a quiet notice (agent.QuietNotice): system message,
+//	                                system-status {subtype=type, status "unknown", text
+//	                                "System notice: …"}, metadata.quiet, metadata.raw
 //	malformed JSON                  error {fatal=false}, Raw = the frame
 //
 // # Messages (message.updated info)
@@ -92,7 +97,8 @@ import (
 //	tool completed    tool-use (completed) + tool-result {content=output, title, attachments,
 //	                  isError when a bash metadata.exit != 0, structuredResult for todowrite
 //	                  (newTodos), write (filePath, content, create/update) and skill}
-//	tool error        tool-use (error) + tool-result {content=error, isError}
+//	tool error        tool-use (error; denied when the error says the user rejected
+//	                  permission) + tool-result {content=error, isError}
 //	                  every state's metadata → metadata.toolMetadata[callID]
 //	step-start        metadata.steps += {type, snapshot}; metadata.snapshot
 //	step-finish       metadata.steps += {type, reason, cost, tokens}; metadata.snapshot; counted
@@ -103,7 +109,12 @@ import (
 //	subtask           metadata.subtasks += {prompt, description, agent}
 //	retry             metadata.retries += {attempt, part}
 //	compaction        compact {trigger auto|manual}
-//	other             system-status {subtype "part:" + type}, raw in metadata.unknownParts
+//	other             system-status {subtype "part:" + type, status "unknown", text},
+//	                  raw in metadata.unknownParts
+//
+// Every frame is decoded field by field (agent.Int/Float numbers,
+// agent.DecodeNoting): an odd value degrades its field only and is listed in
+// the message's metadata.anomalies.
 //
 // # Tool kinds
 //
@@ -163,7 +174,11 @@ type msgState struct {
 	info      *wireMessage
 	parts     []*partState
 	partIdx   map[string]int
-	last      *agent.Message // the last message emitted
+	last      *agent.Message  // the last message emitted
+	anoms     agent.Anomalies // of its latest message.updated frame
+	// closeFrame is the frame that ended the turn and closed its open
+	// tools (rebuilding the message needs it).
+	closeFrame []byte
 }
 
 // partState is one part of a message.
@@ -172,8 +187,14 @@ type partState struct {
 	frame   []byte   // latest message.part.updated frame
 	deltas  [][]byte // deltas received after frame
 	p       wirePart
-	text    string // p.Text plus the deltas
-	emitted string // tool status last announced by a tool-state-update
+	text    string          // p.Text plus the deltas (a view of sb)
+	sb      strings.Builder // grows text in amortized linear time
+	shown   int             // its index in the last message built, -1 when not shown
+	emitted string          // tool status last announced by a tool-state-update
+	// final and finalWhy close a tool the turn ended without finishing.
+	final    agent.ToolState
+	finalWhy string
+	anoms    agent.Anomalies // of its latest frame
 }
 
 // turnState accumulates one turn, from its opening to session.idle.
@@ -199,7 +220,7 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		return evs
 	}
 	var env wireEnvelope
-	if err := json.Unmarshal(frame, &env); err != nil {
+	if err := decode(frame, &env); err != nil {
 		return n.malformed(frame, err)
 	}
 	if env.Type == "" {
@@ -207,7 +228,7 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		var g struct {
 			Payload json.RawMessage `json:"payload"`
 		}
-		if json.Unmarshal(frame, &g) == nil && len(g.Payload) > 0 && g.Payload[0] == '{' {
+		if decode(frame, &g) == nil && len(g.Payload) > 0 && g.Payload[0] == '{' {
 			return n.Feed(g.Payload)
 		}
 		return n.malformed(frame, fmt.Errorf("no type"))
@@ -226,24 +247,24 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		return n.messageUpdated(frame, env.Properties)
 	case "message.part.updated":
 		var p wirePartUpdated
-		if err := json.Unmarshal(env.Properties, &p); err != nil {
+		if err := decode(env.Properties, &p); err != nil {
 			return n.malformed(frame, err)
 		}
-		return n.partUpdated(frame, p.Part, p.Time)
+		return n.partUpdated(frame, p.Part, p.Time.V)
 	case "message.part.delta":
 		return n.partDelta(frame, env.Properties)
 	case "message.part.removed":
 		return n.partRemoved(frame, env.Properties)
 	case "message.removed":
 		var p wireMessageRemoved
-		if err := json.Unmarshal(env.Properties, &p); err != nil || p.MessageID == "" {
+		if err := decode(env.Properties, &p); err != nil || p.MessageID == "" {
 			return n.malformed(frame, orMissing(err, "messageID"))
 		}
 		delete(n.msgs, p.MessageID)
 		return []agent.Event{{Type: agent.EventMessageRemoved, MessageID: p.MessageID}}
 	case "session.created":
 		var p wireSessionInfo
-		if err := json.Unmarshal(env.Properties, &p); err != nil || p.Info.ID == "" {
+		if err := decode(env.Properties, &p); err != nil || p.Info.ID == "" {
 			return n.malformed(frame, orMissing(err, "info.id"))
 		}
 		if p.Info.ParentID != "" {
@@ -259,7 +280,7 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		return n.endTurn(frame)
 	case "session.error":
 		var p wireSessionError
-		if err := json.Unmarshal(env.Properties, &p); err != nil {
+		if err := decode(env.Properties, &p); err != nil {
 			return n.malformed(frame, err)
 		}
 		return n.sessionError(frame, p.Error)
@@ -323,7 +344,7 @@ func (n *Normalizer) feedHot(frame []byte) (evs []agent.Event, ok bool) {
 		return nil, false
 	}
 	var h wireHot
-	if json.Unmarshal(frame, &h) != nil || h.Type != string(rest[:j]) {
+	if decode(frame, &h) != nil || h.Type != string(rest[:j]) {
 		return nil, false
 	}
 	p := &h.Properties
@@ -415,7 +436,7 @@ func (n *Normalizer) childEvent(props []byte) bool {
 	var p struct {
 		SessionID string `json:"sessionID"`
 	}
-	_ = json.Unmarshal(props, &p)
+	_ = decode(props, &p)
 	_, ok := n.children[p.SessionID]
 	return ok
 }
@@ -431,14 +452,14 @@ func (n *Normalizer) malformed(frame []byte, err error) []agent.Event {
 // feedRun handles one `opencode run --format json` line.
 func (n *Normalizer) feedRun(frame []byte) []agent.Event {
 	var l wireRunLine
-	if err := json.Unmarshal(frame, &l); err != nil {
+	if err := decode(frame, &l); err != nil {
 		return n.malformed(frame, err)
 	}
 	n.run = true
 	if n.turn == nil {
-		n.openTurn(frame, l.Timestamp, "")
+		n.openTurn(frame, l.Timestamp.V, "")
 	}
-	n.noteTime(l.Timestamp)
+	n.noteTime(l.Timestamp.V)
 	if l.Type == "error" {
 		if l.Error == nil {
 			return n.malformed(frame, fmt.Errorf("missing error"))
@@ -449,7 +470,7 @@ func (n *Normalizer) feedRun(frame []byte) []agent.Event {
 	if len(l.Part) == 0 {
 		return n.malformed(frame, fmt.Errorf("missing part"))
 	}
-	return n.partUpdated(frame, l.Part, l.Timestamp)
+	return n.partUpdated(frame, l.Part, l.Timestamp.V)
 }
 
 func (n *Normalizer) msg(id string) *msgState {
@@ -465,7 +486,7 @@ func (ms *msgState) part(id string) *partState {
 	if i, ok := ms.partIdx[id]; ok {
 		return ms.parts[i]
 	}
-	ps := &partState{id: id}
+	ps := &partState{id: id, shown: -1}
 	ms.partIdx[id] = len(ms.parts)
 	ms.parts = append(ms.parts, ps)
 	return ps
@@ -515,7 +536,7 @@ func (n *Normalizer) noteMsg(id string) {
 
 func (n *Normalizer) messageUpdated(frame, props []byte) []agent.Event {
 	var p wireMessageUpdated
-	if err := json.Unmarshal(props, &p); err != nil {
+	if err := decode(props, &p); err != nil {
 		return n.malformed(frame, err)
 	}
 	return n.applyMessage(frame, p.Info)
@@ -523,24 +544,26 @@ func (n *Normalizer) messageUpdated(frame, props []byte) []agent.Event {
 
 func (n *Normalizer) applyMessage(frame, rawInfo []byte) []agent.Event {
 	var info wireMessage
-	if err := json.Unmarshal(rawInfo, &info); err != nil || info.ID == "" {
+	anoms, err := agent.DecodeNoting(rawInfo, &info)
+	if err != nil || info.ID == "" {
 		return n.malformed(frame, orMissing(err, "info.id"))
 	}
 	ms := n.msg(info.ID)
 	isNew := ms.info == nil
 	ms.info = &info
+	ms.anoms = anoms
 	ms.infoFrame = bytes.Clone(frame)
 	if info.SessionID != "" {
 		ms.session = info.SessionID
 	}
 	_, child := n.children[ms.session]
 	if info.Role == "user" && isNew && !child {
-		n.openTurn(frame, info.Time.Created, info.ID)
+		n.openTurn(frame, info.Time.Created.V, info.ID)
 	}
 	if n.turn != nil && (n.turn.inTurn[info.ID] || info.Role == "assistant" || info.ID == n.turn.userID) {
 		n.noteMsg(info.ID)
-		n.noteTime(info.Time.Created)
-		n.noteTime(info.Time.Completed)
+		n.noteTime(info.Time.Created.V)
+		n.noteTime(info.Time.Completed.V)
 		if info.Role == "assistant" && !child {
 			n.turn.lastAsst = info.ID
 			if e := parseError(info.Error); e != nil {
@@ -556,7 +579,7 @@ func parseError(raw json.RawMessage) *wireError {
 		return nil
 	}
 	var e wireError
-	if err := json.Unmarshal(raw, &e); err != nil {
+	if err := decode(raw, &e); err != nil {
 		return &wireError{Name: "UnknownError"}
 	}
 	return &e
@@ -604,7 +627,8 @@ func toolRank(status string) int {
 
 func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 	var part wirePart
-	if err := json.Unmarshal(raw, &part); err != nil || part.ID == "" || part.MessageID == "" {
+	anoms, err := agent.DecodeNoting(raw, &part)
+	if err != nil || part.ID == "" || part.MessageID == "" {
 		return n.malformed(frame, orMissing(err, "part.id or part.messageID"))
 	}
 	if st := part.State; st != nil {
@@ -626,7 +650,7 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 		var md struct {
 			SessionID string `json:"sessionId"`
 		}
-		if json.Unmarshal(part.State.Metadata, &md) == nil && md.SessionID != "" {
+		if decode(part.State.Metadata, &md) == nil && md.SessionID != "" {
 			n.addChild(md.SessionID, toolID(&part), frame)
 		}
 	}
@@ -637,7 +661,11 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 	ps.frame = bytes.Clone(frame)
 	ps.deltas = nil
 	ps.p = part
-	ps.text = part.Text
+	ps.final, ps.finalWhy = "", ""
+	ps.anoms = anoms
+	ps.sb = strings.Builder{}
+	ps.sb.WriteString(part.Text)
+	ps.text = ps.sb.String()
 	if n.turn != nil && (ms.info == nil || ms.info.Role == "assistant" || n.turn.inTurn[ms.id]) {
 		n.noteMsg(ms.id)
 		n.noteTime(at)
@@ -645,10 +673,10 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 			n.turn.lastAsst = ms.id
 		}
 		if part.Time != nil {
-			n.noteTime(part.Time.End)
+			n.noteTime(part.Time.End.V)
 		}
 		if part.State != nil {
-			n.noteTime(part.State.Time.End)
+			n.noteTime(part.State.Time.End.V)
 		}
 		if part.Type == "step-finish" {
 			if _, ok := n.turn.steps[part.ID]; !ok {
@@ -667,10 +695,13 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 			ev.ToolResult = part.State.Output
 		case "error":
 			ev.Error = part.State.Error
+			if isRejection(part.State.Error) {
+				ev.State = agent.ToolDenied
+			}
 		}
 		evs = append(evs, ev)
 	}
-	return append(evs, n.emitMessage(ms)...)
+	return append(evs, n.emitChange(ms, frame)...)
 }
 
 func toolID(p *wirePart) string {
@@ -682,7 +713,7 @@ func toolID(p *wirePart) string {
 
 func (n *Normalizer) partDelta(frame, props []byte) []agent.Event {
 	var d wirePartDelta
-	if err := json.Unmarshal(props, &d); err != nil || d.MessageID == "" || d.PartID == "" {
+	if err := decode(props, &d); err != nil || d.MessageID == "" || d.PartID == "" {
 		return n.malformed(frame, orMissing(err, "messageID or partID"))
 	}
 	return n.applyDelta(frame, d)
@@ -700,14 +731,30 @@ func (n *Normalizer) applyDelta(frame []byte, d wirePartDelta) []agent.Event {
 	if d.Field != "text" {
 		return nil // only text grows live; other fields arrive whole in part.updated
 	}
-	ps.text += d.Delta
+	ps.sb.WriteString(d.Delta)
+	ps.text = ps.sb.String()
 	ps.deltas = append(ps.deltas, bytes.Clone(frame))
-	return n.emitMessage(ms)
+	if d.Delta == "" {
+		return nil
+	}
+	if last := ms.last; last != nil && ps.shown >= 0 && ps.shown < len(last.Parts) {
+		lp := &last.Parts[ps.shown]
+		f := agent.DeltaText
+		if lp.Type == agent.PartReasoning {
+			f = agent.DeltaReason
+		}
+		if (lp.Type == agent.PartText || lp.Type == agent.PartReasoning) && len(lp.Text)+len(d.Delta) == len(ps.text) {
+			lp.Text = ps.text
+			return []agent.Event{{Type: agent.EventDelta, MessageID: ms.id,
+				Delta: &agent.Delta{Part: ps.shown, Field: f, Text: d.Delta}, Raw: ps.deltas[len(ps.deltas)-1]}}
+		}
+	}
+	return n.emitMessage(ms) // the part's first text: a new part
 }
 
 func (n *Normalizer) partRemoved(frame, props []byte) []agent.Event {
 	var r wirePartRemoved
-	if err := json.Unmarshal(props, &r); err != nil || r.MessageID == "" || r.PartID == "" {
+	if err := decode(props, &r); err != nil || r.MessageID == "" || r.PartID == "" {
 		return n.malformed(frame, orMissing(err, "messageID or partID"))
 	}
 	ms, ok := n.msgs[r.MessageID]
@@ -728,14 +775,14 @@ func (n *Normalizer) partRemoved(frame, props []byte) []agent.Event {
 
 func (n *Normalizer) sessionUpdated(frame, props []byte) []agent.Event {
 	var p wireSessionInfo
-	if err := json.Unmarshal(props, &p); err != nil {
+	if err := decode(props, &p); err != nil {
 		return n.malformed(frame, err)
 	}
 	summary := ""
-	if s := p.Info.Summary; s != nil && s.Files > 0 {
-		summary = fmt.Sprintf("%d files, +%d -%d", s.Files, s.Additions, s.Deletions)
-		if s.Files == 1 {
-			summary = fmt.Sprintf("1 file, +%d -%d", s.Additions, s.Deletions)
+	if s := p.Info.Summary; s != nil && s.Files.V > 0 {
+		summary = fmt.Sprintf("%d files, +%d -%d", s.Files.V, s.Additions.V, s.Deletions.V)
+		if s.Files.V == 1 {
+			summary = fmt.Sprintf("1 file, +%d -%d", s.Additions.V, s.Deletions.V)
 		}
 	}
 	if p.Info.Title == n.title && summary == n.summary {
@@ -747,7 +794,7 @@ func (n *Normalizer) sessionUpdated(frame, props []byte) []agent.Event {
 
 func (n *Normalizer) sessionStatus(frame, props []byte) []agent.Event {
 	var s wireStatus
-	if err := json.Unmarshal(props, &s); err != nil {
+	if err := decode(props, &s); err != nil {
 		return n.malformed(frame, err)
 	}
 	switch s.Status.Type {
@@ -756,7 +803,7 @@ func (n *Normalizer) sessionStatus(frame, props []byte) []agent.Event {
 			n.openTurn(frame, 0, "")
 		}
 	case "retry":
-		return []agent.Event{{Type: agent.EventRateLimit, Attempt: s.Status.Attempt, Error: s.Status.Message}}
+		return []agent.Event{{Type: agent.EventRateLimit, Attempt: int(s.Status.Attempt.V), Error: s.Status.Message}}
 	}
 	return nil
 }
@@ -777,7 +824,7 @@ func (n *Normalizer) sessionError(frame, raw []byte) []agent.Event {
 
 func (n *Normalizer) permissionAsked(frame, props []byte) []agent.Event {
 	var p wirePermission
-	if err := json.Unmarshal(props, &p); err != nil || p.ID == "" {
+	if err := decode(props, &p); err != nil || p.ID == "" {
 		return n.malformed(frame, orMissing(err, "id"))
 	}
 	if n.asked[p.ID] {
@@ -803,7 +850,7 @@ func (n *Normalizer) permissionAsked(frame, props []byte) []agent.Event {
 
 func (n *Normalizer) questionAsked(frame, props []byte) []agent.Event {
 	var q wireQuestion
-	if err := json.Unmarshal(props, &q); err != nil || q.ID == "" {
+	if err := decode(props, &q); err != nil || q.ID == "" {
 		return n.malformed(frame, orMissing(err, "id"))
 	}
 	if n.asked[q.ID] {
@@ -840,16 +887,17 @@ func (n *Normalizer) systemMessage(frame []byte, env wireEnvelope, part agent.Pa
 	}
 	m := &agent.Message{ID: id, Role: agent.RoleSystem, Parts: []agent.Part{part}}
 	if keepRaw {
-		m.Metadata = map[string]any{"raw": string(frame)}
+		m = agent.QuietNotice(id, part.Subtype, frame)
 	}
 	return []agent.Event{{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(frame)}}
 }
 
 // endTurn closes the open turn with a result message and a complete event.
 func (n *Normalizer) endTurn(frame []byte) []agent.Event {
+	closing := n.closeTools(frame)
 	t := n.turn
 	if t == nil {
-		return nil
+		return closing
 	}
 	n.turn = nil
 	var cost float64
@@ -859,7 +907,7 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 	sort.Strings(t.stepOrder)
 	for _, id := range t.stepOrder {
 		s := t.steps[id]
-		cost += s.Cost
+		cost += s.Cost.V
 		if s.Tokens != nil {
 			addTokens(&usage, s.Tokens)
 		}
@@ -949,11 +997,11 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 		raw = append(raw, t.openFrame)
 	}
 	if ms, ok := n.msgs[t.userID]; ok && t.userID != "" {
-		raw = append(raw, n.raw(ms)) // it opens the turn
+		raw = append(raw, n.turnRaw(ms)) // it opens the turn
 	}
 	for _, mid := range t.msgIDs {
 		if ms, ok := n.msgs[mid]; ok && mid != t.userID {
-			raw = append(raw, n.raw(ms))
+			raw = append(raw, n.turnRaw(ms))
 		}
 	}
 	if t.errFrame != nil && !bytes.Equal(t.errFrame, t.openFrame) {
@@ -962,18 +1010,17 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 	if frame != nil {
 		raw = append(raw, frame)
 	}
-	return []agent.Event{
-		{Type: agent.EventMessage, Message: m, Raw: bytes.Join(raw, []byte("\n"))},
-		{Type: agent.EventComplete, Result: res},
-	}
+	return append(closing,
+		agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Join(raw, []byte("\n"))},
+		agent.Event{Type: agent.EventComplete, Result: res})
 }
 
 func addTokens(u *agent.TokenUsage, t *wireTokens) {
-	u.InputTokens += t.Input
-	u.OutputTokens += t.Output
-	u.ReasoningTokens += t.Reasoning
-	u.CacheReadTokens += t.Cache.Read
-	u.CacheCreationTokens += t.Cache.Write
+	u.InputTokens += t.Input.V
+	u.OutputTokens += t.Output.V
+	u.ReasoningTokens += t.Reasoning.V
+	u.CacheReadTokens += t.Cache.Read.V
+	u.CacheCreationTokens += t.Cache.Write.V
 }
 
 func stamp(ms int64) string {
@@ -1046,13 +1093,39 @@ func (n *Normalizer) emitMessage(ms *msgState) []agent.Event {
 	if ms.last != nil && reflect.DeepEqual(m, ms.last) {
 		return nil // a replay (catch-up) or a change nothing shows
 	}
-	ms.last = m
+	ms.last = agent.CloneMessage(m) // deltas grow this copy, not the event's message
 	return []agent.Event{{Type: agent.EventMessage, Message: m, Raw: n.raw(ms)}}
+}
+
+// emitChange emits what changed in the message after frame: deltas when
+// only the text of shown parts grew, else the whole message.
+func (n *Normalizer) emitChange(ms *msgState, frame []byte) []agent.Event {
+	if ms.last == nil {
+		return n.emitMessage(ms)
+	}
+	m := ms.build()
+	m.ParentToolUseID = n.children[ms.session]
+	ds, ok := agent.TextDeltas(ms.last, m)
+	if !ok || len(ds) == 0 {
+		return n.emitMessage(ms)
+	}
+	ms.last = agent.CloneMessage(m)
+	return agent.DeltaEvents(ms.id, ds, bytes.Clone(frame))
 }
 
 // raw is a message's rebuild frames; a sub-agent's message starts with the
 // frame that tied its session to the task.
 func (n *Normalizer) raw(ms *msgState) []byte {
+	r := n.turnRaw(ms)
+	if len(ms.closeFrame) > 0 {
+		return bytes.Join([][]byte{r, ms.closeFrame}, []byte("\n"))
+	}
+	return r
+}
+
+// turnRaw is raw without the frame that closed the message's tools (the
+// result's Raw ends with that frame itself).
+func (n *Normalizer) turnRaw(ms *msgState) []byte {
 	r := ms.raw()
 	if cf, ok := n.childFrame[ms.session]; ok && len(cf) > 0 {
 		return bytes.Join([][]byte{cf, r}, []byte("\n"))
@@ -1065,7 +1138,7 @@ func (ms *msgState) build() *agent.Message {
 	m := &agent.Message{ID: ms.id, Role: agent.RoleAssistant, Parts: []agent.Part{}}
 	meta := map[string]any{}
 	if info := ms.info; info != nil {
-		m.Timestamp = stamp(info.Time.Created)
+		m.Timestamp = stamp(info.Time.Created.V)
 		switch info.Role {
 		case "user":
 			m.Role = agent.RoleUser
@@ -1085,7 +1158,7 @@ func (ms *msgState) build() *agent.Message {
 				var u agent.TokenUsage
 				addTokens(&u, info.Tokens)
 				m.Usage = &u
-				m.Cost = &agent.CostInfo{CostUSD: info.Cost}
+				m.Cost = &agent.CostInfo{CostUSD: info.Cost.V}
 			}
 			for k, v := range map[string]string{"agent": info.Agent, "mode": info.Mode, "finish": info.Finish, "providerID": info.ProviderID} {
 				if v != "" {
@@ -1108,14 +1181,16 @@ func (ms *msgState) build() *agent.Message {
 	first := int64(0)
 	for _, ps := range ms.parts {
 		p := &ps.p
-		if p.Time != nil && p.Time.Start > 0 && (first == 0 || p.Time.Start < first) {
-			first = p.Time.Start
+		if p.Time != nil && p.Time.Start.V > 0 && (first == 0 || p.Time.Start.V < first) {
+			first = p.Time.Start.V
 		}
 		switch p.Type {
 		case "text", "reasoning":
 			if ps.text == "" {
+				ps.shown = -1
 				continue
 			}
+			ps.shown = len(m.Parts)
 			t := agent.PartText
 			if p.Type == "reasoning" {
 				t = agent.PartReasoning
@@ -1127,7 +1202,17 @@ func (ms *msgState) build() *agent.Message {
 				fileSources[p.ID] = p.Source
 			}
 		case "tool":
-			m.Parts = append(m.Parts, toolParts(p)...)
+			tps := toolParts(p)
+			if ps.final != "" {
+				tps[0].State = ps.final
+				toolErrs, _ := meta["toolErrors"].(map[string]any)
+				if toolErrs == nil {
+					toolErrs = map[string]any{}
+					meta["toolErrors"] = toolErrs
+				}
+				toolErrs[tps[0].ToolID] = ps.finalWhy
+			}
+			m.Parts = append(m.Parts, tps...)
 			if p.State != nil && len(p.State.Metadata) > 0 {
 				toolMeta[toolID(p)] = p.State.Metadata
 			}
@@ -1158,7 +1243,8 @@ func (ms *msgState) build() *agent.Message {
 			}
 			m.Parts = append(m.Parts, agent.Part{Type: agent.PartCompact, Trigger: trigger})
 		default:
-			m.Parts = append(m.Parts, agent.Part{Type: agent.PartSystemStatus, Subtype: "part:" + p.Type})
+			m.Parts = append(m.Parts, agent.Part{Type: agent.PartSystemStatus, Subtype: "part:" + p.Type,
+				Status: agent.StatusUnknown, Text: "System notice: " + agent.Humanize(p.Type)})
 			unknown = append(unknown, string(ps.frame))
 		}
 	}
@@ -1179,6 +1265,11 @@ func (ms *msgState) build() *agent.Message {
 	if len(fileSources) > 0 {
 		meta["fileSources"] = fileSources
 	}
+	anoms := ms.anoms
+	for _, ps := range ms.parts {
+		anoms = append(anoms[:len(anoms):len(anoms)], ps.anoms...)
+	}
+	meta = anoms.Into(meta)
 	if len(meta) > 0 {
 		m.Metadata = meta
 	}
@@ -1193,7 +1284,7 @@ func partJSON(frame []byte) []byte {
 		} `json:"properties"`
 		Part json.RawMessage `json:"part"`
 	}
-	if json.Unmarshal(frame, &env) != nil {
+	if decode(frame, &env) != nil {
 		return []byte("null")
 	}
 	if len(env.Properties.Part) > 0 {
@@ -1224,13 +1315,16 @@ func toolParts(p *wirePart) []agent.Part {
 			var md struct {
 				Exit *int `json:"exit"`
 			}
-			if json.Unmarshal(st.Metadata, &md) == nil && md.Exit != nil && *md.Exit != 0 {
+			if decode(st.Metadata, &md) == nil && md.Exit != nil && *md.Exit != 0 {
 				res.IsError = true
 			}
 		}
 		res.StructuredResult = structured(p.Tool, st)
 		return []agent.Part{use, res}
 	case "error":
+		if isRejection(st.Error) {
+			use.State = agent.ToolDenied
+		}
 		return []agent.Part{use, {Type: agent.PartToolResult, ToolID: use.ToolID, Content: agent.StringContent(st.Error), IsError: true, Title: st.Title}}
 	}
 	return []agent.Part{use}
@@ -1243,7 +1337,7 @@ func structured(tool string, st *wireToolState) *agent.StructuredResult {
 		var md struct {
 			Todos []wireTodo `json:"todos"`
 		}
-		if json.Unmarshal(st.Metadata, &md) != nil || md.Todos == nil {
+		if decode(st.Metadata, &md) != nil || md.Todos == nil {
 			return nil
 		}
 		sr := &agent.StructuredResult{Kind: agent.StructuredTodo, NewTodos: []agent.TodoItem{}}
@@ -1259,10 +1353,10 @@ func structured(tool string, st *wireToolState) *agent.StructuredResult {
 		var md struct {
 			Exists bool `json:"exists"`
 		}
-		if json.Unmarshal(st.Input, &in) != nil || in.FilePath == "" {
+		if decode(st.Input, &in) != nil || in.FilePath == "" {
 			return nil
 		}
-		_ = json.Unmarshal(st.Metadata, &md)
+		_ = decode(st.Metadata, &md)
 		op := "create"
 		if md.Exists {
 			op = "update"
@@ -1272,7 +1366,7 @@ func structured(tool string, st *wireToolState) *agent.StructuredResult {
 		var in struct {
 			Name string `json:"name"`
 		}
-		_ = json.Unmarshal(st.Input, &in)
+		_ = decode(st.Input, &in)
 		return &agent.StructuredResult{Kind: agent.StructuredSkill, Success: true, CommandName: in.Name}
 	}
 	return nil
@@ -1324,3 +1418,16 @@ func (n *Normalizer) ForgetTurn() { n.turn = nil }
 
 // TurnOpen reports whether a turn has started and not ended yet.
 func (n *Normalizer) TurnOpen() bool { return n.turn != nil }
+
+// decode is json.Unmarshal, leniently: a field of another type is left as
+// decoded so far (agent.Decode); only a frame that is not JSON fails.
+func decode(data []byte, v any) error {
+	_, err := agent.Decode(data, v)
+	return err
+}
+
+// isRejection reports whether a tool error is OpenCode's "The user rejected
+// permission to use this specific tool call": the call was denied.
+func isRejection(err string) bool {
+	return strings.Contains(err, "rejected permission")
+}

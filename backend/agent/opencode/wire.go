@@ -1,6 +1,10 @@
 package opencode
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
 
 // This file holds OpenCode's native wire types: the payloads of the server's
 // `GET /event` SSE stream and of its REST routes, as observed from OpenCode
@@ -19,7 +23,7 @@ type wireEnvelope struct {
 // wireRunLine is one line of `opencode run --format json`.
 type wireRunLine struct {
 	Type      string          `json:"type"` // step_start | text | reasoning | tool_use | step_finish | error
-	Timestamp int64           `json:"timestamp"`
+	Timestamp agent.Int       `json:"timestamp"`
 	SessionID string          `json:"sessionID"`
 	Part      json.RawMessage `json:"part"`
 	Error     *wireError      `json:"error"`
@@ -47,9 +51,9 @@ type wireSession struct {
 }
 
 type wireSummary struct {
-	Additions int `json:"additions"`
-	Deletions int `json:"deletions"`
-	Files     int `json:"files"`
+	Additions agent.Int `json:"additions"`
+	Deletions agent.Int `json:"deletions"`
+	Files     agent.Int `json:"files"`
 }
 
 // wireSessionInfo is {sessionID, info} of session.created / session.updated.
@@ -60,13 +64,13 @@ type wireSessionInfo struct {
 
 // wireTokens is a token count of a message or a step.
 type wireTokens struct {
-	Total     int64 `json:"total,omitempty"`
-	Input     int64 `json:"input"`
-	Output    int64 `json:"output"`
-	Reasoning int64 `json:"reasoning"`
+	Total     agent.Int `json:"total,omitempty"`
+	Input     agent.Int `json:"input"`
+	Output    agent.Int `json:"output"`
+	Reasoning agent.Int `json:"reasoning"`
 	Cache     struct {
-		Read  int64 `json:"read"`
-		Write int64 `json:"write"`
+		Read  agent.Int `json:"read"`
+		Write agent.Int `json:"write"`
 	} `json:"cache"`
 }
 
@@ -74,8 +78,8 @@ type wireTokens struct {
 type wireError struct {
 	Name string `json:"name"`
 	Data struct {
-		Message    string `json:"message"`
-		StatusCode int    `json:"statusCode,omitempty"`
+		Message    string    `json:"message"`
+		StatusCode agent.Int `json:"statusCode,omitempty"`
 	} `json:"data"`
 }
 
@@ -91,8 +95,8 @@ type wireMessage struct {
 	SessionID string `json:"sessionID"`
 	Role      string `json:"role"` // user | assistant
 	Time      struct {
-		Created   int64 `json:"created"`
-		Completed int64 `json:"completed,omitempty"`
+		Created   agent.Int `json:"created"`
+		Completed agent.Int `json:"completed,omitempty"`
 	} `json:"time"`
 	// user
 	Agent string        `json:"agent,omitempty"`
@@ -102,7 +106,7 @@ type wireMessage struct {
 	ModelID    string          `json:"modelID,omitempty"`
 	ProviderID string          `json:"providerID,omitempty"`
 	Mode       string          `json:"mode,omitempty"`
-	Cost       float64         `json:"cost,omitempty"`
+	Cost       agent.Float     `json:"cost,omitempty"`
 	Tokens     *wireTokens     `json:"tokens,omitempty"`
 	Finish     string          `json:"finish,omitempty"`
 	Error      json.RawMessage `json:"error,omitempty"`
@@ -124,8 +128,8 @@ type wireToolState struct {
 	Metadata    json.RawMessage   `json:"metadata,omitempty"`
 	Attachments []json.RawMessage `json:"attachments,omitempty"`
 	Time        struct {
-		Start int64 `json:"start,omitempty"`
-		End   int64 `json:"end,omitempty"`
+		Start agent.Int `json:"start,omitempty"`
+		End   agent.Int `json:"end,omitempty"`
 	} `json:"time"`
 }
 
@@ -139,8 +143,8 @@ type wirePart struct {
 	Text      string `json:"text,omitempty"`
 	Synthetic bool   `json:"synthetic,omitempty"`
 	Time      *struct {
-		Start int64 `json:"start,omitempty"`
-		End   int64 `json:"end,omitempty"`
+		Start agent.Int `json:"start,omitempty"`
+		End   agent.Int `json:"end,omitempty"`
 	} `json:"time,omitempty"`
 	// file
 	Mime     string          `json:"mime,omitempty"`
@@ -154,7 +158,7 @@ type wirePart struct {
 	// step-start, step-finish, snapshot
 	Snapshot string      `json:"snapshot,omitempty"`
 	Reason   string      `json:"reason,omitempty"`
-	Cost     float64     `json:"cost,omitempty"`
+	Cost     agent.Float `json:"cost,omitempty"`
 	Tokens   *wireTokens `json:"tokens,omitempty"`
 	// patch
 	Hash  string   `json:"hash,omitempty"`
@@ -165,7 +169,7 @@ type wirePart struct {
 	Prompt      string `json:"prompt,omitempty"`
 	Description string `json:"description,omitempty"`
 	// retry
-	Attempt int `json:"attempt,omitempty"`
+	Attempt agent.Int `json:"attempt,omitempty"`
 	// compaction
 	Auto     bool `json:"auto,omitempty"`
 	Overflow bool `json:"overflow,omitempty"`
@@ -175,7 +179,7 @@ type wirePart struct {
 type wirePartUpdated struct {
 	SessionID string          `json:"sessionID"`
 	Part      json.RawMessage `json:"part"`
-	Time      int64           `json:"time,omitempty"`
+	Time      agent.Int       `json:"time,omitempty"`
 }
 
 // wirePartDelta is message.part.delta's properties.
@@ -204,10 +208,10 @@ type wireMessageRemoved struct {
 type wireStatus struct {
 	SessionID string `json:"sessionID"`
 	Status    struct {
-		Type    string `json:"type"` // idle | busy | retry
-		Attempt int    `json:"attempt,omitempty"`
-		Message string `json:"message,omitempty"`
-		Next    int64  `json:"next,omitempty"`
+		Type    string    `json:"type"` // idle | busy | retry
+		Attempt agent.Int `json:"attempt,omitempty"`
+		Message string    `json:"message,omitempty"`
+		Next    agent.Int `json:"next,omitempty"`
 	} `json:"status"`
 }
 

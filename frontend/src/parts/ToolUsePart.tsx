@@ -12,16 +12,35 @@ import { asObject, formatDuration } from "./util";
 import { useNow } from "./useNow";
 import type { ToolState } from "../timeline/types";
 
-const STATE_LABEL: Record<ToolState, string> = {
-  pending: "Pending",
-  running: "Running",
-  completed: "Done",
-  error: "Failed",
-};
+/** stateLabel names a tool state; the switch is exhaustive over the generated enum. */
+export function stateLabel(state: ToolState): string {
+  switch (state) {
+    case "pending":
+      return "Pending";
+    case "running":
+      return "Running";
+    case "completed":
+      return "Done";
+    case "error":
+      return "Failed";
+    case "denied":
+      return "Denied";
+    case "cancelled":
+      return "Cancelled";
+    case "interrupted":
+      return "Interrupted";
+    default: {
+      const _exhaustive: never = state;
+      return String(_exhaustive);
+    }
+  }
+}
 
 export function ToolStateIcon({ state }: { state: ToolState }) {
-  return <span className={`jc-tool-state is-${state}`} aria-label={STATE_LABEL[state]} title={STATE_LABEL[state]} />;
+  return <span className={`jc-tool-state is-${state}`} aria-label={stateLabel(state)} title={stateLabel(state)} />;
 }
+
+const ENDED_EARLY: readonly ToolState[] = ["denied", "cancelled", "interrupted"];
 
 export function ToolUsePart({ part, message, depth }: PartProps) {
   const { state } = useTimeline();
@@ -56,6 +75,12 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
         <span className="jc-tool__spacer" />
         {awaiting ? <span className="jc-chip is-waiting">{awaiting.kind === "question" ? "awaiting your answer" : "awaiting approval"}</span> : null}
         {view.error && view.state === "error" && !view.result ? <span className="jc-chip is-error">{view.error}</span> : null}
+        {ENDED_EARLY.includes(view.state) ? (
+          <span className="jc-chip is-ended" title={view.error}>
+            {stateLabel(view.state).toLowerCase()}
+            {view.error ? `: ${view.error}` : ""}
+          </span>
+        ) : null}
         {decision ? (
           <span className={`jc-chip ${decision.behavior === "deny" ? "is-error" : "is-decision"}`} title={decision.message || decision.label}>
             {decision.label || `${decision.behavior === "deny" ? "denied" : "allowed"} ${decision.scope === "once" ? "once" : `for this ${decision.scope}`}`}

@@ -8,6 +8,10 @@
 //     under that tool's card);
 //   - messages made only of tool results whose tool uses are known (the
 //     results render in the cards).
+//
+// Quiet notices (system messages with metadata.quiet: what an agent said
+// that the normalizer does not know) that follow one another become one
+// collapsed row, counted ("3 system notices"), their raw frames on demand.
 
 import type { Message } from "./types";
 import type { Notice, TimelineState } from "./state";
@@ -15,7 +19,13 @@ import type { Notice, TimelineState } from "./state";
 export type DisplayRow =
   | { kind: "message"; key: string; id: string; rev: number; role: Message["role"] }
   | { kind: "result"; key: string; id: string; rev: number }
+  | { kind: "quiet"; key: string; id: string; ids: string[]; rev: number }
   | { kind: "notice"; key: string; notice: Notice };
+
+/** isQuiet reports whether a message is a quiet notice. */
+export function isQuiet(m: Message): boolean {
+  return m.role === "system" && m.metadata?.quiet === true;
+}
 
 /** isAbsorbed reports whether a message renders inside another row, not on its own. */
 export function isAbsorbed(s: TimelineState, m: Message): boolean {
@@ -48,6 +58,16 @@ export function toDisplayRows(s: TimelineState): DisplayRow[] {
     if (!e) continue;
     const m = e.msg;
     if (isAbsorbed(s, m)) continue;
+    if (isQuiet(m)) {
+      const last = rows[rows.length - 1];
+      if (last?.kind === "quiet") {
+        last.ids.push(m.id);
+        last.rev = Math.max(last.rev, e.rev);
+      } else {
+        rows.push({ kind: "quiet", key: `quiet:${m.id}`, id: m.id, ids: [m.id], rev: e.rev });
+      }
+      continue;
+    }
     if (m.role === "result") rows.push({ kind: "result", key: m.id, id: m.id, rev: e.rev });
     else rows.push({ kind: "message", key: m.id, id: m.id, rev: e.rev, role: m.role });
   }

@@ -9,9 +9,11 @@
 // state, a sub-agent child) bumps the revision of that message and of the
 // messages that contain it, so memoized rows re-render exactly when needed.
 
+import { isFinalToolState } from "./types";
 import type {
   AgentEvent,
   AgentEventEnvelope,
+  Delta,
   InteractionMode,
   Message,
   ModelUsage,
@@ -207,6 +209,46 @@ function turnStart(s: TimelineState, before: number): number {
   return 0;
 }
 
+/**
+ * appendDelta returns msg with d's text appended to the part it names, or
+ * undefined when that part is missing or of another kind. It is pure: the
+ * message and its other parts are shared, only the grown part is new, so a
+ * memoized part view re-renders only that part.
+ */
+export function appendDelta(msg: Message, d: Delta): Message | undefined {
+  const parts = msg.parts ?? [];
+  const i = d.part ?? 0;
+  const p = parts[i];
+  if (!p) return undefined;
+  const field = d.field ?? "text";
+  let grown: Part;
+  if ((field === "text" && p.type === "text") || (field === "reasoning" && p.type === "reasoning")) {
+    grown = { ...p, text: (p.text ?? "") + d.text };
+  } else if (field === "output" && p.type === "tool-result") {
+    grown = { ...p, content: textOf(p.content) + d.text };
+  } else {
+    return undefined;
+  }
+  const next = parts.slice();
+  next[i] = grown;
+  return { ...msg, parts: next };
+}
+
+/** applyDelta appends a delta to a message of the state (a delta for an unknown message is dropped). */
+function applyDelta(s: TimelineState, id: string, d: Delta): void {
+  const e = s.messages.get(id);
+  if (!e) return;
+  const msg = appendDelta(e.msg, d);
+  if (!msg) return;
+  e.msg = msg;
+  const p = (msg.parts ?? [])[d.part ?? 0];
+  if (p.type === "tool-result" && p.toolId) {
+    s.toolResults.set(p.toolId, { part: p, messageId: id });
+    bumpTool(s, p.toolId);
+  }
+  bump(s, id);
+}
+
 /** upsertMessage inserts a message or replaces the one with the same id in place. */
 export function upsertMessage(s: TimelineState, msg: Message, now?: number): void {
   const prev = s.messages.get(msg.id);
@@ -279,7 +321,7 @@ function requestKind(ev: AgentEvent): PendingKind {
  * already applied for the same message is skipped (see msgSeq).
  */
 export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0, now?: number): void {
-  if (seq > 0 && (ev.type === "message" || ev.type === "message-removed")) {
+  if (seq > 0 && (ev.type === "message" || ev.type === "message-removed" || ev.type === "delta")) {
     const id = ev.type === "message" ? ev.message?.id : ev.messageId;
     if (id) {
       const last = s.msgSeq.get(id);
@@ -300,6 +342,9 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0, now?: numb
     case "message-removed":
       if (ev.messageId) removeMessage(s, ev.messageId);
       return;
+    case "delta":
+      if (ev.messageId && ev.delta) applyDelta(s, ev.messageId, ev.delta);
+      return;
     case "permission-request":
     case "question":
       if (ev.request) s.pending.set(ev.request.requestId, { kind: requestKind(ev), request: ev.request });
@@ -316,7 +361,7 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0, now?: numb
     case "tool-state-update": {
       if (!ev.toolId || !ev.state) return;
       if (now !== undefined && !s.toolSeen.has(ev.toolId)) s.toolSeen.set(ev.toolId, now);
-      if (now !== undefined && (ev.state === "completed" || ev.state === "error") && !s.resultSeen.has(ev.toolId)) s.resultSeen.set(ev.toolId, now);
+      if (now !== undefined && isFinalToolState(ev.state) && !s.resultSeen.has(ev.toolId)) s.resultSeen.set(ev.toolId, now);
       s.toolLive.set(ev.toolId, {
         state: ev.state,
         result: typeof ev.result === "string" ? ev.result : undefined,
@@ -333,7 +378,11 @@ export function applyEvent(s: TimelineState, ev: AgentEvent, seq = 0, now?: numb
       for (const [id, live] of s.toolLive) {
         if (live.state === "running" || live.state === "pending") {
           if (!s.toolResults.has(id)) {
-            s.toolLive.set(id, { ...live, state: r?.interrupted ? "error" : live.state, error: r?.interrupted ? "interrupted" : live.error });
+            s.toolLive.set(id, {
+              ...live,
+              state: r?.interrupted ? "interrupted" : "cancelled",
+              error: live.error ?? (r?.interrupted ? "the turn was interrupted" : "the turn ended before the tool finished"),
+            });
             bumpTool(s, id);
           }
         }
@@ -462,7 +511,11 @@ export function toolView(s: TimelineState, use: Part, messageId: string): ToolVi
   const res = s.toolResults.get(id);
   const live = s.toolLive.get(id);
   let state: ToolState;
-  if (res) state = res.part.isError ? "error" : "completed";
+  // A call that did not run to its end (denied, cancelled, interrupted)
+  // says so even when the agent also sent an error result for it.
+  const ended = live && isEndedEarly(live.state) ? live.state : isEndedEarly(use.state) ? use.state : undefined;
+  if (ended) state = ended;
+  else if (res) state = res.part.isError ? "error" : "completed";
   else if (live) state = live.state;
   else state = use.state ?? "pending";
   // Live arrival times beat the agent's timestamps (a replayed or resumed
@@ -470,7 +523,7 @@ export function toolView(s: TimelineState, use: Part, messageId: string): ToolVi
   // not a real duration and is dropped.
   const startedAt = s.toolSeen.get(id) ?? ts(s, messageId);
   let endedAt = s.resultSeen.get(id) ?? (res ? ts(s, res.messageId) : undefined);
-  if (endedAt === undefined && (state === "completed" || state === "error") && startedAt !== undefined) endedAt = startedAt;
+  if (endedAt === undefined && isFinalToolState(state) && startedAt !== undefined) endedAt = startedAt;
   const span = startedAt !== undefined && endedAt !== undefined ? endedAt - startedAt : 0;
   const sane = span >= 0 && span < 86_400_000;
   return {
@@ -480,8 +533,22 @@ export function toolView(s: TimelineState, use: Part, messageId: string): ToolVi
     startedAt: sane ? startedAt : undefined,
     endedAt: sane ? endedAt : undefined,
     liveResult: live?.result,
-    error: live?.error,
+    error: live?.error ?? storedToolError(s, messageId, id),
   };
+}
+
+function isEndedEarly(st: ToolState | undefined): st is "denied" | "cancelled" | "interrupted" {
+  return st === "denied" || st === "cancelled" || st === "interrupted";
+}
+
+/** storedToolError is why a stored tool call was closed (metadata.toolErrors). */
+function storedToolError(s: TimelineState, messageId: string, toolId: string): string | undefined {
+  const errs = s.messages.get(messageId)?.msg.metadata?.toolErrors;
+  if (errs && typeof errs === "object" && !Array.isArray(errs)) {
+    const why = (errs as Record<string, unknown>)[toolId];
+    if (typeof why === "string") return why;
+  }
+  return undefined;
 }
 
 /** textOf returns a tool result's content as text (a string, or text parts joined). */

@@ -103,7 +103,8 @@ export class TimelineStore {
       rows = toDisplayRows(s);
       this.rowIndex = new Map();
       rows.forEach((r, i) => {
-        if (r.kind !== "notice") this.rowIndex!.set(r.id, i);
+        if (r.kind === "quiet") for (const id of r.ids) this.rowIndex!.set(id, i);
+        else if (r.kind !== "notice") this.rowIndex!.set(r.id, i);
       });
     } else if (s.dirty.size > 0) {
       rows = this.snapshot.rows.slice();

@@ -6,6 +6,8 @@
 // compatible with these interfaces; these stay plain so fixtures and tests
 // can be written as JSON.
 
+import type { agent } from "../bridge/wailsjs/go/models";
+
 export type Role = "user" | "assistant" | "system" | "result";
 
 export type PartType =
@@ -30,7 +32,15 @@ export type ToolKind =
   | "think"
   | "other";
 
-export type ToolState = "pending" | "running" | "completed" | "error";
+/** A tool call's state: the generated enum's values (backend/agent/types.go). */
+export type ToolState = `${agent.ToolState}`;
+
+/** The states a tool call ends in. */
+export const FINAL_TOOL_STATES: readonly ToolState[] = ["completed", "error", "denied", "cancelled", "interrupted"];
+
+export function isFinalToolState(s: ToolState | undefined): boolean {
+  return s !== undefined && FINAL_TOOL_STATES.includes(s);
+}
 
 export type InteractionMode = "ask" | "accept-edits" | "plan" | "bypass";
 
@@ -177,18 +187,19 @@ export interface Result {
   interrupted?: boolean;
 }
 
-export type EventType =
-  | "message"
-  | "message-removed"
-  | "permission-request"
-  | "question"
-  | "session-id"
-  | "session-updated"
-  | "mode-change"
-  | "tool-state-update"
-  | "complete"
-  | "error"
-  | "rate-limit";
+/** An event's type: the generated enum's values (backend/agent/event.go). */
+export type EventType = `${agent.EventType}`;
+
+/**
+ * A delta appends text to one part of a message already received whole
+ * (backend/agent/event.go Delta). Its JSON is compact: part 0 and field
+ * "text" are left out.
+ */
+export interface Delta {
+  part?: number;
+  field?: "text" | "reasoning" | "output";
+  text: string;
+}
 
 export interface AgentEvent {
   type: EventType;
@@ -208,6 +219,8 @@ export interface AgentEvent {
   retryAfterMs?: number;
   attempt?: number;
   maxRetries?: number;
+  /** delta: what to append (messageId names the message). */
+  delta?: Delta;
 }
 
 /** Payload of the Wails "agent:event" event. */

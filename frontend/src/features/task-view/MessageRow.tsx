@@ -25,6 +25,28 @@ function NoticeRow({ n }: { n: Notice }) {
   }
 }
 
+/** QuietRow is a run of quiet notices, collapsed: a count, each notice and its raw frame on demand. */
+function QuietRow({ ids, state }: { ids: string[]; state: TimelineState }) {
+  const msgs = ids.map((id) => state.messages.get(id)?.msg).filter((m) => m !== undefined);
+  const n = msgs.length;
+  return (
+    <details className="jc-quiet" data-role="quiet">
+      <summary>
+        {n} system notice{n === 1 ? "" : "s"}
+      </summary>
+      {msgs.map((m) => {
+        const raw = m.metadata?.raw;
+        return (
+          <details key={m.id} className="jc-quiet__item">
+            <summary>{(m.parts ?? []).map((p) => p.text).filter(Boolean).join(" ") || "System notice"}</summary>
+            {typeof raw === "string" ? <pre className="jc-quiet__raw">{raw}</pre> : null}
+          </details>
+        );
+      })}
+    </details>
+  );
+}
+
 export interface MessageRowProps {
   row: DisplayRow;
   state: TimelineState;
@@ -34,6 +56,7 @@ export interface MessageRowProps {
 
 export const MessageRow = memo(function MessageRow({ row, state }: MessageRowProps) {
   if (row.kind === "notice") return <NoticeRow n={row.notice} />;
+  if (row.kind === "quiet") return <QuietRow ids={row.ids} state={state} />;
   const e = state.messages.get(row.id);
   if (!e) return null;
   const m = e.msg;

@@ -47,6 +47,8 @@ export function estimateRowHeight(s: TimelineState, row: DisplayRow | undefined)
       return row.notice.kind === "complete" ? 50 : 40;
     case "result":
       return 50;
+    case "quiet":
+      return 28;
     case "message": {
       const m = s.messages.get(row.id)?.msg;
       if (!m) return 40;

@@ -2,6 +2,7 @@ export namespace agent {
 	
 	export enum EventType {
 	    Complete = "complete",
+	    Delta = "delta",
 	    Error = "error",
 	    Message = "message",
 	    MessageRemoved = "message-removed",
@@ -48,8 +49,11 @@ export namespace agent {
 	    Todo = "todo",
 	}
 	export enum ToolState {
+	    Cancelled = "cancelled",
 	    Completed = "completed",
+	    Denied = "denied",
 	    Error = "error",
+	    Interrupted = "interrupted",
 	    Pending = "pending",
 	    Running = "running",
 	}

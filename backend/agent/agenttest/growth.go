@@ -1,0 +1,116 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// Reply is a generated reply streamed in small deltas: its frames and the
+// reply's length in bytes.
+type Reply struct {
+	Frames [][]byte
+	Bytes  int
+}
+
+// Chunks returns n chunks of size bytes of plain text for a reply.
+func Chunks(total, size int) []string {
+	const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
+	w := strings.Repeat(words, size/len(words)+2)
+	out := make([]string, total/size)
+	for i := range out {
+		off := (i * 7) % len(words)
+		out[i] = w[off : off+size]
+	}
+	return out
+}
+
+// GrowthSizes are the reply sizes of BenchGrowth, in bytes.
+var GrowthSizes = []int{10_000, 100_000, 200_000}
+
+// GrowthDelta is the delta size of BenchGrowth.
+const GrowthDelta = 20
+
+// Goals of BenchGrowth: CPU per doubling of the reply, and normalized output
+// bytes per reply byte.
+const (
+	GoalCPUPerDoubling = 2.2
+	GoalOutPerReply    = 4.0
+)
+
+// BenchGrowth normalizes replies of 10, 100 and 200 KB in 20-byte deltas
+// (gen makes one) with a fresh normalizer of f each time and reports the
+// CPU growth per doubling of the reply (from the 10 KB to the 200 KB time,
+// goal ≤ 2.2: linear is 2.0) and the output's bytes (the events as
+// `jean-claude normalize` prints them) per reply byte (goal ≤ 4), next to
+// the absolute figures.
+func BenchGrowth(b *testing.B, f agent.Format, gen func(total, delta int) Reply) {
+	replies := make([]Reply, len(GrowthSizes))
+	for i, size := range GrowthSizes {
+		replies[i] = gen(size, GrowthDelta)
+	}
+	spent := make([]time.Duration, len(replies))
+	out := make([]int, len(replies))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, r := range replies {
+			start := cpuTime()
+			out[i] = normalizeCount(f, r.Frames)
+			spent[i] += cpuTime() - start
+		}
+	}
+	first, last := 0, len(replies)-1
+	doublings := math.Log2(float64(replies[last].Bytes) / float64(replies[first].Bytes))
+	perDoubling := math.Pow(float64(spent[last])/float64(spent[first]), 1/doublings)
+	outRatio := float64(out[last]) / float64(replies[last].Bytes)
+	n := float64(b.N)
+	b.ReportMetric(perDoubling, "cpu×/doubling")
+	b.ReportMetric(outRatio, "out/reply")
+	b.ReportMetric(float64(spent[last].Nanoseconds())/n/1e6, "ms/200KB")
+	b.Logf("%s: CPU ×%.2f per doubling (goal ≤ %.1f; %.2f ms CPU for 10 KB, %.2f ms for 200 KB), output %.2f× the reply (goal ≤ %.0f×, %d bytes for 200 KB)",
+		f.Name, perDoubling, GoalCPUPerDoubling, float64(spent[first].Nanoseconds())/n/1e6, float64(spent[last].Nanoseconds())/n/1e6,
+		outRatio, GoalOutPerReply, out[last])
+}
+
+// cpuTime is the process's CPU time so far (user + system, every thread:
+// the garbage collector's work counts). Wall time would measure the other
+// processes sharing the machine as well.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// normalizeCount feeds frames to a fresh normalizer of f and returns the
+// bytes of its events, one JSON line each.
+func normalizeCount(f agent.Format, frames [][]byte) int {
+	n := f.New()
+	total := 0
+	count := func(evs []agent.Event) {
+		for _, ev := range evs {
+			b, _ := json.Marshal(ev)
+			total += len(b) + 1
+		}
+	}
+	for _, fr := range frames {
+		count(n.Feed(fr))
+	}
+	count(n.Flush())
+	return total
+}
+
+// JSON marshals v for a generated frame.
+func JSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,40 @@
+package claude
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
+)
+
+// growthReply is one text block streamed as Claude Code does with
+// --include-partial-messages: stream_event lines, the complete assistant
+// line, the message's stop and the result.
+func growthReply(total, delta int) agenttest.Reply {
+	se := func(ev map[string]any) []byte {
+		return agenttest.JSON(map[string]any{"type": "stream_event", "event": ev, "session_id": "s1", "parent_tool_use_id": nil, "api_message_id": "msg_1"})
+	}
+	frames := [][]byte{
+		agenttest.JSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "tools": []string{}, "cwd": "/x"}),
+		se(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}}),
+		se(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}}),
+	}
+	var sb strings.Builder
+	for _, c := range agenttest.Chunks(total, delta) {
+		sb.WriteString(c)
+		frames = append(frames, se(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": c}}))
+	}
+	frames = append(frames,
+		agenttest.JSON(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+			"content": []any{map[string]any{"type": "text", "text": sb.String()}}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}},
+			"parent_tool_use_id": nil, "session_id": "s1", "uuid": "u-1"}),
+		se(map[string]any{"type": "content_block_stop", "index": 0}),
+		se(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn"}, "usage": map[string]any{"output_tokens": 9}}),
+		se(map[string]any{"type": "message_stop"}),
+		agenttest.JSON(map[string]any{"type": "result", "subtype": "success", "is_error": false, "duration_ms": 5, "num_turns": 1, "result": "x", "session_id": "s1", "total_cost_usd": 0.0}))
+	return agenttest.Reply{Frames: frames, Bytes: sb.Len()}
+}
+
+// BenchmarkGrowth: a reply of 10, 100 and 200 KB in 20-byte deltas; CPU per
+// doubling (goal ≤ 2.2) and output per reply byte (goal ≤ 4).
+func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthReply) }

@@ -1,0 +1,28 @@
+package gemini
+
+import (
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
+)
+
+// growthReply is one reply streamed as Gemini CLI's stream-json deltas.
+func growthReply(total, delta int) agenttest.Reply {
+	ts := "2026-11-22T00:00:00.000Z"
+	frames := [][]byte{
+		agenttest.JSON(map[string]any{"type": "init", "timestamp": ts, "session_id": "s1", "model": "m"}),
+		agenttest.JSON(map[string]any{"type": "message", "timestamp": ts, "role": "user", "content": "hi"}),
+	}
+	n := 0
+	for _, c := range agenttest.Chunks(total, delta) {
+		n += len(c)
+		frames = append(frames, agenttest.JSON(map[string]any{"type": "message", "timestamp": ts, "role": "assistant", "content": c, "delta": true}))
+	}
+	frames = append(frames, agenttest.JSON(map[string]any{"type": "result", "timestamp": ts, "status": "success",
+		"stats": map[string]any{"total_tokens": 2, "input_tokens": 1, "output_tokens": 1, "duration_ms": 5, "tool_calls": 0}}))
+	return agenttest.Reply{Frames: frames, Bytes: n}
+}
+
+// BenchmarkGrowth: a reply of 10, 100 and 200 KB in 20-byte deltas; CPU per
+// doubling (goal ≤ 2.2) and output per reply byte (goal ≤ 4).
+func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthReply) }

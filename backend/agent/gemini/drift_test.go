@@ -1,0 +1,16 @@
+package gemini
+
+import (
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
+)
+
+// TestDrift: recordings drifted like a future CLI (floats for integers,
+// 1e400, unknown fields, dropped optional fields) keep every tool call,
+// tool result, text and result.
+func TestDrift(t *testing.T) {
+	for path, f := range recordings(t) {
+		agenttest.CheckDrift(t, f, []string{path})
+	}
+}
