@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync/atomic"
 )
 
@@ -44,11 +43,10 @@ func anthropicPosition(req *anthropicRequest) position {
 		} else if json.Unmarshal(m.Content, &blocks) != nil {
 			continue
 		}
-		hasResult, text := false, ""
+		later, text := turn, ""
 		for _, b := range blocks {
 			switch b.Type {
 			case "tool_result":
-				hasResult = true
 				if turn == -1 {
 					if n, ok := turnOf(b.ToolUseID); ok {
 						turn = n + 1
@@ -57,17 +55,19 @@ func anthropicPosition(req *anthropicRequest) position {
 					}
 				}
 			case "text":
-				if !strings.HasPrefix(strings.TrimSpace(b.Text), reminder) {
+				if realText(b.Text) {
 					text = b.Text
 				}
 			}
 		}
-		if hasResult || text == "" {
+		if text == "" {
 			continue
 		}
+		// A new user text wins over tool results in the same message
+		// (Claude Code sends a denied tool's result with the next prompt).
 		p := userPosition(text)
-		if turn > 0 {
-			p.turn = turn
+		if later > 0 {
+			p.turn = later
 		}
 		return p
 	}
@@ -97,11 +97,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		rec.Scenario, rec.Turn = pos.scenario, pos.turn
 		turn = s.pick(pos)
 	}
-	s.record(rec)
-	cwd := ""
-	if m := cwdRE.FindSubmatch(raw); m != nil {
-		cwd = string(m[1])
-	}
+	s.recordRaw(rec, raw)
+	cwd := cwdOf(raw)
 	blocks := anthropicBlocks(turn, rec.Turn, cwd)
 	stop := "end_turn"
 	for _, b := range blocks {
