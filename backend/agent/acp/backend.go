@@ -381,7 +381,12 @@ func (s *session) handshake(ctx context.Context) error {
 	}()
 	init, err := s.conn.Initialize(ctx, sdk.InitializeRequest{
 		ProtocolVersion:    sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}},
+		// No readTextFile: Gemini CLI 0.61.0 reads a file through the
+		// client before writing it and takes the spec's "Resource not
+		// found" error for a missing file as a failure (its check does
+		// String(err) on the JSON-RPC error object), so it could never
+		// create a file. Agents read the task folder themselves.
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: false, WriteTextFile: true}},
 		ClientInfo:         &sdk.Implementation{Name: "jean-claude", Version: "0.1.0"},
 	})
 	if err != nil {
