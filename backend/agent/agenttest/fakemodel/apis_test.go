@@ -79,6 +79,11 @@ func TestGeminiScript(t *testing.T) {
 	if text, _, _ = geminiTurn(t, s, []any{user, noID, anon, noID, anon}, nil); text != "Done." {
 		t.Errorf("turn 2 by count: %q", text)
 	}
+	// A stopped prompt merged with the next one: the last tag wins.
+	merged := map[string]any{"role": "user", "parts": []any{map[string]any{"text": "[scenario:slow] count"}, map[string]any{"text": "[scenario:main] go"}}}
+	if text, _, _ = geminiTurn(t, s, []any{merged}, nil); text != "Writing." {
+		t.Errorf("merged prompts: %.100q", text)
+	}
 	// A JSON-schema side request gets a value of the schema.
 	side := map[string]any{"generationConfig": map[string]any{"responseJsonSchema": map[string]any{"type": "object",
 		"properties": map[string]any{"next_speaker": map[string]any{"type": "string", "enum": []any{"model", "user"}}}}}}
@@ -89,7 +94,7 @@ func TestGeminiScript(t *testing.T) {
 	for _, r := range s.Requests() {
 		got = append(got, r.API+":"+r.Scenario+":"+string(rune('0'+r.Turn)))
 	}
-	if strings.Join(got, " ") != "gemini:main:0 gemini:main:1 gemini:main:2 gemini::0" {
+	if strings.Join(got, " ") != "gemini:main:0 gemini:main:1 gemini:main:2 gemini:main:0 gemini::0" {
 		t.Errorf("recorded %v", got)
 	}
 }

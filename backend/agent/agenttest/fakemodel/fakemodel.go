@@ -245,8 +245,10 @@ func (s *Server) pick(pos position) Turn {
 
 func userPosition(text string) position {
 	p := position{scenario: "default", text: text}
-	if m := tagRE.FindStringSubmatch(text); m != nil {
-		p.scenario = m[1]
+	// The last tag wins: a CLI may merge an unanswered prompt (a stopped
+	// turn) with the next one into one message.
+	if m := tagRE.FindAllStringSubmatch(text, -1); m != nil {
+		p.scenario = m[len(m)-1][1]
 	}
 	return p
 }
