@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync/atomic"
 )
 
@@ -99,7 +100,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	}
 	s.recordRaw(rec, raw)
 	cwd := cwdOf(raw)
-	blocks := anthropicBlocks(turn, rec.Turn, cwd)
+	blocks := anthropicBlocks(turn, rec.Turn, cwd, rec.Tools)
 	stop := "end_turn"
 	for _, b := range blocks {
 		if b["type"] == "tool_use" {
@@ -167,9 +168,11 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	e.send("message_stop", map[string]any{"type": "message_stop"})
 }
 
-// anthropicBlocks maps a Turn onto Messages API content blocks, with
-// Claude Code's tool names.
-func anthropicBlocks(t Turn, turn int, cwd string) []map[string]any {
+// anthropicBlocks maps a Turn onto Messages API content blocks, with the
+// tools the request offers: Claude Code's Write and Bash, or
+// claude-code-acp's mcp__acp__Write / mcp__acp__Bash (it replaces the
+// built-in file tools when the client can write files).
+func anthropicBlocks(t Turn, turn int, cwd string, tools []string) []map[string]any {
 	var out []map[string]any
 	if t.Thinking != "" {
 		out = append(out, map[string]any{"type": "thinking", "thinking": t.Thinking, "signature": "ZmFrZS1zaWduYXR1cmU="})
@@ -177,14 +180,33 @@ func anthropicBlocks(t Turn, turn int, cwd string) []map[string]any {
 	if t.Text != "" || (t.Slow > 0 && len(t.Tools) == 0) {
 		out = append(out, map[string]any{"type": "text", "text": t.Text})
 	}
+	pick := func(names ...string) string {
+		for _, n := range names {
+			if slices.Contains(tools, n) {
+				return n
+			}
+		}
+		return ""
+	}
+	bash := pick("Bash", "mcp__acp__Bash")
+	if bash == "" {
+		bash = "Bash"
+	}
 	for n, c := range t.Tools {
 		id := fmt.Sprintf("toolu_fake_%d_%d_%06d", turn, n, msgSeq.Add(1))
-		switch {
-		case c.Write != nil:
-			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": "Write",
+		switch write := pick("Write", "mcp__acp__Write"); {
+		case c.Write != nil && (write != "" || len(tools) == 0):
+			if write == "" {
+				write = "Write"
+			}
+			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": write,
 				"input": map[string]any{"file_path": resolve(c.Write.Path, cwd), "content": c.Write.Content}})
+		case c.Write != nil:
+			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": bash,
+				"input": map[string]any{"command": fmt.Sprintf("printf %%s %q > %q", c.Write.Content, resolve(c.Write.Path, cwd)),
+					"description": "Write " + c.Write.Path}})
 		case c.Shell != nil:
-			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": "Bash",
+			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": bash,
 				"input": map[string]any{"command": c.Shell.Command, "description": c.Shell.Description}})
 		}
 	}

@@ -153,3 +153,20 @@ func TestResponsesScript(t *testing.T) {
 		t.Errorf("new prompt: %.200q", text)
 	}
 }
+
+// claude-code-acp offers mcp__acp__Write instead of Write.
+func TestAnthropicACPTools(t *testing.T) {
+	s := start(t)
+	req := map[string]any{"model": "claude-x", "stream": true, "messages": []any{map[string]any{"role": "user", "content": "[scenario:main] go"}},
+		"tools": []any{map[string]any{"name": "mcp__acp__Write"}, map[string]any{"name": "Bash"}}}
+	_, data, _ := sseData(t, post(t, s.URL()+"/v1/messages", req))
+	found := false
+	for _, d := range data {
+		if strings.Contains(string(d), `"name":"mcp__acp__Write"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no mcp__acp__Write call streamed")
+	}
+}
