@@ -1,15 +1,18 @@
-// Package realcli is the real-CLI test suite: the real `claude` and
-// `opencode` CLIs, pointed at the scripted model server
-// (backend/agent/agenttest/fakemodel), each run a task through the
-// orchestrator with a real SQLite store: text, a file write, a shell
-// command, two permissions asked and answered, a follow-up, and a stop.
-// The test asserts what the store holds (messages, raw frames, task status,
-// permission decisions) and what was emitted.
+// Package realcli is the real-CLI test suite: the real agent CLIs — Claude
+// Code, OpenCode, Gemini CLI (headless and --acp), Codex (app-server),
+// codex-acp and claude-code-acp — pointed at the scripted model server
+// (backend/agent/agenttest/fakemodel), each run one task through the
+// orchestrator with a real SQLite store, in parallel: a text turn, a file
+// write and a command asked and allowed, a command asked and denied, a
+// follow-up, a slow turn stopped, a follow-up after the stop (see
+// harness.run). Each step asserts what the store holds (messages, files,
+// decisions, status) and what was emitted, and that no tool call is left
+// open after its turn.
 //
-// It runs when JC_REALCLI_BIN names a directory holding the `claude` and
-// `opencode` executables (`make test-agents` installs the pinned versions
-// with npm into .tools/agents and sets it); otherwise it skips. Tested with
-// Claude Code 2.1.330 and OpenCode 1.18.33 (the versions in the Makefile).
+// It runs when JC_REALCLI_BIN names a directory holding the executables
+// (`make test-agents` installs the pinned versions with npm into
+// .tools/agents and sets it); otherwise it skips. Versions: see
+// backend/e2e/realcli/test-agents.sh and docs/agents.md.
 package realcli
 
 import (
