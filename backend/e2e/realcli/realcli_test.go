@@ -153,3 +153,50 @@ func version(t *testing.T, bin string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestVersions: the Agents page shows every installed CLI's version, from
+// `--version` or, when that fails (codex-acp exits 2) or prints nothing
+// (claude-code-acp), from the npm package that ships the binary.
+func TestVersions(t *testing.T) {
+	t.Parallel()
+	dir := binDir(t)
+	ctx := context.Background()
+	m := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: &memSettings{}, VersionTimeout: 2 * time.Minute})
+	for _, spec := range agentmgr.Specs(nil) {
+		if spec.Pinned == "" {
+			continue
+		}
+		if err := m.SetSettings(ctx, spec.Backend, agentmgr.AgentSettings{BinaryPath: bin(t, dir, spec.Command),
+			Env: map[string]string{"HOME": t.TempDir()}}); err != nil {
+			t.Fatal(err)
+		}
+		st := m.Status(ctx, spec)
+		t.Logf("%s (%s): version %q error %q", spec.Backend, spec.Command, st.Version, st.Error)
+		if !st.Found || !strings.Contains(st.Version, spec.Pinned) || st.Error != "" {
+			t.Errorf("%s: %+v, want version %s", spec.Backend, st, spec.Pinned)
+		}
+	}
+}
+
+// memSettings is an in-memory agentmgr.SettingsStore.
+type memSettings struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (s *memSettings) Get(_ context.Context, key string) (string, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[key]
+	return v, ok, nil
+}
+
+func (s *memSettings) Set(_ context.Context, key, value string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]string{}
+	}
+	s.m[key] = value
+	return nil
+}
