@@ -380,7 +380,7 @@ func (s *session) handshake(ctx context.Context) error {
 		}
 	}()
 	init, err := s.conn.Initialize(ctx, sdk.InitializeRequest{
-		ProtocolVersion:    sdk.ProtocolVersionNumber,
+		ProtocolVersion: sdk.ProtocolVersionNumber,
 		// No readTextFile: Gemini CLI 0.61.0 reads a file through the
 		// client before writing it and takes the spec's "Resource not
 		// found" error for a missing file as a failure (its check does
