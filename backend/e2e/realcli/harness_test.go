@@ -251,7 +251,7 @@ func (h *harness) send(t *testing.T, scenario, text string) {
 	if err != nil {
 		t.Fatalf("send %q: %v", text, err)
 	}
-	ok := h.waitFor(t, "the "+scenario+" turn to reach the model", 2*time.Minute, func() bool {
+	ok := h.waitFor(t, "the "+scenario+" turn to reach the model", 4*time.Minute, func() bool {
 		for _, r := range h.model.Requests()[before:] {
 			if r.Scenario == scenario {
 				return true

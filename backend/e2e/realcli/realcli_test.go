@@ -66,6 +66,7 @@ func newProject(t *testing.T) string {
 // TestHealth runs the Agents page's health checks against the real CLIs,
 // with the binary path and environment taken from stored agent settings.
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	dir := binDir(t)
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
@@ -105,6 +106,7 @@ func TestHealth(t *testing.T) {
 // into <data dir>/agents) and finds it there. It needs the npm registry, so
 // it runs only with JC_REALCLI_INSTALL=1 (make test-agents sets it).
 func TestInstallFromNPM(t *testing.T) {
+	t.Parallel()
 	binDir(t)
 	if os.Getenv("JC_REALCLI_INSTALL") != "1" {
 		t.Skip("set JC_REALCLI_INSTALL=1 to install from the npm registry")

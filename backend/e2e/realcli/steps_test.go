@@ -73,7 +73,7 @@ func (h *harness) logFrames(t *testing.T, seq int64) {
 
 func (h *harness) stepText(t *testing.T) {
 	h.send(t, "text", "[scenario:text] Say hello.")
-	if asked := h.answerUntilIdle(t, 2*time.Minute, allowOnce); len(asked) != 0 {
+	if asked := h.answerUntilIdle(t, 3*time.Minute, allowOnce); len(asked) != 0 {
 		t.Errorf("a plain text turn asked for %v", asked)
 	}
 	wantStatus(t, h, store.StatusCompleted)
@@ -181,7 +181,7 @@ func (h *harness) stepDeny(t *testing.T) {
 
 func (h *harness) stepFollowup(t *testing.T) {
 	h.send(t, "followup", "[scenario:followup] Anything else?")
-	if asked := h.answerUntilIdle(t, 2*time.Minute, allowOnce); len(asked) != 0 {
+	if asked := h.answerUntilIdle(t, 3*time.Minute, allowOnce); len(asked) != 0 {
 		t.Errorf("the follow-up asked for %v", asked)
 	}
 	wantStatus(t, h, store.StatusCompleted)
@@ -219,7 +219,7 @@ func (h *harness) stepStop(t *testing.T) {
 // stepAfterStop: a follow-up to the stopped task resumes its session.
 func (h *harness) stepAfterStop(t *testing.T) {
 	h.send(t, "afterstop", "[scenario:afterstop] Are you still there?")
-	if asked := h.answerUntilIdle(t, 2*time.Minute, allowOnce); len(asked) != 0 {
+	if asked := h.answerUntilIdle(t, 3*time.Minute, allowOnce); len(asked) != 0 {
 		t.Errorf("the follow-up after stop asked for %v", asked)
 	}
 	wantStatus(t, h, store.StatusCompleted)
