@@ -181,7 +181,7 @@ func TestOpenCode(t *testing.T) {
 				if err != nil {
 					t.Error(err)
 				}
-				return opencode.New(opencode.Options{Binary: bin, Env: env, HealthTimeout: 90 * time.Second,
+				return opencode.New(opencode.Options{Binary: bin, Env: env, HealthTimeout: 5 * time.Minute,
 					ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second})
 			}
 			// Built at "startup" without a binary: the first Start rebuilds it.
