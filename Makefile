@@ -74,7 +74,7 @@ e2e: deps frontend
 	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
 	cd frontend && node e2e/run.mjs --no-build
 
-## test-agents: the real claude and opencode CLIs (npm-installed into .tools/agents) against a scripted model server
+## test-agents: the real agent CLIs (claude, opencode, gemini, codex, codex-acp, claude-code-acp; npm-installed into .tools/agents) against a scripted model server
 test-agents: deps
 	GO=$(GO) sh backend/e2e/realcli/test-agents.sh
 

@@ -273,7 +273,8 @@ type Status struct {
 	AppInstalled string `json:"appInstalled,omitempty"`
 }
 
-// Status detects spec: where its binary is and its version.
+// Status detects spec: where its binary is and its version (`--version`'s
+// first line, else the version in the npm package that ships the binary).
 func (m *Manager) Status(ctx context.Context, spec Spec) Status {
 	st := Status{Spec: spec}
 	set, err := m.Settings(ctx, spec.Backend)
@@ -288,11 +289,18 @@ func (m *Manager) Status(ctx context.Context, spec Spec) Status {
 		return st
 	}
 	st.Found, st.Path, st.Source = true, path, src
-	if v, err := m.Version(ctx, path, set.envList()); err != nil {
-		st.Error = err.Error()
-	} else {
-		st.Version = v
+	v, err := m.Version(ctx, path, set.envList())
+	if v == "" {
+		// `--version` failed or printed nothing: the installed npm
+		// package says which version it is.
+		if pv := packageVersion(path, spec.Package); pv != "" {
+			v, err = pv, nil
+		}
 	}
+	if err != nil {
+		st.Error = err.Error()
+	}
+	st.Version = v
 	if st.Version == "" && spec.Probe == ProbeACP {
 		// --version does not work: the agent's initialize says.
 		if v := m.acpVersion(ctx, spec, path, set); v != "" {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
+	"slices"
 	"sync/atomic"
 )
 
@@ -44,11 +44,10 @@ func anthropicPosition(req *anthropicRequest) position {
 		} else if json.Unmarshal(m.Content, &blocks) != nil {
 			continue
 		}
-		hasResult, text := false, ""
+		later, text := turn, ""
 		for _, b := range blocks {
 			switch b.Type {
 			case "tool_result":
-				hasResult = true
 				if turn == -1 {
 					if n, ok := turnOf(b.ToolUseID); ok {
 						turn = n + 1
@@ -57,17 +56,19 @@ func anthropicPosition(req *anthropicRequest) position {
 					}
 				}
 			case "text":
-				if !strings.HasPrefix(strings.TrimSpace(b.Text), reminder) {
+				if realText(b.Text) {
 					text = b.Text
 				}
 			}
 		}
-		if hasResult || text == "" {
+		if text == "" {
 			continue
 		}
+		// A new user text wins over tool results in the same message
+		// (Claude Code sends a denied tool's result with the next prompt).
 		p := userPosition(text)
-		if turn > 0 {
-			p.turn = turn
+		if later > 0 {
+			p.turn = later
 		}
 		return p
 	}
@@ -97,12 +98,9 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		rec.Scenario, rec.Turn = pos.scenario, pos.turn
 		turn = s.pick(pos)
 	}
-	s.record(rec)
-	cwd := ""
-	if m := cwdRE.FindSubmatch(raw); m != nil {
-		cwd = string(m[1])
-	}
-	blocks := anthropicBlocks(turn, rec.Turn, cwd)
+	s.recordRaw(rec, raw)
+	cwd := cwdOf(raw)
+	blocks := anthropicBlocks(turn, rec.Turn, cwd, rec.Tools)
 	stop := "end_turn"
 	for _, b := range blocks {
 		if b["type"] == "tool_use" {
@@ -170,9 +168,11 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	e.send("message_stop", map[string]any{"type": "message_stop"})
 }
 
-// anthropicBlocks maps a Turn onto Messages API content blocks, with
-// Claude Code's tool names.
-func anthropicBlocks(t Turn, turn int, cwd string) []map[string]any {
+// anthropicBlocks maps a Turn onto Messages API content blocks, with the
+// tools the request offers: Claude Code's Write and Bash, or
+// claude-code-acp's mcp__acp__Write / mcp__acp__Bash (it replaces the
+// built-in file tools when the client can write files).
+func anthropicBlocks(t Turn, turn int, cwd string, tools []string) []map[string]any {
 	var out []map[string]any
 	if t.Thinking != "" {
 		out = append(out, map[string]any{"type": "thinking", "thinking": t.Thinking, "signature": "ZmFrZS1zaWduYXR1cmU="})
@@ -180,14 +180,33 @@ func anthropicBlocks(t Turn, turn int, cwd string) []map[string]any {
 	if t.Text != "" || (t.Slow > 0 && len(t.Tools) == 0) {
 		out = append(out, map[string]any{"type": "text", "text": t.Text})
 	}
+	pick := func(names ...string) string {
+		for _, n := range names {
+			if slices.Contains(tools, n) {
+				return n
+			}
+		}
+		return ""
+	}
+	bash := pick("Bash", "mcp__acp__Bash")
+	if bash == "" {
+		bash = "Bash"
+	}
 	for n, c := range t.Tools {
 		id := fmt.Sprintf("toolu_fake_%d_%d_%06d", turn, n, msgSeq.Add(1))
-		switch {
-		case c.Write != nil:
-			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": "Write",
+		switch write := pick("Write", "mcp__acp__Write"); {
+		case c.Write != nil && (write != "" || len(tools) == 0):
+			if write == "" {
+				write = "Write"
+			}
+			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": write,
 				"input": map[string]any{"file_path": resolve(c.Write.Path, cwd), "content": c.Write.Content}})
+		case c.Write != nil:
+			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": bash,
+				"input": map[string]any{"command": fmt.Sprintf("printf %%s %q > %q", c.Write.Content, resolve(c.Write.Path, cwd)),
+					"description": "Write " + c.Write.Path}})
 		case c.Shell != nil:
-			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": "Bash",
+			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": bash,
 				"input": map[string]any{"command": c.Shell.Command, "description": c.Shell.Description}})
 		}
 	}

@@ -1,22 +1,38 @@
 // Package fakemodel is a scripted model server for driving the real agent
-// CLIs in tests: it speaks just enough of the Anthropic Messages API
-// (POST /v1/messages, streamed as SSE, and /v1/messages/count_tokens) for
-// Claude Code and of the OpenAI chat-completions API (POST
-// /v1/chat/completions, streamed as SSE, and GET /v1/models) for OpenCode's
-// openai-compatible provider. It listens on 127.0.0.1 only.
+// CLIs in tests: it speaks just enough of
+//
+//   - the Anthropic Messages API (POST /v1/messages, streamed as SSE, and
+//     /v1/messages/count_tokens) for Claude Code and claude-code-acp
+//     (ANTHROPIC_BASE_URL=URL());
+//   - the OpenAI chat-completions API (POST /v1/chat/completions, SSE, and
+//     GET /v1/models) for OpenCode's openai-compatible provider;
+//   - the OpenAI Responses API (POST /v1/responses, SSE) for Codex and
+//     codex-acp (a model provider with wire_api = "responses" and
+//     base_url = OpenAIBaseURL());
+//   - the Gemini API (POST /v1beta/models/{model}:streamGenerateContent,
+//     :generateContent, :countTokens) for Gemini CLI
+//     (GOOGLE_GEMINI_BASE_URL=URL()); JSON-schema side requests (routing,
+//     next-speaker checks) get a value of the schema.
+//
+// It listens on 127.0.0.1 only.
 //
 // # Scripts
 //
 // A Script is a list of Turns; a Turn is what the model answers to one
 // request: optional thinking, text, and tool calls given abstractly (Write a
 // file, run a Shell command) that the server maps onto the tools the
-// calling CLI offers (Claude Code: Write, Bash; OpenCode: write, bash).
+// calling CLI offers (Claude Code: Write, Bash; OpenCode: write, bash;
+// Codex: apply_patch, exec_command; Gemini CLI: write_file,
+// run_shell_command).
 // Every tool-call id the server makes encodes its turn
 // ("toolu_fake_<turn>_<n>", "call_fake_<turn>_<n>"), so the turn to play is
 // found statelessly from the conversation the CLI sends back:
 //
 //   - walking back from the last message, a tool result whose id is ours
-//     selects the turn after that id's turn;
+//     selects the turn after that id's turn (Gemini CLI may drop ids: then
+//     the model's tool-call turns since the prompt are counted);
+//   - a message carrying a new user text wins over tool results in it
+//     (Claude Code sends a denied tool's result with the next prompt);
 //   - a real user text (not only <system-reminder> blocks) starts turn 0 of
 //     the script named by a "[scenario:NAME]" tag in that text (the default
 //     script echoes the text when there is no tag or no such script);
@@ -88,7 +104,7 @@ type Script []Turn
 
 // Request is one recorded model call.
 type Request struct {
-	API      string // "anthropic" | "openai"
+	API      string // "anthropic" | "openai" | "responses" | "gemini"
 	Path     string
 	Model    string
 	Scenario string // "" for side requests (no tools offered)
@@ -96,6 +112,8 @@ type Request struct {
 	Tools    []string // tool names offered
 	Stream   bool
 	At       time.Time
+	// Body is the request body (only with Options.KeepBodies).
+	Body json.RawMessage
 }
 
 // Server is a running fake model server.
@@ -105,6 +123,7 @@ type Server struct {
 	srv     *http.Server
 	// ChunkDelay is slept between SSE events (0: none).
 	chunkDelay time.Duration
+	keepBodies bool
 
 	mu   sync.Mutex
 	reqs []Request
@@ -116,6 +135,8 @@ type Options struct {
 	Scripts map[string]Script
 	// ChunkDelay is slept between SSE events.
 	ChunkDelay time.Duration
+	// KeepBodies records each request's body in Request.Body.
+	KeepBodies bool
 }
 
 // Start listens on 127.0.0.1 (a free port) and serves until Close.
@@ -124,7 +145,7 @@ func Start(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakemodel: listen: %w", err)
 	}
-	s := &Server{scripts: opt.Scripts, ln: ln, chunkDelay: opt.ChunkDelay}
+	s := &Server{scripts: opt.Scripts, ln: ln, chunkDelay: opt.ChunkDelay, keepBodies: opt.KeepBodies}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": 1234})
@@ -132,6 +153,9 @@ func Start(opt Options) (*Server, error) {
 	mux.HandleFunc("POST /v1/messages", s.anthropic)
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
 	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("POST /v1/responses", s.responses)
+	mux.HandleFunc("POST /v1beta/models/{call}", s.gemini)
+	mux.HandleFunc("POST /v1/models/{call}", s.gemini)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"type": "error", "error": map[string]any{
 			"type": "not_found_error", "message": "fakemodel: no route " + r.Method + " " + r.URL.Path}})
@@ -173,6 +197,22 @@ func (s *Server) record(r Request) {
 	s.mu.Unlock()
 }
 
+// recordRaw records r with its body when bodies are kept.
+func (s *Server) recordRaw(r Request, body json.RawMessage) {
+	if s.keepBodies {
+		r.Body = body
+	}
+	s.record(r)
+}
+
+// cwdOf finds the working directory a CLI's system prompt names.
+func cwdOf(raw []byte) string {
+	if m := cwdRE.FindSubmatch(raw); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
 var (
 	tagRE    = regexp.MustCompile(`\[scenario:([A-Za-z0-9_-]+)\]`)
 	ourIDRE  = regexp.MustCompile(`^(?:toolu|call)_fake_(\d+)_`)
@@ -205,8 +245,10 @@ func (s *Server) pick(pos position) Turn {
 
 func userPosition(text string) position {
 	p := position{scenario: "default", text: text}
-	if m := tagRE.FindStringSubmatch(text); m != nil {
-		p.scenario = m[1]
+	// The last tag wins: a CLI may merge an unanswered prompt (a stopped
+	// turn) with the next one into one message.
+	if m := tagRE.FindAllStringSubmatch(text, -1); m != nil {
+		p.scenario = m[len(m)-1][1]
 	}
 	return p
 }

@@ -122,11 +122,8 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		rec.Scenario, rec.Turn = pos.scenario, pos.turn
 		turn = s.pick(pos)
 	}
-	s.record(rec)
-	cwd := ""
-	if m := cwdRE.FindSubmatch(raw); m != nil {
-		cwd = string(m[1])
-	}
+	s.recordRaw(rec, raw)
+	cwd := cwdOf(raw)
 	calls := chatCalls(turn, rec.Turn, rec.Tools, cwd)
 	finish := "stop"
 	if len(calls) > 0 {
