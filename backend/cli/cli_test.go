@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,5 +244,36 @@ func TestNormalizeErrors(t *testing.T) {
 		if _, err := agents.Formats().Get(name); err != nil {
 			t.Errorf("format %s not registered: %v", name, err)
 		}
+	}
+}
+
+// A reply streamed in many small deltas is printed as one delta per run
+// (bytes about the reply's, not an envelope per delta), and folding the
+// joined output gives exactly the messages that folding every delta gives.
+func TestNormalizeJoinsAdjacentDeltas(t *testing.T) {
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}` + "\n")
+	for i := 0; i < 500; i++ {
+		in.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"0123456789abcdefghij"}}}}` + "\n")
+	}
+	in.WriteString(`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}` + "\n")
+	joined := run(t, in.String(), "normalize", "--format", "acp")
+	each := run(t, in.String(), "normalize", "--format", "acp", "--each-delta")
+	if joined.code != 0 || each.code != 0 {
+		t.Fatalf("exit %d/%d: %s%s", joined.code, each.code, joined.stderr, each.stderr)
+	}
+	je, ee := events(t, joined.stdout), events(t, each.stdout)
+	if n := types(je)[agent.EventDelta]; n != 1 {
+		t.Errorf("joined output has %d delta events, want 1", n)
+	}
+	if n := types(ee)[agent.EventDelta]; n < 400 {
+		t.Errorf("--each-delta printed %d delta events, want every one", n)
+	}
+	if d := cmp.Diff(agent.Fold(ee), agent.Fold(je)); d != "" {
+		t.Errorf("folded messages differ (-each +joined):\n%s", d)
+	}
+	if len(joined.stdout) > 5*500*20 {
+		t.Errorf("joined output is %d bytes for a 10000-byte reply", len(joined.stdout))
 	}
 }
