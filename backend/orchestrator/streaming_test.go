@@ -103,6 +103,10 @@ func TestDeltasStoredLinearAndRenormalized(t *testing.T) {
 	frames = append(frames, `{"id":"a1","tool":"t-1"}`, `{"id":"a1","delta":"after the tool"}`, `{"done":true}`)
 	streamSession(s, n, frames...)
 	waitStatus(t, h.db, "t1", store.StatusCompleted)
+	waitFor(t, "complete emitted", func() bool { // stored precedes emitted
+		evs := h.rec.agentEvents("t1")
+		return len(evs) > 0 && evs[len(evs)-1].Event.Type == agent.EventComplete
+	})
 
 	msgs, err := store.Messages(ctx, h.db.R, "t1")
 	if err != nil {
@@ -294,7 +298,7 @@ func TestFloodBoundedAndStoppable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var peak uint64
-	waitFor(t, "the flood to be under way", func() bool { n, _ := store.CountRawFrames(ctx, db.R, "t1"); return n > 3000 })
+	waitFor(t, "the flood to be under way", func() bool { n, _ := store.CountRawFrames(ctx, db.R, "t1"); return n > 500 })
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		var ms runtime.MemStats
@@ -311,8 +315,12 @@ func TestFloodBoundedAndStoppable(t *testing.T) {
 	if err := o.Stop(ctx, "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(t0); d > 2*time.Second {
-		t.Errorf("Stop took %v", d)
+	bound := 2 * time.Second
+	if raceEnabled {
+		bound = 10 * time.Second // the backlog drains ~10x slower
+	}
+	if d := time.Since(t0); d > bound {
+		t.Errorf("Stop took %v (bound %v)", d, bound)
 	}
 	if st := loadTask(t, db, "t1").Status; st != store.StatusInterrupted {
 		t.Errorf("status after Stop = %s", st)
