@@ -88,7 +88,9 @@ type Session interface {
 	// Interrupt stops the current turn; the session stays usable.
 	Interrupt(ctx context.Context) error
 	// Stop interrupts, then ends the agent process (group) gracefully, then
-	// forcefully. Events is closed when it returns.
+	// forcefully. Events is closed when it returns, provided the consumer
+	// keeps reading Events: what the agent wrote is never dropped, so a
+	// consumer that stopped reading holds Stop until ctx ends.
 	Stop(ctx context.Context) error
 	// Wait blocks until the session has ended and returns why: nil for a
 	// clean end, else an error that includes the agent's stderr tail.

@@ -456,45 +456,37 @@ func (s *Stream) run() {
 // a slice the caller owns. A line longer than max is skipped: its first KiB
 // is yielded with an ErrFrameTooLong error and reading goes on, so a
 // stalled pipe never blocks the agent. Other errors end the sequence.
+//
+// A long line is gathered in chunks and joined once into a slice of its
+// exact size, so reading an N-byte line allocates about 2N (not the ~4N of
+// growing one slice by append).
 func ReadLines(r io.Reader, max int) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		br := bufio.NewReaderSize(r, 64<<10)
-		var acc []byte
-		tooLong := false
+		var lr lineAcc
 		for {
 			chunk, err := br.ReadSlice('\n')
-			if len(chunk) > 0 && !tooLong {
-				if len(acc)+len(chunk) > max+1 {
-					tooLong = true
-					head := bytes.Clone(append(acc, chunk...)[:min(len(acc)+len(chunk), 1024)])
-					acc = nil
+			if len(chunk) > 0 && !lr.tooLong {
+				if lr.n+len(chunk) > max+1 {
+					head := lr.head(chunk)
+					lr.reset()
+					lr.tooLong = true // skip to the end of this line
 					if !yield(head, fmt.Errorf("%w (over %d bytes): line skipped", ErrFrameTooLong, max)) {
 						return
 					}
 				} else {
-					acc = append(acc, chunk...)
+					lr.add(chunk)
 				}
 			}
 			if errors.Is(err, bufio.ErrBufferFull) {
 				continue
 			}
-			if !tooLong {
-				line := bytes.TrimRight(acc, "\r\n")
-				if len(bytes.TrimSpace(line)) > 0 {
-					// A short line is copied into a buffer of its own size;
-					// a long one is handed over (no second copy of it).
-					var out []byte
-					if cap(acc) <= 64<<10 {
-						out, acc = bytes.Clone(line), acc[:0]
-					} else {
-						out, acc = line, nil
-					}
-					if !yield(out, nil) {
-						return
-					}
+			if !lr.tooLong {
+				if line := lr.line(); line != nil && !yield(line, nil) {
+					return
 				}
 			}
-			acc, tooLong = acc[:0], false
+			lr.reset()
 			if err != nil {
 				if err != io.EOF {
 					yield(nil, err)
@@ -503,4 +495,49 @@ func ReadLines(r io.Reader, max int) iter.Seq2[[]byte, error] {
 			}
 		}
 	}
+}
+
+// lineAcc gathers one line's chunks.
+type lineAcc struct {
+	chunks  [][]byte
+	n       int
+	tooLong bool
+}
+
+func (l *lineAcc) add(chunk []byte) {
+	l.chunks = append(l.chunks, bytes.Clone(chunk))
+	l.n += len(chunk)
+}
+
+func (l *lineAcc) reset() { l.chunks, l.n, l.tooLong = l.chunks[:0], 0, false }
+
+// head is the first KiB of the line so far and chunk.
+func (l *lineAcc) head(chunk []byte) []byte {
+	var h []byte
+	for _, c := range append(l.chunks, chunk) {
+		h = append(h, c[:min(len(c), 1024-len(h))]...)
+		if len(h) >= 1024 {
+			break
+		}
+	}
+	return h
+}
+
+// line joins the chunks, trimmed of the line break; nil for a blank line.
+func (l *lineAcc) line() []byte {
+	var out []byte
+	if len(l.chunks) == 1 {
+		out, l.chunks[0] = l.chunks[0], nil // already a copy of its own size
+	} else {
+		out = make([]byte, 0, l.n)
+		for i, c := range l.chunks {
+			out = append(out, c...)
+			l.chunks[i] = nil
+		}
+	}
+	out = bytes.TrimRight(out, "\r\n")
+	if len(bytes.TrimSpace(out)) == 0 {
+		return nil
+	}
+	return out
 }

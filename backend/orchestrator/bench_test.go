@@ -178,6 +178,7 @@ func benchParallel(b *testing.B, delay string) {
 	b.ReportMetric(plain.Seconds()/elapsed.Seconds(), "ratio_vs_plain")
 	b.ReportMetric(float64(emits)/elapsed.Seconds(), "emits/s")
 	b.ReportMetric(float64(p99)/float64(time.Millisecond), "p99_ms")
+	b.ReportMetric(float64(p99)/float64(50*time.Millisecond), "p99_x_goal50ms")
 	b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Millisecond), "p50_ms")
 }
 

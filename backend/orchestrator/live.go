@@ -83,7 +83,9 @@ func (g *group) liveFor(id string, mustExist bool) (*liveMsg, error) {
 	case mustExist:
 		return nil, nil
 	default:
-		lm.acc = agent.NewAccumulator(agent.Message{ID: id})
+		// Not stored yet: it will be inserted now, so its createdAt is
+		// known (no second lookup when its timestamp is stamped).
+		lm.acc, lm.created = agent.NewAccumulator(agent.Message{ID: id}), g.now
 	}
 	g.live[id] = lm
 	return lm, nil

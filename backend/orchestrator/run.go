@@ -363,36 +363,9 @@ func (r *run) finish(waitErr error) {
 		}
 	}
 	var resume bool
-	record := func() error {
-		return o.db.Tx(ctx, func(tx *txT) error {
-			resume = false
-			if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
-				return err
-			}
-			if err := store.ForgetAgentProcess(ctx, tx, r.taskID); err != nil {
-				return err
-			}
-			if newStatus != "" {
-				if err := store.SetTaskStatus(ctx, tx, r.taskID, newStatus, reason, now); err != nil {
-					return err
-				}
-				if err := store.SetTaskUnread(ctx, tx, r.taskID, true, now); err != nil {
-					return err
-				}
-			}
-			final := newStatus
-			if final == "" {
-				final = r.status
-			}
-			if waitErr == nil && !r.stopping && final == store.StatusCompleted {
-				q, err := store.Queue(ctx, tx, r.taskID)
-				if err != nil {
-					return err
-				}
-				resume = len(q) > 0
-			}
-			return nil
-		})
+	record := func() (err error) {
+		resume, err = r.recordEnd(ctx, newStatus, reason, waitErr, now)
+		return err
 	}
 	err := record()
 	for delay := storeRetryMin; err != nil && !o.isClosed() && !r.taskDeleted(); delay = min(2*delay, storeRetryMax) {
@@ -433,6 +406,42 @@ func (r *run) finish(waitErr error) {
 			o.log.Warn("orchestrator: resume with queued message", "task", r.taskID, "err", err)
 		}
 	}
+}
+
+// recordEnd stores the end of the session: pending requests cleared, the
+// process forgotten, the new status (when not empty); resume says a queued
+// follow-up waits for a new session.
+func (r *run) recordEnd(ctx context.Context, newStatus, reason string, waitErr error, now int64) (resume bool, err error) {
+	err = r.o.db.Tx(ctx, func(tx *txT) error {
+		resume = false
+		if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
+			return err
+		}
+		if err := store.ForgetAgentProcess(ctx, tx, r.taskID); err != nil {
+			return err
+		}
+		if newStatus != "" {
+			if err := store.SetTaskStatus(ctx, tx, r.taskID, newStatus, reason, now); err != nil {
+				return err
+			}
+			if err := store.SetTaskUnread(ctx, tx, r.taskID, true, now); err != nil {
+				return err
+			}
+		}
+		final := newStatus
+		if final == "" {
+			final = r.status
+		}
+		if waitErr == nil && !r.stopping && final == store.StatusCompleted {
+			q, err := store.Queue(ctx, tx, r.taskID)
+			if err != nil {
+				return err
+			}
+			resume = len(q) > 0
+		}
+		return nil
+	})
+	return resume, err
 }
 
 func firstLine(s string) string {

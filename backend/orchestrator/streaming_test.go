@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,10 @@ func TestDeltasStoredLinearAndRenormalized(t *testing.T) {
 	frames = append(frames, `{"id":"a1","tool":"t-1"}`, `{"id":"a1","delta":"after the tool"}`, `{"done":true}`)
 	streamSession(s, n, frames...)
 	waitStatus(t, h.db, "t1", store.StatusCompleted)
+	waitFor(t, "complete emitted", func() bool { // stored precedes emitted
+		evs := h.rec.agentEvents("t1")
+		return len(evs) > 0 && evs[len(evs)-1].Event.Type == agent.EventComplete
+	})
 
 	msgs, err := store.Messages(ctx, h.db.R, "t1")
 	if err != nil {
@@ -269,4 +274,56 @@ func TestPermissionAnswerNotSentWhenCommitFails(t *testing.T) {
 	if calls := s.callsOf("RespondToPermission"); len(calls) != 1 {
 		t.Fatalf("answer sent %d times", len(calls))
 	}
+}
+
+// TestFloodBoundedAndStoppable: an agent writing 200,000 lines as fast as it
+// can does not grow the app's heap past floodHeapBound (the stream holds at
+// most agent.MaxQueuedFrames frames / MaxQueuedBytes, the orchestrator one
+// group of maxGroup batches; the rest waits in the agent's pipe), and Stop
+// ends the task within 2 s.
+func TestFloodBoundedAndStoppable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods")
+	}
+	const floodHeapBound = 150 << 20
+	db := openDB(t)
+	reg := claudeRegistry(t, "FAKE_CLAUDE_REPEAT=200000")
+	o, _ := newProcHarness(t, db, reg)
+	addTask(t, db, "t1", "claude-code", "flood")
+	ctx := context.Background()
+	var base runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&base)
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	var peak uint64
+	waitFor(t, "the flood to be under way", func() bool { n, _ := store.CountRawFrames(ctx, db.R, "t1"); return n > 500 })
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapInuse)
+		time.Sleep(20 * time.Millisecond)
+	}
+	n, _ := store.CountRawFrames(ctx, db.R, "t1")
+	t.Logf("%d frames stored, heap in use %d MB at peak (%d MB before)", n, peak>>20, base.HeapInuse>>20)
+	if peak > base.HeapInuse+floodHeapBound {
+		t.Errorf("heap grew to %d MB under the flood (bound %d MB)", peak>>20, floodHeapBound>>20)
+	}
+	t0 := time.Now()
+	if err := o.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	bound := 2 * time.Second
+	if raceEnabled {
+		bound = 10 * time.Second // the backlog drains ~10x slower
+	}
+	if d := time.Since(t0); d > bound {
+		t.Errorf("Stop took %v (bound %v)", d, bound)
+	}
+	if st := loadTask(t, db, "t1").Status; st != store.StatusInterrupted {
+		t.Errorf("status after Stop = %s", st)
+	}
+	checkTranscriptMatchesRaw(t, db, "t1")
 }

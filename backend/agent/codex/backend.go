@@ -243,6 +243,14 @@ func (s *session) onFrame(line []byte, at time.Time, err error) {
 	if json.Unmarshal(line, &m) == nil {
 		s.register(&m) // before the Batch: the UI may answer at once
 	}
+	if m.Method == "" && len(m.ID) > 0 {
+		// A response goes to its caller before the frame is queued: the
+		// caller may be the consumer itself (a queued follow-up sent from
+		// the orchestrator's loop), which must not wait on a full stream.
+		s.dispatch(&m)
+		s.stream.Frame(line, at)
+		return
+	}
 	s.stream.Frame(line, at)
 	s.dispatch(&m)
 }
