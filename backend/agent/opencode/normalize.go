@@ -560,7 +560,8 @@ func (n *Normalizer) applyMessage(frame, rawInfo []byte) []agent.Event {
 	if info.Role == "user" && isNew && !child {
 		n.openTurn(frame, info.Time.Created.V, info.ID)
 	}
-	if n.turn != nil && (n.turn.inTurn[info.ID] || info.Role == "assistant" || info.ID == n.turn.userID) {
+	if n.turn != nil && !n.answersEarlierTurn(&info) &&
+		(n.turn.inTurn[info.ID] || info.Role == "assistant" || info.ID == n.turn.userID) {
 		n.noteMsg(info.ID)
 		n.noteTime(info.Time.Created.V)
 		n.noteTime(info.Time.Completed.V)
@@ -572,6 +573,16 @@ func (n *Normalizer) applyMessage(frame, rawInfo []byte) []agent.Event {
 		}
 	}
 	return n.emitMessage(ms)
+}
+
+// answersEarlierTurn reports whether info is an assistant message that
+// answers another user message than the open turn's: a stopped turn's
+// message that OpenCode updates (with its MessageAbortedError) after the
+// next prompt was sent. It belongs to that earlier turn, so its error must
+// not end the new one.
+func (n *Normalizer) answersEarlierTurn(info *wireMessage) bool {
+	return info.Role == "assistant" && info.ParentID != "" && n.turn.userID != "" &&
+		info.ParentID != n.turn.userID && !n.turn.inTurn[info.ID]
 }
 
 func parseError(raw json.RawMessage) *wireError {
