@@ -30,7 +30,7 @@ export type ToolKind =
   | "think"
   | "other";
 
-export type ToolState = "pending" | "running" | "completed" | "error";
+export type ToolState = "pending" | "running" | "completed" | "error" | "denied" | "cancelled" | "interrupted";
 
 export type InteractionMode = "ask" | "accept-edits" | "plan" | "bypass";
 

@@ -17,7 +17,8 @@ import { Composer } from "./Composer";
 import { ContextMeter } from "./ContextMeter";
 import { StatusBadge, taskIndicator } from "./StatusBadge";
 import { useNow } from "../../parts/useNow";
-import { formatDuration } from "../../parts/util";
+import { formatCost, formatDuration, formatTokens } from "../../parts/util";
+import { taskTotals, timelineCosts } from "../../timeline/cost";
 import "./task-view.css";
 import "../../parts/parts.css";
 
@@ -61,6 +62,17 @@ function Working({ since, retry }: { since: number; retry?: RetryInfo }) {
   );
 }
 
+/** TaskTotal is the whole task's cost and tokens (its turns summed). */
+function TaskTotal({ totalKey }: { totalKey: string }) {
+  if (!totalKey) return null;
+  const [cost, inTok, outTok, turns] = totalKey.split("|").map(Number);
+  return (
+    <span className="jc-chip jc-task-total" data-testid="task-total" title={`This task so far: ${turns} turn${turns === 1 ? "" : "s"}, ${formatTokens(inTok)} input and ${formatTokens(outTok)} output tokens`}>
+      {formatCost(cost)}
+    </span>
+  );
+}
+
 export function TaskView({ taskId }: TaskViewProps) {
   const api = useTaskApi();
   const store = useMemo(() => {
@@ -75,6 +87,11 @@ export function TaskView({ taskId }: TaskViewProps) {
   const retry = useSyncExternalStore(store.subscribe, () => store.state.retry);
   const stateMode = useSyncExternalStore(store.subscribe, () => store.state.mode);
   const stateTitle = useSyncExternalStore(store.subscribe, () => store.state.title);
+  // The task's total: the sum of its turns' own costs and tokens.
+  const totalKey = useSyncExternalStore(store.subscribe, () => {
+    const t = taskTotals(timelineCosts(store.state).values());
+    return t.turns ? `${t.costUsd}|${t.inputTokens}|${t.outputTokens}|${t.turns}` : "";
+  });
   const [task, setTask] = useState<TaskInfo | null>(null);
   const [backends, setBackends] = useState<BackendInfo[]>([]);
   const [queue, dispatchQueue] = useReducer(queueReducer, []);
@@ -168,13 +185,14 @@ export function TaskView({ taskId }: TaskViewProps) {
   return (
     <div className="jc-task-view" data-task-id={taskId} data-testid="task-view">
       <header className="jc-task-view__header">
-        <StatusBadge indicator={indicator} showLabel />
+        <StatusBadge status={task?.status} reason={task?.statusReason} pending={pendingCount} indicator={indicator} showLabel />
         <h2 className="jc-task-view__title" title={title}>
           {title}
         </h2>
         <span className="jc-tool__spacer" />
         {task?.backend ? <span className="jc-chip">{backend?.displayName ?? task.backend}</span> : null}
         {task?.model ? <span className="jc-chip" title="model">{task.model}</span> : null}
+        <TaskTotal totalKey={totalKey} />
         <ContextMeter usage={modelUsage} />
         <div className="jc-task-view__panes" role="group" aria-label="Show">
           <button type="button" className="jc-task-view__pane" aria-pressed={pane === "messages"} onClick={() => setPane("messages")}>

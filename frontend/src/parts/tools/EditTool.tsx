@@ -1,3 +1,4 @@
+import { showsEffect } from "../toolWording";
 import type { ToolProps, ToolRenderer } from "./types";
 import type { PatchHunk } from "../../timeline/types";
 import { DiffHunks, countChanges, hunksFromTexts } from "./Diff";
@@ -43,6 +44,11 @@ function Body(p: ToolProps) {
   const { hunks } = editHunks(p);
   return (
     <div className="jc-tool-edit">
+      {p.phase && !showsEffect(p.phase) ? (
+        <div className="jc-meta jc-tool-edit__proposed" data-testid="not-applied">
+          {p.phase === "awaiting" ? "Proposed change, waiting for your approval:" : "Proposed change, not applied:"}
+        </div>
+      ) : null}
       {p.view.state === "error" && p.output ? <pre className="jc-output__pre is-error">{p.output}</pre> : null}
       {hunks.length > 0 ? <DiffHunks hunks={hunks} /> : <div className="jc-meta">No changes to show</div>}
     </div>
