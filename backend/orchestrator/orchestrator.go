@@ -540,6 +540,9 @@ type PermissionAnswer struct {
 	Scope     string `json:"scope"`
 	Message   string `json:"message,omitempty"`   // reason given to the agent on deny
 	Interrupt bool   `json:"interrupt,omitempty"` // deny and end the turn
+	// Rule is what an "always" allow covers, as the user edited it; nil
+	// records the request's own subject (see RuleSubject).
+	Rule *RuleSpec `json:"rule,omitempty"`
 }
 
 // RespondToPermission answers a pending permission request. An "always"
@@ -559,6 +562,11 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 	p, err := store.GetPending(ctx, o.db.R, taskID, requestID)
 	if err != nil || p.Kind != store.RequestPermission {
 		return fmt.Errorf("orchestrator: permission %s of task %s: %w", requestID, taskID, agent.ErrUnknownRequest)
+	}
+	if ans.Behavior == agent.Allow && ans.Scope != store.ScopeOnce {
+		if _, err := RuleSubject(p.Request, ans.Rule); err != nil {
+			return err // refused before anything is sent or stored
+		}
 	}
 	r := o.getRun(taskID)
 	if r == nil {
@@ -589,7 +597,10 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 	}
 	err = o.db.Tx(ctx, func(tx *txT) error {
 		if ans.Behavior == agent.Allow && ans.Scope != store.ScopeOnce {
-			s := SubjectOf(p.Request)
+			s, err := RuleSubject(p.Request, ans.Rule)
+			if err != nil {
+				return err
+			}
 			rule := store.PermissionRule{ID: "rule-" + uuid.NewString(), Scope: ans.Scope, ProjectID: t.ProjectID,
 				ToolName: p.Request.ToolName, MatchKind: s.Kind, Pattern: s.Pattern, CreatedAt: now}
 			if ans.Scope == store.ScopeTask {

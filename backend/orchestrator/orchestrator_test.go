@@ -161,7 +161,7 @@ func TestPermissionAlwaysForProjectAppliedToNextRequest(t *testing.T) {
 		t.Fatalf("status = %s, want running (no waiting for a rule)", tr.Status)
 	}
 	ds, _ := h.o.Decisions(ctx, "t2")
-	if len(ds) != 1 || ds[0].Source != "rule" || ds[0].Label != "allowed by rule: Bash(npm test) for this project" {
+	if len(ds) != 1 || ds[0].Source != "rule" || ds[0].Label != "allowed by rule: Bash(npm test:*) for this project" {
 		t.Fatalf("decisions = %+v", ds)
 	}
 	msgs, _ := h.o.Messages(ctx, "t2")
