@@ -46,7 +46,7 @@ const components: Components = {
   },
   a({ href, children }) {
     return (
-      <a href={href} target="_blank" rel="noreferrer noopener">
+      <a href={href} title={href} rel="noreferrer noopener" className="jc-link">
         {children}
       </a>
     );
