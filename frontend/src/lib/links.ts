@@ -49,7 +49,7 @@ export async function openLink(href: string): Promise<void> {
     return;
   }
   try {
-    await OpenURL(c.url);
+    await Promise.resolve().then(() => OpenURL(c.url));
   } catch (e) {
     showNotice(`Could not open the link: ${e instanceof Error ? e.message : String(e)}`);
   }
