@@ -15,6 +15,8 @@ import { PermissionCard } from "./PermissionCard";
 import { QuestionCard } from "./QuestionCard";
 import { Composer } from "./Composer";
 import { ContextMeter } from "./ContextMeter";
+import { OpenActions } from "./OpenActions";
+import { TaskIdContext } from "../../lib/opener";
 import { StatusBadge, taskIndicator } from "./StatusBadge";
 import { useNow } from "../../parts/useNow";
 import { formatCost, formatDuration, formatTokens } from "../../parts/util";
@@ -102,6 +104,7 @@ export function TaskView({ taskId }: TaskViewProps) {
   // What the main area shows: the agent's messages, or the diff of the
   // task's work (its worktree against its base).
   const [pane, setPane] = useState<"messages" | "diff">("messages");
+  const [sentCount, setSentCount] = useState(0);
   useEffect(() => setPane("messages"), [taskId]);
 
   // A layout effect: start loading right after the first commit, not after
@@ -183,6 +186,7 @@ export function TaskView({ taskId }: TaskViewProps) {
   const title = stateTitle || task?.name || task?.prompt?.split("\n")[0] || "Task";
 
   return (
+    <TaskIdContext.Provider value={taskId}>
     <div className="jc-task-view" data-task-id={taskId} data-testid="task-view">
       <header className="jc-task-view__header">
         <StatusBadge status={task?.status} reason={task?.statusReason} pending={pendingCount} indicator={indicator} showLabel />
@@ -194,6 +198,7 @@ export function TaskView({ taskId }: TaskViewProps) {
         {task?.model ? <span className="jc-chip" title="model">{task.model}</span> : null}
         <TaskTotal totalKey={totalKey} />
         <ContextMeter usage={modelUsage} />
+        <OpenActions taskId={taskId} />
         <div className="jc-task-view__panes" role="group" aria-label="Show">
           <button type="button" className="jc-task-view__pane" aria-pressed={pane === "messages"} onClick={() => setPane("messages")}>
             Messages
@@ -224,6 +229,7 @@ export function TaskView({ taskId }: TaskViewProps) {
             onLastRow={onLastRow}
             unreadFromKey={unreadFromKey}
             footer={busy && cards.length === 0 ? <Working since={busySince} retry={retry} /> : null}
+            scrollSignal={sentCount}
           />
         )}
       </div>
@@ -264,7 +270,18 @@ export function TaskView({ taskId }: TaskViewProps) {
         canSetMode={caps?.setMode}
         canSetModel={caps?.setModel}
         canStop={true}
-        onSend={(text) => api.sendMessage(taskId, text)}
+        onSend={async (text) => {
+          setPane("messages");
+          setSentCount((n) => n + 1);
+          await api.sendMessage(taskId, text);
+          setSentCount((n) => n + 1);
+        }}
+        onSendQueuedNow={async (q) => {
+          dispatchQueue({ type: "remove", id: q.id });
+          await api.removeQueued(q.id);
+          setSentCount((n) => n + 1);
+          await api.sendMessage(taskId, q.text);
+        }}
         onStop={() => api.stop(taskId)}
         onEditQueued={async (id, text) => {
           dispatchQueue({ type: "edit", id, text });
@@ -285,5 +302,6 @@ export function TaskView({ taskId }: TaskViewProps) {
         }}
       />
     </div>
+    </TaskIdContext.Provider>
   );
 }
