@@ -872,6 +872,7 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 		runs = append(runs, r)
 	}
 	o.mu.Unlock()
+	restoreTimes := o.keepActivityTimes(ctx, runs)
 	var wg sync.WaitGroup
 	errs := make([]error, len(runs))
 	for i, r := range runs {
@@ -892,6 +893,7 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		errs = append(errs, ctx.Err())
 	}
+	restoreTimes()
 	o.cancel()
 	o.mu.Lock()
 	ems := make([]*taskEmitter, 0, len(o.emitters))
