@@ -69,7 +69,7 @@ export function installLinkGuard(win: Window = window): () => void {
     if (href.startsWith("#")) return;
     e.preventDefault();
     if (e.type === "auxclick" && e.button !== 1) return;
-    void openLink(a.href || href);
+    void openLink(href);
   };
   const doc = win.document;
   doc.addEventListener("click", onClick, true);
