@@ -33,4 +33,7 @@ test("readableError says a repeated clause once", () => {
   expect(r.text).toBe("Claude: agent binary not found (not on PATH nor installed by the app)");
   expect(r.raw).toContain("agent binary not found (not on PATH");
   expect(readableError("rate limited").text).toBe("Rate limited");
+  expect(readableError("Claude Code not found (claude is not on PATH nor installed by the app): agent binary not found").text).toBe(
+    "Claude Code not found (claude is not on PATH nor installed by the app)",
+  );
 });

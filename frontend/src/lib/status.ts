@@ -130,6 +130,10 @@ export function readableError(raw: string): { text: string; raw: string } {
   for (const p of parts) {
     const k = p.toLowerCase().replace(/[().]/g, "").trim();
     if (seen.has(k) || [...seen].some((x) => x.includes(k) && k.length > 8)) continue;
+    // A short trailing sentinel that says again what was said ("…not
+    // found (…): agent binary not found") adds nothing.
+    const words = k.split(/\s+/);
+    if (kept.length > 0 && words.length <= 5 && words.length >= 2 && kept.join(" ").toLowerCase().includes(words.slice(-2).join(" "))) continue;
     seen.add(k);
     kept.push(p);
   }

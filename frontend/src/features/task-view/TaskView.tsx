@@ -17,6 +17,7 @@ import { Composer } from "./Composer";
 import { ContextMeter } from "./ContextMeter";
 import { OpenActions } from "./OpenActions";
 import { TaskIdContext } from "../../lib/opener";
+import { readableError, taskStatus } from "../../lib/status";
 import { StatusBadge, taskIndicator } from "./StatusBadge";
 import { useNow } from "../../parts/useNow";
 import { formatCost, formatDuration, formatTokens } from "../../parts/util";
@@ -209,7 +210,9 @@ export function TaskView({ taskId }: TaskViewProps) {
         </div>
       </header>
       {task?.status === "errored" && task.statusReason ? (
-        <div className="jc-tv-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
+        <div className="jc-tv-notice is-error jc-task-view__banner" role="alert" title={task.statusReason}>
+          <strong>{taskStatus("errored").label}:</strong> {readableError(task.statusReason).text}
+        </div>
       ) : null}
       {pane === "diff" ? (
         <div className="jc-task-view__diff">
