@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/jean-claude/jean-claude/backend/opener"
@@ -63,15 +64,33 @@ func (s *OpenService) taskRoot(taskID string) (root, cwd string, err error) {
 	return root, info.Cwd, nil
 }
 
+// inWorktree maps an absolute path into the task's project folder (agents
+// often print those) to the same file in the task's worktree; other paths
+// are returned as they are (Resolve decides).
+func (s *OpenService) inWorktree(taskID, root, cwd, p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	t, err := s.ws.task(s.ctx, taskID)
+	if err != nil || t.WorktreePath == "" || root != t.WorktreePath {
+		return p
+	}
+	rel, err := filepath.Rel(t.Project.Path, p)
+	if err != nil || !filepath.IsLocal(rel) {
+		return p
+	}
+	return filepath.Join(cwd, rel) // cwd: the project's place in the worktree
+}
+
 // OpenInEditor opens a file of the task (absolute, or relative to its
 // folder) at a line (0 when unknown) in the user's editor. Paths outside the
 // task's worktree (or project folder) are refused.
 func (s *OpenService) OpenInEditor(taskID, path string, line int) error {
-	root, _, err := s.taskRoot(taskID)
+	root, cwd, err := s.taskRoot(taskID)
 	if err != nil {
 		return err
 	}
-	abs, err := opener.Resolve(root, path)
+	abs, err := opener.Resolve(root, s.inWorktree(taskID, root, cwd, path))
 	if err != nil {
 		return &InputError{Field: "path", Msg: fmt.Sprintf("%s cannot be opened: it is not a file of this task's folder.", path), Err: err}
 	}
