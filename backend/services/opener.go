@@ -90,6 +90,9 @@ func (s *OpenService) OpenInEditor(taskID, path string, line int) error {
 	if err != nil {
 		return err
 	}
+	if path != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path) // relative to where the agent runs
+	}
 	abs, err := opener.Resolve(root, s.inWorktree(taskID, root, cwd, path))
 	if err != nil {
 		return &InputError{Field: "path", Msg: fmt.Sprintf("%s cannot be opened: it is not a file of this task's folder.", path), Err: err}
