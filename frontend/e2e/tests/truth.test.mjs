@@ -176,6 +176,8 @@ test("links open in the browser, file: is refused, paths open in the editor, Ope
   const docs = view.getByRole("link", { name: "the docs" });
   assertEqual(await docs.getAttribute("title"), "https://example.com/docs", "hover shows the full URL");
   await docs.hover();
+  await page.getByTestId("link-status").waitFor();
+  assertEqual((await page.getByTestId("link-status").textContent()).trim(), "https://example.com/docs", "the status line shows the full URL on hover");
   await page.screenshot({ path: join(shots, "truth-link-hover.png") });
   await docs.click();
   let c = await waitCall(page, before + 1, "link click");

@@ -72,6 +72,33 @@ export function installLinkGuard(win: Window = window): () => void {
     void openLink(href);
   };
   const doc = win.document;
+  // Like a browser's status bar: the full URL of the hovered link, before
+  // it is opened (the title tooltip says it too, after a delay).
+  const status = () => {
+    let el = doc.getElementById("jc-link-status");
+    if (!el) {
+      el = doc.createElement("div");
+      el.id = "jc-link-status";
+      el.className = "jc-link-status";
+      el.setAttribute("data-testid", "link-status");
+      el.hidden = true;
+      doc.body.appendChild(el);
+    }
+    return el;
+  };
+  const onOver = (e: MouseEvent) => {
+    const a = e.target instanceof Element ? e.target.closest("a.jc-link") : null;
+    if (!a) return;
+    const url = a.getAttribute("href") ?? a.getAttribute("data-href") ?? "";
+    const el = status();
+    el.textContent = checkLink(url).ok ? url : `${url} — will not open`;
+    el.hidden = false;
+  };
+  const onOut = (e: MouseEvent) => {
+    if (e.target instanceof Element && e.target.closest("a.jc-link")) status().hidden = true;
+  };
+  doc.addEventListener("mouseover", onOver);
+  doc.addEventListener("mouseout", onOut);
   doc.addEventListener("click", onClick, true);
   doc.addEventListener("auxclick", onClick, true);
   const origOpen = win.open;
@@ -80,6 +107,8 @@ export function installLinkGuard(win: Window = window): () => void {
     return null;
   }) as typeof win.open;
   return () => {
+    doc.removeEventListener("mouseover", onOver);
+    doc.removeEventListener("mouseout", onOut);
     doc.removeEventListener("click", onClick, true);
     doc.removeEventListener("auxclick", onClick, true);
     win.open = origOpen;
