@@ -63,10 +63,19 @@ try {
   await page.locator(".jc-app[data-ready]").waitFor();
 
   const openTask = async (project, task) => {
-    await page.evaluate(() => document.querySelector(".jc-columns-toggle")); // no-op: columns depend on width
+    // A narrow window hides the projects column: show it (Ctrl+B cycles
+    // tasks → none → all), pick the project and task, then go back.
+    const cols = () => page.locator(".jc-app").getAttribute("data-columns");
+    const start = await cols();
+    let presses = 0;
+    while ((await cols()) !== "all" && presses < 3) {
+      await page.keyboard.press("Control+b");
+      presses++;
+    }
     const nav = page.getByRole("navigation", { name: "Projects" });
-    if (await nav.isVisible()) await nav.locator(".jc-project-item").filter({ hasText: project }).first().click();
+    await nav.locator(".jc-project-item").filter({ hasText: project }).first().click();
     await page.locator(`[data-testid="task-row"][data-task-id="${task}"]`).click();
+    while ((await cols()) !== start) await page.keyboard.press("Control+b");
     await page.getByTestId("task-view").waitFor();
     await page.waitForTimeout(600);
   };
