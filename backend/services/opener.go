@@ -154,3 +154,11 @@ func (s *OpenService) SetEditor(choice string) error {
 	}
 	return userErr(s.settings.Set(s.ctx, editorSetting, choice))
 }
+
+// WithRunner replaces how s starts programs and what the environment says
+// (tests). A function, not a method: every method of a bound service is
+// exposed to the frontend.
+func WithRunner(s *OpenService, start func(argv []string, dir string) error, env opener.Env) *OpenService {
+	s.start, s.env = start, env
+	return s
+}
