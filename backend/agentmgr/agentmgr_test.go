@@ -489,3 +489,12 @@ func TestOpenCodeServerEnv(t *testing.T) {
 		t.Errorf("the user's OPENCODE_CONFIG was replaced: %v", env)
 	}
 }
+
+// A missing binary is said once: no trailing ": agent binary not found"
+// after "… not found (…)" (issue 23), and errors.Is still sees the sentinel.
+func TestNotFoundSaysItOnce(t *testing.T) {
+	err := error(notFoundError("Claude Code not found (claude is not on PATH nor installed by the app)"))
+	if !errors.Is(err, agent.ErrBinaryNotFound) || strings.Count(err.Error(), "not found") != 1 {
+		t.Fatalf("%v", err)
+	}
+}
