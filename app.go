@@ -95,6 +95,14 @@ func (a *App) Emit(name string, payload any) {
 	}
 }
 
+// OpenURL implements services.Browser with the Wails runtime: the default
+// browser opens the (already checked) link; the webview never navigates.
+func (a *App) OpenURL(url string) {
+	if ctx := a.runtimeCtx(); ctx != nil {
+		runtime.BrowserOpenURL(ctx, url)
+	}
+}
+
 // PickDirectory implements services.Dialogs with the native dialog.
 func (a *App) PickDirectory(title string) (string, error) {
 	ctx := a.runtimeCtx()

@@ -106,6 +106,7 @@ func run() int {
 			sess.svc,
 			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),
 			services.NewGitService(ctx, workspaces, app),
+			services.NewOpenService(ctx, db, workspaces, app),
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

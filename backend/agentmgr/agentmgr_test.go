@@ -513,3 +513,12 @@ echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":
 		t.Errorf("status %+v, want version 0.16.0 from agentInfo", st)
 	}
 }
+
+// A missing binary is said once: no trailing ": agent binary not found"
+// after "… not found (…)" (issue 23), and errors.Is still sees the sentinel.
+func TestNotFoundSaysItOnce(t *testing.T) {
+	err := error(notFoundError("Claude Code not found (claude is not on PATH nor installed by the app)"))
+	if !errors.Is(err, agent.ErrBinaryNotFound) || strings.Count(err.Error(), "not found") != 1 {
+		t.Fatalf("%v", err)
+	}
+}

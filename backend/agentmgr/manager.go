@@ -205,8 +205,17 @@ func (m *Manager) Resolve(spec Spec, configured string) (string, Source, error) 
 			return app, SourceApp, nil
 		}
 	}
-	return "", "", fmt.Errorf("%s not found (%s is not on PATH nor installed by the app): %w", spec.DisplayName, spec.Command, agent.ErrBinaryNotFound)
+	return "", "", notFoundError(fmt.Sprintf("%s not found (%s is not on PATH nor installed by the app)", spec.DisplayName, spec.Command))
 }
+
+// notFoundError says which binary is missing once; errors.Is matches
+// agent.ErrBinaryNotFound without its text repeated after it.
+type notFoundError string
+
+func (e notFoundError) Error() string { return string(e) }
+
+// Is makes errors.Is(err, agent.ErrBinaryNotFound) true.
+func (e notFoundError) Is(target error) bool { return target == agent.ErrBinaryNotFound }
 
 // Version runs `path --version` and returns its first line. Answers are
 // cached while the binary (resolved through symlinks) is unchanged.

@@ -61,11 +61,14 @@ func Parse(args []string, stderr io.Writer) (Options, error) {
 	for _, n := range devFlags {
 		fs.String(n, "", "Wails dev builds only")
 	}
-	fs.Usage = func() { usage(fs) }
+	// Usage is printed once: by CmdHelp for -h/--help (on stdout), here
+	// after a bad flag (on stderr), never by the flag package as well.
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return Options{Command: CmdHelp}, nil
 		}
+		usage(fs)
 		return Options{}, err
 	}
 	opt := Options{DB: *db}

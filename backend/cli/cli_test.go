@@ -277,3 +277,17 @@ func TestNormalizeJoinsAdjacentDeltas(t *testing.T) {
 		t.Errorf("joined output is %d bytes for a 10000-byte reply", len(joined.stdout))
 	}
 }
+
+// --help prints the usage once, on stdout (issue 23: it was printed twice).
+func TestHelpPrintsUsageOnce(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		r := run(t, "", arg)
+		if r.code != cli.ExitOK || strings.Count(r.stdout+r.stderr, "Usage:") != 1 || r.stderr != "" {
+			t.Errorf("%s: code %d, stdout %q, stderr %q", arg, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := run(t, "", "--nope")
+	if r.code != cli.ExitUsage || strings.Count(r.stderr, "Usage:") != 1 {
+		t.Errorf("bad flag: code %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -83,8 +83,8 @@ func TestNotificationOverDBus(t *testing.T) {
 	}
 	s.send(completeEv("All 12 tests pass.\nDetails follow."))
 	want := [][2]string{
-		{"my-project · Task t1", "Bash wants to run: npm test"},
-		{"my-project · Task t1", "Task Task t1 finished: All 12 tests pass."},
+		{"my-project · Task t1", "Waiting for you: Bash wants to run: npm test"},
+		{"my-project · Task t1", "Done: All 12 tests pass."},
 	}
 	for _, w := range want {
 		select {

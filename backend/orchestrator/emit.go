@@ -56,7 +56,7 @@ type RequestsPayload struct {
 
 // DecisionPayload is the "permission:decided" payload: a permission request
 // answered, by the user or automatically by a rule (Decision.Label says
-// which, e.g. "allowed by rule: Bash(npm test) for this project").
+// which, e.g. "allowed by rule: Bash(npm test:*) for this project").
 type DecisionPayload struct {
 	TaskID   string                   `json:"taskId"`
 	Seq      int64                    `json:"seq"`

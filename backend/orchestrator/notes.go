@@ -30,17 +30,16 @@ func (o *Orchestrator) title(taskID string) (string, string) {
 	return t.ProjectName + " · " + name, name
 }
 
-// taskNote is a completion or error notification.
+// taskNote is a completion or error notification, in the app's status
+// words (notify.Words): "Done: …", "Failed: …".
 func (o *Orchestrator) taskNote(taskID string, kind notify.Kind, detail string) notify.Notification {
 	title, name := o.title(taskID)
-	body := "Task " + name + " finished"
+	_ = name // the title names the task
+	word := notify.WordDone
 	if kind == notify.KindError {
-		body = "Task " + name + " failed"
+		word = notify.WordFailed
 	}
-	if detail != "" {
-		body += ": " + detail
-	}
-	return notify.Notification{Kind: kind, TaskID: taskID, Title: title, Body: body}
+	return notify.Notification{Kind: kind, TaskID: taskID, Title: title, Body: notify.Body(word, detail)}
 }
 
 // requestNote says what the agent waits for: "Bash wants to run: npm test".
@@ -51,9 +50,9 @@ func (o *Orchestrator) requestNote(taskID, kind string, req agent.Request) notif
 		if q == "" && len(req.Questions) > 0 {
 			q = req.Questions[0].Question
 		}
-		return notify.Notification{Kind: notify.KindQuestion, TaskID: taskID, Title: title, Body: "Question: " + firstLine(q)}
+		return notify.Notification{Kind: notify.KindQuestion, TaskID: taskID, Title: title, Body: notify.Body(notify.WordWaiting, "Question: "+firstLine(q))}
 	}
-	return notify.Notification{Kind: notify.KindPermission, TaskID: taskID, Title: title, Body: PermissionSummary(req)}
+	return notify.Notification{Kind: notify.KindPermission, TaskID: taskID, Title: title, Body: notify.Body(notify.WordWaiting, PermissionSummary(req))}
 }
 
 // PermissionSummary says a permission request in one line.

@@ -577,6 +577,9 @@ type PermissionAnswer struct {
 	Scope     string `json:"scope"`
 	Message   string `json:"message,omitempty"`   // reason given to the agent on deny
 	Interrupt bool   `json:"interrupt,omitempty"` // deny and end the turn
+	// Rule is what an "always" allow covers, as the user edited it; nil
+	// records the request's own subject (see RuleSubject).
+	Rule *RuleSpec `json:"rule,omitempty"`
 }
 
 // RespondToPermission answers a pending permission request. An "always"
@@ -596,6 +599,11 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 	p, err := store.GetPending(ctx, o.db.R, taskID, requestID)
 	if err != nil || p.Kind != store.RequestPermission {
 		return fmt.Errorf("orchestrator: permission %s of task %s: %w", requestID, taskID, agent.ErrUnknownRequest)
+	}
+	if ans.Behavior == agent.Allow && ans.Scope != store.ScopeOnce {
+		if _, err := RuleSubject(p.Request, ans.Rule); err != nil {
+			return err // refused before anything is sent or stored
+		}
 	}
 	r := o.getRun(taskID)
 	if r == nil {
@@ -620,7 +628,10 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 	}
 	err = o.db.Tx(ctx, func(tx *txT) error {
 		if ans.Behavior == agent.Allow && ans.Scope != store.ScopeOnce {
-			s := SubjectOf(p.Request)
+			s, err := RuleSubject(p.Request, ans.Rule)
+			if err != nil {
+				return err
+			}
 			rule := store.PermissionRule{ID: "rule-" + uuid.NewString(), Scope: ans.Scope, ProjectID: t.ProjectID,
 				ToolName: p.Request.ToolName, MatchKind: s.Kind, Pattern: s.Pattern, CreatedAt: now}
 			if ans.Scope == store.ScopeTask {
@@ -908,6 +919,7 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 		runs = append(runs, r)
 	}
 	o.mu.Unlock()
+	restoreTimes := o.keepActivityTimes(ctx, runs)
 	var wg sync.WaitGroup
 	errs := make([]error, len(runs))
 	for i, r := range runs {
@@ -928,6 +940,7 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		errs = append(errs, ctx.Err())
 	}
+	restoreTimes()
 	o.cancel()
 	o.mu.Lock()
 	ems := make([]*taskEmitter, 0, len(o.emitters))

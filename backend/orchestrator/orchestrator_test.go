@@ -75,7 +75,7 @@ func TestFullRunStoredThenEmittedInOrder(t *testing.T) {
 	}
 	h.rec.checkStored(t)
 	waitFor(t, "notification", func() bool { return len(h.nt.list()) > 0 })
-	if ns := h.nt.list(); len(ns) != 1 || ns[0].Kind != notify.KindComplete || ns[0].Body != "Task Task t1 finished: Done." ||
+	if ns := h.nt.list(); len(ns) != 1 || ns[0].Kind != notify.KindComplete || ns[0].Body != "Done: Done." ||
 		ns[0].Title != "my-project · Task t1" {
 		t.Fatalf("notifications = %+v", ns)
 	}
@@ -129,7 +129,7 @@ func TestPermissionAlwaysForProjectAppliedToNextRequest(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].RequestID != "r1" || reqs[0].Kind != store.RequestPermission {
 		t.Fatalf("pending = %+v", reqs)
 	}
-	if ns := h.nt.list(); len(ns) != 1 || ns[0].Body != "Bash wants to run: npm test" {
+	if ns := h.nt.list(); len(ns) != 1 || ns[0].Body != "Waiting for you: Bash wants to run: npm test" {
 		t.Fatalf("notifications = %+v", ns)
 	}
 	if err := h.o.RespondToPermission(ctx, "t1", "r1", PermissionAnswer{Behavior: agent.Allow, Scope: store.ScopeProject}); err != nil {
@@ -161,7 +161,7 @@ func TestPermissionAlwaysForProjectAppliedToNextRequest(t *testing.T) {
 		t.Fatalf("status = %s, want running (no waiting for a rule)", tr.Status)
 	}
 	ds, _ := h.o.Decisions(ctx, "t2")
-	if len(ds) != 1 || ds[0].Source != "rule" || ds[0].Label != "allowed by rule: Bash(npm test) for this project" {
+	if len(ds) != 1 || ds[0].Source != "rule" || ds[0].Label != "allowed by rule: Bash(npm test:*) for this project" {
 		t.Fatalf("decisions = %+v", ds)
 	}
 	msgs, _ := h.o.Messages(ctx, "t2")
@@ -236,7 +236,7 @@ func TestQuestionWaitsThenRuns(t *testing.T) {
 	if d := cmp.Diff([][]string{{"blue"}}, got.Answers); d != "" {
 		t.Fatal(d)
 	}
-	if ns := h.nt.list(); len(ns) != 1 || ns[0].Kind != notify.KindQuestion || ns[0].Body != "Question: Which color?" {
+	if ns := h.nt.list(); len(ns) != 1 || ns[0].Kind != notify.KindQuestion || ns[0].Body != "Waiting for you: Question: Which color?" {
 		t.Fatalf("notifications %+v", ns)
 	}
 }

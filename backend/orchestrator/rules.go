@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -28,27 +29,40 @@ import (
 //
 // The tool name must always be equal. Task rules are tried before project
 // rules.
+//
+// The user may edit what an "always" answer covers before it is made
+// (RuleSpec, rulespec.go): an exact command, a command prefix, an exact path
+// or a folder (any path inside it, after cleaning; a path with ".." never
+// matches a folder rule).
 type Subject struct {
 	Kind    string // store.MatchPrefix or store.MatchExact
 	Pattern string
+	Type    string // SubjectCommand, SubjectPath or SubjectOther
 }
+
+// Subject types.
+const (
+	SubjectCommand = "command"
+	SubjectPath    = "path"
+	SubjectOther   = "other"
+)
 
 // SubjectOf returns the subject of a permission request.
 func SubjectOf(req agent.Request) Subject {
 	var in map[string]any
 	_ = json.Unmarshal(req.Input, &in)
 	if c, ok := in["command"].(string); ok && strings.TrimSpace(c) != "" {
-		return Subject{Kind: store.MatchPrefix, Pattern: strings.TrimSpace(c)}
+		return Subject{Kind: store.MatchPrefix, Pattern: strings.TrimSpace(c), Type: SubjectCommand}
 	}
 	for _, k := range []string{"file_path", "filePath", "path", "notebook_path"} {
 		if p, ok := in[k].(string); ok && p != "" {
-			return Subject{Kind: store.MatchExact, Pattern: p}
+			return Subject{Kind: store.MatchExact, Pattern: p, Type: SubjectPath}
 		}
 	}
 	if len(req.Patterns) > 0 {
-		return Subject{Kind: store.MatchExact, Pattern: strings.Join(req.Patterns, "\n")}
+		return Subject{Kind: store.MatchExact, Pattern: strings.Join(req.Patterns, "\n"), Type: SubjectOther}
 	}
-	return Subject{Kind: store.MatchExact, Pattern: canonicalJSON(req.Input)}
+	return Subject{Kind: store.MatchExact, Pattern: canonicalJSON(req.Input), Type: SubjectOther}
 }
 
 func canonicalJSON(raw json.RawMessage) string {
@@ -70,26 +84,66 @@ func Matches(r store.PermissionRule, req agent.Request) bool {
 	if r.ToolName != req.ToolName {
 		return false
 	}
-	s := SubjectOf(req)
-	switch r.MatchKind {
+	return covers(r.MatchKind, r.Pattern, SubjectOf(req))
+}
+
+// covers reports whether a rule of kind and pattern covers subject s.
+func covers(kind, pattern string, s Subject) bool {
+	switch kind {
 	case store.MatchPrefix:
-		if s.Kind != store.MatchPrefix {
+		if s.Type != SubjectCommand || strings.ContainsAny(pattern, shellControl) {
 			return false
 		}
-		if s.Pattern == r.Pattern {
+		if s.Pattern == pattern {
 			return true
 		}
-		rest, ok := strings.CutPrefix(s.Pattern, r.Pattern+" ")
-		return ok && !strings.ContainsAny(rest, shellControl) && !strings.ContainsAny(r.Pattern, shellControl)
+		rest, ok := strings.CutPrefix(s.Pattern, pattern+" ")
+		return ok && !strings.ContainsAny(rest, shellControl)
 	case store.MatchExact:
-		return s.Kind == store.MatchExact && s.Pattern == r.Pattern
+		return s.Pattern == pattern
+	case store.MatchFolder:
+		return s.Type == SubjectPath && inFolder(s.Pattern, pattern)
 	}
 	return false
 }
 
+// inFolder reports whether path p is folder dir or inside it. A path with a
+// ".." element never is.
+func inFolder(p, dir string) bool {
+	if hasDotDot(p) || hasDotDot(dir) || dir == "" {
+		return false
+	}
+	p, dir = path.Clean(p), path.Clean(dir)
+	if p == dir || dir == "/" && strings.HasPrefix(p, "/") {
+		return true
+	}
+	return strings.HasPrefix(p, dir+"/")
+}
+
+func hasDotDot(p string) bool {
+	for _, e := range strings.Split(p, "/") {
+		if e == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// RuleText writes a rule's pattern as the user reads and edits it:
+// "npm test:*" (prefix), "/w/src/" (folder), the pattern itself (exact).
+func RuleText(kind, pattern string) string {
+	switch kind {
+	case store.MatchPrefix:
+		return pattern + ":*"
+	case store.MatchFolder:
+		return strings.TrimSuffix(pattern, "/") + "/"
+	}
+	return pattern
+}
+
 // RuleLabel says a rule for people: "Bash(npm test) for this project".
 func RuleLabel(r store.PermissionRule) string {
-	pat := r.Pattern
+	pat := RuleText(r.MatchKind, r.Pattern)
 	if len(pat) > 80 {
 		pat = pat[:77] + "..."
 	}

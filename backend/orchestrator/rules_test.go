@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -47,7 +48,65 @@ func TestRuleMatching(t *testing.T) {
 			t.Errorf("%s: Matches(%+v) = %v, want %v", c.name, c.rule, got, c.want)
 		}
 	}
-	if got := RuleLabel(bash); got != "Bash(npm test) for this project" {
+	if got := RuleLabel(bash); got != "Bash(npm test:*) for this project" {
 		t.Errorf("label %q", got)
+	}
+}
+
+func TestRuleSpecs(t *testing.T) {
+	req := func(tool string, in map[string]any) agent.Request {
+		b, _ := json.Marshal(in)
+		return agent.Request{ToolName: tool, Input: b}
+	}
+	first := req("Bash", map[string]any{"command": "npm test -- --coverage"})
+	s, err := RuleSubject(first, &RuleSpec{MatchKind: store.MatchPrefix, Pattern: "npm test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := store.PermissionRule{ToolName: "Bash", MatchKind: s.Kind, Pattern: s.Pattern, Scope: store.ScopeTask}
+	if !Matches(prefix, req("Bash", map[string]any{"command": "npm test --watch"})) {
+		t.Error("a prefix rule npm test:* must cover a second, different npm test command")
+	}
+	if Matches(prefix, req("Bash", map[string]any{"command": "npm run build"})) {
+		t.Error("npm test:* covers npm run build")
+	}
+	if got := RuleLabel(prefix); got != "Bash(npm test:*) for this task" {
+		t.Errorf("label %q", got)
+	}
+	exact, err := RuleSubject(first, &RuleSpec{MatchKind: store.MatchExact, Pattern: "npm test -- --coverage"})
+	if err != nil || exact.Kind != store.MatchExact {
+		t.Fatal(exact, err)
+	}
+	if covers(exact.Kind, exact.Pattern, SubjectOf(req("Bash", map[string]any{"command": "npm test -- --coverage x"}))) {
+		t.Error("an exact command rule covers more arguments")
+	}
+	write := req("Write", map[string]any{"file_path": "/w/src/a.go"})
+	f, err := RuleSubject(write, &RuleSpec{MatchKind: store.MatchFolder, Pattern: "/w/src/"})
+	if err != nil || f.Pattern != "/w/src" {
+		t.Fatal(f, err)
+	}
+	folder := store.PermissionRule{ToolName: "Write", MatchKind: f.Kind, Pattern: f.Pattern}
+	for p, want := range map[string]bool{"/w/src/deep/b.go": true, "/w/src": true, "/w/srcx/b.go": false, "/w/src/../../etc/passwd": false, "/etc/passwd": false} {
+		if got := Matches(folder, req("Write", map[string]any{"file_path": p})); got != want {
+			t.Errorf("folder /w/src/ on %s = %v, want %v", p, got, want)
+		}
+	}
+	bad := []struct {
+		req  agent.Request
+		spec RuleSpec
+	}{
+		{first, RuleSpec{MatchKind: store.MatchPrefix, Pattern: "npm run"}},       // does not cover the request
+		{first, RuleSpec{MatchKind: store.MatchPrefix, Pattern: "npm test; rm"}},  // control characters
+		{first, RuleSpec{MatchKind: store.MatchFolder, Pattern: "/"}},             // folder for a command
+		{write, RuleSpec{MatchKind: store.MatchPrefix, Pattern: "/w"}},            // prefix for a path
+		{write, RuleSpec{MatchKind: store.MatchFolder, Pattern: "/w/src/../../"}}, // escape
+		{write, RuleSpec{MatchKind: store.MatchFolder, Pattern: "/other"}},        // does not cover
+		{write, RuleSpec{MatchKind: "regex", Pattern: ".*"}},                      // unknown kind
+		{write, RuleSpec{MatchKind: store.MatchExact, Pattern: " "}},              // empty
+	}
+	for _, b := range bad {
+		if _, err := RuleSubject(b.req, &b.spec); !errors.Is(err, ErrInvalid) {
+			t.Errorf("RuleSubject(%+v) = %v, want ErrInvalid", b.spec, err)
+		}
 	}
 }

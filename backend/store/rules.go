@@ -14,6 +14,7 @@ const (
 
 	MatchPrefix = "prefix" // a command equal to the pattern or the pattern plus arguments
 	MatchExact  = "exact"  // exactly the pattern
+	MatchFolder = "folder" // a path inside the pattern folder
 )
 
 // PermissionRule is an "always allow" rule. The orchestrator decides what a
@@ -101,7 +102,7 @@ type PermissionDecision struct {
 	Scope     string `json:"scope"`    // once | task | project
 	Source    string `json:"source"`   // user | rule
 	RuleID    string `json:"ruleId,omitempty"`
-	// Label says it for the UI: "allowed by rule: Bash(npm test) for this project".
+	// Label says it for the UI: "allowed by rule: Bash(npm test:*) for this project".
 	Label     string `json:"label"`
 	Message   string `json:"message,omitempty"`
 	CreatedAt int64  `json:"createdAt"`

@@ -136,9 +136,11 @@ func SetTaskModel(ctx context.Context, q SQLRunner, id, model string, now int64)
 	return checkOne(res, err, "set model of task", id)
 }
 
-// SetTaskUnread sets or clears the task's unread flag.
+// SetTaskUnread sets or clears the task's unread flag. Reading a task is
+// not activity: clearing the flag keeps updatedAt.
 func SetTaskUnread(ctx context.Context, q SQLRunner, id string, unread bool, now int64) error {
-	res, err := q.ExecContext(ctx, `UPDATE tasks SET hasUnread = ?, updatedAt = ? WHERE id = ?`, unread, now, id)
+	res, err := q.ExecContext(ctx, `UPDATE tasks SET hasUnread = ?, updatedAt = CASE WHEN ? THEN ? ELSE updatedAt END WHERE id = ?`,
+		unread, unread, now, id)
 	return checkOne(res, err, "set unread of task", id)
 }
 
@@ -312,4 +314,13 @@ func AgentProcesses(ctx context.Context, q SQLRunner) ([]AgentProcess, error) {
 		return nil, fmt.Errorf("store: agent processes: %w", err)
 	}
 	return out, nil
+}
+
+// RestoreTaskUpdatedAt sets a task's updatedAt back to at (closing the app
+// is not activity). A deleted task is not an error.
+func RestoreTaskUpdatedAt(ctx context.Context, q SQLRunner, id string, at int64) error {
+	if _, err := q.ExecContext(ctx, `UPDATE tasks SET updatedAt = ? WHERE id = ?`, at, id); err != nil {
+		return fmt.Errorf("store: restore updated time of task %s: %w", id, err)
+	}
+	return nil
 }

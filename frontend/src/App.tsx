@@ -7,6 +7,8 @@ import { StoreProvider, useApp, useAppStore } from "./state/context";
 import { createAppStore, type AppStore, type Theme } from "./state/store";
 import { wailsApi } from "./bridge/wails";
 import { Sidebar } from "./features/projects/Sidebar";
+import { useColumns } from "./features/layout/columns";
+import { ColumnsRail } from "./features/layout/ColumnsToggle";
 import { AddProjectDialog } from "./features/projects/AddProjectDialog";
 import { ProjectSettings } from "./features/projects/ProjectSettings";
 import { TaskList } from "./features/tasks/TaskList";
@@ -79,8 +81,10 @@ function Shell() {
     return () => window.removeEventListener("keydown", onKey);
   }, [store]);
 
+  const columns = useColumns();
   return (
-    <div className="jc-app" data-ready={ready ? "true" : undefined}>
+    <div className="jc-app" data-ready={ready ? "true" : undefined} data-columns={columns}>
+      <ColumnsRail columns={columns} />
       <Sidebar />
       <TaskList />
       <main className="jc-main">

@@ -2,6 +2,9 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import "./styles/index.css";
+import { installLinkGuard } from "./lib/links";
+
+installLinkGuard();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

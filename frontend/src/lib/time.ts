@@ -11,3 +11,14 @@ export function relativeTime(ms: number, now: number = Date.now()): string {
   if (d < 30) return `${d}d`;
   return new Date(ms).toLocaleDateString(undefined, { month: "short", day: "numeric" });
 }
+
+/**
+ * localTime renders a timestamp (epoch ms or an ISO string) in the user's
+ * local time zone and locale, for tooltips: "Tue, Nov 24, 2026, 04:40:26".
+ */
+export function localTime(t: number | string | undefined | null): string {
+  if (t === undefined || t === null || t === "" || t === 0) return "";
+  const d = new Date(t);
+  if (Number.isNaN(d.getTime())) return String(t);
+  return d.toLocaleString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}

@@ -7,6 +7,17 @@ import renderMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { CopyButton } from "./CopyButton";
 import { highlight } from "./highlight";
+import { checkLink, showNotice } from "../lib/links";
+
+/** keepUrl hands links to the a renderer as written; it decides (checkLink). Images keep the default. */
+function keepUrl(url: string, key: string): string {
+  return key === "href" ? url : /^(https?:|data:image\/)/i.test(url) ? url : "";
+}
+
+function checkLinkReason(raw: string): string {
+  const c = checkLink(raw);
+  return c.ok ? "" : c.reason;
+}
 
 function textOfNode(n: ReactNode): string {
   if (n == null || typeof n === "boolean") return "";
@@ -45,8 +56,20 @@ const components: Components = {
     return <CodeBlock code={code} lang={lang} />;
   },
   a({ href, children }) {
+    // Only links the app opens (http, https, mailto) get an href; any other
+    // (file:, javascript:, custom schemes) is shown, never followed: a click
+    // says why it is not opened. The link guard (lib/links) opens the rest
+    // in the default browser; the full URL shows on hover.
+    const raw = href ?? "";
+    if (checkLink(raw).ok) {
+      return (
+        <a href={raw} title={raw} rel="noreferrer noopener" className="jc-link" data-testid="md-link">
+          {children}
+        </a>
+      );
+    }
     return (
-      <a href={href} target="_blank" rel="noreferrer noopener">
+      <a role="link" tabIndex={0} title={raw} data-href={raw} className="jc-link is-refused" data-testid="md-link" onClick={() => showNotice(checkLinkReason(raw))} onKeyDown={(e) => e.key === "Enter" && showNotice(checkLinkReason(raw))}>
         {children}
       </a>
     );
@@ -79,7 +102,7 @@ export function renderedMarkdown(text: string): ReactElement {
     cache.set(text, hit);
     return hit;
   }
-  const el = renderMarkdown({ children: text, remarkPlugins, components });
+  const el = renderMarkdown({ children: text, remarkPlugins, components, urlTransform: keepUrl });
   if (text.length <= CACHE_TEXT_MAX) {
     cache.set(text, el);
     if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value as string);

@@ -11,6 +11,8 @@ import type { ToolProps } from "./tools/types";
 import { asObject, formatDuration } from "./util";
 import { useNow } from "./useNow";
 import type { ToolState } from "../timeline/types";
+import { PHASE_LABEL, toolPhase, toolVerb, workedMs, type ToolPhase } from "./toolWording";
+import { turnEndOf } from "./turnEnd";
 
 /** stateLabel names a tool state; the switch is exhaustive over the generated enum. */
 export function stateLabel(state: ToolState): string {
@@ -36,8 +38,9 @@ export function stateLabel(state: ToolState): string {
   }
 }
 
-export function ToolStateIcon({ state }: { state: ToolState }) {
-  return <span className={`jc-tool-state is-${state}`} aria-label={stateLabel(state)} title={stateLabel(state)} />;
+export function ToolStateIcon({ state, phase }: { state: ToolState; phase?: ToolPhase }) {
+  const label = PHASE_LABEL[phase ?? (state === "completed" ? "done" : state === "error" ? "failed" : (state as ToolPhase))] ?? state;
+  return <span className={`jc-tool-state is-${state}${phase ? ` is-phase-${phase}` : ""}`} aria-label={label} title={label} />;
 }
 
 const ENDED_EARLY: readonly ToolState[] = ["denied", "cancelled", "interrupted"];
@@ -53,24 +56,29 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
     depth,
     state,
   };
+  const decision = part.toolId ? state.decisions.get(part.toolId) : undefined;
+  const awaiting = [...state.pending.values()].find((c) => c.request.toolId && c.request.toolId === part.toolId);
+  const active0 = view.state === "running" || view.state === "pending";
+  const end = active0 && !awaiting ? turnEndOf(state, message.id) : undefined;
+  const phase = toolPhase({ state: view.state, awaiting: !!awaiting, decision, turnEnded: !!end, turnStopped: end?.stopped });
+  props.phase = phase;
   const R = toolRenderer(part.kind);
   const [open, setOpen] = useState<boolean | null>(null);
   const isOpen = open ?? (R.defaultOpen?.(props) ?? false);
-  const active = view.state === "running" || view.state === "pending";
+  const active = phase === "running";
   const now = useNow(active && view.startedAt !== undefined);
-  const elapsed = view.startedAt !== undefined ? (view.endedAt ?? (active ? now : undefined)) : undefined;
-  const decision = part.toolId ? state.decisions.get(part.toolId) : undefined;
-  const awaiting = [...state.pending.values()].find((c) => c.request.toolId && c.request.toolId === part.toolId);
+  const worked = workedMs({ phase, startedAt: view.startedAt, endedAt: view.endedAt, answeredAt: decision?.createdAt, now });
   return (
     <div
       className={`jc-part jc-tool is-${view.state}${isOpen ? " is-open" : ""}`}
       data-tool-kind={part.kind ?? "other"}
       data-tool-id={part.toolId}
       data-state={view.state}
+      data-phase={phase}
     >
       <button type="button" className="jc-tool__header" aria-expanded={isOpen} onClick={() => setOpen(!isOpen)}>
-        <ToolStateIcon state={view.state} />
-        <span className="jc-tool__verb">{R.verb(props)}</span>
+        <ToolStateIcon state={view.state} phase={phase} />
+        <span className="jc-tool__verb">{toolVerb(part.kind, phase, R.verb(props))}</span>
         <span className="jc-tool__summary">{R.summary(props)}</span>
         <span className="jc-tool__spacer" />
         {awaiting ? <span className="jc-chip is-waiting">{awaiting.kind === "question" ? "awaiting your answer" : "awaiting approval"}</span> : null}
@@ -86,9 +94,7 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
             {decision.label || `${decision.behavior === "deny" ? "denied" : "allowed"} ${decision.scope === "once" ? "once" : `for this ${decision.scope}`}`}
           </span>
         ) : null}
-        {elapsed !== undefined && view.startedAt !== undefined && elapsed - view.startedAt >= 0 && elapsed - view.startedAt < 86_400_000 ? (
-          <span className="jc-tool__elapsed">{formatDuration(elapsed - view.startedAt)}</span>
-        ) : null}
+        {worked !== undefined ? <span className="jc-tool__elapsed" title="Time the tool worked (waiting for you not counted)">{formatDuration(worked)}</span> : null}
         <span className="jc-chevron" aria-hidden="true" />
       </button>
       {isOpen ? (

@@ -7,7 +7,10 @@
 //   - messages whose parentToolUseId names a known tool use (they render
 //     under that tool's card);
 //   - messages made only of tool results whose tool uses are known (the
-//     results render in the cards).
+//     results render in the cards);
+//   - the agent's own "[Request interrupted by user]" user message after a
+//     Stop (the turn's result row already says Stopped; it is not something
+//     the user wrote).
 //
 // Quiet notices (system messages with metadata.quiet: what an agent said
 // that the normalizer does not know) that follow one another become one
@@ -29,6 +32,7 @@ export function isQuiet(m: Message): boolean {
 
 /** isAbsorbed reports whether a message renders inside another row, not on its own. */
 export function isAbsorbed(s: TimelineState, m: Message): boolean {
+  if (isInterruptMarker(m)) return true;
   if (m.parentToolUseId && s.toolUses.has(m.parentToolUseId)) {
     const use = s.toolUses.get(m.parentToolUseId);
     if (use && use.messageId !== m.id) return true;
@@ -40,6 +44,15 @@ export function isAbsorbed(s: TimelineState, m: Message): boolean {
     if (!p.toolId || !s.toolUses.has(p.toolId)) return false;
   }
   return true;
+}
+
+const INTERRUPT_MARKER = /^\[Request interrupted by user[^\]]*\]$/;
+
+/** isInterruptMarker: the user message Claude Code writes when a turn is stopped. */
+export function isInterruptMarker(m: Message): boolean {
+  if (m.role !== "user") return false;
+  const parts = m.parts ?? [];
+  return parts.length > 0 && parts.every((p) => p.type === "text" && INTERRUPT_MARKER.test((p.text ?? "").trim()));
 }
 
 export function toDisplayRows(s: TimelineState): DisplayRow[] {

@@ -32,6 +32,8 @@ export class TimelineStore {
   private lastRevCounter = -1;
   private lastStructure = -1;
   private loaded = false;
+  /** The latest live pending list received before load (see load). */
+  private livePending: readonly PendingCard[] | null = null;
   private rowIndex: Map<string, number> | null = null;
   /** Number of flushes, for tests and the benchmark. */
   flushes = 0;
@@ -41,7 +43,12 @@ export class TimelineStore {
   /** load installs the stored transcript; events that arrived before it are applied after. */
   load(msgs: readonly Message[], pending: readonly PendingCard[] = []): void {
     loadMessages(this.state, msgs);
-    setPending(this.state, pending);
+    // A live "requests:updated" that came while the transcript loaded is
+    // newer than (or as new as) the list fetched with it: the fetch may have
+    // been read before the request was stored. Letting the stale fetch win
+    // hid the first task's permission card until the next update (~8 s).
+    setPending(this.state, this.livePending ?? pending);
+    this.livePending = null;
     this.loaded = true;
     const q = this.queue;
     this.queue = [];
@@ -73,6 +80,7 @@ export class TimelineStore {
   }
 
   setPending(cards: readonly PendingCard[]): void {
+    if (!this.loaded) this.livePending = cards;
     setPending(this.state, cards);
     this.publish(true);
   }

@@ -5,6 +5,7 @@
 // every pollMs while the page is visible (and refreshes on "git:updated"),
 // skipping re-renders when nothing changed.
 
+import { PathLink } from "../../parts/PathLink";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Button } from "../../lib/ui";
 import { cx } from "../../lib/cx";
@@ -431,7 +432,9 @@ function FilePane({ file, mode }: { file: FileChange; mode: DiffMode }) {
   return (
     <div className="jc-diff-file" data-testid="diff-file">
       <div className="jc-diff-file-head">
-        <code className="jc-diff-path">{file.path}</code>
+        <span className="jc-diff-path">
+          <PathLink path={file.path} line={hunks[0]?.newStart ?? 0} />
+        </span>
         <Counts added={file.added} removed={file.removed} />
         {notes.map((n) => (
           <span key={n} className="jc-diff-tag">

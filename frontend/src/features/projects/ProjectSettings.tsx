@@ -10,6 +10,7 @@ import { GitIcon, FolderIcon, TrashIcon } from "../../lib/icons";
 import { Button, Field } from "../../lib/ui";
 import { BackendSelect, CapabilityList } from "../settings/BackendSelect";
 import { WorktreeSettings } from "../diff/WorktreeSettings";
+import { PermissionRules } from "./PermissionRules";
 
 export function ProjectSettings({ projectId }: { projectId: string }) {
   const project = useApp((s) => s.projects.find((p) => p.id === projectId));
@@ -148,6 +149,12 @@ function ProjectSettingsBody({ project }: { project: Project }) {
           <WorktreeSettings projectId={project.id} />
         </section>
       ) : null}
+
+      <section className="jc-card">
+        <h2 className="jc-card__title">Permission rules</h2>
+        <p className="jc-card__desc">What agents may do without asking, as allowed with “Always”. Revoke a rule to be asked again.</p>
+        <PermissionRules projectId={project.id} />
+      </section>
 
       <section className="jc-card jc-card--danger">
         <h2 className="jc-card__title">Remove project</h2>

@@ -6,6 +6,7 @@ import { cx } from "../../lib/cx";
 import { FolderIcon, GearIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
 import { IconButton } from "../../lib/ui";
 import type { Theme } from "../../state/store";
+import { ColumnsToggle } from "../layout/ColumnsToggle";
 
 const NEXT_THEME: Record<Theme, Theme> = { system: "light", light: "dark", dark: "system" };
 
@@ -29,6 +30,8 @@ export function Sidebar() {
           JC
         </span>
         <span className="jc-sidebar__title">Jean-Claude</span>
+        <span className="jc-sidebar__spacer" />
+        <ColumnsToggle columns="all" />
       </div>
 
       <div className="jc-sidebar__section">

@@ -1,6 +1,7 @@
 // SettingsScreen: global settings — the default backend for new projects,
 // the theme, and the installed backends with their capabilities.
 
+import { EditorSetting } from "./EditorSetting";
 import { useState } from "react";
 import { useApp } from "../../state/context";
 import { backendInfo, type Theme } from "../../state/store";
@@ -60,6 +61,8 @@ export function SettingsScreen() {
           </div>
         </div>
       </section>
+
+      <EditorSetting />
 
       <section className="jc-card">
         <h2 className="jc-card__title">Agents</h2>

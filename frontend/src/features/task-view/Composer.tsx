@@ -27,11 +27,13 @@ export interface ComposerProps {
   onStop: () => Promise<void>;
   onEditQueued: (id: string, text: string) => Promise<void>;
   onRemoveQueued: (id: string) => Promise<void>;
+  /** Sends a message left in the queue when the agent is not working (after a Stop). */
+  onSendQueuedNow?: (q: QueuedMessage) => Promise<void>;
   onSetMode: (m: InteractionMode) => Promise<void>;
   onSetModel: (m: string) => Promise<void>;
 }
 
-function QueuedItem({ q, onEdit, onRemove }: { q: QueuedMessage; onEdit: (t: string) => Promise<void>; onRemove: () => Promise<void> }) {
+function QueuedItem({ q, onEdit, onRemove, onSendNow }: { q: QueuedMessage; onEdit: (t: string) => Promise<void>; onRemove: () => Promise<void>; onSendNow?: () => Promise<void> }) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(q.text);
   return (
@@ -51,8 +53,15 @@ function QueuedItem({ q, onEdit, onRemove }: { q: QueuedMessage; onEdit: (t: str
         </form>
       ) : (
         <>
-          <span className="jc-queue__badge">Queued</span>
+          <span className="jc-queue__badge" title={onSendNow ? "The agent is not working: this message waits until you send it" : "Sent when the agent finishes its turn"}>
+            {onSendNow ? "Not sent" : "Queued"}
+          </span>
           <span className="jc-queue__text" title={q.text}>{q.text}</span>
+          {onSendNow ? (
+            <button type="button" className="jc-tv-btn is-small is-primary" onClick={() => onSendNow()} data-testid="send-now">
+              Send now
+            </button>
+          ) : null}
           <button type="button" className="jc-tv-btn is-small is-ghost" onClick={() => { setText(q.text); setEditing(true); }} aria-label="Edit">Edit</button>
           <button type="button" className="jc-tv-btn is-small is-ghost" onClick={() => onRemove()} aria-label="Remove">Remove</button>
         </>
@@ -93,7 +102,13 @@ export function Composer(p: ComposerProps) {
       {p.queue.length > 0 ? (
         <ul className="jc-queue" aria-label="Queued messages">
           {p.queue.map((q) => (
-            <QueuedItem key={q.id} q={q} onEdit={(t) => run(() => p.onEditQueued(q.id, t))} onRemove={() => run(() => p.onRemoveQueued(q.id))} />
+            <QueuedItem
+              key={q.id}
+              q={q}
+              onEdit={(t) => run(() => p.onEditQueued(q.id, t))}
+              onRemove={() => run(() => p.onRemoveQueued(q.id))}
+              onSendNow={!p.busy && p.onSendQueuedNow ? () => run(() => p.onSendQueuedNow!(q)) : undefined}
+            />
           ))}
         </ul>
       ) : null}

@@ -20,9 +20,11 @@ export interface MessageListProps {
   footer?: React.ReactNode;
   /** Called with the key of the last message row whenever it changes. */
   onLastRow?: (key: string) => void;
+  /** Changes when the user sent a message: the list goes to the bottom. */
+  scrollSignal?: number;
 }
 
-export function MessageList({ store, unreadFromKey, footer, onLastRow }: MessageListProps) {
+export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSignal }: MessageListProps) {
   const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const rows = snap.rows;
   const parentRef = useRef<HTMLDivElement>(null);
@@ -86,6 +88,15 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow }: Message
       setShowJump(true);
     }
   }, [snap.version, rows.length, scrollToEnd]);
+
+  // Sending a message brings the view to the bottom, wherever it was.
+  useLayoutEffect(() => {
+    if (!scrollSignal) return;
+    atBottom.current = true;
+    seenCount.current = rowsRef.current.length;
+    setShowJump(false);
+    scrollToEnd();
+  }, [scrollSignal, scrollToEnd]);
 
   const onScroll = () => {
     const el = parentRef.current;

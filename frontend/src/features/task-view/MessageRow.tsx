@@ -7,6 +7,8 @@ import type { DisplayRow } from "../../timeline/groups";
 import type { TimelineState, Notice } from "../../timeline/state";
 import { PartView } from "../../parts/registry";
 import { ResultSummary, resultFromComplete, resultFromMessage } from "./ResultSummary";
+import { timelineCosts } from "../../timeline/cost";
+import { localTime } from "../../lib/time";
 
 function NoticeRow({ n }: { n: Notice }) {
   switch (n.kind) {
@@ -65,13 +67,14 @@ export const MessageRow = memo(function MessageRow({ row, state }: MessageRowPro
     const done = state.completeOf.get(m.id);
     if (done?.interrupted) data.interrupted = true;
     if (done?.reason && !data.reason) data.reason = done.reason;
+    data.turn = timelineCosts(state).get(m.id);
     return <ResultSummary data={data} />;
   }
   const parts = m.parts ?? [];
   if (m.role === "user") {
     const synthetic = m.isSynthetic;
     return (
-      <div className={`jc-msg jc-msg--user${synthetic ? " is-synthetic" : ""}`} data-role="user">
+      <div className={`jc-msg jc-msg--user${synthetic ? " is-synthetic" : ""}`} data-role="user" title={localTime(m.timestamp) || undefined}>
         <div className="jc-msg__bubble">
           {parts.map((p, i) => (
             <PartView key={i} part={p} message={m} depth={0} />
@@ -81,7 +84,7 @@ export const MessageRow = memo(function MessageRow({ row, state }: MessageRowPro
     );
   }
   return (
-    <div className={`jc-msg jc-msg--${m.role}${m.isError ? " is-error" : ""}`} data-role={m.role} title={m.timestamp || undefined}>
+    <div className={`jc-msg jc-msg--${m.role}${m.isError ? " is-error" : ""}`} data-role={m.role} title={localTime(m.timestamp) || undefined}>
       {parts.map((p, i) => (
         <PartView key={i} part={p} message={m} depth={0} />
       ))}

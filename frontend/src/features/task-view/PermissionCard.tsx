@@ -10,6 +10,7 @@ import { asObject, pretty, str } from "../../parts/util";
 import { isTyping } from "./keys";
 import { DiffHunks, hunksFromTexts } from "../../parts/tools/Diff";
 import type { PatchHunk } from "../../timeline/types";
+import { describeRule, formatRule, parseRule, subjectOf, suggestRule, type RuleSpec } from "./ruleScope";
 
 /** proposedDiff previews what an edit or write request would change. */
 export function proposedDiff(req: Request): PatchHunk[] {
@@ -58,7 +59,18 @@ export function PermissionCard({ request, active, onAnswer }: PermissionCardProp
       setBusy(false);
     }
   };
-  const allow = (scope: PermissionAnswer["scope"]) => answer({ behavior: "allow", scope });
+  const subject = subjectOf(request);
+  const [ruleText, setRuleText] = useState(() => formatRule(suggestRule(subject)));
+  const parsed = parseRule(subject.type, ruleText);
+  const rule: RuleSpec | undefined = "error" in parsed ? undefined : parsed;
+  const allow = (scope: PermissionAnswer["scope"]) => {
+    if (scope === "once") return answer({ behavior: "allow", scope });
+    if (!rule) {
+      setErr("error" in parsed ? parsed.error : "Check what “always” covers.");
+      return;
+    }
+    return answer({ behavior: "allow", scope, rule });
+  };
   const deny = () => answer({ behavior: "deny", scope: "once", message: reason.trim() || undefined });
 
   useEffect(() => {
@@ -106,8 +118,21 @@ export function PermissionCard({ request, active, onAnswer }: PermissionCardProp
           <pre>{input}</pre>
         </details>
       ) : null}
-      {request.patterns && request.patterns.length > 0 ? (
-        <div className="jc-meta">“Always” covers: {request.patterns.join(", ")}</div>
+      {subject.value ? (
+        <label className="jc-card__rule" data-testid="rule-scope">
+          <span className="jc-card__rule-label">“Always” covers</span>
+          <input
+            value={ruleText}
+            onChange={(e) => setRuleText(e.target.value)}
+            aria-label="What always covers"
+            data-testid="rule-input"
+            spellCheck={false}
+            title={subject.type === "command" ? "“npm test:*” = npm test with any arguments; “npm test” = exactly that command" : subject.type === "path" ? "“src/” = any file in that folder; a path = exactly that file" : "exactly this"}
+          />
+          <span className={`jc-meta jc-card__rule-desc${rule ? "" : " is-error"}`} data-testid="rule-desc">
+            {rule ? describeRule(request.toolName ?? "", rule) : "error" in parsed ? parsed.error : ""}
+          </span>
+        </label>
       ) : null}
       {err ? <div className="jc-card__error" role="alert">{err}</div> : null}
       {denying ? (

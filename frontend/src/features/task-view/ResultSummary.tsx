@@ -4,6 +4,8 @@
 import { useState } from "react";
 import type { Message, ModelUsage, Result } from "../../timeline/types";
 import { formatCost, formatDuration, formatTokens } from "../../parts/util";
+import type { TurnCost } from "../../timeline/cost";
+import { turnOutcome } from "../../lib/status";
 
 export interface ResultData {
   isError: boolean;
@@ -16,6 +18,8 @@ export interface ResultData {
   modelUsage?: Record<string, ModelUsage>;
   interrupted?: boolean;
   reason?: string;
+  /** This turn's own cost when the agent reports a running total (Claude). */
+  turn?: TurnCost;
 }
 
 export function resultFromMessage(m: Message): ResultData {
@@ -50,27 +54,40 @@ export function resultFromComplete(r: Result | undefined): ResultData {
 export function ResultSummary({ data }: { data: ResultData }) {
   const [open, setOpen] = useState(false);
   const models = Object.entries(data.modelUsage ?? {});
-  const label = data.interrupted ? "Interrupted" : data.isError ? "Failed" : "Done";
-  const tone = data.interrupted ? "is-interrupted" : data.isError ? "is-error" : "is-ok";
-  const tokens = (data.inputTokens ?? 0) + (data.outputTokens ?? 0);
+  const out = turnOutcome({ isError: data.isError, interrupted: data.interrupted, reason: data.reason, text: data.text });
+  const tone = out.key === "stopped" ? "is-stopped" : out.key === "failed" ? "is-error" : "is-ok";
+  const cost = data.turn?.costUsd ?? data.costUsd;
+  const inTok = data.turn?.inputTokens ?? data.inputTokens ?? 0;
+  const outTok = data.turn?.outputTokens ?? data.outputTokens ?? 0;
+  const tokens = inTok + outTok;
+  const expandable = models.length > 0 || !!data.text || !!out.code;
   return (
-    <div className={`jc-result ${tone}`} data-testid="result-summary">
-      <button type="button" className="jc-result__bar" aria-expanded={open} onClick={() => setOpen(!open)} disabled={models.length === 0 && !data.text}>
-        <span className="jc-result__label">{label}</span>
-        {data.durationMs ? <span className="jc-result__stat" title="duration">{formatDuration(data.durationMs)}</span> : null}
-        {data.costUsd !== undefined ? <span className="jc-result__stat" title="cost">{formatCost(data.costUsd)}</span> : null}
-        {tokens ? (
-          <span className="jc-result__stat" title="input / output tokens">
-            {formatTokens(data.inputTokens ?? 0)} in · {formatTokens(data.outputTokens ?? 0)} out
+    <div className={`jc-result ${tone}`} data-testid="result-summary" data-outcome={out.key}>
+      <button type="button" className="jc-result__bar" aria-expanded={open} onClick={() => setOpen(!open)} disabled={!expandable}>
+        <span className="jc-result__label">{out.label}</span>
+        {data.durationMs ? <span className="jc-result__stat" title="How long the turn took">{formatDuration(data.durationMs)}</span> : null}
+        {cost !== undefined ? (
+          <span className="jc-result__stat" data-testid="turn-cost" title={data.turn && data.costUsd !== undefined && data.costUsd !== cost ? `This turn's cost (the session's running total: ${formatCost(data.costUsd)})` : "This turn's cost"}>
+            {formatCost(cost)}
           </span>
         ) : null}
-        {data.reason && data.reason !== "completed" ? <span className="jc-result__stat">{data.reason}</span> : null}
+        {tokens ? (
+          <span className="jc-result__stat" title="This turn's input / output tokens">
+            {formatTokens(inTok)} in · {formatTokens(outTok)} out
+          </span>
+        ) : null}
+        {out.key === "failed" && out.reason ? <span className="jc-result__stat jc-result__reason" title={out.reason}>{out.reason}</span> : null}
         <span className="jc-tool__spacer" />
-        {models.length > 0 || data.text ? <span className="jc-chevron" aria-hidden="true" /> : null}
+        {expandable ? <span className="jc-chevron" aria-hidden="true" /> : null}
       </button>
-      {data.isError && data.text ? <div className="jc-result__error">{data.text}</div> : null}
+      {out.key === "failed" && data.text && data.text !== out.reason ? <div className="jc-result__error">{data.text}</div> : null}
       {open ? (
         <div className="jc-result__details">
+          {out.code ? (
+            <div className="jc-meta" data-testid="result-code">
+              Reported by the agent: <code>{out.code}</code>
+            </div>
+          ) : null}
           {models.length > 0 ? (
             <table className="jc-result__models">
               <thead>

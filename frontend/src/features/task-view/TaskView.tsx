@@ -15,9 +15,13 @@ import { PermissionCard } from "./PermissionCard";
 import { QuestionCard } from "./QuestionCard";
 import { Composer } from "./Composer";
 import { ContextMeter } from "./ContextMeter";
+import { OpenActions } from "./OpenActions";
+import { TaskIdContext } from "../../lib/opener";
+import { readableError, taskStatus } from "../../lib/status";
 import { StatusBadge, taskIndicator } from "./StatusBadge";
 import { useNow } from "../../parts/useNow";
-import { formatDuration } from "../../parts/util";
+import { formatCost, formatDuration, formatTokens } from "../../parts/util";
+import { taskTotals, timelineCosts } from "../../timeline/cost";
 import "./task-view.css";
 import "../../parts/parts.css";
 
@@ -61,6 +65,17 @@ function Working({ since, retry }: { since: number; retry?: RetryInfo }) {
   );
 }
 
+/** TaskTotal is the whole task's cost and tokens (its turns summed). */
+function TaskTotal({ totalKey }: { totalKey: string }) {
+  if (!totalKey) return null;
+  const [cost, inTok, outTok, turns] = totalKey.split("|").map(Number);
+  return (
+    <span className="jc-chip jc-task-total" data-testid="task-total" title={`This task so far: ${turns} turn${turns === 1 ? "" : "s"}, ${formatTokens(inTok)} input and ${formatTokens(outTok)} output tokens`}>
+      {formatCost(cost)}
+    </span>
+  );
+}
+
 export function TaskView({ taskId }: TaskViewProps) {
   const api = useTaskApi();
   const store = useMemo(() => {
@@ -75,6 +90,11 @@ export function TaskView({ taskId }: TaskViewProps) {
   const retry = useSyncExternalStore(store.subscribe, () => store.state.retry);
   const stateMode = useSyncExternalStore(store.subscribe, () => store.state.mode);
   const stateTitle = useSyncExternalStore(store.subscribe, () => store.state.title);
+  // The task's total: the sum of its turns' own costs and tokens.
+  const totalKey = useSyncExternalStore(store.subscribe, () => {
+    const t = taskTotals(timelineCosts(store.state).values());
+    return t.turns ? `${t.costUsd}|${t.inputTokens}|${t.outputTokens}|${t.turns}` : "";
+  });
   const [task, setTask] = useState<TaskInfo | null>(null);
   const [backends, setBackends] = useState<BackendInfo[]>([]);
   const [queue, dispatchQueue] = useReducer(queueReducer, []);
@@ -85,6 +105,7 @@ export function TaskView({ taskId }: TaskViewProps) {
   // What the main area shows: the agent's messages, or the diff of the
   // task's work (its worktree against its base).
   const [pane, setPane] = useState<"messages" | "diff">("messages");
+  const [sentCount, setSentCount] = useState(0);
   useEffect(() => setPane("messages"), [taskId]);
 
   // A layout effect: start loading right after the first commit, not after
@@ -166,16 +187,19 @@ export function TaskView({ taskId }: TaskViewProps) {
   const title = stateTitle || task?.name || task?.prompt?.split("\n")[0] || "Task";
 
   return (
+    <TaskIdContext.Provider value={taskId}>
     <div className="jc-task-view" data-task-id={taskId} data-testid="task-view">
       <header className="jc-task-view__header">
-        <StatusBadge indicator={indicator} showLabel />
+        <StatusBadge status={task?.status} reason={task?.statusReason} pending={pendingCount} indicator={indicator} showLabel />
         <h2 className="jc-task-view__title" title={title}>
           {title}
         </h2>
         <span className="jc-tool__spacer" />
         {task?.backend ? <span className="jc-chip">{backend?.displayName ?? task.backend}</span> : null}
         {task?.model ? <span className="jc-chip" title="model">{task.model}</span> : null}
+        <TaskTotal totalKey={totalKey} />
         <ContextMeter usage={modelUsage} />
+        <OpenActions taskId={taskId} />
         <div className="jc-task-view__panes" role="group" aria-label="Show">
           <button type="button" className="jc-task-view__pane" aria-pressed={pane === "messages"} onClick={() => setPane("messages")}>
             Messages
@@ -186,7 +210,9 @@ export function TaskView({ taskId }: TaskViewProps) {
         </div>
       </header>
       {(task?.status === "errored" || task?.status === "store-error") && task.statusReason ? (
-        <div className="jc-tv-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
+        <div className="jc-tv-notice is-error jc-task-view__banner" role="alert" title={task.statusReason}>
+          <strong>{taskStatus(task.status).label}:</strong> {task.status === "errored" ? readableError(task.statusReason).text : task.statusReason}
+        </div>
       ) : null}
       {pane === "diff" ? (
         <div className="jc-task-view__diff">
@@ -206,6 +232,7 @@ export function TaskView({ taskId }: TaskViewProps) {
             onLastRow={onLastRow}
             unreadFromKey={unreadFromKey}
             footer={busy && cards.length === 0 ? <Working since={busySince} retry={retry} /> : null}
+            scrollSignal={sentCount}
           />
         )}
       </div>
@@ -246,7 +273,18 @@ export function TaskView({ taskId }: TaskViewProps) {
         canSetMode={caps?.setMode}
         canSetModel={caps?.setModel}
         canStop={true}
-        onSend={(text) => api.sendMessage(taskId, text)}
+        onSend={async (text) => {
+          setPane("messages");
+          setSentCount((n) => n + 1);
+          await api.sendMessage(taskId, text);
+          setSentCount((n) => n + 1);
+        }}
+        onSendQueuedNow={async (q) => {
+          dispatchQueue({ type: "remove", id: q.id });
+          await api.removeQueued(q.id);
+          setSentCount((n) => n + 1);
+          await api.sendMessage(taskId, q.text);
+        }}
         onStop={() => api.stop(taskId)}
         onEditQueued={async (id, text) => {
           dispatchQueue({ type: "edit", id, text });
@@ -267,5 +305,6 @@ export function TaskView({ taskId }: TaskViewProps) {
         }}
       />
     </div>
+    </TaskIdContext.Provider>
   );
 }

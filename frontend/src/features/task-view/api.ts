@@ -27,6 +27,8 @@ export interface PermissionAnswer {
   scope: "once" | "task" | "project";
   message?: string;
   interrupt?: boolean;
+  /** What an "always" allow covers, as the user saw and edited it. */
+  rule?: { matchKind: "exact" | "prefix" | "folder"; pattern: string };
 }
 
 /** TaskInfo is the part of the services Task DTO the task view reads. */

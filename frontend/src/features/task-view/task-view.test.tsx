@@ -28,11 +28,19 @@ describe("PermissionCard", () => {
     const onAnswer = vi.fn().mockResolvedValue(undefined);
     const { unmount } = render(<PermissionCard request={perm} active onAnswer={onAnswer} />);
     fireEvent.keyDown(window, { key: "2" });
-    expect(onAnswer).toHaveBeenLastCalledWith({ behavior: "allow", scope: "task" });
+    // The answer carries what "always" covers, as shown (and editable) on the card.
+    expect(onAnswer).toHaveBeenLastCalledWith({ behavior: "allow", scope: "task", rule: { matchKind: "prefix", pattern: "touch x" } });
     unmount();
-    render(<PermissionCard request={perm} active onAnswer={onAnswer} />);
+    const second = render(<PermissionCard request={perm} active onAnswer={onAnswer} />);
     fireEvent.click(screen.getByRole("button", { name: /Always for this project/ }));
-    expect(onAnswer).toHaveBeenLastCalledWith({ behavior: "allow", scope: "project" });
+    expect(onAnswer).toHaveBeenLastCalledWith({ behavior: "allow", scope: "project", rule: { matchKind: "prefix", pattern: "touch x" } });
+    // Edited to an exact command before answering.
+    second.unmount();
+    render(<PermissionCard request={perm} active onAnswer={onAnswer} />);
+    fireEvent.change(screen.getByTestId("rule-input"), { target: { value: "touch x" } });
+    expect(screen.getByTestId("rule-desc").textContent).toContain("exactly");
+    fireEvent.click(screen.getByRole("button", { name: /Always for this project/ }));
+    expect(onAnswer).toHaveBeenLastCalledWith({ behavior: "allow", scope: "project", rule: { matchKind: "exact", pattern: "touch x" } });
   });
 
   it("takes digit shortcuts from the empty composer but not while typing there", () => {
@@ -52,7 +60,7 @@ describe("PermissionCard", () => {
     expect(onAnswer).not.toHaveBeenCalled();
     box.value = "";
     fireEvent.keyDown(box, { key: "2" });
-    expect(onAnswer).toHaveBeenCalledWith({ behavior: "allow", scope: "task" });
+    expect(onAnswer).toHaveBeenCalledWith({ behavior: "allow", scope: "task", rule: { matchKind: "prefix", pattern: "touch x" } });
   });
 
   it("denies with a reason", () => {

@@ -8,7 +8,8 @@ import { useApp } from "../../state/context";
 import { backendInfo, selectedProject } from "../../state/store";
 import type { Task } from "../../bridge/types";
 import { cx } from "../../lib/cx";
-import { relativeTime } from "../../lib/time";
+import { relativeTime, localTime } from "../../lib/time";
+import { statusTooltip, taskStatus } from "../../lib/status";
 import { GearIcon, GitIcon, FolderIcon, PlusIcon, TrashIcon } from "../../lib/icons";
 import { errorMessage } from "../../lib/errors";
 import { Button, IconButton } from "../../lib/ui";
@@ -18,19 +19,9 @@ import { filterTasks, taskTitle } from "./reducers";
 
 const ROW_HEIGHT = 56;
 
-const STATUS_LABEL: Record<string, string> = {
-  created: "Not started",
-  running: "Running",
-  waiting: "Waiting for you",
-  completed: "Completed",
-  errored: "Failed",
-  interrupted: "Interrupted",
-  "store-error": "Cannot save",
-};
-
+/** statusTitle is the row's tooltip, in the app's one status vocabulary. */
 function statusTitle(t: Task): string {
-  const label = STATUS_LABEL[t.status] ?? t.status;
-  return t.statusReason ? `${label}: ${t.statusReason}` : label;
+  return statusTooltip(taskStatus(t.status, t.statusReason));
 }
 
 /** useMinuteClock re-renders every 30 s so relative times ("5m") stay right. */
@@ -162,7 +153,7 @@ function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activ
                 onClick={() => onOpen(t.id)}
               >
                 <span className="jc-task-row__status">
-                  <StatusBadge status={t.status} indicator={asIndicator(t.indicator)} />
+                  <StatusBadge status={t.status} reason={t.statusReason} indicator={asIndicator(t.indicator)} />
                 </span>
                 <span className="jc-task-row__main">
                   <span className="jc-task-row__title">{taskTitle(t)}</span>
@@ -172,7 +163,7 @@ function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activ
                   </span>
                 </span>
                 <span className="jc-task-row__side">
-                  <span className="jc-task-row__time">{relativeTime(t.updatedAt || t.createdAt, now)}</span>
+                  <span className="jc-task-row__time" title={localTime(t.updatedAt || t.createdAt)}>{relativeTime(t.updatedAt || t.createdAt, now)}</span>
                   {t.hasUnread ? <span className="jc-unread-dot" aria-label="unread" data-testid="unread-marker" /> : null}
                 </span>
               </button>

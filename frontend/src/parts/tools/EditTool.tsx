@@ -1,3 +1,5 @@
+import { showsEffect } from "../toolWording";
+import { PathLink } from "../PathLink";
 import type { ToolProps, ToolRenderer } from "./types";
 import type { PatchHunk } from "../../timeline/types";
 import { DiffHunks, countChanges, hunksFromTexts } from "./Diff";
@@ -39,10 +41,21 @@ export function editHunks(p: ToolProps): { hunks: PatchHunk[]; created: boolean 
   return { hunks: [], created: false };
 }
 
+/** firstChangedLine is the first changed line when the agent reported real line numbers (0 otherwise). */
+function firstChangedLine(p: ToolProps): number {
+  const sr = p.view.result?.structuredResult;
+  return sr?.structuredPatch?.[0]?.newStart ?? 0;
+}
+
 function Body(p: ToolProps) {
   const { hunks } = editHunks(p);
   return (
     <div className="jc-tool-edit">
+      {p.phase && !showsEffect(p.phase) ? (
+        <div className="jc-meta jc-tool-edit__proposed" data-testid="not-applied">
+          {p.phase === "awaiting" ? "Proposed change, waiting for your approval:" : "Proposed change, not applied:"}
+        </div>
+      ) : null}
       {p.view.state === "error" && p.output ? <pre className="jc-output__pre is-error">{p.output}</pre> : null}
       {hunks.length > 0 ? <DiffHunks hunks={hunks} /> : <div className="jc-meta">No changes to show</div>}
     </div>
@@ -61,7 +74,7 @@ export const EditTool: ToolRenderer = {
     const { added, removed } = countChanges(hunks);
     return (
       <>
-        <code>{filePath(p) || p.view.use.toolName}</code>
+        {filePath(p) ? <PathLink path={filePath(p)} line={firstChangedLine(p)} /> : <code>{p.view.use.toolName}</code>}
         {added || removed ? (
           <span className="jc-diffstat">
             <span className="is-add">+{added}</span> <span className="is-del">−{removed}</span>

@@ -1,3 +1,4 @@
+import { PathLink } from "../PathLink";
 import type { ToolProps, ToolRenderer } from "./types";
 import { CodeLines } from "./Output";
 import { lineCount, num, str } from "../util";
@@ -31,7 +32,7 @@ export const ReadTool: ToolRenderer = {
     const n = p.output ? lineCount(stripLineNumbers(p.output).text) : 0;
     return (
       <>
-        <code>{filePath(p) || p.view.use.toolName}</code>
+        {filePath(p) ? <PathLink path={filePath(p)} line={num(p.input, "offset") ?? 0} /> : <code>{p.view.use.toolName}</code>}
         {off || lim ? <span className="jc-meta"> lines {off ?? 1}–{(off ?? 1) + (lim ?? 0)}</span> : null}
         {n && p.view.state === "completed" ? <span className="jc-meta"> ({n} lines)</span> : null}
       </>

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { TimelineState, ToolView } from "../../timeline/state";
 import type { Message } from "../../timeline/types";
 import type { JsonObject } from "../util";
+import type { ToolPhase } from "../toolWording";
 
 export interface ToolProps {
   view: ToolView;
@@ -11,6 +12,8 @@ export interface ToolProps {
   message: Message;
   depth: number;
   state: TimelineState;
+  /** What really happened to the call (parts/toolWording). */
+  phase?: ToolPhase;
 }
 
 /** ToolRenderer renders one kind of tool: a one-line summary and a body. */

@@ -640,11 +640,26 @@ export namespace gitx {
 
 export namespace orchestrator {
 	
+	export class RuleSpec {
+	    matchKind: string;
+	    pattern: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleSpec(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.matchKind = source["matchKind"];
+	        this.pattern = source["pattern"];
+	    }
+	}
 	export class PermissionAnswer {
 	    behavior: string;
 	    scope: string;
 	    message?: string;
 	    interrupt?: boolean;
+	    rule?: RuleSpec;
 	
 	    static createFrom(source: any = {}) {
 	        return new PermissionAnswer(source);
@@ -656,7 +671,26 @@ export namespace orchestrator {
 	        this.scope = source["scope"];
 	        this.message = source["message"];
 	        this.interrupt = source["interrupt"];
+	        this.rule = this.convertValues(source["rule"], RuleSpec);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

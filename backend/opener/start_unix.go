@@ -1,0 +1,26 @@
+//go:build unix
+
+package opener
+
+import (
+	"fmt"
+	"os/exec"
+	"syscall"
+)
+
+// Start runs argv (no shell) in dir, in its own process group, and does not
+// wait for it (a desktop program outlives the click); it is reaped in the
+// background.
+func Start(argv []string, dir string) error {
+	if len(argv) == 0 {
+		return fmt.Errorf("opener: nothing to run")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("opener: start %s: %w", argv[0], err)
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
