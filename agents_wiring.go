@@ -39,7 +39,8 @@ func newAgentsWiring(ctx context.Context, db *store.DB, dbPath string) *agentsWi
 			}
 		}
 	}
-	mgr := agentmgr.New(agentmgr.Options{DataDir: dataDir, Settings: settings})
+	home, _ := os.UserHomeDir()
+	mgr := agentmgr.New(agentmgr.Options{DataDir: dataDir, Settings: settings, Home: home})
 	specs := agentmgr.Specs(extra)
 	opt := agents.Options{DataDir: dataDir, ACPAgents: extra}
 	if db != nil {

@@ -25,6 +25,9 @@ type Health struct {
 	// Detail says what answered (or what failed).
 	Detail     string `json:"detail"`
 	DurationMs int64  `json:"durationMs"`
+	// NotSignedIn: the CLI runs but has no credentials ("installed, not
+	// signed in"); Sign in fixes it.
+	NotSignedIn bool `json:"notSignedIn,omitempty"`
 }
 
 // Health starts spec's agent and checks it answers: Claude Code's
@@ -39,6 +42,13 @@ func (m *Manager) Health(ctx context.Context, spec Spec) Health {
 	h.DurationMs = time.Since(start).Milliseconds()
 	if err != nil {
 		h.Detail = err.Error()
+		if LooksNotSignedIn(h.Detail) {
+			h.NotSignedIn, h.Detail = true, "installed, not signed in: "+h.Detail
+		}
+		return h
+	}
+	if m.signedIn(ctx, spec) == signedOut {
+		h.NotSignedIn, h.Detail = true, "installed, not signed in ("+detail+")"
 		return h
 	}
 	h.OK, h.Detail = true, detail

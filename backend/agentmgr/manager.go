@@ -103,6 +103,9 @@ type Options struct {
 	// LatestTTL is how long `npm view` answers are cached (default 1 h).
 	LatestTTL time.Duration
 	Logger    *slog.Logger
+	// Home is where the agent CLIs keep their credentials (the user's
+	// home); empty: sign-in is not checked.
+	Home string
 }
 
 // Manager finds, checks, installs and configures agent CLIs.

@@ -40,6 +40,10 @@ type AgentView struct {
 	Capabilities agent.Capabilities     `json:"capabilities"`
 	Notes        string                 `json:"notes,omitempty"`
 	Settings     agentmgr.AgentSettings `json:"settings"` // secrets masked
+	// SignIn is how the agent signs in; SignedIn is "signed-in",
+	// "not-signed-in" or "" (the app cannot tell).
+	SignIn   agentmgr.SignIn `json:"signIn"`
+	SignedIn string          `json:"signedIn"`
 }
 
 // InstallResult is the outcome of an install or uninstall: the npm log
@@ -64,7 +68,10 @@ func (s *AgentService) spec(backend string) (agentmgr.Spec, error) {
 }
 
 func (s *AgentService) view(sp agentmgr.Spec) AgentView {
-	v := AgentView{Status: s.mgr.Status(s.ctx, sp)}
+	v := AgentView{Status: s.mgr.Status(s.ctx, sp), SignIn: agentmgr.SignInOf(sp)}
+	if v.Found {
+		v.SignedIn = s.mgr.SignedInState(s.ctx, sp)
+	}
 	if b, err := s.reg.Get(sp.Backend); err == nil {
 		info := b.Info()
 		v.Registered, v.Capabilities, v.Notes = true, info.Capabilities, info.Notes
