@@ -11,6 +11,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/term"
 )
 
 // App owns what lives as long as the window: the Wails context (set at
@@ -23,6 +24,8 @@ type App struct {
 	// sessions is the orchestrator wiring (orchestrator_wiring.go), set by
 	// main before Wails starts.
 	sessions *sessions
+	// terms are the embedded terminals (set by main); closed at shutdown.
+	terms *term.Manager
 
 	mu  sync.RWMutex
 	ctx context.Context // the Wails runtime context; nil before startup
@@ -49,6 +52,9 @@ func (a *App) startup(ctx context.Context) {
 func (a *App) shutdown(context.Context) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if a.terms != nil {
+		a.terms.CloseAll(ctx) // no PTY program outlives the window
+	}
 	if a.sessions != nil {
 		a.sessions.stop(ctx) // every agent session first: no orphan processes
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/term"
 )
 
 // assets is the built frontend. frontend/dist/.gitkeep (committed, and
@@ -82,6 +83,8 @@ func run() int {
 		return cli.ExitError
 	}
 	app.sessions = sess
+	// The embedded terminal (agent sign-in); every PTY is killed at exit.
+	app.terms = term.NewManager(app)
 
 	err = wails.Run(&options.App{
 		Title:     "Jean-Claude",
@@ -102,6 +105,7 @@ func run() int {
 			sess.svc,
 			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),
 			services.NewGitService(ctx, workspaces, app),
+			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }),
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

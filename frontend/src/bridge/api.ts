@@ -91,6 +91,7 @@ export function toTask(raw: unknown): Task {
     prompt: str(r.prompt),
     status: str(r.status) || "created",
     statusReason: str(r.statusReason),
+    problem: r.problem && typeof r.problem === "object" ? (r.problem as Task["problem"]) : null,
     indicator: str(r.indicator),
     backend: str(r.backend ?? r.agentBackend),
     model: str(r.model),

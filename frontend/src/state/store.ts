@@ -260,7 +260,14 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
           let t = task;
           // The task on screen is being read: don't mark it unread.
           if (s.screen.kind === "task" && s.screen.taskId === task.id && t.hasUnread) t = { ...t, hasUnread: false };
-          return { tasksByProject: { ...s.tasksByProject, [t.projectId]: upsertTask(s.tasksByProject[t.projectId], t) } };
+          const tasksByProject = { ...s.tasksByProject, [t.projectId]: upsertTask(s.tasksByProject[t.projectId], t) };
+          // A start error is gone once the task runs (its cause was fixed).
+          if (s.startErrors[t.id] && (t.status === "running" || t.status === "waiting" || t.status === "completed")) {
+            const startErrors = { ...s.startErrors };
+            delete startErrors[t.id];
+            return { tasksByProject, startErrors };
+          }
+          return { tasksByProject };
         });
       },
 

@@ -34,14 +34,30 @@ export interface StatusBadgeProps {
   unread?: boolean;
   /** Show the label next to the dot. */
   showLabel?: boolean;
+  /** label overrides the indicator's label (the task's status). */
+  label?: string;
 }
 
-export function StatusBadge({ status, indicator, unread, showLabel }: StatusBadgeProps) {
+const STATUS_LABELS: Record<string, string> = {
+  completed: "Completed",
+  errored: "Failed",
+  interrupted: "Interrupted",
+};
+
+/** statusLabel is what the header says for a task: its status when it has
+ * ended (the same word as the task list), else the indicator's label. */
+export function statusLabel(status: string | undefined | null, indicator: TaskIndicator): string {
+  if (indicator === "idle" && status && STATUS_LABELS[status]) return STATUS_LABELS[status];
+  return LABELS[indicator];
+}
+
+export function StatusBadge({ status, indicator, unread, showLabel, label }: StatusBadgeProps) {
   const ind = indicator ?? taskIndicator(status);
+  const text = label ?? LABELS[ind];
   return (
-    <span className={`jc-status jc-status--${ind}`} data-status={ind} title={LABELS[ind]}>
+    <span className={`jc-status jc-status--${ind}`} data-status={ind} title={text}>
       <span className="jc-status__dot" aria-hidden="true" />
-      {showLabel ? <span className="jc-status__label">{LABELS[ind]}</span> : null}
+      {showLabel ? <span className="jc-status__label">{text}</span> : null}
       {unread ? <span className="jc-status__unread" aria-label="unread" /> : null}
     </span>
   );

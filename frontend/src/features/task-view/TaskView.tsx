@@ -15,7 +15,8 @@ import { PermissionCard } from "./PermissionCard";
 import { QuestionCard } from "./QuestionCard";
 import { Composer } from "./Composer";
 import { ContextMeter } from "./ContextMeter";
-import { StatusBadge, taskIndicator } from "./StatusBadge";
+import { StatusBadge, statusLabel, taskIndicator } from "./StatusBadge";
+import { ProblemCard, type ProblemActions } from "./ProblemCard";
 import { useNow } from "../../parts/useNow";
 import { formatDuration } from "../../parts/util";
 import "./task-view.css";
@@ -23,6 +24,9 @@ import "../../parts/parts.css";
 
 export interface TaskViewProps {
   taskId: string;
+  /** signIn runs the agent's sign-in (resolves false when cancelled). */
+  signIn?(backend: string): Promise<boolean>;
+  openAgentSettings?(backend: string): void;
 }
 
 const seenKey = (taskId: string) => `jc:last-seen:${taskId}`;
@@ -61,7 +65,7 @@ function Working({ since, retry }: { since: number; retry?: RetryInfo }) {
   );
 }
 
-export function TaskView({ taskId }: TaskViewProps) {
+export function TaskView({ taskId, signIn, openAgentSettings }: TaskViewProps) {
   const api = useTaskApi();
   const store = useMemo(() => {
     void taskId;
@@ -158,6 +162,12 @@ export function TaskView({ taskId }: TaskViewProps) {
     if (busy) setBusySince(Date.now());
   }, [busy]);
 
+  const problemActions: ProblemActions = {
+    install: api.installAgent ? (b) => api.installAgent!(b) : undefined,
+    signIn,
+    openSettings: openAgentSettings,
+    retry: () => (api.retry ? api.retry(taskId) : api.sendMessage(taskId, task?.prompt ?? "")),
+  };
   const backend = backends.find((b) => b.name === task?.backend);
   const caps = backend?.capabilities;
   const mode = (stateMode ?? task?.interactionMode) as InteractionMode | undefined;
@@ -168,7 +178,7 @@ export function TaskView({ taskId }: TaskViewProps) {
   return (
     <div className="jc-task-view" data-task-id={taskId} data-testid="task-view">
       <header className="jc-task-view__header">
-        <StatusBadge indicator={indicator} showLabel />
+        <StatusBadge indicator={indicator} showLabel label={statusLabel(task?.status, indicator)} />
         <h2 className="jc-task-view__title" title={title}>
           {title}
         </h2>
@@ -185,7 +195,13 @@ export function TaskView({ taskId }: TaskViewProps) {
           </button>
         </div>
       </header>
-      {task?.status === "errored" && task.statusReason ? (
+      {task?.status === "errored" && task.problem ? (
+        <ProblemCard
+          problem={task.problem}
+          backend={task.backend ?? ""}
+          actions={problemActions}
+        />
+      ) : task?.status === "errored" && task.statusReason ? (
         <div className="jc-tv-notice is-error jc-task-view__banner" role="alert">{task.statusReason}</div>
       ) : null}
       {pane === "diff" ? (

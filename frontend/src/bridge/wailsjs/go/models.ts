@@ -541,6 +541,7 @@ export namespace agentmgr {
 	    ok: boolean;
 	    detail: string;
 	    durationMs: number;
+	    notSignedIn?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Health(source);
@@ -552,6 +553,39 @@ export namespace agentmgr {
 	        this.ok = source["ok"];
 	        this.detail = source["detail"];
 	        this.durationMs = source["durationMs"];
+	        this.notSignedIn = source["notSignedIn"];
+	    }
+	}
+	export class Problem {
+	    kind: string;
+	    message: string;
+	    action: string;
+	    actionLabel: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Problem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.message = source["message"];
+	        this.action = source["action"];
+	        this.actionLabel = source["actionLabel"];
+	    }
+	}
+	export class SignIn {
+	    args: string[];
+	    keyVar: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SignIn(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.args = source["args"];
+	        this.keyVar = source["keyVar"];
 	    }
 	}
 
@@ -683,6 +717,8 @@ export namespace services {
 	    capabilities: agent.Capabilities;
 	    notes?: string;
 	    settings: agentmgr.AgentSettings;
+	    signIn: agentmgr.SignIn;
+	    signedIn: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentView(source);
@@ -707,6 +743,8 @@ export namespace services {
 	        this.capabilities = this.convertValues(source["capabilities"], agent.Capabilities);
 	        this.notes = source["notes"];
 	        this.settings = this.convertValues(source["settings"], agentmgr.AgentSettings);
+	        this.signIn = this.convertValues(source["signIn"], agentmgr.SignIn);
+	        this.signedIn = source["signedIn"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -954,6 +992,7 @@ export namespace services {
 	    prompt: string;
 	    status: store.TaskStatus;
 	    statusReason: string;
+	    problem?: agentmgr.Problem;
 	    indicator: Indicator;
 	    backend: string;
 	    model: string;
@@ -977,6 +1016,7 @@ export namespace services {
 	        this.prompt = source["prompt"];
 	        this.status = source["status"];
 	        this.statusReason = source["statusReason"];
+	        this.problem = this.convertValues(source["problem"], agentmgr.Problem);
 	        this.indicator = source["indicator"];
 	        this.backend = source["backend"];
 	        this.model = source["model"];
@@ -988,6 +1028,24 @@ export namespace services {
 	        this.startedAt = source["startedAt"];
 	        this.endedAt = source["endedAt"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class TaskDiff {
 	    taskId: string;
