@@ -14,7 +14,7 @@ import { SettingsScreen } from "./features/settings/SettingsScreen";
 import { AgentsScreen } from "./features/agents/AgentsScreen";
 
 import { TaskView } from "./features/task-view/TaskView";
-import { useSignIn } from "./features/signin/SignInDialog";
+import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
 
@@ -92,6 +92,7 @@ function Shell() {
         <MainPaneGuarded />
       </main>
       <AddProjectDialog />
+      <SignInHost />
     </div>
   );
 }

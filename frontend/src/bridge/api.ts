@@ -7,6 +7,8 @@ import type { BackendInfo, CreateTaskInput, Project, Task } from "./types";
 export interface ProjectsApi {
   pickDirectory(): Promise<string>;
   add(path: string): Promise<Project>;
+  /** expandPath is what add would store ("~" expanded); rejects a relative path. */
+  expandPath?(path: string): Promise<string>;
   list(): Promise<Project[]>;
   rename(id: string, name: string): Promise<Project>;
   remove(id: string): Promise<void>;

@@ -47,6 +47,8 @@ export interface AppState {
   openScreen(screen: Screen): void;
   setAddProjectOpen(open: boolean): void;
   pickDirectory(): Promise<string>;
+  /** expandPath is what a typed project path becomes ("~" expanded); undefined without a backend that tells. */
+  expandPath?: (path: string) => Promise<string>;
   addProject(path: string): Promise<Project>;
   renameProject(id: string, name: string): Promise<void>;
   removeProject(id: string): Promise<void>;
@@ -173,6 +175,8 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
       setAddProjectOpen(open) {
         set({ addProjectOpen: open });
       },
+
+      expandPath: api.projects.expandPath ? (p: string) => api.projects.expandPath!(p) : undefined,
 
       pickDirectory() {
         return api.projects.pickDirectory();

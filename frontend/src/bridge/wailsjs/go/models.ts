@@ -985,6 +985,20 @@ export namespace services {
 	        this.defaultSourceBranch = source["defaultSourceBranch"];
 	    }
 	}
+	export class SignInInfo {
+	    id: string;
+	    command: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SignInInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.command = source["command"];
+	    }
+	}
 	export class Task {
 	    id: string;
 	    projectId: string;
