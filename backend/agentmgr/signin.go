@@ -169,3 +169,24 @@ func (m *Manager) SignedInState(ctx context.Context, spec Spec) string {
 	}
 	return ""
 }
+
+// lastKnownKey is the settings key of the Agents page's last known state.
+const lastKnownKey = "agents.lastKnown"
+
+// SaveLastKnown keeps the Agents page's last state (JSON, secrets already
+// masked) so that the page paints at once next time.
+func (m *Manager) SaveLastKnown(ctx context.Context, data string) error {
+	if m.opt.Settings == nil {
+		return nil
+	}
+	return m.opt.Settings.Set(ctx, lastKnownKey, data)
+}
+
+// LastKnown returns what SaveLastKnown kept ("" when nothing).
+func (m *Manager) LastKnown(ctx context.Context) string {
+	if m.opt.Settings == nil {
+		return ""
+	}
+	v, _, _ := m.opt.Settings.Get(ctx, lastKnownKey)
+	return v
+}

@@ -2,6 +2,7 @@ package services
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -111,7 +112,35 @@ func (s *AgentService) List() ([]AgentView, error) {
 		wg.Go(func() { out[i] = s.view(sp) })
 	}
 	wg.Wait()
+	if data, err := json.Marshal(out); err == nil {
+		_ = s.mgr.SaveLastKnown(s.ctx, string(data))
+	}
 	return out, nil
+}
+
+// LastKnown returns the agents as the last List found them (settings
+// masked), at once: the Agents page paints from it while List runs. Empty
+// before the first List.
+func (s *AgentService) LastKnown() ([]AgentView, error) {
+	out := []AgentView{}
+	if s.mgr == nil {
+		return out, nil
+	}
+	if v := s.mgr.LastKnown(s.ctx); v != "" {
+		if err := json.Unmarshal([]byte(v), &out); err != nil {
+			return []AgentView{}, nil
+		}
+	}
+	return out, nil
+}
+
+// SecretsNote is shown on the Agents page when no system keyring runs
+// (secrets are then kept in a file only the user can read); "" otherwise.
+func (s *AgentService) SecretsNote() string {
+	if s.mgr == nil {
+		return ""
+	}
+	return s.mgr.SecretsNote()
 }
 
 // Get returns one agent.

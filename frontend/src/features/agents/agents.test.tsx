@@ -90,3 +90,33 @@ describe("helpers", () => {
     expect(parseEnv("=x").error).toBe("line 1: expected KEY=VALUE");
   });
 });
+
+describe("secrets and first paint", () => {
+  test("values that look like credentials are masked whatever their name", async () => {
+    const { looksSecretValue } = await import("./api");
+    expect(looksSecretValue("postgres://u:pw@h/db")).toBe(true);
+    expect(looksSecretValue("ghp_abcdefghijklmnopqrstuvwxyz0123")).toBe(true);
+    expect(looksSecretValue("http://proxy:3128")).toBe(false);
+  });
+});
+
+describe("first paint from the last known state", () => {
+  test("nine agents paint from lastKnown at once while the real list is still detecting", async () => {
+    const { fakeAgents } = await import("./fake");
+    const base = fakeAgents();
+    const nine = Array.from({ length: 9 }, (_, i) => ({ ...base[i % base.length], backend: `agent-${i}`, displayName: `Agent ${i}` }));
+    const api = {
+      ...createFakeAgentsApi(),
+      list: () => new Promise<never>(() => {}), // detection still running
+      lastKnown: async () => nine,
+      secretsNote: async () => "No system keyring (Secret Service) is running: secrets are kept in /x/secrets.json (readable only by you).",
+    };
+    // Painted while list() never answers: from the last known state alone
+    // (the time of that paint is measured in a real browser, not here).
+    render(<AgentsScreen api={api} />);
+    await screen.findByTestId("agent-agent-8");
+    expect(screen.getAllByTestId(/^agent-agent-/)).toHaveLength(9);
+    expect(screen.getByTestId("agents-refreshing")).toBeInTheDocument();
+    expect(await screen.findByTestId("secrets-note")).toHaveTextContent("No system keyring");
+  });
+});

@@ -522,6 +522,7 @@ export namespace agentmgr {
 	    env: Record<string, string>;
 	    defaultModel: string;
 	    defaultMode: agent.InteractionMode;
+	    secrets?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentSettings(source);
@@ -534,6 +535,7 @@ export namespace agentmgr {
 	        this.env = source["env"];
 	        this.defaultModel = source["defaultModel"];
 	        this.defaultMode = source["defaultMode"];
+	        this.secrets = source["secrets"];
 	    }
 	}
 	export class Health {

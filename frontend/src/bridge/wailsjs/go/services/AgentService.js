@@ -14,6 +14,10 @@ export function Install(arg1, arg2) {
   return window['go']['services']['AgentService']['Install'](arg1, arg2);
 }
 
+export function LastKnown() {
+  return window['go']['services']['AgentService']['LastKnown']();
+}
+
 export function LatestVersion(arg1) {
   return window['go']['services']['AgentService']['LatestVersion'](arg1);
 }
@@ -24,6 +28,10 @@ export function List() {
 
 export function SaveSettings(arg1, arg2) {
   return window['go']['services']['AgentService']['SaveSettings'](arg1, arg2);
+}
+
+export function SecretsNote() {
+  return window['go']['services']['AgentService']['SecretsNote']();
 }
 
 export function Uninstall(arg1) {
