@@ -45,9 +45,11 @@ func TestLooksSecretByValue(t *testing.T) {
 type broken struct{}
 
 func (broken) Get(string) (string, error) { return "", errors.New("no secret service") }
-func (broken) Set(string, string) error   { return errors.New("The name org.freedesktop.secrets was not provided") }
-func (broken) Delete(string) error        { return nil }
-func (broken) Where() string              { return "nowhere" }
+func (broken) Set(string, string) error {
+	return errors.New("The name org.freedesktop.secrets was not provided")
+}
+func (broken) Delete(string) error { return nil }
+func (broken) Where() string       { return "nowhere" }
 
 func TestFileFallbackWhenNoKeyring(t *testing.T) {
 	dir := t.TempDir()
