@@ -96,3 +96,15 @@ func (a *App) PickDirectory(title string) (string, error) {
 	}
 	return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
 }
+
+// bringForward shows the window in front: another launch of the same
+// profile asked for it (see backend/instance).
+func (a *App) bringForward() {
+	ctx := a.runtimeCtx()
+	if ctx == nil {
+		return
+	}
+	runtime.WindowUnminimise(ctx)
+	runtime.WindowShow(ctx)
+	runtime.EventsEmit(ctx, "app:brought-forward", nil)
+}
