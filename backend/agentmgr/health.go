@@ -76,8 +76,15 @@ func (m *Manager) health(ctx context.Context, spec Spec) (string, error) {
 	case ProbeClaude:
 		args := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
 			"--permission-prompt-tool", "stdio", "--permission-mode", "default"}
+		answer := func(line []byte) (string, bool, error) {
+			d, ok, err := claudeAnswer(line)
+			if ok && err == nil {
+				m.rememberModels(ctx, spec.Backend, claudeModels(line))
+			}
+			return d, ok, err
+		}
 		return m.stdioProbe(ctx, path, args, append([]string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}, env...), dir,
-			`{"type":"control_request","request_id":"jc_health_1","request":{"subtype":"initialize"}}`, claudeAnswer)
+			`{"type":"control_request","request_id":"jc_health_1","request":{"subtype":"initialize"}}`, answer)
 	case ProbeACP:
 		args := append(append([]string{}, spec.Args...), set.ExtraArgs...)
 		return m.stdioProbe(ctx, path, args, env, dir,

@@ -134,6 +134,21 @@ func (s *AgentService) LastKnown() ([]AgentView, error) {
 	return out, nil
 }
 
+// Models lists the models backend offers, for the new-task form's picker
+// (cached; Claude Code's initialize answer); empty when the agent cannot
+// tell. Free text stays allowed.
+func (s *AgentService) Models(backend string) ([]agentmgr.Model, error) {
+	sp, err := s.spec(backend)
+	if err != nil {
+		return nil, err
+	}
+	out := s.mgr.Models(s.ctx, sp)
+	if out == nil {
+		out = []agentmgr.Model{}
+	}
+	return out, nil
+}
+
 // SecretsNote is shown on the Agents page when no system keyring runs
 // (secrets are then kept in a file only the user can read); "" otherwise.
 func (s *AgentService) SecretsNote() string {

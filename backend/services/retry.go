@@ -1,6 +1,7 @@
 package services
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -13,6 +14,13 @@ import (
 func (s *SessionService) Retry(taskID string) error {
 	if err := need("taskId", taskID); err != nil {
 		return err
+	}
+	// A live session that failed (say, not signed in) started without
+	// what fixed it: end it, so the retry starts the agent afresh.
+	if slices.Contains(s.o.Running(), taskID) {
+		if err := s.o.Stop(s.ctx, taskID); err != nil {
+			return userErr(err)
+		}
 	}
 	msgs, err := s.o.Messages(s.ctx, taskID)
 	if err != nil {

@@ -558,6 +558,20 @@ export namespace agentmgr {
 	        this.notSignedIn = source["notSignedIn"];
 	    }
 	}
+	export class Model {
+	    id: string;
+	    name?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Model(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	    }
+	}
 	export class Problem {
 	    kind: string;
 	    message: string;

@@ -15,6 +15,8 @@ export function LatestVersion(arg1:string):Promise<string>;
 
 export function List():Promise<Array<services.AgentView>>;
 
+export function Models(arg1:string):Promise<Array<agentmgr.Model>>;
+
 export function SaveSettings(arg1:string,arg2:agentmgr.AgentSettings):Promise<services.AgentView>;
 
 export function SecretsNote():Promise<string>;

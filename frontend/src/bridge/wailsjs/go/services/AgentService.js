@@ -26,6 +26,10 @@ export function List() {
   return window['go']['services']['AgentService']['List']();
 }
 
+export function Models(arg1) {
+  return window['go']['services']['AgentService']['Models'](arg1);
+}
+
 export function SaveSettings(arg1, arg2) {
   return window['go']['services']['AgentService']['SaveSettings'](arg1, arg2);
 }
