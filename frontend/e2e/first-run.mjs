@@ -188,7 +188,7 @@ async function main() {
   const problem = page.locator(".jc-problem");
   await problem.waitFor({ timeout: 20000 });
   await page.getByRole("button", { name: "Install Claude Code" }).waitFor();
-  await page.getByText(PROMPT, { exact: true }).first().waitFor();
+  await page.locator(".jc-task-view__stream").getByText(PROMPT, { exact: true }).waitFor();
   const alerts = await page.getByRole("alert").allInnerTexts();
   assert(alerts.length === 1 && /Claude Code is not installed/.test(alerts[0]), `one error, in words: ${JSON.stringify(alerts)}`);
   assert(!/orchestrator|start task|[0-9a-f]{8}-[0-9a-f]{4}/.test(alerts[0]), "no internal ids or error chains");
@@ -201,7 +201,7 @@ async function main() {
   await page.getByRole("button", { name: "Install Claude Code" }).click();
   await page.locator('.jc-problem[data-problem="not-signed-in"]').waitFor({ timeout: 240000 });
   assert(registry.hits.some((h) => h.includes(".tgz")), "npm fetched the package from the local registry");
-  const userRows = await page.getByText(PROMPT, { exact: true }).count();
+  const userRows = await page.locator(".jc-task-view__stream").getByText(PROMPT, { exact: true }).count();
   assert(userRows === 1, `the prompt shows once after the retry (${userRows})`);
   await page.getByText("Not logged in · Please run /login").first().waitFor();
   await shot(page, "4-not-signed-in");

@@ -55,7 +55,7 @@ export function StatusBadge({ status, indicator, unread, showLabel, label }: Sta
   const ind = indicator ?? taskIndicator(status);
   const text = label ?? LABELS[ind];
   return (
-    <span className={`jc-status jc-status--${ind}`} data-status={ind} title={text}>
+    <span className={`jc-status jc-status--${ind}${status === "errored" ? " jc-status--errored" : ""}`} data-status={ind} title={text}>
       <span className="jc-status__dot" aria-hidden="true" />
       {showLabel ? <span className="jc-status__label">{text}</span> : null}
       {unread ? <span className="jc-status__unread" aria-label="unread" /> : null}

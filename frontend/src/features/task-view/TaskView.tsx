@@ -178,7 +178,7 @@ export function TaskView({ taskId, signIn, openAgentSettings }: TaskViewProps) {
   return (
     <div className="jc-task-view" data-task-id={taskId} data-testid="task-view">
       <header className="jc-task-view__header">
-        <StatusBadge indicator={indicator} showLabel label={statusLabel(task?.status, indicator)} />
+        <StatusBadge status={task?.status} indicator={indicator} showLabel label={statusLabel(task?.status, indicator)} />
         <h2 className="jc-task-view__title" title={title}>
           {title}
         </h2>
