@@ -17,7 +17,7 @@ APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
             xvfb xauth dbus dbus-x11 chromium x11-apps imagemagick xdotool \
             desktop-file-utils libgtk-3-bin
 
-.PHONY: package install-user install-user-files uninstall-user icons test-package
+.PHONY: e2e-first-run package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
         test-frontend e2e test-agents bench golden lint fmt clean
 
@@ -100,7 +100,7 @@ bindings: deps-wails
 	$(WAILS) generate module -tags "bindings,$(TAGS)"
 
 ## test: every test: lint, Go, frontend unit, browser e2e, real agent CLIs
-test: deps frontend lint test-go test-frontend e2e test-agents test-package
+test: deps frontend lint test-go test-frontend e2e e2e-first-run test-agents test-package
 	@echo "make test: all suites passed"
 
 test-go:
@@ -113,6 +113,11 @@ test-frontend: deps-npm
 e2e: deps frontend
 	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
 	cd frontend && node e2e/run.mjs --no-build
+
+## e2e-first-run: the first run end to end (empty profile → install from a local npm tarball → sign in in the terminal → result; single instance)
+e2e-first-run: deps frontend
+	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
+	cd frontend && node e2e/first-run.mjs --no-build
 
 ## test-agents: the real claude and opencode CLIs (npm-installed into .tools/agents) against a scripted model server
 test-agents: deps
