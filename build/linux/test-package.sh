@@ -55,11 +55,12 @@ shot=${SHOT_PATH:-docs/screenshots/desktop-entry-launch.png}
 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- sh -c '
   gtk-launch jean-claude || exit 10
   i=0; while [ $i -lt 120 ]; do
-    w=$(xdotool search --class jean-claude 2>/dev/null | head -1)
+    w=$(xdotool search --onlyvisible --name "^Jean-Claude\$" 2>/dev/null | head -1)
     [ -n "$w" ] && break; i=$((i+1)); sleep 0.5
   done
   [ -n "$w" ] || exit 11
-  sleep 4
+  xdotool windowmove "$w" 0 0 windowsize "$w" 1280 800
+  sleep 10 # WebKit paints slowly with software rendering under Xvfb
   if [ "${SHOT:-0}" = 1 ]; then import -window root "'"$shot"'"; fi
   pid=$(head -1 "$JEAN_CLAUDE_DB.lock")
   kill "$pid"; i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 40 ]; do sleep 0.25; i=$((i+1)); done
