@@ -1,10 +1,12 @@
 package agentmgr
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
@@ -55,5 +57,33 @@ func TestSignedInByKeyOrCredentials(t *testing.T) {
 	}
 	if _, known := SignedIn(Spec{Backend: "x", Command: "x"}, AgentSettings{}, home); known {
 		t.Fatal("unknown agent reported known")
+	}
+}
+
+func TestHealthSaysInstalledNotSignedIn(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("CLAUDE_CODE_OAUTH_TOKEN", "")
+	bin, home := t.TempDir(), t.TempDir()
+	script(t, bin, "claude", `read line
+echo '{"type":"control_response","response":{"subtype":"success","request_id":"jc_health_1","response":{"models":[],"commands":[]}}}'
+`)
+	m := New(Options{Settings: &memSettings{}, LookPath: lookIn(bin), HealthTimeout: 5 * time.Second, Home: home})
+	spec := Specs(nil)[0]
+	ctx := context.Background()
+	h := m.Health(ctx, spec)
+	if h.OK || !h.NotSignedIn || !strings.HasPrefix(h.Detail, "installed, not signed in") {
+		t.Fatalf("health without credentials: %+v", h)
+	}
+	if st := m.SignedInState(ctx, spec); st != "not-signed-in" {
+		t.Fatalf("state %q", st)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude/.credentials.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if h := m.Health(ctx, spec); !h.OK || h.NotSignedIn {
+		t.Fatalf("health once signed in: %+v", h)
 	}
 }
