@@ -227,7 +227,21 @@ async function main() {
   await shot(page, "6-result");
   assert(errors.length === 0, `no page errors ${errors.join("; ")}`);
 
-  // 7. A second launch of the same profile changes nothing and exits.
+  // 7. The Agents page paints from the last known state, then refreshes;
+  // no keyring runs here, so it says where secrets are kept.
+  const agentCount = (await page.evaluate(() => window.go.services.AgentService.LastKnown())).length;
+  assert(agentCount > 0, `the last known state holds ${agentCount} agents`);
+  const t0 = Date.now();
+  await page.getByRole("button", { name: "Agents", exact: true }).click();
+  await page.locator("[data-testid^='agent-']").nth(agentCount - 1).waitFor();
+  const paintMs = Date.now() - t0;
+  console.log(`first-run: Agents page: ${agentCount} agents painted ${paintMs} ms after the click (last known state; detection still running)`);
+  await page.getByTestId("secrets-note").waitFor();
+  const claudeCard = page.getByTestId("agent-claude-code");
+  await claudeCard.getByText("signed in", { exact: true }).waitFor({ timeout: 60000 });
+  await shot(page, "7-agents");
+
+  // 8. A second launch of the same profile changes nothing and exits.
   await new Promise((r) => setTimeout(r, 1500));
   const before = dbDigest(app.dbPath);
   const second = await secondLaunch({ ...process.env, HOME: app.home, JEAN_CLAUDE_DB: app.dbPath, XDG_RUNTIME_DIR: tmp });
