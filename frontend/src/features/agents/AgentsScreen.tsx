@@ -25,6 +25,25 @@ import {
 import { requestSignIn } from "../signin/SignInDialog";
 import "./agents.css";
 
+const LOCAL_KEY = "jc.agents.lastKnown";
+
+function readLocal(): AgentView[] | null {
+  try {
+    const v = JSON.parse(localStorage.getItem(LOCAL_KEY) ?? "null") as unknown;
+    return Array.isArray(v) && v.length > 0 ? (v as AgentView[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeLocal(list: AgentView[]) {
+  try {
+    localStorage.setItem(LOCAL_KEY, JSON.stringify(list));
+  } catch {
+    /* storage unavailable: the settings-table copy still serves */
+  }
+}
+
 const SOURCE_LABEL: Record<string, string> = {
   settings: "configured path",
   path: "on PATH",
@@ -33,7 +52,9 @@ const SOURCE_LABEL: Record<string, string> = {
 
 export function AgentsScreen({ api }: { api?: AgentsApi }) {
   const a = useMemo(() => api ?? wailsAgentsApi(), [api]);
-  const [agents, setAgents] = useState<AgentView[] | null>(null);
+  // The first paint needs no round trip: the page's last state is kept in
+  // localStorage too (the settings-table copy serves a fresh webview).
+  const [agents, setAgents] = useState<AgentView[] | null>(() => readLocal());
   const [error, setError] = useState("");
   const [progress, setProgress] = useState<Record<string, Progress>>({});
   // The page paints from the last known state at once and refreshes in
@@ -45,7 +66,9 @@ export function AgentsScreen({ api }: { api?: AgentsApi }) {
     setError("");
     setRefreshing(true);
     try {
-      setAgents(await a.list());
+      const list = await a.list();
+      setAgents(list);
+      writeLocal(list);
     } catch (err) {
       setError(errorMessage(err));
       setAgents((prev) => prev ?? []);

@@ -4,6 +4,9 @@ import { AgentsScreen } from "./AgentsScreen";
 import { createFakeAgentsApi } from "./fake";
 import { envText, isNewer, parseEnv } from "./api";
 
+// The page keeps its last state in localStorage: each test starts without it.
+beforeEach(() => localStorage.clear());
+
 describe("AgentsScreen", () => {
   test("lists found and missing agents with version, source and an update notice", async () => {
     render(<AgentsScreen api={createFakeAgentsApi()} />);
@@ -119,4 +122,13 @@ describe("first paint from the last known state", () => {
     expect(screen.getByTestId("agents-refreshing")).toBeInTheDocument();
     expect(await screen.findByTestId("secrets-note")).toHaveTextContent("No system keyring");
   });
+});
+
+test("a later visit paints from the copy in localStorage in the first render, without a round trip", async () => {
+  const { fakeAgents } = await import("./fake");
+  localStorage.setItem("jc.agents.lastKnown", JSON.stringify(fakeAgents()));
+  render(<AgentsScreen api={{ ...createFakeAgentsApi(), list: () => new Promise<never>(() => {}), lastKnown: undefined }} />);
+  // Synchronous: no await between render and the query.
+  expect(screen.getByTestId("agent-claude-code")).toBeInTheDocument();
+  expect(screen.getByTestId("agent-opencode")).toBeInTheDocument();
 });
