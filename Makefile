@@ -14,8 +14,10 @@ BIN        := build/bin/jean-claude
 # Debian packages: Wails on webkit2gtk-4.1, Xvfb + D-Bus for the window and
 # notification tests, Debian's Chromium for the browser end-to-end tests.
 APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
-            xvfb xauth dbus dbus-x11 chromium x11-apps imagemagick xdotool
+            xvfb xauth dbus dbus-x11 chromium x11-apps imagemagick xdotool \
+            desktop-file-utils libgtk-3-bin
 
+.PHONY: e2e-first-run package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
         test-frontend e2e test-agents bench golden lint fmt clean
 
@@ -55,12 +57,50 @@ deps-npm:
 frontend: deps-npm
 	cd frontend && npm run build
 
+## icons: hicolor PNGs at the usual sizes from build/appicon.png (ImageMagick)
+ICON_SIZES := 16 24 32 48 64 128 256 512
+icons:
+	@for s in $(ICON_SIZES); do mkdir -p build/icons/hicolor/$${s}x$${s}/apps; \
+	  convert build/appicon.png -resize $${s}x$${s} build/icons/hicolor/$${s}x$${s}/apps/jean-claude.png; done
+
+## package: build/bin/jean-claude_VERSION_amd64.deb (nfpm from the Go module proxy; nothing else downloaded)
+DEB_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+NFPM       := $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
+DEB        := build/bin/jean-claude_$(DEB_VERSION)_amd64.deb
+package: build icons
+	desktop-file-validate build/linux/jean-claude.desktop
+	rm -f build/bin/jean-claude_*.deb
+	JC_DEB_VERSION=$(DEB_VERSION) $(NFPM) pkg --packager deb --config build/linux/nfpm.yaml --target $(DEB)
+	@echo "package: $(DEB)"
+
+## install-user: binary, desktop entry and icons under ~/.local (no root)
+PREFIX ?= $(HOME)/.local
+install-user: build icons install-user-files
+install-user-files:
+	install -Dm755 $(BIN) $(PREFIX)/bin/jean-claude
+	mkdir -p $(PREFIX)/share/applications
+	sed -e 's|^Exec=jean-claude$$|Exec=$(PREFIX)/bin/jean-claude|' -e 's|^TryExec=jean-claude$$|TryExec=$(PREFIX)/bin/jean-claude|' \
+	  build/linux/jean-claude.desktop > $(PREFIX)/share/applications/jean-claude.desktop
+	@for s in $(ICON_SIZES); do install -Dm644 build/icons/hicolor/$${s}x$${s}/apps/jean-claude.png \
+	  $(PREFIX)/share/icons/hicolor/$${s}x$${s}/apps/jean-claude.png; done
+	-@update-desktop-database $(PREFIX)/share/applications 2>/dev/null || true
+	-@gtk-update-icon-cache -q -t $(PREFIX)/share/icons/hicolor 2>/dev/null || true
+	@echo "installed: $(PREFIX)/bin/jean-claude and its desktop entry"
+
+uninstall-user:
+	rm -f $(PREFIX)/bin/jean-claude $(PREFIX)/share/applications/jean-claude.desktop
+	rm -f $(PREFIX)/share/icons/hicolor/*/apps/jean-claude.png
+
+## test-package: the .deb's contents (dpkg-deb -c), Depends, desktop-file-validate, install-user, gtk-launch under Xvfb
+test-package: package
+	sh build/linux/test-package.sh $(DEB)
+
 ## bindings: regenerate the TypeScript bindings (frontend/src/bridge/wailsjs)
 bindings: deps-wails
 	$(WAILS) generate module -tags "bindings,$(TAGS)"
 
 ## test: every test: lint, Go, frontend unit, browser e2e, real agent CLIs
-test: deps frontend lint test-go test-frontend e2e test-agents
+test: deps frontend lint test-go test-frontend e2e e2e-first-run test-agents test-package
 	@echo "make test: all suites passed"
 
 test-go:
@@ -73,6 +113,11 @@ test-frontend: deps-npm
 e2e: deps frontend
 	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
 	cd frontend && node e2e/run.mjs --no-build
+
+## e2e-first-run: the first run end to end (empty profile → install from a local npm tarball → sign in in the terminal → result; single instance)
+e2e-first-run: deps frontend
+	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
+	cd frontend && node e2e/first-run.mjs --no-build
 
 ## test-agents: the real agent CLIs (claude, opencode, gemini, codex, codex-acp, claude-code-acp; npm-installed into .tools/agents) against a scripted model server
 test-agents: deps

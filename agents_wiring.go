@@ -10,6 +10,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/agents"
+	"github.com/jean-claude/jean-claude/backend/secrets"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -39,8 +40,20 @@ func newAgentsWiring(ctx context.Context, db *store.DB, dbPath string) *agentsWi
 			}
 		}
 	}
-	mgr := agentmgr.New(agentmgr.Options{DataDir: dataDir, Settings: settings})
+	home, _ := os.UserHomeDir()
+	opts := agentmgr.Options{DataDir: dataDir, Settings: settings, Home: home}
+	if db != nil {
+		// Secrets go to the OS keyring, else a 0600 file (with a note).
+		opts.Secrets, opts.SecretsNote = secrets.Open(dataDir, nil)
+		if opts.SecretsNote != "" {
+			fmt.Fprintf(os.Stderr, "jean-claude: %s\n", opts.SecretsNote)
+		}
+	}
+	mgr := agentmgr.New(opts)
 	specs := agentmgr.Specs(extra)
+	if err := mgr.SealStoredSecrets(ctx, specs); err != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: moving stored secrets to %s: %v\n", opts.Secrets.Where(), err)
+	}
 	opt := agents.Options{DataDir: dataDir, ACPAgents: extra}
 	if db != nil {
 		opt.Binaries = mgr.Binaries(ctx, specs)

@@ -12,6 +12,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/term"
 )
 
 // App owns what lives as long as the window: the Wails context (set at
@@ -27,6 +28,8 @@ type App struct {
 	// appSvc is the bound AppService; startup runs the database check
 	// into it in the background.
 	appSvc *services.AppService
+	// terms are the embedded terminals (set by main); closed at shutdown.
+	terms *term.Manager
 
 	mu  sync.RWMutex
 	ctx context.Context // the Wails runtime context; nil before startup
@@ -62,6 +65,9 @@ func (a *App) startup(ctx context.Context) {
 func (a *App) shutdown(context.Context) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if a.terms != nil {
+		a.terms.CloseAll(ctx) // no PTY program outlives the window
+	}
 	if a.sessions != nil {
 		a.sessions.stop(ctx) // every agent session first: no orphan processes
 	}
@@ -110,4 +116,16 @@ func (a *App) PickDirectory(title string) (string, error) {
 		return "", fmt.Errorf("the window is not ready yet")
 	}
 	return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
+}
+
+// bringForward shows the window in front: another launch of the same
+// profile asked for it (see backend/instance).
+func (a *App) bringForward() {
+	ctx := a.runtimeCtx()
+	if ctx == nil {
+		return
+	}
+	runtime.WindowUnminimise(ctx)
+	runtime.WindowShow(ctx)
+	runtime.EventsEmit(ctx, "app:brought-forward", nil)
 }

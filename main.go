@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"os"
 
@@ -20,8 +21,10 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/cli"
 	"github.com/jean-claude/jean-claude/backend/gitx"
+	"github.com/jean-claude/jean-claude/backend/instance"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/term"
 )
 
 // assets is the built frontend. frontend/dist/.gitkeep (committed, and
@@ -55,6 +58,26 @@ func run() int {
 		})
 	}
 
+	// One instance per profile: a second launch brings the first window
+	// forward and exits before it touches the database.
+	var lock *instance.Lock
+	if !bindingsBuild {
+		lock, err = instance.Acquire(opt.DB)
+		if errors.Is(err, instance.ErrRunning) {
+			if ferr := instance.BringForward(opt.DB); ferr != nil {
+				fmt.Fprintf(os.Stderr, "jean-claude: %v (%v)\n", err, ferr)
+				return cli.ExitError
+			}
+			fmt.Fprintln(os.Stderr, "jean-claude: already running with this profile: its window was brought forward")
+			return cli.ExitOK
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
+			return cli.ExitError
+		}
+		defer lock.Close()
+	}
+
 	// Open (and migrate) the database before any window: a failed or
 	// dirty migration stops here with the reason on stderr.
 	var db *store.DB
@@ -86,6 +109,11 @@ func run() int {
 		return cli.ExitError
 	}
 	app.sessions = sess
+	// The embedded terminal (agent sign-in); every PTY is killed at exit.
+	app.terms = term.NewManager(app)
+	if lock != nil {
+		lock.Serve(app.bringForward)
+	}
 
 	err = wails.Run(&options.App{
 		Title:     "Jean-Claude",
@@ -107,6 +135,7 @@ func run() int {
 			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),
 			services.NewGitService(ctx, workspaces, app),
 			services.NewOpenService(ctx, db, workspaces, app),
+			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }),
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

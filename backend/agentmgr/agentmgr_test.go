@@ -285,7 +285,7 @@ func TestHealthProbes(t *testing.T) {
 	bin := t.TempDir()
 	script(t, bin, "claude", `read line
 case "$line" in *initialize*) echo '{"type":"system","subtype":"noise"}'
-echo '{"type":"control_response","response":{"subtype":"success","request_id":"jc_health_1","response":{"models":[{},{}],"commands":[{}]}}}';; esac
+echo '{"type":"control_response","response":{"subtype":"success","request_id":"jc_health_1","response":{"models":[{"value":"default","displayName":"Default"},{"value":"opus","displayName":"Opus"}],"commands":[{}]}}}';; esac
 sleep 30
 `)
 	script(t, bin, "codex-acp", `read line
@@ -306,6 +306,10 @@ echo '{"jsonrpc":"2.0","id":1,"result":{"userAgent":"codex_cli_rs/0.169.0"}}'
 	h := m.Health(ctx, specs[agent.BackendClaudeCode])
 	if !h.OK || h.Detail != "initialize answered (2 models, 1 commands)" {
 		t.Errorf("claude health %+v", h)
+	}
+	// The models it answered are cached for the new-task form.
+	if ms := m.Models(ctx, specs[agent.BackendClaudeCode]); len(ms) != 2 || ms[0].ID == "" {
+		t.Errorf("models %+v", ms)
 	}
 	if time.Since(start) > 4*time.Second {
 		t.Errorf("the probe did not stop the process group promptly: %s", time.Since(start))

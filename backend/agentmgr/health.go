@@ -25,6 +25,9 @@ type Health struct {
 	// Detail says what answered (or what failed).
 	Detail     string `json:"detail"`
 	DurationMs int64  `json:"durationMs"`
+	// NotSignedIn: the CLI runs but has no credentials ("installed, not
+	// signed in"); Sign in fixes it.
+	NotSignedIn bool `json:"notSignedIn,omitempty"`
 }
 
 // Health starts spec's agent and checks it answers: Claude Code's
@@ -39,6 +42,13 @@ func (m *Manager) Health(ctx context.Context, spec Spec) Health {
 	h.DurationMs = time.Since(start).Milliseconds()
 	if err != nil {
 		h.Detail = err.Error()
+		if LooksNotSignedIn(h.Detail) {
+			h.NotSignedIn, h.Detail = true, "installed, not signed in: "+h.Detail
+		}
+		return h
+	}
+	if m.signedIn(ctx, spec) == signedOut {
+		h.NotSignedIn, h.Detail = true, "installed, not signed in ("+detail+")"
 		return h
 	}
 	h.OK, h.Detail = true, detail
@@ -66,8 +76,15 @@ func (m *Manager) health(ctx context.Context, spec Spec) (string, error) {
 	case ProbeClaude:
 		args := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
 			"--permission-prompt-tool", "stdio", "--permission-mode", "default"}
+		answer := func(line []byte) (string, bool, error) {
+			d, ok, err := claudeAnswer(line)
+			if ok && err == nil {
+				m.rememberModels(ctx, spec.Backend, claudeModels(line))
+			}
+			return d, ok, err
+		}
 		return m.stdioProbe(ctx, path, args, append([]string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}, env...), dir,
-			`{"type":"control_request","request_id":"jc_health_1","request":{"subtype":"initialize"}}`, claudeAnswer)
+			`{"type":"control_request","request_id":"jc_health_1","request":{"subtype":"initialize"}}`, answer)
 	case ProbeACP:
 		args := append(append([]string{}, spec.Args...), set.ExtraArgs...)
 		return m.stdioProbe(ctx, path, args, env, dir,

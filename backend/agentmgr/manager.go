@@ -15,6 +15,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
+	"github.com/jean-claude/jean-claude/backend/secrets"
 )
 
 // Probe is how a health check starts an agent.
@@ -103,6 +104,14 @@ type Options struct {
 	// LatestTTL is how long `npm view` answers are cached (default 1 h).
 	LatestTTL time.Duration
 	Logger    *slog.Logger
+	// Home is where the agent CLIs keep their credentials (the user's
+	// home); empty: sign-in is not checked.
+	Home string
+	// Secrets keeps secret env values out of the settings table (nil:
+	// they are stored with the settings; tests only). SecretsNote says,
+	// for the user, that no keyring runs (secrets.Open).
+	Secrets     secrets.Store
+	SecretsNote string
 }
 
 // Manager finds, checks, installs and configures agent CLIs.

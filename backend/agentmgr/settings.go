@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/secrets"
 )
 
 // AgentSettings are one agent's settings on the Agents page.
@@ -25,28 +25,36 @@ type AgentSettings struct {
 	// DefaultModel and DefaultMode apply when a task sets none.
 	DefaultModel string                `json:"defaultModel"`
 	DefaultMode  agent.InteractionMode `json:"defaultMode"`
+	// Secrets are the Env names the user marked secret; values that look
+	// like credentials (by name or by value) are secret anyway.
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 // SettingsKey is the settings-table key of backend b's settings.
 func SettingsKey(b agent.BackendType) string { return "agent." + string(b) }
 
 // Mask is what a secret value is shown as.
-const Mask = "••••••••"
-
-var secretRE = regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE)`)
+const Mask = secrets.Mask
 
 // IsSecretKey reports whether an environment variable name looks like it
 // holds a secret (…KEY, …TOKEN, SECRET, PASSWORD, AUTH…).
-func IsSecretKey(k string) bool { return secretRE.MatchString(k) }
+func IsSecretKey(k string) bool { return secrets.NameLooksSecret(k) }
 
-// Masked returns s with the values of secret-looking variables replaced by
-// Mask: what the UI gets and what may be logged.
+// IsSecret reports whether env var k=v of s is a secret: marked so by the
+// user, or looking like one by its name or its value.
+func (s AgentSettings) IsSecret(k, v string) bool {
+	return v != "" && (slices.Contains(s.Secrets, k) || secrets.LooksSecret(k, v))
+}
+
+// Masked returns s with the values of secret variables replaced by Mask:
+// what the UI gets and what may be logged.
 func (s AgentSettings) Masked() AgentSettings {
 	out := s
 	out.ExtraArgs = slices.Clone(s.ExtraArgs)
+	out.Secrets = slices.Clone(s.Secrets)
 	out.Env = map[string]string{}
 	for k, v := range s.Env {
-		if IsSecretKey(k) && v != "" {
+		if s.IsSecret(k, v) {
 			v = Mask
 		}
 		out.Env[k] = v
@@ -94,7 +102,7 @@ func (m *Manager) Settings(ctx context.Context, b agent.BackendType) (AgentSetti
 	if err := json.Unmarshal([]byte(v), &s); err != nil {
 		return AgentSettings{}, fmt.Errorf("agentmgr: settings of %s: %w", b, err)
 	}
-	return s, nil
+	return m.unseal(b, s)
 }
 
 // SetSettings stores backend b's settings. An env value equal to Mask
@@ -118,14 +126,20 @@ func (m *Manager) SetSettings(ctx context.Context, b agent.BackendType, s AgentS
 		env[k] = v
 	}
 	s.Env = env
-	data, err := json.Marshal(s)
+	sealed, err := m.seal(b, s, old)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(sealed)
 	if err != nil {
 		return err
 	}
 	if err := m.opt.Settings.Set(ctx, SettingsKey(b), string(data)); err != nil {
 		return fmt.Errorf("agentmgr: save settings of %s: %w", b, err)
 	}
-	m.opt.Logger.Info("agentmgr: settings saved", "agent", b, "settings", s.String())
+	// Never the values: names only (a secret's name is not a secret).
+	m.opt.Logger.Info("agentmgr: settings saved", "agent", b, "env", slices.Sorted(maps.Keys(s.Env)),
+		"args", len(s.ExtraArgs), "model", s.DefaultModel, "mode", s.DefaultMode)
 	return nil
 }
 

@@ -321,6 +321,8 @@ func (o *Orchestrator) Resume(ctx context.Context, taskID string) error {
 	}
 	if popped {
 		o.emitQueue(ctx, taskID)
+	} else {
+		prompt = o.retryPrompt(ctx, taskID, prompt)
 	}
 	return o.startLocked(ctx, t, t.SessionID, prompt)
 }
@@ -335,11 +337,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		return ErrClosed
 	}
 	fail := func(err error) error {
-		now := store.Now()
-		_ = o.db.Tx(ctx, func(tx *txT) error {
-			return store.SetTaskStatus(ctx, tx, t.ID, store.StatusErrored, err.Error(), now)
-		})
-		o.emitTask(ctx, t.ID)
+		o.failStart(ctx, t.ID, prompt, err)
 		return fmt.Errorf("orchestrator: start task %s: %w", t.ID, err)
 	}
 	b, err := o.backends.Get(agent.BackendType(t.AgentBackend))
@@ -389,7 +387,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 			}
 		}
 		if prompt != "" {
-			m, err := r.storeUserMessage(ctx, tx, prompt, now)
+			m, err := r.storeStartPrompt(ctx, tx, prompt, now)
 			stored = &m
 			return err
 		}

@@ -2,6 +2,7 @@ package services
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -40,6 +41,10 @@ type AgentView struct {
 	Capabilities agent.Capabilities     `json:"capabilities"`
 	Notes        string                 `json:"notes,omitempty"`
 	Settings     agentmgr.AgentSettings `json:"settings"` // secrets masked
+	// SignIn is how the agent signs in; SignedIn is "signed-in",
+	// "not-signed-in" or "" (the app cannot tell).
+	SignIn   agentmgr.SignIn `json:"signIn"`
+	SignedIn string          `json:"signedIn"`
 }
 
 // InstallResult is the outcome of an install or uninstall: the npm log
@@ -64,7 +69,10 @@ func (s *AgentService) spec(backend string) (agentmgr.Spec, error) {
 }
 
 func (s *AgentService) view(sp agentmgr.Spec) AgentView {
-	v := AgentView{Status: s.mgr.Status(s.ctx, sp)}
+	v := AgentView{Status: s.mgr.Status(s.ctx, sp), SignIn: agentmgr.SignInOf(sp)}
+	if v.Found {
+		v.SignedIn = s.mgr.SignedInState(s.ctx, sp)
+	}
 	if b, err := s.reg.Get(sp.Backend); err == nil {
 		info := b.Info()
 		v.Registered, v.Capabilities, v.Notes = true, info.Capabilities, info.Notes
@@ -104,7 +112,50 @@ func (s *AgentService) List() ([]AgentView, error) {
 		wg.Go(func() { out[i] = s.view(sp) })
 	}
 	wg.Wait()
+	if data, err := json.Marshal(out); err == nil {
+		_ = s.mgr.SaveLastKnown(s.ctx, string(data))
+	}
 	return out, nil
+}
+
+// LastKnown returns the agents as the last List found them (settings
+// masked), at once: the Agents page paints from it while List runs. Empty
+// before the first List.
+func (s *AgentService) LastKnown() ([]AgentView, error) {
+	out := []AgentView{}
+	if s.mgr == nil {
+		return out, nil
+	}
+	if v := s.mgr.LastKnown(s.ctx); v != "" {
+		if err := json.Unmarshal([]byte(v), &out); err != nil {
+			return []AgentView{}, nil
+		}
+	}
+	return out, nil
+}
+
+// Models lists the models backend offers, for the new-task form's picker
+// (cached; Claude Code's initialize answer); empty when the agent cannot
+// tell. Free text stays allowed.
+func (s *AgentService) Models(backend string) ([]agentmgr.Model, error) {
+	sp, err := s.spec(backend)
+	if err != nil {
+		return nil, err
+	}
+	out := s.mgr.Models(s.ctx, sp)
+	if out == nil {
+		out = []agentmgr.Model{}
+	}
+	return out, nil
+}
+
+// SecretsNote is shown on the Agents page when no system keyring runs
+// (secrets are then kept in a file only the user can read); "" otherwise.
+func (s *AgentService) SecretsNote() string {
+	if s.mgr == nil {
+		return ""
+	}
+	return s.mgr.SecretsNote()
 }
 
 // Get returns one agent.

@@ -127,4 +127,19 @@ printf '#!/bin/sh\necho 1.18.33\n' > "$prefix/node_modules/.bin/opencode"; chmod
 	if h, err := svc.Health("gemini"); err != nil || h.OK {
 		t.Errorf("missing gemini health: %+v %v", h, err)
 	}
+	// The page's last known state: what List found, read back at once,
+	// secrets masked.
+	listed, err := svc.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := svc.LastKnown()
+	if err != nil || len(last) != len(listed) || last[0].Backend != listed[0].Backend {
+		t.Fatalf("last known %d agents (%v), listed %d", len(last), err, len(listed))
+	}
+	for _, a := range last {
+		if a.Backend == agent.BackendClaudeCode && a.Settings.Env["ANTHROPIC_API_KEY"] != agentmgr.Mask {
+			t.Errorf("last known state holds a secret: %v", a.Settings.Env)
+		}
+	}
 }

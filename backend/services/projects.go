@@ -165,7 +165,7 @@ func (s *ProjectService) SetDefaultModel(id, model string) (Project, error) {
 	return NewProjectDTO(p), nil
 }
 
-// cleanPath makes a user-typed path absolute and clean ("~/" is the home
+// cleanPath checks a user-typed path is absolute and cleans it ("~/" is the home
 // directory).
 func cleanPath(path string) (string, error) {
 	path = strings.TrimSpace(path)
@@ -179,11 +179,17 @@ func cleanPath(path string) (string, error) {
 		}
 		path = filepath.Join(home, path[1:])
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", invalid("path", err, "bad path %s: %v", path, err)
+	if !filepath.IsAbs(path) {
+		return "", invalid("path", nil, "%q is a relative path: give the full path of the folder (it starts with / or ~/)", path)
 	}
-	return abs, nil
+	return filepath.Clean(path), nil
+}
+
+// ExpandPath returns what Add would store for a typed path: "~" expanded
+// and cleaned, shown to the user before saving; a relative path is an
+// error saying so.
+func (s *ProjectService) ExpandPath(path string) (string, error) {
+	return cleanPath(path)
 }
 
 func projectName(abs string) string {

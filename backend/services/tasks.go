@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -64,12 +65,15 @@ func IndicatorOf(s store.TaskStatus) Indicator {
 
 // Task is a task as the frontend sees it.
 type Task struct {
-	ID              string                `json:"id"`
-	ProjectID       string                `json:"projectId"`
-	Name            string                `json:"name"`
-	Prompt          string                `json:"prompt"`
-	Status          store.TaskStatus      `json:"status"`
-	StatusReason    string                `json:"statusReason"`
+	ID           string           `json:"id"`
+	ProjectID    string           `json:"projectId"`
+	Name         string           `json:"name"`
+	Prompt       string           `json:"prompt"`
+	Status       store.TaskStatus `json:"status"`
+	StatusReason string           `json:"statusReason"`
+	// Problem explains an errored task in the user's words, with the
+	// action that fixes it (absent unless errored).
+	Problem         *agentmgr.Problem     `json:"problem,omitempty"`
 	Indicator       Indicator             `json:"indicator"`
 	Backend         string                `json:"backend"`
 	Model           string                `json:"model"`
@@ -92,6 +96,7 @@ func NewTaskDTO(t store.Task) Task {
 		Prompt:          t.Prompt,
 		Status:          t.Status,
 		StatusReason:    t.StatusReason,
+		Problem:         taskProblem(t.Status, string(t.AgentBackend), t.StatusReason),
 		Indicator:       IndicatorOf(t.Status),
 		Backend:         string(t.AgentBackend),
 		Model:           t.Model,

@@ -17,6 +17,7 @@ import { SettingsScreen } from "./features/settings/SettingsScreen";
 import { AgentsScreen } from "./features/agents/AgentsScreen";
 
 import { TaskView } from "./features/task-view/TaskView";
+import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
 
@@ -97,6 +98,7 @@ function Shell() {
         <MainPaneGuarded />
       </main>
       <AddProjectDialog />
+      <SignInHost />
     </div>
   );
 }
@@ -121,7 +123,10 @@ export function DatabaseBanner() {
 
 function StartError({ taskId }: { taskId: string }) {
   const error = useApp((s) => s.startErrors[taskId]);
-  if (!error) return null;
+  // An errored task shows its own problem (with the fixing action) in the
+  // task view: the same error is not shown twice.
+  const errored = useApp((s) => Object.values(s.tasksByProject).some((ts) => ts?.some((t) => t.id === taskId && t.status === "errored")));
+  if (!error || errored) return null;
   return (
     <div className="jc-banner jc-banner--error" role="alert">
       Could not start the agent: {error}
@@ -144,12 +149,14 @@ function MainPane() {
   const screen = useApp((s) => s.screen);
   const hasProjects = useApp((s) => s.projects.length > 0);
   const setAddProjectOpen = useApp((s) => s.setAddProjectOpen);
+  const openScreen = useApp((s) => s.openScreen);
+  const signIn = useSignIn();
   switch (screen.kind) {
     case "task":
       return (
         <div className="jc-task-pane">
           <StartError taskId={screen.taskId} />
-          <TaskView key={screen.taskId} taskId={screen.taskId} />
+          <TaskView key={screen.taskId} taskId={screen.taskId} openAgentSettings={() => openScreen({ kind: "agents" })} signIn={signIn} />
         </div>
       );
     case "new-task":

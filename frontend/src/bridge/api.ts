@@ -7,6 +7,8 @@ import type { BackendInfo, CreateTaskInput, Project, Task } from "./types";
 export interface ProjectsApi {
   pickDirectory(): Promise<string>;
   add(path: string): Promise<Project>;
+  /** expandPath is what add would store ("~" expanded); rejects a relative path. */
+  expandPath?(path: string): Promise<string>;
   list(): Promise<Project[]>;
   rename(id: string, name: string): Promise<Project>;
   remove(id: string): Promise<void>;
@@ -105,6 +107,7 @@ export function toTask(raw: unknown): Task {
     prompt: str(r.prompt),
     status: str(r.status) || "created",
     statusReason: str(r.statusReason),
+    problem: r.problem && typeof r.problem === "object" ? (r.problem as Task["problem"]) : null,
     indicator: str(r.indicator),
     backend: str(r.backend ?? r.agentBackend),
     model: str(r.model),

@@ -45,6 +45,15 @@ export interface Project {
   updatedAt: number;
 }
 
+/** TaskProblem is why a task's agent could not work (services Problem). */
+export interface TaskProblem {
+  kind: "not-installed" | "not-signed-in" | "failed" | string;
+  message: string;
+  /** install | sign-in | settings */
+  action: string;
+  actionLabel: string;
+}
+
 export interface Task {
   id: string;
   projectId: string;
@@ -52,6 +61,8 @@ export interface Task {
   prompt: string;
   status: TaskStatus | string;
   statusReason: string;
+  /** problem explains an errored task in the user's words, with its fixing action. */
+  problem?: TaskProblem | null;
   /** none | idle | busy | waiting, computed by the service ("" when absent). */
   indicator: string;
   backend: string;

@@ -40,6 +40,7 @@ export function wailsApi(): Api {
     projects: {
       pickDirectory: bound(ProjectService.PickDirectory, "ProjectService.PickDirectory"),
       add: async (path) => toProject(await bound(ProjectService.Add, "ProjectService.Add")(path)),
+      expandPath: bound(ProjectService.ExpandPath, "ProjectService.ExpandPath"),
       list: async () => ((await bound(ProjectService.List, "ProjectService.List")()) ?? []).map(toProject),
       rename: async (id, name) => toProject(await bound(ProjectService.Rename, "ProjectService.Rename")(id, name)),
       remove: bound(ProjectService.Remove, "ProjectService.Remove"),

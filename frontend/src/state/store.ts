@@ -47,6 +47,8 @@ export interface AppState {
   openScreen(screen: Screen): void;
   setAddProjectOpen(open: boolean): void;
   pickDirectory(): Promise<string>;
+  /** expandPath is what a typed project path becomes ("~" expanded); undefined without a backend that tells. */
+  expandPath?: (path: string) => Promise<string>;
   addProject(path: string): Promise<Project>;
   renameProject(id: string, name: string): Promise<void>;
   removeProject(id: string): Promise<void>;
@@ -174,6 +176,8 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
         set({ addProjectOpen: open });
       },
 
+      expandPath: api.projects.expandPath ? (p: string) => api.projects.expandPath!(p) : undefined,
+
       pickDirectory() {
         return api.projects.pickDirectory();
       },
@@ -260,7 +264,14 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
           let t = task;
           // The task on screen is being read: don't mark it unread.
           if (s.screen.kind === "task" && s.screen.taskId === task.id && t.hasUnread) t = { ...t, hasUnread: false };
-          return { tasksByProject: { ...s.tasksByProject, [t.projectId]: upsertTask(s.tasksByProject[t.projectId], t) } };
+          const tasksByProject = { ...s.tasksByProject, [t.projectId]: upsertTask(s.tasksByProject[t.projectId], t) };
+          // A start error is gone once the task runs (its cause was fixed).
+          if (s.startErrors[t.id] && (t.status === "running" || t.status === "waiting" || t.status === "completed")) {
+            const startErrors = { ...s.startErrors };
+            delete startErrors[t.id];
+            return { tasksByProject, startErrors };
+          }
+          return { tasksByProject };
         });
       },
 

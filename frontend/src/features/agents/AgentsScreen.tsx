@@ -22,7 +22,27 @@ import {
   type Mode,
   type Progress,
 } from "./api";
+import { requestSignIn } from "../signin/SignInDialog";
 import "./agents.css";
+
+const LOCAL_KEY = "jc.agents.lastKnown";
+
+function readLocal(): AgentView[] | null {
+  try {
+    const v = JSON.parse(localStorage.getItem(LOCAL_KEY) ?? "null") as unknown;
+    return Array.isArray(v) && v.length > 0 ? (v as AgentView[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeLocal(list: AgentView[]) {
+  try {
+    localStorage.setItem(LOCAL_KEY, JSON.stringify(list));
+  } catch {
+    /* storage unavailable: the settings-table copy still serves */
+  }
+}
 
 const SOURCE_LABEL: Record<string, string> = {
   settings: "configured path",
@@ -32,23 +52,46 @@ const SOURCE_LABEL: Record<string, string> = {
 
 export function AgentsScreen({ api }: { api?: AgentsApi }) {
   const a = useMemo(() => api ?? wailsAgentsApi(), [api]);
-  const [agents, setAgents] = useState<AgentView[] | null>(null);
+  // The first paint needs no round trip: the page's last state is kept in
+  // localStorage too (the settings-table copy serves a fresh webview).
+  const [agents, setAgents] = useState<AgentView[] | null>(() => readLocal());
   const [error, setError] = useState("");
   const [progress, setProgress] = useState<Record<string, Progress>>({});
+  // The page paints from the last known state at once and refreshes in
+  // the background (detection runs every agent's --version).
+  const [refreshing, setRefreshing] = useState(true);
+  const [secretsNote, setSecretsNote] = useState("");
 
   const load = useCallback(async () => {
     setError("");
+    setRefreshing(true);
     try {
-      setAgents(await a.list());
+      const list = await a.list();
+      setAgents(list);
+      writeLocal(list);
     } catch (err) {
       setError(errorMessage(err));
-      setAgents([]);
+      setAgents((prev) => prev ?? []);
+    } finally {
+      setRefreshing(false);
     }
   }, [a]);
 
   useEffect(() => {
+    let live = true;
+    a.lastKnown?.().then(
+      (last) => {
+        if (live && last.length > 0) setAgents((prev) => prev ?? last);
+      },
+      () => {},
+    );
+    a.secretsNote?.().then((n) => live && setSecretsNote(n), () => {});
     void load();
-    return a.onProgress((p) => setProgress((prev) => ({ ...prev, [p.backend]: p })));
+    const off = a.onProgress((p) => setProgress((prev) => ({ ...prev, [p.backend]: p })));
+    return () => {
+      live = false;
+      off();
+    };
   }, [a, load]);
 
   const replace = (v: AgentView) => setAgents((prev) => (prev ?? []).map((x) => (x.backend === v.backend ? v : x)));
@@ -63,11 +106,17 @@ export function AgentsScreen({ api }: { api?: AgentsApi }) {
           {agents === null
             ? "Looking for agent CLIs…"
             : `${found} of ${agents.length} agent CLIs found. Agents missing from your PATH can be installed into Jean-Claude's data folder.`}
+          {agents !== null && refreshing ? <span className="jc-meta" data-testid="agents-refreshing"> Checking…</span> : null}
         </p>
-        <Button size="sm" onClick={() => void load()} disabled={agents === null}>
+        <Button size="sm" onClick={() => void load()} disabled={refreshing}>
           Refresh
         </Button>
       </header>
+      {secretsNote ? (
+        <p className="jc-banner jc-banner--warning" role="note" data-testid="secrets-note">
+          {secretsNote}
+        </p>
+      ) : null}
       <FormError error={error} />
       {agents?.map((ag) => (
         <AgentCard key={ag.backend} api={a} agent={ag} progress={progress[ag.backend]} onChange={replace} onInstalled={() => void load()} />
@@ -157,6 +206,16 @@ function AgentCard({
             <>
               <span className="jc-agent__badge jc-agent__badge--found">{agent.version ? `v${agent.version.replace(/^v/, "")}` : "found"}</span>
               <span className="jc-agent__source">{SOURCE_LABEL[agent.source ?? ""] ?? agent.source}</span>
+              {agent.signedIn === "not-signed-in" ? (
+                <>
+                  <span className="jc-agent__badge jc-agent__badge--missing">not signed in</span>
+                  <Button size="sm" variant="primary" onClick={() => void requestSignIn(agent.backend).then((ok) => ok && onInstalled())}>
+                    Sign in
+                  </Button>
+                </>
+              ) : agent.signedIn === "signed-in" ? (
+                <span className="jc-agent__source">signed in</span>
+              ) : null}
             </>
           ) : (
             <span className="jc-agent__badge jc-agent__badge--missing">not found</span>
@@ -209,7 +268,7 @@ function AgentCard({
 
       {health ? (
         <p className={cx("jc-agent__health", health.ok ? "jc-agent__health--ok" : "jc-agent__health--bad")} role="status">
-          {health.ok ? "✓ Healthy" : "✗ Unhealthy"}: {health.detail}
+          {health.ok ? "✓ Healthy" : health.notSignedIn ? "✗ Installed, not signed in" : "✗ Unhealthy"}: {health.detail}
           {health.durationMs ? ` (${(health.durationMs / 1000).toFixed(1)} s)` : ""}
         </p>
       ) : null}
@@ -258,6 +317,7 @@ function SettingsForm({ api, agent, onSaved }: { api: AgentsApi; agent: AgentVie
   const [args, setArgs] = useState((s.extraArgs ?? []).join("\n"));
   const [env, setEnv] = useState(envText(s.env ?? {}));
   const [model, setModel] = useState(s.defaultModel);
+  const [secretNames, setSecretNames] = useState((s.secrets ?? []).join(", "));
   const [mode, setMode] = useState<Mode>(s.defaultMode);
   const [error, setError] = useState("");
   const [envError, setEnvError] = useState("");
@@ -281,6 +341,10 @@ function SettingsForm({ api, agent, onSaved }: { api: AgentsApi; agent: AgentVie
         env: parsed.env,
         defaultModel: model.trim(),
         defaultMode: mode,
+        secrets: secretNames
+          .split(/[,\s]+/)
+          .map((x) => x.trim())
+          .filter(Boolean),
       });
       onSaved(v);
       setEnv(envText(v.settings.env ?? {}));
@@ -307,8 +371,15 @@ function SettingsForm({ api, agent, onSaved }: { api: AgentsApi; agent: AgentVie
       <Field label="Extra arguments" hint="One per line, appended to the agent's command line.">
         <textarea className="jc-textarea jc-input--mono" rows={2} value={args} onChange={(e) => setArgs(e.target.value)} />
       </Field>
-      <Field label="Environment" error={envError} hint="KEY=VALUE per line. Values of keys like *_KEY, *_TOKEN, *SECRET*, *PASSWORD* are masked and never logged.">
+      <Field
+        label="Environment"
+        error={envError}
+        hint="KEY=VALUE per line. Secrets — keys like *_KEY, *_TOKEN, *PASSWORD*, values that look like credentials (URLs with a password, ghp_…, sk-…, xox…, AKIA…, glpat-…) and the names below — are kept in the system keyring, masked here, never stored in the database nor logged."
+      >
         <textarea className="jc-textarea jc-input--mono" rows={3} value={env} onChange={(e) => setEnv(e.target.value)} spellCheck={false} />
+      </Field>
+      <Field label="Also secret" hint="Names of other variables to keep secret, comma-separated.">
+        <input className="jc-input jc-input--mono" value={secretNames} onChange={(e) => setSecretNames(e.target.value)} placeholder="MY_PRIVATE_URL" />
       </Field>
       <Field label="Default model">
         <input className="jc-input" value={model} onChange={(e) => setModel(e.target.value)} placeholder="the agent's default" />

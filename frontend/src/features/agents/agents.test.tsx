@@ -4,6 +4,9 @@ import { AgentsScreen } from "./AgentsScreen";
 import { createFakeAgentsApi } from "./fake";
 import { envText, isNewer, parseEnv } from "./api";
 
+// The page keeps its last state in localStorage: each test starts without it.
+beforeEach(() => localStorage.clear());
+
 describe("AgentsScreen", () => {
   test("lists found and missing agents with version, source and an update notice", async () => {
     render(<AgentsScreen api={createFakeAgentsApi()} />);
@@ -89,4 +92,43 @@ describe("helpers", () => {
     expect(envText({ B: "2", A: "1" })).toBe("A=1\nB=2");
     expect(parseEnv("=x").error).toBe("line 1: expected KEY=VALUE");
   });
+});
+
+describe("secrets and first paint", () => {
+  test("values that look like credentials are masked whatever their name", async () => {
+    const { looksSecretValue } = await import("./api");
+    expect(looksSecretValue("postgres://u:pw@h/db")).toBe(true);
+    expect(looksSecretValue("ghp_abcdefghijklmnopqrstuvwxyz0123")).toBe(true);
+    expect(looksSecretValue("http://proxy:3128")).toBe(false);
+  });
+});
+
+describe("first paint from the last known state", () => {
+  test("nine agents paint from lastKnown at once while the real list is still detecting", async () => {
+    const { fakeAgents } = await import("./fake");
+    const base = fakeAgents();
+    const nine = Array.from({ length: 9 }, (_, i) => ({ ...base[i % base.length], backend: `agent-${i}`, displayName: `Agent ${i}` }));
+    const api = {
+      ...createFakeAgentsApi(),
+      list: () => new Promise<never>(() => {}), // detection still running
+      lastKnown: async () => nine,
+      secretsNote: async () => "No system keyring (Secret Service) is running: secrets are kept in /x/secrets.json (readable only by you).",
+    };
+    // Painted while list() never answers: from the last known state alone
+    // (the time of that paint is measured in a real browser, not here).
+    render(<AgentsScreen api={api} />);
+    await screen.findByTestId("agent-agent-8");
+    expect(screen.getAllByTestId(/^agent-agent-/)).toHaveLength(9);
+    expect(screen.getByTestId("agents-refreshing")).toBeInTheDocument();
+    expect(await screen.findByTestId("secrets-note")).toHaveTextContent("No system keyring");
+  });
+});
+
+test("a later visit paints from the copy in localStorage in the first render, without a round trip", async () => {
+  const { fakeAgents } = await import("./fake");
+  localStorage.setItem("jc.agents.lastKnown", JSON.stringify(fakeAgents()));
+  render(<AgentsScreen api={{ ...createFakeAgentsApi(), list: () => new Promise<never>(() => {}), lastKnown: undefined }} />);
+  // Synchronous: no await between render and the query.
+  expect(screen.getByTestId("agent-claude-code")).toBeInTheDocument();
+  expect(screen.getByTestId("agent-opencode")).toBeInTheDocument();
 });

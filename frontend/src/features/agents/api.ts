@@ -15,6 +15,8 @@ export interface AgentSettings {
   env: Record<string, string>;
   defaultModel: string;
   defaultMode: Mode;
+  /** Env names the user marked secret (values looking like credentials are secret anyway). */
+  secrets?: string[];
 }
 
 export interface AgentView {
@@ -35,6 +37,10 @@ export interface AgentView {
   capabilities: Capabilities;
   notes?: string;
   settings: AgentSettings;
+  /** How the agent signs in: its login command's args, the API key's variable. */
+  signIn?: { args?: string[] | null; keyVar?: string };
+  /** "signed-in" | "not-signed-in" | "" (cannot tell). */
+  signedIn?: string;
 }
 
 export interface Health {
@@ -42,6 +48,8 @@ export interface Health {
   ok: boolean;
   detail: string;
   durationMs: number;
+  /** installed, not signed in */
+  notSignedIn?: boolean;
 }
 
 export interface InstallResult {
@@ -62,6 +70,10 @@ export interface Progress {
 
 export interface AgentsApi {
   list(): Promise<AgentView[]>;
+  /** lastKnown is the state the last list() found, at once (optional: older backends). */
+  lastKnown?(): Promise<AgentView[]>;
+  /** secretsNote says where secrets are kept when no keyring runs ("" with a keyring). */
+  secretsNote?(): Promise<string>;
   health(backend: string): Promise<Health>;
   /** latest is the newest version on npm; it rejects when npm cannot tell. */
   latest(backend: string): Promise<string>;
@@ -90,6 +102,8 @@ function call<T>(method: string, ...args: unknown[]): Promise<T> {
 export function wailsAgentsApi(): AgentsApi {
   return {
     list: async () => (await call<AgentView[] | null>("List")) ?? [],
+    lastKnown: async () => (await call<AgentView[] | null>("LastKnown")) ?? [],
+    secretsNote: () => call<string>("SecretsNote"),
     health: (b) => call<Health>("Health", b),
     latest: (b) => call<string>("LatestVersion", b),
     install: (b, v) => call<InstallResult>("Install", b, v),
@@ -133,6 +147,12 @@ export function parseEnv(text: string): { env: Record<string, string>; error?: s
     env[key] = line.slice(eq + 1);
   }
   return { env };
+}
+
+/** looksSecretValue mirrors secrets.ValueLooksSecret: a URL with a password or a known token format. */
+export function looksSecretValue(v: string): boolean {
+  if (/:\/\/[^/@\s:]*:[^/@\s]+@/.test(v)) return true;
+  return /(^|[^A-Za-z0-9])(gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{8,}|(AKIA|ASIA)[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{16,})/.test(v);
 }
 
 /** isSecretKey mirrors agentmgr.IsSecretKey: such values are masked. */

@@ -1,7 +1,7 @@
 // A fake AgentsApi for tests and demos: in-memory agents, a scripted
 // install that streams progress lines, and settings masked like the Go side.
 
-import { isSecretKey, type AgentSettings, type AgentView, type AgentsApi, type Progress } from "./api";
+import { isSecretKey, looksSecretValue, type AgentSettings, type AgentView, type AgentsApi, type Progress } from "./api";
 
 const CAPS = { resume: true, fork: false, interrupt: true, setMode: true, setModel: true, compaction: false, questions: true, permissions: true };
 const MASK = "••••••••";
@@ -46,7 +46,7 @@ export function createFakeAgentsApi(agents = fakeAgents()): FakeAgentsApi {
   };
   const masked = (s: AgentSettings): AgentSettings => ({
     ...s,
-    env: Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, isSecretKey(k) && v ? MASK : v])),
+    env: Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, (isSecretKey(k) || looksSecretValue(v) || (s.secrets ?? []).includes(k)) && v ? MASK : v])),
   });
   const api: FakeAgentsApi = {
     agents,

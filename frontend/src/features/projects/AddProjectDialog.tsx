@@ -18,10 +18,25 @@ function AddProjectDialogBody() {
   const setOpen = useApp((s) => s.setAddProjectOpen);
   const pickDirectory = useApp((s) => s.pickDirectory);
   const addProject = useApp((s) => s.addProject);
+  const expandPath = useApp((s) => s.expandPath);
   const [path, setPath] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
+  // What will be saved, shown before saving ("~" expanded).
+  const [resolved, setResolved] = useState("");
+  useEffect(() => {
+    const typed = path.trim();
+    setResolved("");
+    if (!typed || !expandPath) return;
+    const t = setTimeout(() => {
+      expandPath(typed).then(
+        (abs) => setResolved(abs !== typed ? abs : ""),
+        () => setResolved(""),
+      );
+    }, 150);
+    return () => clearTimeout(t);
+  }, [path, expandPath]);
 
   useEffect(() => {
     inputRef.current?.focus();
@@ -94,6 +109,11 @@ function AddProjectDialogBody() {
                 autoComplete="off"
               />
             </Field>
+            {resolved ? (
+              <p className="jc-meta" data-testid="resolved-path">
+                Will add <code>{resolved}</code>
+              </p>
+            ) : null}
             <div className="jc-form__actions">
               <Button variant="ghost" onClick={() => setOpen(false)}>
                 Cancel

@@ -20,20 +20,23 @@ interface Props {
   onChange(value: string): void;
   /** An extra first option, e.g. "Project default (Claude Code)". */
   emptyLabel?: string;
+  /** states says, by backend, "installed" / "not installed" / "not signed in". */
+  states?: Record<string, string>;
   id?: string;
   disabled?: boolean;
   "aria-invalid"?: boolean;
   "aria-describedby"?: string;
 }
 
-export function BackendSelect({ backends, value, onChange, emptyLabel, ...rest }: Props) {
+export function BackendSelect({ backends, value, onChange, emptyLabel, states, ...rest }: Props) {
   const known = value === "" || backends.some((b) => b.name === value);
   return (
     <select className="jc-select" value={value} onChange={(e) => onChange(e.target.value)} {...rest}>
       {emptyLabel !== undefined ? <option value="">{emptyLabel}</option> : null}
       {backends.map((b) => (
-        <option key={b.name} value={b.name}>
+        <option key={b.name} value={b.name} data-state={states?.[b.name] ?? ""}>
           {b.displayName || b.name}
+          {states?.[b.name] ? ` — ${states[b.name]}` : ""}
         </option>
       ))}
       {!known ? <option value={value}>{value} (not installed)</option> : null}

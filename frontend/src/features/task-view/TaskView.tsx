@@ -19,6 +19,7 @@ import { OpenActions } from "./OpenActions";
 import { TaskIdContext } from "../../lib/opener";
 import { readableError, taskStatus } from "../../lib/status";
 import { StatusBadge, taskIndicator } from "./StatusBadge";
+import { ProblemCard, type ProblemActions } from "./ProblemCard";
 import { useNow } from "../../parts/useNow";
 import { formatCost, formatDuration, formatTokens } from "../../parts/util";
 import { taskTotals, timelineCosts } from "../../timeline/cost";
@@ -27,6 +28,9 @@ import "../../parts/parts.css";
 
 export interface TaskViewProps {
   taskId: string;
+  /** signIn runs the agent's sign-in (resolves false when cancelled). */
+  signIn?(backend: string): Promise<boolean>;
+  openAgentSettings?(backend: string): void;
 }
 
 const seenKey = (taskId: string) => `jc:last-seen:${taskId}`;
@@ -76,7 +80,7 @@ function TaskTotal({ totalKey }: { totalKey: string }) {
   );
 }
 
-export function TaskView({ taskId }: TaskViewProps) {
+export function TaskView({ taskId, signIn, openAgentSettings }: TaskViewProps) {
   const api = useTaskApi();
   const store = useMemo(() => {
     void taskId;
@@ -179,6 +183,12 @@ export function TaskView({ taskId }: TaskViewProps) {
     if (busy) setBusySince(Date.now());
   }, [busy]);
 
+  const problemActions: ProblemActions = {
+    install: api.installAgent ? (b) => api.installAgent!(b) : undefined,
+    signIn,
+    openSettings: openAgentSettings,
+    retry: () => (api.retry ? api.retry(taskId) : api.sendMessage(taskId, task?.prompt ?? "")),
+  };
   const backend = backends.find((b) => b.name === task?.backend);
   const caps = backend?.capabilities;
   const mode = (stateMode ?? task?.interactionMode) as InteractionMode | undefined;
@@ -209,7 +219,13 @@ export function TaskView({ taskId }: TaskViewProps) {
           </button>
         </div>
       </header>
-      {(task?.status === "errored" || task?.status === "store-error") && task.statusReason ? (
+      {task?.status === "errored" && task.problem ? (
+        <ProblemCard
+          problem={task.problem}
+          backend={task.backend ?? ""}
+          actions={problemActions}
+        />
+      ) : (task?.status === "errored" || task?.status === "store-error") && task.statusReason ? (
         <div className="jc-tv-notice is-error jc-task-view__banner" role="alert" title={task.statusReason}>
           <strong>{taskStatus(task.status).label}:</strong> {task.status === "errored" ? readableError(task.statusReason).text : task.statusReason}
         </div>

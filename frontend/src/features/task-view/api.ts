@@ -15,6 +15,7 @@ import type {
   PermissionDecision,
   QueuedMessage,
 } from "../../timeline/types";
+import type { TaskProblem } from "../../bridge/types";
 
 export interface DecisionUpdate {
   taskId: string;
@@ -46,6 +47,8 @@ export interface TaskInfo {
   hasUnread?: boolean;
   /** none | idle | busy | waiting, computed by the Go side. */
   indicator?: string;
+  /** Why an errored task's agent could not work, with its fixing action. */
+  problem?: TaskProblem | null;
 }
 
 export interface BackendInfo {
@@ -85,6 +88,10 @@ export interface TaskApi {
   editQueued(id: string, text: string): Promise<void>;
   removeQueued(id: string): Promise<void>;
   markRead(taskId: string): Promise<void>;
+  /** retry sends an errored task's prompt again (SessionService.Retry). */
+  retry?(taskId: string): Promise<void>;
+  /** installAgent installs the agent with npm; rejects with npm's error. */
+  installAgent?(backend: string): Promise<void>;
   onAgentEvent(cb: (e: AgentEventEnvelope) => void): () => void;
   onTaskUpdated(cb: (t: TaskInfo) => void): () => void;
   onQueueUpdated(cb: (u: QueueUpdate) => void): () => void;
@@ -134,6 +141,11 @@ export const wailsApi: TaskApi = {
   editQueued: (qid, text) => call<void>("SessionService", "EditQueued", qid, text),
   removeQueued: (qid) => call<void>("SessionService", "RemoveQueued", qid),
   markRead: (id) => call<void>("SessionService", "MarkRead", id),
+  retry: (id) => call<void>("SessionService", "Retry", id),
+  installAgent: async (backend) => {
+    const r = await call<{ ok: boolean; error?: string; log?: string }>("AgentService", "Install", backend, "");
+    if (!r.ok) throw new Error(r.error || "the install failed");
+  },
   onAgentEvent: (cb) => on("agent:event", cb),
   onTaskUpdated: (cb) => on("task:updated", cb),
   onQueueUpdated: (cb) => on("queue:updated", cb),

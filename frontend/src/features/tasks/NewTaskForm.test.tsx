@@ -163,3 +163,13 @@ test("taskFieldForError maps the service's messages", () => {
   expect(taskFieldForError("unknown model foo")).toBe("model");
   expect(taskFieldForError("project not found: p9")).toBe("form");
 });
+
+describe("agent states in the backend picker", () => {
+  test("each agent is marked installed / not installed / not signed in", async () => {
+    const { agentState } = await import("./NewTaskForm");
+    const base = { backend: "x", displayName: "X", command: "x", probe: "version" as const, registered: true, capabilities: {} as never, settings: { binaryPath: "", extraArgs: [], env: {}, defaultModel: "", defaultMode: "" as const } };
+    expect(agentState({ ...base, found: false })).toBe("not installed");
+    expect(agentState({ ...base, found: true, signedIn: "not-signed-in" })).toBe("not signed in");
+    expect(agentState({ ...base, found: true, signedIn: "" })).toBe("installed");
+  });
+});

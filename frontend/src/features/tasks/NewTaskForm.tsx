@@ -2,7 +2,8 @@
 // override defaulting to the project's backend, model and interaction mode.
 // The service's validation error is shown next to the field it concerns.
 
-import { useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
+import { wailsAgentsApi, type AgentView } from "../agents/api";
 import { useApp } from "../../state/context";
 import { backendInfo } from "../../state/store";
 import { INTERACTION_MODES, type BackendInfo, type InteractionMode, type Project } from "../../bridge/types";
@@ -68,6 +69,8 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
   const [errors, setErrors] = useState<Partial<Record<TaskField, string>>>({});
   const [busy, setBusy] = useState(false);
   const [startNow, setStartNow] = useState(true);
+  const agentStates = useAgentStates();
+  const models = useModels(backend || project.defaultBackend);
 
   const info = useApp((s) => backendInfo(s, backend));
   const notice = modeNotice(info, mode);
@@ -153,6 +156,7 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
           >
             <BackendSelect
               backends={backends}
+              states={agentStates}
               value={backend}
               onChange={(b) => {
                 setBackend(b);
@@ -166,6 +170,7 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
               name="model"
               placeholder={project.defaultModel || "backend default"}
               value={model}
+              list="jc-model-options"
               spellCheck={false}
               onChange={(e) => {
                 setModel(e.target.value);
@@ -173,6 +178,13 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
               }}
             />
           </Field>
+          <datalist id="jc-model-options" data-testid="model-options">
+            {models.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.name || m.id}
+              </option>
+            ))}
+          </datalist>
         </div>
         <div className={cx("jc-field", errors.mode && "jc-field--error")}>
           <span className="jc-field__label" id="mode-label">
@@ -233,4 +245,44 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
       </form>
     </div>
   );
+}
+
+/** agentState is what the new-task form says of an agent next to its name. */
+export function agentState(a: AgentView): string {
+  if (!a.found) return "not installed";
+  if (a.signedIn === "not-signed-in") return "not signed in";
+  return "installed";
+}
+
+/** useAgentStates: backend → installed / not installed / not signed in, from
+ * the Agents page's last known state at once, then a fresh detection. */
+function useAgentStates(): Record<string, string> {
+  const [states, setStates] = useState<Record<string, string>>({});
+  useEffect(() => {
+    let live = true;
+    const api = wailsAgentsApi();
+    const apply = (list: AgentView[]) => live && list.length > 0 && setStates(Object.fromEntries(list.map((a) => [a.backend, agentState(a)])));
+    api.lastKnown?.().then(apply, () => {});
+    api.list().then(apply, () => {});
+    return () => {
+      live = false;
+    };
+  }, []);
+  return states;
+}
+
+/** useModels: the models the agent offers (cached on the Go side); free text stays allowed. */
+function useModels(backend: string): { id: string; name?: string }[] {
+  const [models, setModels] = useState<{ id: string; name?: string }[]>([]);
+  useEffect(() => {
+    let live = true;
+    setModels([]);
+    if (!backend) return;
+    const fn = (window as unknown as { go?: { services?: { AgentService?: { Models?: (b: string) => Promise<{ id: string; name?: string }[]> } } } }).go?.services?.AgentService?.Models;
+    fn?.(backend).then((m) => live && setModels(m ?? []), () => {});
+    return () => {
+      live = false;
+    };
+  }, [backend]);
+  return models;
 }

@@ -526,6 +526,7 @@ export namespace agentmgr {
 	    env: Record<string, string>;
 	    defaultModel: string;
 	    defaultMode: agent.InteractionMode;
+	    secrets?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentSettings(source);
@@ -538,6 +539,7 @@ export namespace agentmgr {
 	        this.env = source["env"];
 	        this.defaultModel = source["defaultModel"];
 	        this.defaultMode = source["defaultMode"];
+	        this.secrets = source["secrets"];
 	    }
 	}
 	export class Health {
@@ -545,6 +547,7 @@ export namespace agentmgr {
 	    ok: boolean;
 	    detail: string;
 	    durationMs: number;
+	    notSignedIn?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Health(source);
@@ -556,6 +559,53 @@ export namespace agentmgr {
 	        this.ok = source["ok"];
 	        this.detail = source["detail"];
 	        this.durationMs = source["durationMs"];
+	        this.notSignedIn = source["notSignedIn"];
+	    }
+	}
+	export class Model {
+	    id: string;
+	    name?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Model(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	    }
+	}
+	export class Problem {
+	    kind: string;
+	    message: string;
+	    action: string;
+	    actionLabel: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Problem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.message = source["message"];
+	        this.action = source["action"];
+	        this.actionLabel = source["actionLabel"];
+	    }
+	}
+	export class SignIn {
+	    args: string[];
+	    keyVar: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SignIn(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.args = source["args"];
+	        this.keyVar = source["keyVar"];
 	    }
 	}
 
@@ -721,6 +771,8 @@ export namespace services {
 	    capabilities: agent.Capabilities;
 	    notes?: string;
 	    settings: agentmgr.AgentSettings;
+	    signIn: agentmgr.SignIn;
+	    signedIn: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentView(source);
@@ -745,6 +797,8 @@ export namespace services {
 	        this.capabilities = this.convertValues(source["capabilities"], agent.Capabilities);
 	        this.notes = source["notes"];
 	        this.settings = this.convertValues(source["settings"], agentmgr.AgentSettings);
+	        this.signIn = this.convertValues(source["signIn"], agentmgr.SignIn);
+	        this.signedIn = source["signedIn"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1001,6 +1055,20 @@ export namespace services {
 	        this.defaultSourceBranch = source["defaultSourceBranch"];
 	    }
 	}
+	export class SignInInfo {
+	    id: string;
+	    command: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SignInInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.command = source["command"];
+	    }
+	}
 	export class Task {
 	    id: string;
 	    projectId: string;
@@ -1008,6 +1076,7 @@ export namespace services {
 	    prompt: string;
 	    status: store.TaskStatus;
 	    statusReason: string;
+	    problem?: agentmgr.Problem;
 	    indicator: Indicator;
 	    backend: string;
 	    model: string;
@@ -1031,6 +1100,7 @@ export namespace services {
 	        this.prompt = source["prompt"];
 	        this.status = source["status"];
 	        this.statusReason = source["statusReason"];
+	        this.problem = this.convertValues(source["problem"], agentmgr.Problem);
 	        this.indicator = source["indicator"];
 	        this.backend = source["backend"];
 	        this.model = source["model"];
@@ -1042,6 +1112,24 @@ export namespace services {
 	        this.startedAt = source["startedAt"];
 	        this.endedAt = source["endedAt"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class TaskDiff {
 	    taskId: string;

@@ -9,10 +9,16 @@ export function Health(arg1:string):Promise<agentmgr.Health>;
 
 export function Install(arg1:string,arg2:string):Promise<services.InstallResult>;
 
+export function LastKnown():Promise<Array<services.AgentView>>;
+
 export function LatestVersion(arg1:string):Promise<string>;
 
 export function List():Promise<Array<services.AgentView>>;
 
+export function Models(arg1:string):Promise<Array<agentmgr.Model>>;
+
 export function SaveSettings(arg1:string,arg2:agentmgr.AgentSettings):Promise<services.AgentView>;
+
+export function SecretsNote():Promise<string>;
 
 export function Uninstall(arg1:string):Promise<services.InstallResult>;

@@ -14,6 +14,10 @@ export function Install(arg1, arg2) {
   return window['go']['services']['AgentService']['Install'](arg1, arg2);
 }
 
+export function LastKnown() {
+  return window['go']['services']['AgentService']['LastKnown']();
+}
+
 export function LatestVersion(arg1) {
   return window['go']['services']['AgentService']['LatestVersion'](arg1);
 }
@@ -22,8 +26,16 @@ export function List() {
   return window['go']['services']['AgentService']['List']();
 }
 
+export function Models(arg1) {
+  return window['go']['services']['AgentService']['Models'](arg1);
+}
+
 export function SaveSettings(arg1, arg2) {
   return window['go']['services']['AgentService']['SaveSettings'](arg1, arg2);
+}
+
+export function SecretsNote() {
+  return window['go']['services']['AgentService']['SecretsNote']();
 }
 
 export function Uninstall(arg1) {

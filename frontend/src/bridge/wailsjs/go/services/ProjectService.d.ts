@@ -4,6 +4,8 @@ import {services} from '../models';
 
 export function Add(arg1:string):Promise<services.Project>;
 
+export function ExpandPath(arg1:string):Promise<string>;
+
 export function Get(arg1:string):Promise<services.Project>;
 
 export function List():Promise<Array<services.Project>>;

@@ -6,6 +6,10 @@ export function Add(arg1) {
   return window['go']['services']['ProjectService']['Add'](arg1);
 }
 
+export function ExpandPath(arg1) {
+  return window['go']['services']['ProjectService']['ExpandPath'](arg1);
+}
+
 export function Get(arg1) {
   return window['go']['services']['ProjectService']['Get'](arg1);
 }

@@ -30,6 +30,8 @@ export function RespondToQuestion(arg1:string,arg2:string,arg3:Array<any>):Promi
 
 export function Resume(arg1:string):Promise<void>;
 
+export function Retry(arg1:string):Promise<void>;
+
 export function SendMessage(arg1:string,arg2:string):Promise<void>;
 
 export function SetMode(arg1:string,arg2:agent.InteractionMode):Promise<void>;

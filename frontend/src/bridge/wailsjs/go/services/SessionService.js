@@ -54,6 +54,10 @@ export function Resume(arg1) {
   return window['go']['services']['SessionService']['Resume'](arg1);
 }
 
+export function Retry(arg1) {
+  return window['go']['services']['SessionService']['Retry'](arg1);
+}
+
 export function SendMessage(arg1, arg2) {
   return window['go']['services']['SessionService']['SendMessage'](arg1, arg2);
 }

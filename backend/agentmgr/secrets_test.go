@@ -1,0 +1,133 @@
+package agentmgr
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/secrets"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// The secrets of the issue: by value (a URL with a password, a GitHub
+// token under a name that says nothing), by name, and marked by the user.
+var testSecrets = map[string]string{
+	"DATABASE_URL":      "postgres://u:pw-9f8e7d@h/db",
+	"GH_PAT":            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+	"ANTHROPIC_API_KEY": "sk-ant-api03-zyxwvutsrqponmlkjihg",
+	"MY_VALUE":          "plain-but-marked-secret-4711",
+}
+
+func TestSecretsNeverInTheDatabaseNorTheLogAndMaskedByValue(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "jc.db")
+	db, err := store.Open(ctx, dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBuf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	sec, note := secrets.Open(dir, broken{})
+	if note == "" {
+		t.Fatal("no note for the file fallback")
+	}
+	m := New(Options{DataDir: dir, Settings: store.NewSettings(db), Logger: log, Secrets: sec, SecretsNote: note})
+	env := map[string]string{"DEBUG": "1", "HTTP_PROXY": "http://proxy:3128"}
+	for k, v := range testSecrets {
+		env[k] = v
+	}
+	in := AgentSettings{Env: env, Secrets: []string{"MY_VALUE"}}
+	if err := m.SetSettings(ctx, agent.BackendClaudeCode, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Settings(ctx, agent.BackendClaudeCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range env {
+		if got.Env[k] != v {
+			t.Errorf("read back %s = %q, want %q", k, got.Env[k], v)
+		}
+	}
+	masked := got.Masked()
+	for k := range testSecrets {
+		if masked.Env[k] != Mask {
+			t.Errorf("%s not masked: %q", k, masked.Env[k])
+		}
+	}
+	if masked.Env["DEBUG"] != "1" || masked.Env["HTTP_PROXY"] != "http://proxy:3128" {
+		t.Errorf("plain values masked: %v", masked.Env)
+	}
+	// Saving what the UI sends back (masked) keeps every secret.
+	if err := m.SetSettings(ctx, agent.BackendClaudeCode, masked); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := m.Settings(ctx, agent.BackendClaudeCode); again.Env["GH_PAT"] != testSecrets["GH_PAT"] {
+		t.Fatalf("masked save lost the secret: %q", again.Env["GH_PAT"])
+	}
+	// The agent gets them at Start.
+	if cfg := Apply(agent.Config{}, got); cfg.Env["DATABASE_URL"] != testSecrets["DATABASE_URL"] {
+		t.Fatalf("Apply: %v", cfg.Env)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A search of the database files (WAL included) and the log finds none.
+	files, _ := filepath.Glob(dbPath + "*")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range testSecrets {
+			if bytes.Contains(data, []byte(v)) {
+				t.Errorf("%s in clear in %s", k, filepath.Base(f))
+			}
+		}
+	}
+	for k, v := range testSecrets {
+		if strings.Contains(logBuf.String(), v) {
+			t.Errorf("%s in the log: %s", k, logBuf.String())
+		}
+	}
+	if !strings.Contains(logBuf.String(), "settings saved") {
+		t.Errorf("log: %s", logBuf.String())
+	}
+	// They are in the fallback file, readable only by the user.
+	st, err := os.Stat(filepath.Join(dir, "secrets.json"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file: %v %v", st, err)
+	}
+}
+
+func TestClearSecretsOfAnOlderVersionAreSealed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	set := &memSettings{m: map[string]string{
+		SettingsKey(agent.BackendCodex): `{"env":{"GH_PAT":"ghp_abcdefghijklmnopqrstuvwxyz0123456789","DEBUG":"1"}}`,
+	}}
+	sec, _ := secrets.Open(dir, broken{})
+	m := New(Options{DataDir: dir, Settings: set, Secrets: sec})
+	if err := m.SealStoredSecrets(ctx, []Spec{{Backend: agent.BackendCodex}}); err != nil {
+		t.Fatal(err)
+	}
+	if v := set.m[SettingsKey(agent.BackendCodex)]; strings.Contains(v, "ghp_") || !strings.Contains(v, `"DEBUG":"1"`) {
+		t.Fatalf("stored %s", v)
+	}
+	if s, _ := m.Settings(ctx, agent.BackendCodex); s.Env["GH_PAT"] != "ghp_abcdefghijklmnopqrstuvwxyz0123456789" {
+		t.Fatalf("read back %v", s.Env)
+	}
+}
+
+type broken struct{}
+
+func (broken) Get(string) (string, error) { return "", secrets.ErrNotFound }
+func (broken) Set(string, string) error   { return os.ErrPermission }
+func (broken) Delete(string) error        { return nil }
+func (broken) Where() string              { return "nowhere" }

@@ -1,0 +1,39 @@
+package services
+
+import (
+	"sync"
+
+	"github.com/jean-claude/jean-claude/backend/agentmgr"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+var (
+	specsOnce sync.Once
+	specsByID map[string]agentmgr.Spec
+)
+
+// knownSpec is the built-in spec of a backend (display name, npm package).
+func knownSpec(backend string) (agentmgr.Spec, bool) {
+	specsOnce.Do(func() {
+		specsByID = map[string]agentmgr.Spec{}
+		for _, s := range agentmgr.Specs(nil) {
+			specsByID[string(s.Backend)] = s
+		}
+	})
+	s, ok := specsByID[backend]
+	return s, ok
+}
+
+// taskProblem explains an errored task's reason in the user's words, with
+// the action that fixes it (nil for a task that is not errored).
+func taskProblem(status store.TaskStatus, backend, reason string) *agentmgr.Problem {
+	if status != store.StatusErrored {
+		return nil
+	}
+	display, installable := backend, false
+	if s, ok := knownSpec(backend); ok {
+		display, installable = s.DisplayName, s.Package != ""
+	}
+	p := agentmgr.Explain(display, installable, reason)
+	return &p
+}
