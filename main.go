@@ -89,8 +89,12 @@ func run() int {
 		Height:    800,
 		MinWidth:  900,
 		MinHeight: 600,
+		// The window paints the theme's background, then the boot shell
+		// of index.html with the projects inlined (issue 20).
+		BackgroundColour: windowBackground(),
 		AssetServer: &assetserver.Options{
-			Assets: assets,
+			Assets:     assets,
+			Middleware: bootMiddleware(db),
 		},
 		OnStartup:  app.startup,
 		OnShutdown: app.shutdown,

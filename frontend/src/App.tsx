@@ -1,19 +1,14 @@
 // App: the shell — projects sidebar, the selected project's task list, and
 // the main pane (a task, the new-task form, project or global settings).
 
-import { useEffect, useMemo } from "react";
+import { Suspense, useEffect, useMemo } from "react";
 import { StoreProvider, useApp, useAppStore } from "./state/context";
 import { createAppStore, type AppStore, type Theme } from "./state/store";
 import { wailsApi } from "./bridge/wails";
 import { Sidebar } from "./features/projects/Sidebar";
 import { AddProjectDialog } from "./features/projects/AddProjectDialog";
-import { ProjectSettings } from "./features/projects/ProjectSettings";
 import { TaskList } from "./features/tasks/TaskList";
-import { NewTaskForm } from "./features/tasks/NewTaskForm";
-import { SettingsScreen } from "./features/settings/SettingsScreen";
-import { AgentsScreen } from "./features/agents/AgentsScreen";
-
-import { TaskView } from "./features/task-view/TaskView";
+import { AgentsScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
 
@@ -111,7 +106,9 @@ function MainPaneGuarded() {
   const key = screen.kind === "task" ? `task:${screen.taskId}` : screen.kind === "empty" ? "empty" : `${screen.kind}:${"projectId" in screen ? screen.projectId : ""}`;
   return (
     <ErrorBoundary key={key} what={screen.kind === "task" ? "this task" : "this screen"}>
-      <MainPane />
+      <Suspense fallback={<div className="jc-main__loading" aria-busy="true" />}>
+        <MainPane />
+      </Suspense>
     </ErrorBoundary>
   );
 }

@@ -2,8 +2,8 @@
 // meter), the virtualized message stream, the pending permission/question
 // cards (they stay until answered) and the composer.
 
-import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
-import { DiffView } from "../diff";
+import { Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
+import { lazyScreen } from "../../lib/lazyScreen";
 import { TimelineStore } from "../../timeline/store";
 import { pendingCards, type RetryInfo } from "../../timeline/state";
 import { queueReducer } from "../../timeline/queue";
@@ -20,6 +20,9 @@ import { useNow } from "../../parts/useNow";
 import { formatDuration } from "../../parts/util";
 import "./task-view.css";
 import "../../parts/parts.css";
+
+// The diff view is its own chunk, loaded the first time the Diff pane opens.
+const DiffView = lazyScreen(() => import("../diff/DiffView").then((m) => m.DiffView));
 
 export interface TaskViewProps {
   taskId: string;
@@ -190,7 +193,9 @@ export function TaskView({ taskId }: TaskViewProps) {
       ) : null}
       {pane === "diff" ? (
         <div className="jc-task-view__diff">
-          <DiffView taskId={taskId} defaultCommitMessage={task?.name ?? ""} />
+          <Suspense fallback={<div className="jc-task-view__loading">Loading…</div>}>
+            <DiffView taskId={taskId} defaultCommitMessage={task?.name ?? ""} />
+          </Suspense>
         </div>
       ) : null}
       <div className="jc-task-view__stream" hidden={pane === "diff"}>
