@@ -118,8 +118,9 @@ func run() int {
 			services.AllIndicators,
 		},
 		Linux: &linux.Options{
-			Icon:        icon,
-			ProgramName: "jean-claude",
+			Icon:             icon,
+			ProgramName:      "jean-claude",
+			WebviewGpuPolicy: webviewGpuPolicy(os.Getenv, func(s string) { fmt.Fprintln(os.Stderr, "jean-claude:", s) }),
 		},
 	})
 	if err != nil {

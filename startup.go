@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -33,4 +35,28 @@ func bootMiddleware(db *store.DB) assetserver.Middleware {
 		return nil
 	}
 	return snapshotMiddleware(store.NewProjects(db).List)
+}
+
+// gpuEnv names the webview renderer setting: "off" (the default), "on-demand"
+// or "always". See README, "Performance: startup and memory".
+const gpuEnv = "JEAN_CLAUDE_WEBVIEW_GPU"
+
+// webviewGpuPolicy is the webview's hardware acceleration policy. Measured
+// under Xvfb (make bench-startup): with acceleration on demand the window
+// showed black frames and the WebKit web process idled ~80 MB higher than
+// with it off, so off is the default, as in a bare Wails app (Wails turns
+// it off when an app sets no Linux options). A machine whose GPU makes
+// on-demand worthwhile can opt in.
+func webviewGpuPolicy(getenv func(string) string, warn func(string)) linux.WebviewGpuPolicy {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(gpuEnv))); v {
+	case "", "off", "never":
+		return linux.WebviewGpuPolicyNever
+	case "on-demand", "ondemand", "auto":
+		return linux.WebviewGpuPolicyOnDemand
+	case "always", "on":
+		return linux.WebviewGpuPolicyAlways
+	default:
+		warn(fmt.Sprintf("%s=%q is not off, on-demand or always: using off", gpuEnv, v))
+		return linux.WebviewGpuPolicyNever
+	}
 }
