@@ -2,7 +2,7 @@
 // Wails app (bench/startup/bare, the floor) and jean-claude alternately,
 // each on its own Xvfb with a fresh HOME, and measures time to window,
 // time to first content (the window's pixels stop being one flat colour)
-// and idle PSS at +10 s summed over the app and its WebKit processes.
+// and idle PSS at +10 s (at least 5 s after first content) summed over the app and its WebKit processes.
 // It prints every run, the medians and the ratios ours/floor.
 //
 //	go run ./bench/startup -floor build/bin/bench-bare -app build/bin/jean-claude
@@ -22,16 +22,16 @@ import (
 )
 
 type config struct {
-	floor, app  string
-	runs        int
-	idle        time.Duration
-	timeout     time.Duration
-	shots       string
-	shotsEvery  time.Duration
-	shotsFor    time.Duration
-	appEnv      []string
-	onlyApp     bool
-	seedProject bool
+	floor, app string
+	runs       int
+	idle       time.Duration
+	timeout    time.Duration
+	shots      string
+	shotsEvery time.Duration
+	shotsFor   time.Duration
+	appEnv     []string
+	onlyApp    bool
+	nice       int
 }
 
 type target struct {
@@ -52,6 +52,7 @@ func main() {
 	flag.DurationVar(&c.shotsFor, "shots-for", time.Second, "how long after launch frames are saved")
 	flag.StringVar(&env, "app-env", "", "extra environment for the real app, comma-separated KEY=VALUE (renderer experiments)")
 	flag.BoolVar(&c.onlyApp, "only-app", false, "skip the floor")
+	flag.IntVar(&c.nice, "nice", 0, "run Xvfb and the apps under nice -n N (e.g. -10 as root on a machine busy with other work)")
 	flag.Parse()
 	if env != "" {
 		c.appEnv = strings.Split(env, ",")
