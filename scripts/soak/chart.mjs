@@ -1,5 +1,5 @@
-// chartSVG draws the soak's memory samples as an SVG line chart: app PSS
-// and the page's JS heap (MB) over minutes, the start level and its +10 %
+// chartSVG draws the soak's memory samples as an SVG line chart: app anonymous
+// memory and the page's JS heap (MB) over minutes, the start level and its +10 %
 // band. soak.mjs renders it to PNG with Chromium (no chart dependency).
 
 const W = 900;
@@ -15,7 +15,7 @@ function niceMax(v) {
 
 export function chartSVG(samples, title) {
   const series = [
-    { key: "appMB", label: "app PSS (Go + WebKit), MB", color: "#5b5bd6" },
+    { key: "appMB", label: "app anonymous memory (Go + WebKit), MB", color: "#5b5bd6" },
     { key: "heapMB", label: "page JS heap after GC, MB", color: "#d97706" },
   ];
   const xMax = Math.max(1, ...samples.map((s) => s.min));
