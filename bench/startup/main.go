@@ -32,6 +32,7 @@ type config struct {
 	appEnv     []string
 	onlyApp    bool
 	nice       int
+	seedDB     string
 }
 
 type target struct {
@@ -47,11 +48,12 @@ func main() {
 	flag.IntVar(&c.runs, "runs", 5, "runs of each, alternating")
 	flag.DurationVar(&c.idle, "idle", 10*time.Second, "when to sample idle memory, after launch")
 	flag.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up on a run after this")
-	flag.StringVar(&c.shots, "shots", "", "save the app's window every -shots-every during its first run into this directory")
+	flag.StringVar(&c.shots, "shots", "", "save the app's window frames during its first run into this directory (from the window's mapping to -shots-for after first content)")
 	flag.DurationVar(&c.shotsEvery, "shots-every", 100*time.Millisecond, "interval between saved frames")
-	flag.DurationVar(&c.shotsFor, "shots-for", time.Second, "how long after launch frames are saved")
+	flag.DurationVar(&c.shotsFor, "shots-for", time.Second, "how long after first content frames are saved")
 	flag.StringVar(&env, "app-env", "", "extra environment for the real app, comma-separated KEY=VALUE (renderer experiments)")
 	flag.BoolVar(&c.onlyApp, "only-app", false, "skip the floor")
+	flag.StringVar(&c.seedDB, "db", "", "copy this database into the real app's fresh profile (e.g. with projects, for -shots)")
 	flag.IntVar(&c.nice, "nice", 0, "run Xvfb and the apps under nice -n N (e.g. -10 as root on a machine busy with other work)")
 	flag.Parse()
 	if env != "" {

@@ -37,6 +37,11 @@ func measure(ctx context.Context, c config, t target, shots string) (result, err
 	}
 	defer x.close()
 
+	if c.seedDB != "" && t.name == "ours" {
+		if err := copyFile(c.seedDB, filepath.Join(tmp, "jean-claude.db")); err != nil {
+			return result{}, err
+		}
+	}
 	args := []string{"dbus-run-session", "--", t.bin}
 	if c.nice != 0 {
 		args = append([]string{"nice", "-n", strconv.Itoa(c.nice)}, args...)
@@ -81,12 +86,14 @@ func measure(ctx context.Context, c config, t target, shots string) (result, err
 	return r, err
 }
 
-// watch polls the X server until the window has content; it saves frames
-// into shots (if set) until c.shotsFor after launch.
+// watch polls the X server until the window has content. With shots set
+// it saves the window's frames, at least c.shotsEvery apart, from the
+// moment it is mapped until c.shotsFor after first content, each named by
+// its time since launch (startup-NNNNNms.png).
 func watch(ctx context.Context, c config, x *xconn, title string, start time.Time, shots string, exited <-chan struct{}) (result, error) {
 	var r result
 	var win uint32
-	nextShot := c.shotsEvery
+	var nextShot time.Duration
 	for {
 		select {
 		case <-ctx.Done():
@@ -104,28 +111,39 @@ func watch(ctx context.Context, c config, x *xconn, title string, start time.Tim
 				r.window = time.Since(start)
 			}
 		}
-		if win != 0 {
-			f, err := x.grab(win)
-			if err == nil {
-				if shots != "" && el >= nextShot && el <= c.shotsFor+c.shotsEvery/2 {
-					if err := f.savePNG(filepath.Join(shots, fmt.Sprintf("startup-%04dms.png", nextShot.Milliseconds()))); err != nil {
-						return r, err
-					}
-					nextShot += c.shotsEvery
-				}
-				if f.mostlyBlack() {
-					r.blackFrames++
-				}
-				if r.content == 0 && !f.flat() {
-					r.content = el
-				}
-				if r.content != 0 && (shots == "" || el > c.shotsFor) {
-					return r, nil
-				}
+		if win == 0 {
+			time.Sleep(15 * time.Millisecond)
+			continue
+		}
+		f, err := x.grab(win)
+		if err != nil {
+			if os.Getenv("BENCH_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "grab at %s: %v\n", el, err)
 			}
-		} else if shots != "" && el >= nextShot && el <= c.shotsFor {
-			// No window yet: nothing of ours is on the screen.
-			nextShot += c.shotsEvery
+			time.Sleep(15 * time.Millisecond)
+			continue
+		}
+		now := time.Since(start)
+		if os.Getenv("BENCH_DEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "frame at %s: flat %v\n", now, f.flat())
+		}
+		shooting := shots != "" && (r.content == 0 || now <= r.content+c.shotsFor)
+		if shooting && now >= nextShot {
+			name := fmt.Sprintf("startup-%05dms.png", now.Milliseconds())
+			if err := f.savePNG(filepath.Join(shots, name)); err != nil {
+				return r, err
+			}
+			fmt.Printf("shot %s: window mapped at %d ms, flat %v, black %v\n", name, r.window.Milliseconds(), f.flat(), f.mostlyBlack())
+			nextShot = now + c.shotsEvery
+		}
+		if f.mostlyBlack() {
+			r.blackFrames++
+		}
+		if r.content == 0 && !f.flat() {
+			r.content = el
+		}
+		if r.content != 0 && !shooting {
+			return r, nil
 		}
 		time.Sleep(15 * time.Millisecond)
 	}
@@ -222,4 +240,12 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("seed database: %w", err)
+	}
+	return os.WriteFile(to, b, 0o644)
 }

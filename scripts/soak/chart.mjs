@@ -19,7 +19,7 @@ export function chartSVG(samples, title) {
     { key: "heapMB", label: "page JS heap after GC, MB", color: "#d97706" },
   ];
   const xMax = Math.max(1, ...samples.map((s) => s.min));
-  const yMax = niceMax(Math.max(...samples.flatMap((s) => series.map((c) => s[c.key]))));
+  const yMax = niceMax(1.3 * Math.max(...samples.flatMap((s) => series.map((c) => s[c.key]))));
   const x = (v) => M.l + (v / xMax) * (W - M.l - M.r);
   const y = (v) => H - M.b - (v / yMax) * (H - M.t - M.b);
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="DejaVu Sans, sans-serif" font-size="12">`];
@@ -39,9 +39,9 @@ export function chartSVG(samples, title) {
     const pts = samples.map((s) => `${x(s.min).toFixed(1)},${y(s[c.key]).toFixed(1)}`).join(" ");
     out.push(`<polyline points="${pts}" fill="none" stroke="${c.color}" stroke-width="2"/>`);
     for (const s of samples) out.push(`<circle cx="${x(s.min)}" cy="${y(s[c.key])}" r="${s.phase === "running" ? 2.5 : 4}" fill="${c.color}"/>`);
-    out.push(`<rect x="${W - M.r - 250}" y="${M.t + 6 + i * 18}" width="12" height="3" fill="${c.color}"/>`, `<text x="${W - M.r - 232}" y="${M.t + 11 + i * 18}">${esc(c.label)}</text>`);
+    out.push(`<rect x="${M.l + 12}" y="${M.t + 6 + i * 18}" width="12" height="3" fill="${c.color}"/>`, `<text x="${M.l + 30}" y="${M.t + 11 + i * 18}">${esc(c.label)}</text>`);
   });
-  out.push(`<text x="${W - M.r - 250}" y="${M.t + 11 + series.length * 18}" fill="#73757f">shaded: start level to +10 %; big dots: before/after</text>`);
+  out.push(`<text x="${M.l + 12}" y="${M.t + 11 + series.length * 18}" fill="#73757f">shaded: start level to +10 %; big dots: start, and after the tasks ended and the view closed</text>`);
   out.push("</svg>");
   return out.join("");
 }

@@ -242,7 +242,27 @@ async function report(start, end, samples, browser) {
   return ok ? 0 : 1;
 }
 
-main().then(
+/** chartOnly redraws the chart from a samples.tsv: node soak.mjs --chart FILE "TITLE". */
+async function chartOnly(file, title) {
+  const [, ...rows] = readFileSync(file, "utf8").trim().split("\n");
+  const samples = rows.map((r) => {
+    const [min, phase, appMB, pssMB, heapMB, dbMB] = r.split("\t");
+    return { min: +min, phase, appMB: +appMB, pssMB: +pssMB, heapMB: +heapMB, dbMB: +dbMB };
+  });
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage({ viewport: { width: 900, height: 480 } });
+    await page.setContent(`<body style="margin:0;background:#fff">${chartSVG(samples, title)}</body>`);
+    await page.locator("svg").screenshot({ path: CHART });
+  } finally {
+    await browser.close();
+  }
+  console.log(`soak: chart ${CHART}`);
+  return 0;
+}
+
+const chartArg = process.argv.indexOf("--chart");
+(chartArg > 0 ? chartOnly(process.argv[chartArg + 1], process.argv[chartArg + 2] ?? "make soak") : main()).then(
   (code) => process.exit(code),
   (err) => {
     console.error("soak:", err.stack ?? err);
