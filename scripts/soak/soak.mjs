@@ -16,7 +16,9 @@
 //
 // Env: SOAK_MINUTES (60), SOAK_LINE_DELAY_MS (250: each fake agent writes a
 // ~300-byte line every 250 ms), SOAK_SWITCH_SECONDS (5), SOAK_SAMPLE_SECONDS
-// (60), SOAK_CHART (docs/soak.png), SOAK_KEEP=1 keeps the temp dir.
+// (60), SOAK_SETTLE_SECONDS (180: how long memory may take to come back once
+// the view is closed), SOAK_CHART (docs/soak.png), SOAK_KEEP=1 keeps the
+// temp dir.
 
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,6 +33,7 @@ const MINUTES = env("SOAK_MINUTES", 60);
 const LINE_DELAY_MS = env("SOAK_LINE_DELAY_MS", 250);
 const SWITCH_S = env("SOAK_SWITCH_SECONDS", 5);
 const SAMPLE_S = env("SOAK_SAMPLE_SECONDS", 60);
+const SETTLE_S = Math.max(30, env("SOAK_SETTLE_SECONDS", 180));
 const CHART = join(REPO, process.env.SOAK_CHART ?? "docs/soak.png");
 const TASKS = 5;
 const OUT = join(REPO, "build/soak");
@@ -216,11 +219,14 @@ async function soak(app, browser) {
   console.log(`soak: tasks ended: ${(await statuses(page, projectId)).join(", ")}`);
   // Close the views: the main pane shows the Settings screen, no task view.
   await nav(page, "Settings").click();
-  await sleep(30000);
-  const end = await sample("closed");
-  await sleep(30000);
-  const end2 = await sample("closed");
-  return report(start, end2 ?? end, samples, browser);
+  // Garbage collectors give memory back late (Go's scavenger, WebKit's GC
+  // on its own timers): sample every 30 s for SOAK_SETTLE_SECONDS.
+  let end;
+  for (let waited = 0; waited < SETTLE_S; waited += 30) {
+    await sleep(30000);
+    end = await sample("closed");
+  }
+  return report(start, end, samples, browser);
 }
 
 async function report(start, end, samples, browser) {
