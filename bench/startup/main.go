@@ -59,6 +59,9 @@ func main() {
 	if env != "" {
 		c.appEnv = strings.Split(env, ",")
 	}
+	// A closed stdout (| head) must not kill the tool before it stops the
+	// apps and Xvfb it started.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, c); err != nil {
