@@ -19,7 +19,7 @@ APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
 
 .PHONY: e2e-first-run package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
-        test-frontend e2e test-agents bench golden lint fmt clean
+        test-frontend e2e test-agents bench golden lint fmt clean bench-startup soak
 
 ## run: install what is missing, build, start the app
 run: build
@@ -126,6 +126,18 @@ test-agents: deps
 ## bench: every Go benchmark (normalizers, orchestrator 20x5000)
 bench:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./backend/...
+
+## bench-startup: the real app against a bare Wails app under Xvfb (time to window, first content, idle PSS)
+BENCH_RUNS ?= 5
+BENCH_NICE ?= 0
+bench-startup: deps build
+	$(GO) build -tags $(TAGS),desktop,production -o build/bin/bench-bare ./bench/startup/bare
+	$(GO) run ./bench/startup -floor build/bin/bench-bare -app $(BIN) -runs $(BENCH_RUNS) -nice $(BENCH_NICE)
+
+## soak: five fake agents stream for SOAK_MINUTES (60) while the view switches; memory must come back within 10 %
+soak: deps frontend
+	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
+	node scripts/soak/soak.mjs
 
 ## golden: rewrite golden files from the recordings
 golden:

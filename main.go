@@ -121,8 +121,12 @@ func run() int {
 		Height:    800,
 		MinWidth:  900,
 		MinHeight: 600,
+		// The window paints the theme's background, then the boot shell
+		// of index.html with the projects inlined (issue 20).
+		BackgroundColour: windowBackground(),
 		AssetServer: &assetserver.Options{
-			Assets: assets,
+			Assets:     assets,
+			Middleware: bootMiddleware(db),
 		},
 		OnStartup:  app.startup,
 		OnShutdown: app.shutdown,
@@ -148,8 +152,9 @@ func run() int {
 			services.AllIndicators,
 		},
 		Linux: &linux.Options{
-			Icon:        icon,
-			ProgramName: "jean-claude",
+			Icon:             icon,
+			ProgramName:      "jean-claude",
+			WebviewGpuPolicy: webviewGpuPolicy(os.Getenv, func(s string) { fmt.Fprintln(os.Stderr, "jean-claude:", s) }),
 		},
 	})
 	if err != nil {

@@ -1,7 +1,7 @@
 // App: the shell — projects sidebar, the selected project's task list, and
 // the main pane (a task, the new-task form, project or global settings).
 
-import { useEffect, useMemo, useState } from "react";
+import { Suspense, useEffect, useMemo, useState } from "react";
 import type { DBHealth } from "./bridge/api";
 import { StoreProvider, useApp, useAppStore } from "./state/context";
 import { createAppStore, type AppStore, type Theme } from "./state/store";
@@ -10,13 +10,8 @@ import { Sidebar } from "./features/projects/Sidebar";
 import { useColumns } from "./features/layout/columns";
 import { ColumnsRail } from "./features/layout/ColumnsToggle";
 import { AddProjectDialog } from "./features/projects/AddProjectDialog";
-import { ProjectSettings } from "./features/projects/ProjectSettings";
 import { TaskList } from "./features/tasks/TaskList";
-import { NewTaskForm } from "./features/tasks/NewTaskForm";
-import { SettingsScreen } from "./features/settings/SettingsScreen";
-import { AgentsScreen } from "./features/agents/AgentsScreen";
-
-import { TaskView } from "./features/task-view/TaskView";
+import { AgentsScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
 import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
@@ -140,7 +135,9 @@ function MainPaneGuarded() {
   const key = screen.kind === "task" ? `task:${screen.taskId}` : screen.kind === "empty" ? "empty" : `${screen.kind}:${"projectId" in screen ? screen.projectId : ""}`;
   return (
     <ErrorBoundary key={key} what={screen.kind === "task" ? "this task" : "this screen"}>
-      <MainPane />
+      <Suspense fallback={<div className="jc-main__loading" aria-busy="true" />}>
+        <MainPane />
+      </Suspense>
     </ErrorBoundary>
   );
 }

@@ -11,3 +11,19 @@ createRoot(document.getElementById("root")!).render(
     <App />
   </StrictMode>,
 );
+
+// The boot shell in index.html stays over the app until the app has its
+// first data (.jc-app[data-ready]) or could not load it, so the swap is
+// invisible; a timeout bounds it whatever happens.
+const boot = document.getElementById("jc-boot");
+if (boot) {
+  const done = () => {
+    observer.disconnect();
+    boot.remove();
+  };
+  const observer = new MutationObserver(() => {
+    if (document.querySelector("#root .jc-app[data-ready], #root .jc-banner--error")) done();
+  });
+  observer.observe(document.getElementById("root")!, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-ready"] });
+  setTimeout(done, 8000);
+}

@@ -2,11 +2,11 @@
 // lists, strikethrough), fenced code blocks highlighted by highlight.js with
 // a copy button, links opening outside the app.
 
-import { memo, useMemo, type ReactElement, type ReactNode } from "react";
+import { memo, type ReactElement, type ReactNode } from "react";
 import renderMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { CopyButton } from "./CopyButton";
-import { highlight } from "./highlight";
+import { useHighlight } from "./highlight";
 import { checkLink, showNotice } from "../lib/links";
 
 /** keepUrl hands links to the a renderer as written; it decides (checkLink). Images keep the default. */
@@ -31,7 +31,7 @@ function textOfNode(n: ReactNode): string {
 }
 
 export function CodeBlock({ code, lang }: { code: string; lang: string }) {
-  const html = useMemo(() => highlight(code, lang), [code, lang]);
+  const html = useHighlight(code, lang);
   return (
     <div className="jc-codeblock">
       <div className="jc-codeblock__bar">

@@ -2,8 +2,8 @@
 // meter), the virtualized message stream, the pending permission/question
 // cards (they stay until answered) and the composer.
 
-import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
-import { DiffView } from "../diff";
+import { Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
+import { lazyScreen } from "../../lib/lazyScreen";
 import { TimelineStore } from "../../timeline/store";
 import { pendingCards, type RetryInfo } from "../../timeline/state";
 import { queueReducer } from "../../timeline/queue";
@@ -25,6 +25,9 @@ import { formatCost, formatDuration, formatTokens } from "../../parts/util";
 import { taskTotals, timelineCosts } from "../../timeline/cost";
 import "./task-view.css";
 import "../../parts/parts.css";
+
+// The diff view is its own chunk, loaded the first time the Diff pane opens.
+const DiffView = lazyScreen(() => import("../diff/DiffView").then((m) => m.DiffView));
 
 export interface TaskViewProps {
   taskId: string;
@@ -232,7 +235,9 @@ export function TaskView({ taskId, signIn, openAgentSettings }: TaskViewProps) {
       ) : null}
       {pane === "diff" ? (
         <div className="jc-task-view__diff">
-          <DiffView taskId={taskId} defaultCommitMessage={task?.name ?? ""} />
+          <Suspense fallback={<div className="jc-task-view__loading">Loading…</div>}>
+            <DiffView taskId={taskId} defaultCommitMessage={task?.name ?? ""} />
+          </Suspense>
         </div>
       ) : null}
       <div className="jc-task-view__stream" hidden={pane === "diff"}>

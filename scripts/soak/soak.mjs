@@ -1,0 +1,277 @@
+#!/usr/bin/env node
+// make soak (issue 20): five tasks with the fake Claude Code streaming for
+// SOAK_MINUTES (default 60) while Chromium switches the view between them;
+// memory is sampled every minute. When the tasks have ended and the task
+// view is closed, memory must come back within 10 % of where it started.
+//
+// Runs the dev binary (Wails dev mode, frontend/e2e/lib/app.mjs) under Xvfb
+// with a fresh profile, drives it with playwright-core + Debian's Chromium,
+// and measures:
+//   app anon  anonymous memory of the dev binary and its WebKit processes
+//             (/proc/*/smaps_rollup; PSS is printed too, see memMB)
+//   JS heap   the Chromium page's used JS heap after a forced GC (CDP)
+// Writes build/soak/samples.tsv and a chart (SOAK_CHART, default
+// docs/soak.png) drawn as SVG and rendered to PNG by the same Chromium.
+// Exit status 1 when memory does not return within 10 %.
+//
+// Env: SOAK_MINUTES (60), SOAK_LINE_DELAY_MS (250: each fake agent writes a
+// ~300-byte line every 250 ms), SOAK_SWITCH_SECONDS (5), SOAK_SAMPLE_SECONDS
+// (60), SOAK_SETTLE_SECONDS (180: how long memory may take to come back once
+// the view is closed), SOAK_CHART (docs/soak.png), SOAK_KEEP=1 keeps the
+// temp dir.
+
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startApp, makeGitRepo, REPO } from "../../frontend/e2e/lib/app.mjs";
+import { launchBrowser } from "../../frontend/e2e/lib/browser.mjs";
+import { buildFakeAgents, setFakeClaude } from "../../frontend/e2e/lib/fakeagents.mjs";
+import { descendants } from "../../frontend/e2e/lib/procs.mjs";
+import { chartSVG } from "./chart.mjs";
+
+const env = (k, d) => Number(process.env[k] ?? d);
+const MINUTES = env("SOAK_MINUTES", 60);
+const LINE_DELAY_MS = env("SOAK_LINE_DELAY_MS", 250);
+const SWITCH_S = env("SOAK_SWITCH_SECONDS", 5);
+const SAMPLE_S = env("SOAK_SAMPLE_SECONDS", 60);
+const SETTLE_S = Math.max(30, env("SOAK_SETTLE_SECONDS", 180));
+const CHART = join(REPO, process.env.SOAK_CHART ?? "docs/soak.png");
+const TASKS = 5;
+const OUT = join(REPO, "build/soak");
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * memMB reads /proc/PID/smaps_rollup: anonymous memory (heaps, JIT, buffers:
+ * what a leak grows) and PSS. PSS and USS count library pages too, shared
+ * with every process mapping them machine-wide, so they move when other
+ * WebKit apps start or stop; anonymous memory does not: the check uses it.
+ */
+function memMB(pid) {
+  try {
+    const t = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(t)?.[1] ?? 0);
+    return { anon: kb("Anonymous") / 1024, pss: kb("Pss") / 1024 };
+  } catch {
+    return { anon: 0, pss: 0 };
+  }
+}
+
+function comm(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** appMem: anonymous memory and PSS by process name of the dev binary and its WebKit processes (agents apart). */
+function appMem(rootPid) {
+  const app = descendants(rootPid).find((p) => comm(p).startsWith("jean-claude"));
+  if (!app) throw new Error("the app process is gone");
+  const by = {};
+  for (const p of [app, ...descendants(app)]) {
+    const name = comm(p).startsWith("WebKit") || p === app ? comm(p) : "agents";
+    const m = memMB(p);
+    by[name] = { anon: (by[name]?.anon ?? 0) + m.anon, pss: (by[name]?.pss ?? 0) + m.pss };
+  }
+  return by;
+}
+
+const sum = (by, k) =>
+  Object.entries(by)
+    .filter(([n]) => n !== "agents")
+    .reduce((a, [, v]) => a + v[k], 0);
+const fmtBy = (by) =>
+  Object.entries(by)
+    .sort((a, b) => b[1].anon - a[1].anon)
+    .map(([k, v]) => `${k} ${v.anon.toFixed(0)}`)
+    .join(", ");
+
+async function jsHeapMB(cdp) {
+  await cdp.send("HeapProfiler.collectGarbage");
+  const { usedSize } = await cdp.send("Runtime.getHeapUsage");
+  return usedSize / 2 ** 20;
+}
+
+async function setup(page, tmp) {
+  const repo = makeGitRepo(tmp, "soak");
+  const lines = Math.max(1, Math.round((MINUTES * 60_000) / LINE_DELAY_MS));
+  setFakeClaude(repo, { FAKE_CLAUDE_REPEAT: String(lines), FAKE_CLAUDE_LINE_DELAY: `${LINE_DELAY_MS}ms` });
+  return { projectId: await addProject(page, repo), lines };
+}
+
+const nav = (page, name) => page.getByRole("navigation", { name: "Projects" }).getByRole("button", { name, exact: true });
+
+async function addProject(page, repo) {
+  await page.getByRole("navigation", { name: "Projects" }).getByRole("button", { name: "Add project" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add project" });
+  await dialog.getByLabel("Project folder").fill(repo);
+  await dialog.getByRole("button", { name: "Add project" }).click();
+  await dialog.waitFor({ state: "detached" });
+  return page.evaluate(async (p) => (await window.go.services.ProjectService.List()).find((x) => x.path === p).id, repo);
+}
+
+/**
+ * warmUp loads every screen's code once (a short task's view with its
+ * diff pane, Agents, Settings): code stays loaded for good, so "start" is
+ * measured with it, and the soak measures what streaming leaves behind.
+ */
+async function warmUp(page, tmp) {
+  const repo = makeGitRepo(tmp, "warmup");
+  setFakeClaude(repo, { FAKE_CLAUDE_REPEAT: "30" });
+  const projectId = await addProject(page, repo);
+  const [id] = await startTasks(page, projectId, 1);
+  while ((await statuses(page, projectId))[0] !== "completed") await sleep(500);
+  await page.getByTestId("task-row").first().click();
+  await page.getByRole("button", { name: "Diff", exact: true }).click();
+  await sleep(2000);
+  await page.getByRole("button", { name: "Messages", exact: true }).click();
+  await nav(page, "Agents").click();
+  await sleep(2000);
+  await nav(page, "Settings").click();
+  await page.evaluate((id) => window.go.services.TaskService.Delete?.(id), id).catch(() => {});
+}
+
+async function startTasks(page, projectId, n = TASKS) {
+  const ids = [];
+  for (let i = 1; i <= n; i++) {
+    const t = await page.evaluate(
+      ([projectId, i]) =>
+        window.go.services.TaskService.Create({ projectId, prompt: `Soak task ${i}`, name: "", backend: "claude-code", model: "", interactionMode: "bypass" }),
+      [projectId, i],
+    );
+    await page.evaluate((id) => window.go.services.SessionService.Start(id), t.id);
+    ids.push(t.id);
+  }
+  return ids;
+}
+
+async function statuses(page, projectId) {
+  return page.evaluate(async (projectId) => (await window.go.services.TaskService.List(projectId)).map((t) => t.status), projectId);
+}
+
+function dbMB(dbPath) {
+  let n = 0;
+  for (const f of [dbPath, dbPath + "-wal"]) {
+    try {
+      n += statSync(f).size;
+    } catch {
+      /* no WAL */
+    }
+  }
+  return n / 2 ** 20;
+}
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const fakeDir = buildFakeAgents();
+  const app = await startApp({ pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1" });
+  const browser = await launchBrowser();
+  const stopAll = async () => {
+    await browser.close().catch(() => {});
+    await app.stop();
+  };
+  process.on("SIGINT", () => stopAll().then(() => process.exit(130)));
+  try {
+    return await soak(app, browser);
+  } finally {
+    await stopAll();
+  }
+}
+
+async function soak(app, browser) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on("pageerror", (e) => console.error("page error:", e.stack ?? e.message));
+  await page.goto(app.baseURL + "/");
+  await page.locator(".jc-app[data-ready]").waitFor({ timeout: 30000 });
+  const cdp = await page.context().newCDPSession(page);
+  await warmUp(page, app.tmp);
+  const { projectId, lines } = await setup(page, app.tmp);
+  await nav(page, "Settings").click();
+  await sleep(10000);
+  const samples = [];
+  const t0 = Date.now();
+  const sample = async (phase) => {
+    const by = appMem(app.child.pid);
+    const s = { min: (Date.now() - t0) / 60000, phase, appMB: sum(by, "anon"), pssMB: sum(by, "pss"), heapMB: await jsHeapMB(cdp), dbMB: dbMB(app.dbPath) };
+    samples.push(s);
+    console.log(
+      `soak: ${s.min.toFixed(1)} min ${phase.padEnd(8)} app anon ${s.appMB.toFixed(1)} MB (${fmtBy(by)}; PSS ${s.pssMB.toFixed(1)}), JS heap ${s.heapMB.toFixed(1)} MB, db ${s.dbMB.toFixed(1)} MB`,
+    );
+    return s;
+  };
+  const start = await sample("start");
+  console.log(`soak: ${TASKS} tasks x ${lines} lines, one every ${LINE_DELAY_MS} ms (${MINUTES} min), view switch every ${SWITCH_S} s`);
+  await startTasks(page, projectId);
+  const rows = page.getByTestId("task-row");
+  let nextSample = Date.now() + SAMPLE_S * 1000;
+  const deadline = Date.now() + (MINUTES + 10) * 60000;
+  for (let i = 0; ; i++) {
+    await rows.nth(i % TASKS).click().catch((e) => console.error("switch:", e.message));
+    await sleep(SWITCH_S * 1000);
+    if (Date.now() >= nextSample) {
+      await sample("running");
+      nextSample += SAMPLE_S * 1000;
+      const st = await statuses(page, projectId);
+      if (st.every((s) => s !== "running" && s !== "queued" && s !== "starting")) break;
+      if (Date.now() > deadline) throw new Error(`tasks still running after ${MINUTES + 10} min: ${st.join(", ")}`);
+    }
+  }
+  console.log(`soak: tasks ended: ${(await statuses(page, projectId)).join(", ")}`);
+  // Close the views: the main pane shows the Settings screen, no task view.
+  await nav(page, "Settings").click();
+  // Garbage collectors give memory back late (Go's scavenger, WebKit's GC
+  // on its own timers): sample every 30 s for SOAK_SETTLE_SECONDS.
+  let end;
+  for (let waited = 0; waited < SETTLE_S; waited += 30) {
+    await sleep(30000);
+    end = await sample("closed");
+  }
+  return report(start, end, samples, browser);
+}
+
+async function report(start, end, samples, browser) {
+  const tsv = ["minute\tphase\tapp_anon_mb\tapp_pss_mb\tjs_heap_mb\tdb_mb", ...samples.map((s) => [s.min.toFixed(2), s.phase, s.appMB.toFixed(1), s.pssMB.toFixed(1), s.heapMB.toFixed(1), s.dbMB.toFixed(1)].join("\t"))];
+  writeFileSync(join(OUT, "samples.tsv"), tsv.join("\n") + "\n");
+  const peak = samples.reduce((m, s) => ({ appMB: Math.max(m.appMB, s.appMB), heapMB: Math.max(m.heapMB, s.heapMB) }), { appMB: 0, heapMB: 0 });
+  const appRatio = end.appMB / start.appMB;
+  const heapRatio = end.heapMB / start.heapMB;
+  const title = `make soak: ${TASKS} fake agents for ${MINUTES} min, view switched every ${SWITCH_S} s`;
+  const page = await browser.newPage({ viewport: { width: 900, height: 480 } });
+  await page.setContent(`<body style="margin:0;background:#fff">${chartSVG(samples, title)}</body>`);
+  mkdirSync(join(CHART, ".."), { recursive: true });
+  await page.locator("svg").screenshot({ path: CHART });
+  console.log(`soak: chart ${CHART}, samples ${join(OUT, "samples.tsv")}`);
+  console.log(`soak: app anon start ${start.appMB.toFixed(1)} MB, peak ${peak.appMB.toFixed(1)} MB, end ${end.appMB.toFixed(1)} MB (end/start ${appRatio.toFixed(3)}, goal <= 1.10)`);
+  console.log(`soak: JS heap start ${start.heapMB.toFixed(1)} MB, peak ${peak.heapMB.toFixed(1)} MB, end ${end.heapMB.toFixed(1)} MB (end/start ${heapRatio.toFixed(3)}, goal <= 1.10)`);
+  const ok = appRatio <= 1.1 && heapRatio <= 1.1;
+  console.log(ok ? "soak: PASS" : "soak: FAIL: memory did not return within 10 % of the start");
+  return ok ? 0 : 1;
+}
+
+/** chartOnly redraws the chart from a samples.tsv: node soak.mjs --chart FILE "TITLE". */
+async function chartOnly(file, title) {
+  const [, ...rows] = readFileSync(file, "utf8").trim().split("\n");
+  const samples = rows.map((r) => {
+    const [min, phase, appMB, pssMB, heapMB, dbMB] = r.split("\t");
+    return { min: +min, phase, appMB: +appMB, pssMB: +pssMB, heapMB: +heapMB, dbMB: +dbMB };
+  });
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage({ viewport: { width: 900, height: 480 } });
+    await page.setContent(`<body style="margin:0;background:#fff">${chartSVG(samples, title)}</body>`);
+    await page.locator("svg").screenshot({ path: CHART });
+  } finally {
+    await browser.close();
+  }
+  console.log(`soak: chart ${CHART}`);
+  return 0;
+}
+
+const chartArg = process.argv.indexOf("--chart");
+(chartArg > 0 ? chartOnly(process.argv[chartArg + 1], process.argv[chartArg + 2] ?? "make soak") : main()).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error("soak:", err.stack ?? err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// snapshotSlot is the empty snapshot frontend/index.html carries; the boot
+// shell there paints the projects it finds in it before the bundle runs.
+var snapshotSlot = []byte(`<script id="jc-snapshot" type="application/json">{}</script>`)
+
+// snapshotMax bounds the projects inlined into the page.
+const snapshotMax = 200
+
+type bootSnapshot struct {
+	Projects []bootProject `json:"projects"`
+}
+
+type bootProject struct {
+	Name string `json:"name"`
+}
+
+// snapshotMiddleware fills the boot snapshot of index.html with the last
+// known project list (issue 20: the window shows the shell at once). Any
+// other request, and any failure, goes through unchanged.
+func snapshotMiddleware(list func(context.Context) ([]store.Project, error)) assetserver.Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || (r.URL.Path != "/" && r.URL.Path != "/index.html") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rec := &bufferedResponse{header: http.Header{}, code: http.StatusOK}
+			next.ServeHTTP(rec, r)
+			body := rec.body.Bytes()
+			if rec.code == http.StatusOK && bytes.Contains(body, snapshotSlot) {
+				body = bytes.Replace(body, snapshotSlot, snapshotScript(r.Context(), list), 1)
+				rec.header.Set("Content-Length", strconv.Itoa(len(body)))
+			}
+			for k, v := range rec.header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.code)
+			_, _ = w.Write(body)
+		})
+	}
+}
+
+// snapshotScript renders the snapshot element; json.Marshal escapes <, >
+// and &, so a project name cannot end the script element.
+func snapshotScript(ctx context.Context, list func(context.Context) ([]store.Project, error)) []byte {
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	snap := bootSnapshot{Projects: []bootProject{}}
+	if ps, err := list(ctx); err == nil {
+		for i, p := range ps {
+			if i == snapshotMax {
+				break
+			}
+			snap.Projects = append(snap.Projects, bootProject{Name: p.Name})
+		}
+	}
+	b, err := json.Marshal(snap)
+	if err != nil {
+		return snapshotSlot
+	}
+	out := []byte(`<script id="jc-snapshot" type="application/json">`)
+	out = append(out, b...)
+	return append(out, "</script>"...)
+}
+
+// bufferedResponse records a response so it can be rewritten.
+type bufferedResponse struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) WriteHeader(code int)        { b.code = code }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }

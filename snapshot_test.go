@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+const page = `<html><body><div id="jc-boot"></div><script id="jc-snapshot" type="application/json">{}</script></body></html>`
+
+func serveWith(t *testing.T, path string, list func(context.Context) ([]store.Project, error)) *httptest.ResponseRecorder {
+	t.Helper()
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(page))
+	})
+	rec := httptest.NewRecorder()
+	snapshotMiddleware(list)(next).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec
+}
+
+func TestSnapshotInlinesProjects(t *testing.T) {
+	list := func(context.Context) ([]store.Project, error) {
+		return []store.Project{{Name: "alpha"}, {Name: `</script><b>x`}}, nil
+	}
+	rec := serveWith(t, "/", list)
+	body := rec.Body.String()
+	if !strings.Contains(body, `{"projects":[{"name":"alpha"},{"name":"\u003c/script\u003e\u003cb\u003ex"}]}`) {
+		t.Fatalf("snapshot not inlined (or not escaped): %s", body)
+	}
+	if strings.Count(body, "</script>") != 1 {
+		t.Fatalf("a project name closed the script element: %s", body)
+	}
+	if got := rec.Header().Get("Content-Type"); got != "text/html" {
+		t.Fatalf("content type %q", got)
+	}
+}
+
+func TestSnapshotLeavesOtherRequestsAndFailures(t *testing.T) {
+	called := false
+	list := func(context.Context) ([]store.Project, error) { called = true; return nil, errors.New("db gone") }
+	if body := serveWith(t, "/assets/x.js", list).Body.String(); body != page || called {
+		t.Fatalf("an asset request was rewritten: %s", body)
+	}
+	if body := serveWith(t, "/index.html", list).Body.String(); !strings.Contains(body, `{"projects":[]}`) {
+		t.Fatalf("a failed list should inline an empty snapshot: %s", body)
+	}
+}
+
+func TestWebviewGpuPolicy(t *testing.T) {
+	cases := map[string]linux.WebviewGpuPolicy{
+		"": linux.WebviewGpuPolicyNever, "off": linux.WebviewGpuPolicyNever, "On-Demand": linux.WebviewGpuPolicyOnDemand,
+		"always": linux.WebviewGpuPolicyAlways, "bogus": linux.WebviewGpuPolicyNever,
+	}
+	for v, want := range cases {
+		warned := ""
+		got := webviewGpuPolicy(func(string) string { return v }, func(s string) { warned = s })
+		if got != want {
+			t.Errorf("%q: got %v, want %v", v, got, want)
+		}
+		if (v == "bogus") != (warned != "") {
+			t.Errorf("%q: warning %q", v, warned)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// Window background colours: the themes' --jc-bg (frontend/src/styles/tokens.css).
+var (
+	lightBackground = options.RGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}
+	darkBackground  = options.RGBA{R: 0x16, G: 0x17, B: 0x1b, A: 0xff}
+)
+
+// windowBackground is the colour the window shows before the page paints:
+// the dark theme's when GTK is asked for a dark variant (GTK_THEME=Name:dark),
+// else the light theme's (the default "system" theme follows GTK too).
+func windowBackground() *options.RGBA {
+	if strings.HasSuffix(strings.ToLower(os.Getenv("GTK_THEME")), ":dark") {
+		return &darkBackground
+	}
+	return &lightBackground
+}
+
+// bootMiddleware inlines the project list into index.html; without a
+// database (the bindings build) there is nothing to inline.
+func bootMiddleware(db *store.DB) assetserver.Middleware {
+	if db == nil {
+		return nil
+	}
+	return snapshotMiddleware(store.NewProjects(db).List)
+}
+
+// gpuEnv names the webview renderer setting: "off" (the default), "on-demand"
+// or "always". See README, "Performance: startup and memory".
+const gpuEnv = "JEAN_CLAUDE_WEBVIEW_GPU"
+
+// webviewGpuPolicy is the webview's hardware acceleration policy. Measured
+// under Xvfb (make bench-startup): with acceleration on demand the window
+// showed black frames and the WebKit web process idled ~80 MB higher than
+// with it off, so off is the default, as in a bare Wails app (Wails turns
+// it off when an app sets no Linux options). A machine whose GPU makes
+// on-demand worthwhile can opt in.
+func webviewGpuPolicy(getenv func(string) string, warn func(string)) linux.WebviewGpuPolicy {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(gpuEnv))); v {
+	case "", "off", "never":
+		return linux.WebviewGpuPolicyNever
+	case "on-demand", "ondemand", "auto":
+		return linux.WebviewGpuPolicyOnDemand
+	case "always", "on":
+		return linux.WebviewGpuPolicyAlways
+	default:
+		warn(fmt.Sprintf("%s=%q is not off, on-demand or always: using off", gpuEnv, v))
+		return linux.WebviewGpuPolicyNever
+	}
+}
