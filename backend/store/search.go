@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -17,9 +18,11 @@ const (
 
 // SearchQuery is a full-text search over every task's messages (the
 // message_search index of migration 0070). Text is split on white space;
-// every term must occur (as a substring, case and accents folded). Terms of
-// one or two characters are matched with LIKE on the index's text (exact
-// case for non-ASCII); a query made only of such terms scans the index.
+// every term must occur, case and accents folded: a term is a phrase of its
+// words (parse_config_file, foo.bar(), src/main.go); the last term, when it
+// has four characters or more, is also a prefix (fooBar finds fooBarBaz). A term holding CJK characters matches any
+// substring (trigram index; terms of one or two characters scan the CJK
+// messages with LIKE).
 type SearchQuery struct {
 	Text      string
 	ProjectID string // "" = every project
@@ -50,18 +53,41 @@ type SearchHit struct {
 	Snippet string `json:"snippet"`
 }
 
-// searchTerms splits text into the terms long enough for the trigram index
-// (an FTS5 MATCH expression, each term a quoted string) and the short ones.
-func searchTerms(text string) (match string, short []string) {
-	var long []string
-	for _, f := range strings.Fields(text) {
-		if utf8.RuneCountInString(f) >= 3 {
-			long = append(long, `"`+strings.ReplaceAll(f, `"`, `""`)+`"`)
-		} else {
-			short = append(short, f)
+// searchTerms turns text into an FTS5 MATCH expression for message_search
+// (match) and the CJK terms: long ones as a MATCH expression for
+// message_search_cjk (cjkMatch), short ones for LIKE (cjkShort). A term
+// without any letter or digit is dropped (it holds no word).
+func searchTerms(text string) (match, cjkMatch string, cjkShort []string) {
+	var words, cjk []string
+	fields := strings.Fields(text)
+	for i, f := range fields {
+		quoted := `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
+		switch {
+		case hasCJK(f) && utf8.RuneCountInString(f) >= 3:
+			cjk = append(cjk, quoted)
+		case hasCJK(f):
+			cjkShort = append(cjkShort, f)
+		case strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0:
+			if i == len(fields)-1 && utf8.RuneCountInString(f) >= 4 {
+				quoted += "*" // the word being typed; short prefixes would merge too many words
+			}
+			words = append(words, quoted)
 		}
 	}
-	return strings.Join(long, " AND "), short
+	return strings.Join(words, " AND "), strings.Join(cjk, " AND "), cjkShort
+}
+
+// hasCJK reports whether s holds a character of the ranges migration 0070
+// sends to the trigram index.
+func hasCJK(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool {
+		return r >= 0x2E80 && r <= 0x9FFF || r >= 0xAC00 && r <= 0xD7AF || r >= 0xF900 && r <= 0xFAFF || r >= 0xFF00 && r <= 0xFFEF
+	}) >= 0
+}
+
+// tagFilter is the MATCH phrase on the tags column for one filter.
+func tagFilter(words ...string) string {
+	return `tags : "` + strings.ReplaceAll(strings.Join(words, " "), `"`, `""`) + `"`
 }
 
 // likePattern quotes s for LIKE ... ESCAPE '\'.
@@ -70,62 +96,112 @@ func likePattern(s string) string {
 	return "%" + r.Replace(s) + "%"
 }
 
+// searchPlan is the FROM table, snippet, conditions and arguments of a
+// search.
+type searchPlan struct {
+	table, snippet, body string
+	where                []string
+	args                 []any
+}
+
+func (p *searchPlan) add(cond string, v ...any) {
+	p.where = append(p.where, cond)
+	p.args = append(p.args, v...)
+}
+
+// planSearch chooses the index: message_search when the query has a word
+// (CJK terms then restrict it by rowid), message_search_cjk when it has
+// only CJK terms. ok is false for a query without any term.
+func planSearch(sq SearchQuery) (p searchPlan, ok bool) {
+	match, cjkMatch, cjkShort := searchTerms(sq.Text)
+	if match == "" && cjkMatch == "" && len(cjkShort) == 0 {
+		return p, false
+	}
+	p.snippet, p.body = `''`, `''`
+	cjk := func(table, body string) {
+		if cjkMatch != "" {
+			p.add(table+` MATCH ?`, cjkMatch)
+		}
+		for _, s := range cjkShort {
+			p.add(body+` LIKE ? ESCAPE '\'`, likePattern(s))
+		}
+	}
+	if match != "" {
+		p.table = "message_search"
+		p.snippet = `snippet(message_search, 0, '` + MarkStart + `', '` + MarkEnd + `', '…', 24)`
+		expr := "{body} : (" + match + ")"
+		if sq.Role != "" {
+			expr += " AND " + tagFilter("role", sq.Role)
+		}
+		if sq.Agent != "" {
+			expr += " AND " + tagFilter("agent", sq.Agent, "endagent")
+		}
+		if sq.ProjectID != "" {
+			expr += " AND " + tagFilter("project", sq.ProjectID)
+		}
+		p.add(`message_search MATCH ?`, expr)
+		if cjkMatch != "" || len(cjkShort) > 0 {
+			sub := searchPlan{}
+			sub.where, sub.args = p.where, p.args
+			p.where, p.args = nil, nil
+			cjk("message_search_cjk", "body")
+			cond := `s.rowid IN (SELECT rowid FROM message_search_cjk WHERE ` + strings.Join(p.where, " AND ") + `)`
+			p.where, p.args = append(sub.where, cond), append(sub.args, p.args...)
+		}
+		return p, true
+	}
+	p.table = "message_search_cjk"
+	if cjkMatch != "" {
+		p.snippet = `snippet(message_search_cjk, 0, '` + MarkStart + `', '` + MarkEnd + `', '…', 48)`
+	} else {
+		p.body = `s.body`
+	}
+	cjk("message_search_cjk", "s.body")
+	return p, true
+}
+
 // Search runs q against the index and returns up to q.Limit hits, newest
 // first. An empty query returns no hits.
 func Search(ctx context.Context, q SQLRunner, sq SearchQuery) ([]SearchHit, error) {
-	match, short := searchTerms(sq.Text)
-	if match == "" && len(short) == 0 {
+	p, ok := planSearch(sq)
+	if !ok {
 		return []SearchHit{}, nil
 	}
 	limit := sq.Limit
 	if limit <= 0 {
 		limit = 50
 	}
-	snippet, body := `''`, `s.body`
-	var where []string
-	var args []any
-	if match != "" {
-		snippet = `snippet(message_search, 0, '` + MarkStart + `', '` + MarkEnd + `', '…', 48)`
-		body = `''`
-		where = append(where, `message_search MATCH ?`)
-		args = append(args, match)
-	}
-	for _, s := range short {
-		where = append(where, `s.body LIKE ? ESCAPE '\'`)
-		args = append(args, likePattern(s))
-	}
-	add := func(cond string, v any) {
-		where = append(where, cond)
-		args = append(args, v)
-	}
 	if sq.ProjectID != "" {
-		add(`t.projectId = ?`, sq.ProjectID)
+		p.add(`t.projectId = ?`, sq.ProjectID)
 	}
 	if sq.Agent != "" {
-		add(`t.agentBackend = ?`, sq.Agent)
+		p.add(`t.agentBackend = ?`, sq.Agent)
 	}
 	if sq.Role != "" {
-		add(`m.role = ?`, sq.Role)
+		p.add(`m.role = ?`, sq.Role)
 	}
+	// Date bounds also bound the row id (exactly: the smallest and largest
+	// id of a message in the range), which the index uses to skip.
 	if sq.From != 0 {
-		add(`m.createdAt >= ?`, sq.From)
+		p.add(`m.createdAt >= ?`, sq.From)
+		p.add(`s.rowid >= (SELECT coalesce(min(id), 0) FROM agent_messages WHERE createdAt >= ?)`, sq.From)
 	}
 	if sq.To != 0 {
-		add(`m.createdAt <= ?`, sq.To)
+		p.add(`m.createdAt <= ?`, sq.To)
+		p.add(`s.rowid <= (SELECT coalesce(max(id), 0) FROM agent_messages WHERE createdAt <= ?)`, sq.To)
 	}
 	if sq.Before != 0 {
-		add(`s.rowid < ?`, sq.Before)
+		p.add(`s.rowid < ?`, sq.Before)
 	}
-	query := `SELECT s.rowid, ` + snippet + `, ` + body + `, m.taskId, m.messageId, m.messageIndex, m.role, m.createdAt,
-		t.name, t.prompt, t.agentBackend, t.projectId, p.name
-		FROM message_search s
+	query := `SELECT s.rowid, ` + p.snippet + `, ` + p.body + `, m.taskId, m.messageId, m.messageIndex, m.role, m.createdAt,
+		t.name, t.prompt, t.agentBackend, t.projectId, pr.name
+		FROM ` + p.table + ` s
 		JOIN agent_messages m ON m.id = s.rowid
 		JOIN tasks t ON t.id = m.taskId
-		JOIN projects p ON p.id = t.projectId
-		WHERE ` + strings.Join(where, " AND ") + `
+		JOIN projects pr ON pr.id = t.projectId
+		WHERE ` + strings.Join(p.where, " AND ") + `
 		ORDER BY s.rowid DESC LIMIT ?`
-	args = append(args, limit)
-	rows, err := q.QueryContext(ctx, query, args...)
+	rows, err := q.QueryContext(ctx, query, append(p.args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search %q: %w", sq.Text, err)
 	}
@@ -138,8 +214,8 @@ func Search(ctx context.Context, q SQLRunner, sq SearchQuery) ([]SearchHit, erro
 			&h.CreatedAt, &h.TaskName, &h.TaskPrompt, &h.Agent, &h.ProjectID, &h.ProjectName); err != nil {
 			return nil, fmt.Errorf("store: search %q: %w", sq.Text, err)
 		}
-		if match == "" {
-			h.Snippet = shortSnippet(text, short[0])
+		if p.body != `''` {
+			h.Snippet = shortSnippet(text, firstField(sq.Text))
 		}
 		hits = append(hits, h)
 	}
@@ -147,6 +223,13 @@ func Search(ctx context.Context, q SQLRunner, sq SearchQuery) ([]SearchHit, erro
 		return nil, fmt.Errorf("store: search %q: %w", sq.Text, err)
 	}
 	return hits, nil
+}
+
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return s
 }
 
 // shortSnippet is the snippet of a query made only of short terms (FTS5's

@@ -101,7 +101,9 @@ func TestSearchTerms(t *testing.T) {
 		{"parse_config_file", "a2"},     // snake_case whole
 		{"config_file", "a2"},           // snake_case part
 		{"fooBarBaz", "a2"},             // camelCase whole
-		{"barbaz", "a2"},                // camelCase part, any case
+		{"foobar", "a2"},                // camelCase prefix, any case
+		{"barbaz", ""},                  // not inside a camelCase word (unicode61 words)
+		{"needleIn", "r3,a3"},           // a prefix
 		{"fooBarBaz.render()", "a2"},    // a call
 		{"src/app/main_view.tsx", "a2"}, // a path
 		{"main_view", "a2"},             // a path segment
@@ -111,12 +113,15 @@ func TestSearchTerms(t *testing.T) {
 		{"café beta", "a4"},             // every term must occur
 		{"café zz", ""},                 // a short term that does not occur
 		{`"quoted" AND OR NEAR( *`, ""}, // FTS syntax is text, never an error
+		{"東京 タワー", "a1"},                // two CJK terms
+		{"東京 zzzq", ""},                 // a CJK and a word term
 		{"", ""},                        // nothing
 		{"   ", ""},                     // nothing
 		{"100%", ""},                    // LIKE wildcards are text
 		{"a_b", ""},                     // LIKE wildcards are text
 		{"zzzzzz", ""},                  // no match
-		{"ca", "a4,a2,u1"},              // short: LIKE scan (café, call)
+		{"ca", ""},                      // words, not substrings
+		{"le", "u1"},                    // a short word
 	} {
 		got := ids(search(t, f.db, store.SearchQuery{Text: c.text}))
 		if got != c.want {
@@ -138,6 +143,8 @@ func TestSearchFilters(t *testing.T) {
 		{"role", store.SearchQuery{Text: "needle", Role: "user"}, "r3"},
 		{"from", store.SearchQuery{Text: "café", From: 2000}, "a4"},
 		{"to", store.SearchQuery{Text: "café", To: 2000}, "u1"},
+		{"cjk and role", store.SearchQuery{Text: "東京", Role: "user"}, ""},
+		{"cjk and project", store.SearchQuery{Text: "東京タワー", ProjectID: f.p.ID}, "a1"},
 		{"limit", store.SearchQuery{Text: "needle", Limit: 1}, "r3"},
 		{"next page", store.SearchQuery{Text: "needle", Limit: 1, Before: search(t, f.db, store.SearchQuery{Text: "needle", Limit: 1})[0].RowID}, "a3"},
 	} {
