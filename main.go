@@ -102,6 +102,7 @@ func run() int {
 			sess.svc,
 			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),
 			services.NewGitService(ctx, workspaces, app),
+			services.NewHistoryService(ctx, db),
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

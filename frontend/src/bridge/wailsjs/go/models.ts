@@ -947,6 +947,32 @@ export namespace services {
 	        this.defaultSourceBranch = source["defaultSourceBranch"];
 	    }
 	}
+	export class SearchInput {
+	    text: string;
+	    projectId: string;
+	    agent: string;
+	    role: string;
+	    from: number;
+	    to: number;
+	    limit: number;
+	    before: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.projectId = source["projectId"];
+	        this.agent = source["agent"];
+	        this.role = source["role"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.limit = source["limit"];
+	        this.before = source["before"];
+	    }
+	}
 	export class Task {
 	    id: string;
 	    projectId: string;
@@ -1269,6 +1295,40 @@ export namespace store {
 	        this.text = source["text"];
 	        this.position = source["position"];
 	        this.createdAt = source["createdAt"];
+	    }
+	}
+	export class SearchHit {
+	    rowId: number;
+	    taskId: string;
+	    taskName: string;
+	    taskPrompt: string;
+	    projectId: string;
+	    projectName: string;
+	    agent: string;
+	    messageId: string;
+	    messageIndex: number;
+	    role: string;
+	    createdAt: number;
+	    snippet: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchHit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rowId = source["rowId"];
+	        this.taskId = source["taskId"];
+	        this.taskName = source["taskName"];
+	        this.taskPrompt = source["taskPrompt"];
+	        this.projectId = source["projectId"];
+	        this.projectName = source["projectName"];
+	        this.agent = source["agent"];
+	        this.messageId = source["messageId"];
+	        this.messageIndex = source["messageIndex"];
+	        this.role = source["role"];
+	        this.createdAt = source["createdAt"];
+	        this.snippet = source["snippet"];
 	    }
 	}
 
