@@ -181,13 +181,15 @@ func Search(ctx context.Context, q SQLRunner, sq SearchQuery) ([]SearchHit, erro
 		p.add(`m.role = ?`, sq.Role)
 	}
 	// Date bounds also bound the row id (exactly: the smallest and largest
-	// id of a message in the range), which the index uses to skip.
+	// id of a message in the range), which the index uses to skip; the
+	// unary + keeps the planner from driving the query from the createdAt
+	// index and probing the full-text index once per message.
 	if sq.From != 0 {
-		p.add(`m.createdAt >= ?`, sq.From)
+		p.add(`+m.createdAt >= ?`, sq.From)
 		p.add(`s.rowid >= (SELECT coalesce(min(id), 0) FROM agent_messages WHERE createdAt >= ?)`, sq.From)
 	}
 	if sq.To != 0 {
-		p.add(`m.createdAt <= ?`, sq.To)
+		p.add(`+m.createdAt <= ?`, sq.To)
 		p.add(`s.rowid <= (SELECT coalesce(max(id), 0) FROM agent_messages WHERE createdAt <= ?)`, sq.To)
 	}
 	if sq.Before != 0 {

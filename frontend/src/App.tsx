@@ -14,6 +14,7 @@ import { SettingsScreen } from "./features/settings/SettingsScreen";
 import { AgentsScreen } from "./features/agents/AgentsScreen";
 
 import { TaskView } from "./features/task-view/TaskView";
+import { SearchPalette } from "./features/search/SearchPalette";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
 
@@ -91,6 +92,7 @@ function Shell() {
         <MainPaneGuarded />
       </main>
       <AddProjectDialog />
+      <SearchPalette />
     </div>
   );
 }
@@ -125,7 +127,11 @@ function MainPane() {
       return (
         <div className="jc-task-pane">
           <StartError taskId={screen.taskId} />
-          <TaskView key={screen.taskId} taskId={screen.taskId} />
+          <TaskView
+            key={screen.taskId}
+            taskId={screen.taskId}
+            focus={screen.focusMessageId ? { messageId: screen.focusMessageId, at: screen.focusAt ?? 0 } : undefined}
+          />
         </div>
       );
     case "new-task":

@@ -23,6 +23,8 @@ import "../../parts/parts.css";
 
 export interface TaskViewProps {
   taskId: string;
+  /** A message to scroll to and flash (a search hit). */
+  focus?: { messageId: string; at: number };
 }
 
 const seenKey = (taskId: string) => `jc:last-seen:${taskId}`;
@@ -61,7 +63,7 @@ function Working({ since, retry }: { since: number; retry?: RetryInfo }) {
   );
 }
 
-export function TaskView({ taskId }: TaskViewProps) {
+export function TaskView({ taskId, focus }: TaskViewProps) {
   const api = useTaskApi();
   const store = useMemo(() => {
     void taskId;
@@ -205,6 +207,7 @@ export function TaskView({ taskId }: TaskViewProps) {
             store={store}
             onLastRow={onLastRow}
             unreadFromKey={unreadFromKey}
+            focus={focus}
             footer={busy && cards.length === 0 ? <Working since={busySince} retry={retry} /> : null}
           />
         )}
