@@ -81,7 +81,7 @@ func genClaude(t *testing.T, claude string) {
 	defer model.Close()
 	env := genEnv(home, model.URL())
 	out := runCLI(t, proj, env, claude, "-p", "[scenario:import] Create notes.md with a café note", "--output-format", "json",
-		"--permission-mode", "bypassPermissions", "--model", "claude-sonnet-4-5")
+		"--permission-mode", "acceptEdits", "--allowedTools", "Write,Bash", "--model", "claude-sonnet-4-5")
 	t.Logf("first turn: %s", out)
 	matches, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", "*.jsonl"))
 	if len(matches) != 1 {
@@ -89,7 +89,7 @@ func genClaude(t *testing.T, claude string) {
 	}
 	id := strings.TrimSuffix(filepath.Base(matches[0]), ".jsonl")
 	out = runCLI(t, proj, env, claude, "-p", "And what is in it?", "--resume", id, "--output-format", "json",
-		"--permission-mode", "bypassPermissions", "--model", "claude-sonnet-4-5")
+		"--permission-mode", "acceptEdits", "--allowedTools", "Write,Bash", "--model", "claude-sonnet-4-5")
 	t.Logf("second turn: %s", out)
 	copyTree(t, filepath.Join(home, ".claude", "projects"), filepath.Join("testdata", "claude-code", "home", ".claude", "projects"))
 	if err := os.WriteFile(filepath.Join("testdata", "claude-code", "cwd.txt"), []byte(proj+"\n"), 0o644); err != nil {

@@ -77,6 +77,7 @@ test("search: Ctrl+K finds a message in any task and opens the task scrolled to 
   await search.waitFor({ state: "detached" });
   const row = view.locator('.jc-stream__row[data-focused="true"]');
   await row.waitFor({ timeout: 10000 });
+  await page.screenshot({ path: join(shots, "search-opened-flash.png") });
   await page.waitForTimeout(400); // measured rows settle
   assert((await row.innerText()).includes(WORD), "the focused row is the hit's message");
   const inView = await row.evaluate((el) => {
@@ -88,4 +89,4 @@ test("search: Ctrl+K finds a message in any task and opens the task scrolled to 
   const marker = view.getByText(WORD, { exact: false });
   assert(await marker.isVisible(), "the marker text is visible");
   await page.screenshot({ path: join(shots, "search-opened.png") });
-});
+}, { timeoutMs: 240000 });
