@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/history"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
 // HistoryService is the history across every agent (issue 16): full-text
-// search over every task's messages.
+// search over every task's messages, forks and sub-tasks.
 type HistoryService struct {
 	ctx context.Context
 	db  *store.DB
@@ -46,4 +48,49 @@ func (s *HistoryService) Search(in SearchInput) ([]store.SearchHit, error) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	return hits, nil
+}
+
+// ForkInput is "Fork from here" on a message: Backend "" keeps the task's
+// agent; Prompt "" continues.
+type ForkInput struct {
+	TaskID    string `json:"taskId"`
+	MessageID string `json:"messageId"`
+	Backend   string `json:"backend"`
+	Prompt    string `json:"prompt"`
+}
+
+// Fork creates (without starting) a task continuing from the message: a new
+// session seeded with the transcript up to it, linked to the task.
+func (s *HistoryService) Fork(in ForkInput) (Task, error) {
+	t, err := history.Fork(s.ctx, s.db, history.ForkInput{TaskID: in.TaskID, MessageID: in.MessageID,
+		Backend: agent.BackendType(in.Backend), Prompt: in.Prompt})
+	if err != nil {
+		return Task{}, fmt.Errorf("fork: %w", err)
+	}
+	return NewTaskDTO(t), nil
+}
+
+// Spawn creates (without starting) a sub-task of the task on any agent.
+func (s *HistoryService) Spawn(taskID, backend, prompt string) (Task, error) {
+	t, err := history.Spawn(s.ctx, s.db, taskID, agent.BackendType(backend), prompt)
+	if err != nil {
+		return Task{}, fmt.Errorf("spawn: %w", err)
+	}
+	return NewTaskDTO(t), nil
+}
+
+// TaskLinks is a task's parent (absent when none) and children.
+type TaskLinks struct {
+	Parent   *store.TaskLink  `json:"parent,omitempty"`
+	Children []store.TaskLink `json:"children"`
+}
+
+// Links returns the tasks forked or spawned from the task, and the one it
+// came from.
+func (s *HistoryService) Links(taskID string) (TaskLinks, error) {
+	p, c, err := store.TaskLinks(s.ctx, s.db.R, taskID)
+	if err != nil {
+		return TaskLinks{}, err
+	}
+	return TaskLinks{Parent: p, Children: c}, nil
 }

@@ -763,6 +763,24 @@ export namespace services {
 	        this.interactionMode = source["interactionMode"];
 	    }
 	}
+	export class ForkInput {
+	    taskId: string;
+	    messageId: string;
+	    backend: string;
+	    prompt: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.messageId = source["messageId"];
+	        this.backend = source["backend"];
+	        this.prompt = source["prompt"];
+	    }
+	}
 	export class InstallResult {
 	    ok: boolean;
 	    error?: string;
@@ -1146,6 +1164,38 @@ export namespace services {
 		    return a;
 		}
 	}
+	export class TaskLinks {
+	    parent?: store.TaskLink;
+	    children: store.TaskLink[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskLinks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.parent = this.convertValues(source["parent"], store.TaskLink);
+	        this.children = this.convertValues(source["children"], store.TaskLink);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class WorkspaceRemoval {
 	    worktreeRemoved: boolean;
 	    branchDeleted: boolean;
@@ -1329,6 +1379,28 @@ export namespace store {
 	        this.role = source["role"];
 	        this.createdAt = source["createdAt"];
 	        this.snippet = source["snippet"];
+	    }
+	}
+	export class TaskLink {
+	    taskId: string;
+	    name: string;
+	    kind: string;
+	    backend: string;
+	    status: string;
+	    messageId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskLink(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.backend = source["backend"];
+	        this.status = source["status"];
+	        this.messageId = source["messageId"];
 	    }
 	}
 

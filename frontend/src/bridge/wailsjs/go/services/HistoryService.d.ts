@@ -3,4 +3,10 @@
 import {services} from '../models';
 import {store} from '../models';
 
+export function Fork(arg1:services.ForkInput):Promise<services.Task>;
+
+export function Links(arg1:string):Promise<services.TaskLinks>;
+
 export function Search(arg1:services.SearchInput):Promise<Array<store.SearchHit>>;
+
+export function Spawn(arg1:string,arg2:string,arg3:string):Promise<services.Task>;
