@@ -24,6 +24,8 @@ export interface MessageListProps {
   onLastRow?: (key: string) => void;
   /** A message to scroll to (centered) and flash once it is loaded. */
   focus?: { messageId: string; at: number };
+  /** "Fork from here" on a message row. */
+  onFork?: (messageId: string) => void;
 }
 
 /** focusRowIndex finds the row showing message id: its own row, or, for a
@@ -41,7 +43,7 @@ export function focusRowIndex(rows: Row[], state: TimelineState, id: string): nu
   return -1;
 }
 
-export function MessageList({ store, unreadFromKey, footer, onLastRow, focus }: MessageListProps) {
+export function MessageList({ store, unreadFromKey, footer, onLastRow, focus, onFork }: MessageListProps) {
   const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const rows = snap.rows;
   const parentRef = useRef<HTMLDivElement>(null);
@@ -163,6 +165,11 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, focus }: 
                     </div>
                   ) : null}
                   <MessageRow row={row} state={store.state} rev={rowRev(row)} />
+                  {onFork && row.kind !== "notice" ? (
+                    <button type="button" className="jc-stream__fork" onClick={() => onFork(row.id)}>
+                      Fork from here
+                    </button>
+                  ) : null}
                 </div>
               );
             })}

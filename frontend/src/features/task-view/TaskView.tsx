@@ -9,8 +9,11 @@ import { pendingCards, type RetryInfo } from "../../timeline/state";
 import { queueReducer } from "../../timeline/queue";
 import type { InteractionMode } from "../../timeline/types";
 import { useTaskApi } from "./context";
+import { useOptionalAppStore } from "../../state/context";
 import type { BackendInfo, TaskInfo } from "./api";
 import { MessageList } from "./MessageList";
+import { TaskLinks } from "../fork/TaskLinks";
+import { ForkDialog, type ForkRequest } from "../fork/ForkDialog";
 import { PermissionCard } from "./PermissionCard";
 import { QuestionCard } from "./QuestionCard";
 import { Composer } from "./Composer";
@@ -78,6 +81,8 @@ export function TaskView({ taskId, focus }: TaskViewProps) {
   const stateMode = useSyncExternalStore(store.subscribe, () => store.state.mode);
   const stateTitle = useSyncExternalStore(store.subscribe, () => store.state.title);
   const [task, setTask] = useState<TaskInfo | null>(null);
+  const [forkReq, setForkReq] = useState<ForkRequest | null>(null);
+  const appStore = useOptionalAppStore(); // fork and sub-tasks need the app (absent in the view's own tests)
   const [backends, setBackends] = useState<BackendInfo[]>([]);
   const [queue, dispatchQueue] = useReducer(queueReducer, []);
   const [loadErr, setLoadErr] = useState<string | null>(null);
@@ -195,6 +200,8 @@ export function TaskView({ taskId, focus }: TaskViewProps) {
           <DiffView taskId={taskId} defaultCommitMessage={task?.name ?? ""} />
         </div>
       ) : null}
+      {appStore ? <TaskLinks taskId={taskId} backend={task?.backend ?? ""} /> : null}
+      {appStore && forkReq ? <ForkDialog req={forkReq} onClose={() => setForkReq(null)} /> : null}
       <div className="jc-task-view__stream" hidden={pane === "diff"}>
         {loadErr ? (
           <div className="jc-tv-notice is-error" role="alert">Could not load this task: {loadErr}</div>
@@ -208,6 +215,7 @@ export function TaskView({ taskId, focus }: TaskViewProps) {
             onLastRow={onLastRow}
             unreadFromKey={unreadFromKey}
             focus={focus}
+            onFork={appStore ? (messageId) => setForkReq({ kind: "fork", taskId, messageId, backend: task?.backend ?? "" }) : undefined}
             footer={busy && cards.length === 0 ? <Working since={busySince} retry={retry} /> : null}
           />
         )}
