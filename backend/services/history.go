@@ -3,9 +3,11 @@ package services
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/history"
+	"github.com/jean-claude/jean-claude/backend/history/importer"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -93,4 +95,41 @@ func (s *HistoryService) Links(taskID string) (TaskLinks, error) {
 		return TaskLinks{}, err
 	}
 	return TaskLinks{Parent: p, Children: c}, nil
+}
+
+// ImportableSessions lists the sessions the agent CLIs saved on disk for
+// folder (a project's path, or any folder the user picked), newest first;
+// a session already held by a task carries its taskId.
+func (s *HistoryService) ImportableSessions(folder string) ([]importer.Session, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	ss, err := importer.Find(s.ctx, s.db, home, folder, "")
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	if ss == nil {
+		ss = []importer.Session{}
+	}
+	return ss, nil
+}
+
+// ImportSession imports one listed session as a completed task of project
+// projectID ("" = the project of the session's folder, added when
+// missing) and returns the task.
+func (s *HistoryService) ImportSession(session importer.Session, projectID string) (Task, error) {
+	src, err := importer.SourceNamed(session.Format)
+	if err != nil {
+		return Task{}, err
+	}
+	id, err := importer.Import(s.ctx, s.db, src, session, projectID)
+	if err != nil {
+		return Task{}, fmt.Errorf("import: %w", err)
+	}
+	t, err := store.NewTasks(s.db).Get(s.ctx, id)
+	if err != nil {
+		return Task{}, err
+	}
+	return NewTaskDTO(t), nil
 }

@@ -15,6 +15,7 @@ import { AgentsScreen } from "./features/agents/AgentsScreen";
 
 import { TaskView } from "./features/task-view/TaskView";
 import { SearchPalette } from "./features/search/SearchPalette";
+import { ImportLauncher } from "./features/import/ImportDialog";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
 
@@ -93,6 +94,7 @@ function Shell() {
       </main>
       <AddProjectDialog />
       <SearchPalette />
+      <ImportLauncher />
     </div>
   );
 }

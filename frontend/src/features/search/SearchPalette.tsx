@@ -148,6 +148,18 @@ function SearchDialog({ api: given, onClose }: { api?: SearchApi; onClose: () =>
           ))}
         </ul>
         {text.trim() && !busy && !error && hits.length === 0 ? <p className="jc-search__empty">No message matches.</p> : null}
+        <footer className="jc-search__footer">
+          <button
+            type="button"
+            className="jc-links__spawn"
+            onClick={() => {
+              onClose();
+              window.dispatchEvent(new Event("jc:open-import"));
+            }}
+          >
+            Import sessions from the agent CLIs…
+          </button>
+        </footer>
       </div>
     </div>
   );

@@ -634,6 +634,41 @@ export namespace gitx {
 
 }
 
+export namespace importer {
+	
+	export class Session {
+	    format: string;
+	    id: string;
+	    path: string;
+	    cwd: string;
+	    startedAt: number;
+	    updatedAt: number;
+	    firstPrompt: string;
+	    size: number;
+	    model?: string;
+	    taskId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.format = source["format"];
+	        this.id = source["id"];
+	        this.path = source["path"];
+	        this.cwd = source["cwd"];
+	        this.startedAt = source["startedAt"];
+	        this.updatedAt = source["updatedAt"];
+	        this.firstPrompt = source["firstPrompt"];
+	        this.size = source["size"];
+	        this.model = source["model"];
+	        this.taskId = source["taskId"];
+	    }
+	}
+
+}
+
 export namespace orchestrator {
 	
 	export class PermissionAnswer {

@@ -6,6 +6,14 @@ export function Fork(arg1) {
   return window['go']['services']['HistoryService']['Fork'](arg1);
 }
 
+export function ImportSession(arg1, arg2) {
+  return window['go']['services']['HistoryService']['ImportSession'](arg1, arg2);
+}
+
+export function ImportableSessions(arg1) {
+  return window['go']['services']['HistoryService']['ImportableSessions'](arg1);
+}
+
 export function Links(arg1) {
   return window['go']['services']['HistoryService']['Links'](arg1);
 }
