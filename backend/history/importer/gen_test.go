@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest/fakemodel"
+	"github.com/jean-claude/jean-claude/backend/agentmgr"
 )
 
 // TestGenerateFixtures runs the real agent CLIs (from $JC_REALCLI_BIN, the
@@ -27,6 +29,7 @@ func TestGenerateFixtures(t *testing.T) {
 		t.Skip("set JC_REALCLI_BIN and JC_IMPORT_GEN=1 to regenerate the import fixtures with the real CLIs")
 	}
 	t.Run("claude-code", func(t *testing.T) { genClaude(t, filepath.Join(bin, "claude")) })
+	t.Run("opencode", func(t *testing.T) { genOpenCode(t, filepath.Join(bin, "opencode")) })
 }
 
 // genEnv is a private HOME and the model server's address.
@@ -115,6 +118,57 @@ func copyTree(t *testing.T, from, to string) {
 		return os.WriteFile(dst, b, 0o644)
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// genOpenCode runs one `opencode run` turn (a write and a shell command)
+// against the model server's OpenAI-compatible API and copies OpenCode's
+// data folder (~/.local/share/opencode) to testdata/opencode/.
+func genOpenCode(t *testing.T, oc string) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "work", "oc_project")
+	for _, d := range []string{proj, filepath.Join(home, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{
+		"import": {
+			{Text: "I'll create notes.md.", Tools: []fakemodel.ToolCall{fakemodel.Write(filepath.Join(proj, "notes.md"), "# Notes\nparse_config_file() café 東京\n")}},
+			{Text: "Now a shell command.", Tools: []fakemodel.ToolCall{fakemodel.Shell("wc -l notes.md", "Count lines")}},
+			{Text: "Done: notes.md has 2 lines."},
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	cfg, err := agentmgr.WriteOpenCodeConfig(t.TempDir(), "gen", agentmgr.OpenCodeConfig{Mode: agent.ModeBypass,
+		Provider: &agentmgr.OpenAICompatible{ID: "fake", Name: "Fake Model Server", BaseURL: model.OpenAIBaseURL(), APIKey: "test", Models: []string{"fake-basic"}},
+		Model:    "fake/fake-basic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(genEnv(home, model.URL()), "OPENCODE_CONFIG="+cfg, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_CLAUDE_CODE=1", "OPENCODE_DISABLE_EXTERNAL_SKILLS=1")
+	out := runCLI(t, proj, env, oc, "run", "--model", "fake/fake-basic", "[scenario:import] Create notes.md with a café note")
+	t.Logf("opencode run: %s", out)
+	dst := filepath.Join("testdata", "opencode", "home", ".local", "share", "opencode")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"opencode.db", "opencode.db-wal", "opencode.db-shm"} {
+		b, err := os.ReadFile(filepath.Join(home, ".local", "share", "opencode", f))
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "opencode", "cwd.txt"), []byte(proj+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
