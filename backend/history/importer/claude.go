@@ -190,22 +190,7 @@ func (c Claude) scan(path string) (s Session, ok bool, err error) {
 func (c Claude) Load(s Session) (Loaded, error) {
 	l := Loaded{}
 	n := claude.NewNormalizer()
-	var order []string
-	byID := map[string]Message{}
-	add := func(evs []agent.Event) {
-		for _, ev := range evs {
-			switch {
-			case ev.Type == agent.EventMessage && ev.Message != nil:
-				if _, seen := byID[ev.Message.ID]; !seen {
-					order = append(order, ev.Message.ID)
-				}
-				byID[ev.Message.ID] = Message{Message: *ev.Message, Raw: ev.Raw}
-			case ev.Type == agent.EventMessageRemoved:
-				delete(byID, ev.MessageID)
-			}
-		}
-	}
-	var err error
+	col := newCollector()
 	scanned, ok, err := c.scan(s.Path)
 	if err != nil {
 		return l, err
@@ -220,16 +205,12 @@ func (c Claude) Load(s Session) (Loaded, error) {
 		if json.Unmarshal(line, &r) != nil || (r.Type != "user" && r.Type != "assistant") || r.IsSidechain {
 			return
 		}
-		add(n.Feed(line))
+		col.add(n.Feed(line))
 	})
 	if err != nil {
 		return l, err
 	}
-	add(n.Flush())
-	for _, id := range order {
-		if m, ok := byID[id]; ok {
-			l.Messages = append(l.Messages, m)
-		}
-	}
+	col.add(n.Flush())
+	l.Messages = col.messages()
 	return l, nil
 }

@@ -121,7 +121,7 @@ function ImportDialog({ api: given, onClose }: { api?: ImportApi; onClose: () =>
             </li>
           ))}
         </ul>
-        {sessions && sessions.length === 0 ? <p className="jc-search__empty">No saved session of Claude Code found{folder ? " for this folder" : ""}.</p> : null}
+        {sessions && sessions.length === 0 ? <p className="jc-search__empty">No session saved by Claude Code or OpenCode found{folder ? " for this folder" : ""}.</p> : null}
       </div>
     </div>
   );
