@@ -112,8 +112,8 @@ func withIDs(data string, ids map[string]string) (map[string]any, error) {
 // openCodeRow is one message or part row of a session, in order.
 type openCodeRow struct {
 	table, id, messageID string
-	created            int64
-	data               string
+	created              int64
+	data                 string
 }
 
 func openCodeRows(db *sql.DB, sessionID string) ([]openCodeRow, error) {
