@@ -1,7 +1,8 @@
 // Search end to end (issue 16): a fake Claude Code run writes 80 long
 // messages, one of them (far above the bottom the task opens at) holding a
 // unique word; Ctrl+K opens the search, typing finds it with the match
-// highlighted, a click opens the task scrolled to that message.
+// highlighted, a click opens the task scrolled to that message; "Fork from
+// here" on it makes a new task linked both ways.
 // Screenshots: frontend/test-results/search-*.png.
 
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -90,4 +91,17 @@ test("search: Ctrl+K finds a message in any task and opens the task scrolled to 
   const marker = view.getByText(WORD, { exact: false });
   assert(await marker.isVisible(), "the marker text is visible");
   await page.screenshot({ path: join(shots, "search-opened.png") });
-}, { timeoutMs: 240000 });
+
+  // Fork from that message: a new task linked both ways.
+  await row.hover();
+  await row.getByRole("button", { name: "Fork from here" }).click();
+  const forkDialog = page.getByRole("dialog", { name: "Fork from here" });
+  await forkDialog.getByLabel("Prompt").fill("Summarize the refactor");
+  await forkDialog.getByRole("button", { name: "Fork and start" }).click();
+  await forkDialog.waitFor({ state: "detached" });
+  const links = page.getByTestId("task-links");
+  await links.getByText("Forked from").waitFor({ timeout: 15000 });
+  await page.screenshot({ path: join(shots, "search-forked.png") });
+  await links.getByRole("button", { name: "Long run" }).click();
+  await page.getByTestId("task-links").getByRole("button", { name: /Fork of Long run/ }).waitFor({ timeout: 15000 });
+}, { timeoutMs: 300000 });
