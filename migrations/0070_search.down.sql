@@ -3,4 +3,3 @@ DROP TRIGGER IF EXISTS message_search_update;
 DROP TRIGGER IF EXISTS message_search_insert;
 DROP TABLE IF EXISTS message_search_cjk;
 DROP TABLE IF EXISTS message_search;
-DROP INDEX IF EXISTS agent_messages_created;

@@ -27,9 +27,6 @@ CREATE VIRTUAL TABLE message_search_cjk USING fts5(
     tokenize = 'trigram case_sensitive 0 remove_diacritics 1'
 );
 
--- Date filters bound the index's rowid by the messages' createdAt.
-CREATE INDEX agent_messages_created ON agent_messages(createdAt);
-
 -- The searchable text of a message: text and reasoning in full, a tool's
 -- name, title and input, a file's path, a tool result's content (the first
 -- 2,000 characters: outputs can be whole files) and a result's summary.
