@@ -140,6 +140,7 @@ func run() int {
 			services.NewGitService(ctx, workspaces, app),
 			services.NewOpenService(ctx, db, workspaces, app),
 			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }),
+			services.NewHistoryService(ctx, db),
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

@@ -1,6 +1,6 @@
 // Package cli is the headless side of the jean-claude binary: it parses the
 // command line and runs the subcommands that never open a window (migrate,
-// normalize). main.go starts the desktop app only when Parse says so.
+// normalize, search, import). main.go starts the desktop app only when Parse says so.
 package cli
 
 import (
@@ -78,7 +78,7 @@ func Parse(args []string, stderr io.Writer) (Options, error) {
 	}
 	if fs.NArg() > 0 {
 		switch c := Command(fs.Arg(0)); c {
-		case CmdMigrate, CmdNormalize, CmdVersion, CmdHelp:
+		case CmdMigrate, CmdNormalize, CmdVersion, CmdHelp, CmdSearch, CmdImport:
 			opt.Command = c
 			opt.Args = fs.Args()[1:]
 		default:
@@ -110,6 +110,10 @@ func usage(fs *flag.FlagSet) {
   jean-claude [--db PATH] migrate               migrate the database, print its version
   jean-claude normalize --format NAME [FILE]    normalize raw agent output (FILE or stdin)
                                                 to agent events, one JSON object a line
+  jean-claude [--db PATH] search [FLAGS] QUERY  search every task's messages (search --help)
+  jean-claude [--db PATH] import [--from AGENT] [PATH]
+                                                import the sessions the agent CLIs keep on disk
+                                                (import --help)
 Flags:
   --db PATH    database file (also $`+store.EnvDB+`)
   --version    print the version and exit
@@ -140,6 +144,10 @@ func Run(ctx context.Context, opt Options, env Env) int {
 		return migrateCmd(ctx, opt, env)
 	case CmdNormalize:
 		return normalizeCmd(opt.Args, env)
+	case CmdSearch:
+		return searchCmd(ctx, opt, env)
+	case CmdImport:
+		return importCmd(ctx, opt, env)
 	default:
 		fmt.Fprintf(env.Stderr, "jean-claude: %q is not a headless command\n", opt.Command)
 		return ExitUsage

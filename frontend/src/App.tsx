@@ -13,6 +13,8 @@ import { AddProjectDialog } from "./features/projects/AddProjectDialog";
 import { TaskList } from "./features/tasks/TaskList";
 import { AgentsScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
 import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
+import { SearchPalette } from "./features/search/SearchPalette";
+import { ImportLauncher } from "./features/import/ImportDialog";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
 
@@ -94,6 +96,8 @@ function Shell() {
       </main>
       <AddProjectDialog />
       <SignInHost />
+      <SearchPalette />
+      <ImportLauncher />
     </div>
   );
 }
@@ -153,7 +157,13 @@ function MainPane() {
       return (
         <div className="jc-task-pane">
           <StartError taskId={screen.taskId} />
-          <TaskView key={screen.taskId} taskId={screen.taskId} openAgentSettings={() => openScreen({ kind: "agents" })} signIn={signIn} />
+          <TaskView
+            key={screen.taskId}
+            taskId={screen.taskId}
+            focus={screen.focusMessageId ? { messageId: screen.focusMessageId, at: screen.focusAt ?? 0 } : undefined}
+            openAgentSettings={() => openScreen({ kind: "agents" })}
+            signIn={signIn}
+          />
         </div>
       );
     case "new-task":

@@ -8,6 +8,11 @@ export function StoreProvider({ store, children }: { store: AppStore; children: 
   return <StoreContext.Provider value={store}>{children}</StoreContext.Provider>;
 }
 
+/** useOptionalAppStore is the store, or null outside a StoreProvider (the task view alone, in tests and the perf page). */
+export function useOptionalAppStore(): AppStore | null {
+  return useContext(StoreContext);
+}
+
 /** useAppStore returns the raw store (for actions outside render). */
 export function useAppStore(): AppStore {
   const store = useContext(StoreContext);

@@ -14,7 +14,8 @@ export type Theme = "system" | "light" | "dark";
 /** The main pane's screen. */
 export type Screen =
   | { kind: "empty" }
-  | { kind: "task"; taskId: string }
+  /** focusMessageId: scroll to that message (a search hit); focusAt tells two clicks on it apart. */
+  | { kind: "task"; taskId: string; focusMessageId?: string; focusAt?: number }
   | { kind: "new-task"; projectId: string }
   | { kind: "project-settings"; projectId: string }
   | { kind: "settings" }

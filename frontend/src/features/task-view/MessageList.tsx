@@ -6,6 +6,8 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { TimelineStore } from "../../timeline/store";
+import type { DisplayRow as Row } from "../../timeline/groups";
+import type { TimelineState } from "../../timeline/state";
 import { TimelineContext } from "../../parts/context";
 import { MessageRow, rowRev } from "./MessageRow";
 import { estimateRowHeight } from "./estimate";
@@ -22,9 +24,28 @@ export interface MessageListProps {
   onLastRow?: (key: string) => void;
   /** Changes when the user sent a message: the list goes to the bottom. */
   scrollSignal?: number;
+  /** A message to scroll to (centered) and flash once it is loaded. */
+  focus?: { messageId: string; at: number };
+  /** "Fork from here" on a message row. */
+  onFork?: (messageId: string) => void;
 }
 
-export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSignal }: MessageListProps) {
+/** focusRowIndex finds the row showing message id: its own row, or, for a
+ * message folded into another row (a tool result shown with its tool use),
+ * the row of the message holding that tool use. -1 when not loaded yet. */
+export function focusRowIndex(rows: Row[], state: TimelineState, id: string): number {
+  const direct = rows.findIndex((r) => r.kind !== "notice" && r.id === id);
+  if (direct >= 0) return direct;
+  for (const p of state.messages.get(id)?.msg.parts ?? []) {
+    if (p.type !== "tool-result") continue;
+    const owner = p.toolId ? state.toolUses.get(p.toolId)?.messageId : undefined;
+    const i = owner ? rows.findIndex((r) => r.kind !== "notice" && r.id === owner) : -1;
+    if (i >= 0) return i;
+  }
+  return -1;
+}
+
+export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSignal, focus, onFork }: MessageListProps) {
   const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const rows = snap.rows;
   const parentRef = useRef<HTMLDivElement>(null);
@@ -98,6 +119,20 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
     scrollToEnd();
   }, [scrollSignal, scrollToEnd]);
 
+  // Scroll to the focused message once its row exists (messages load
+  // after mount); each focus (its "at") is handled once.
+  const [focusKey, setFocusKey] = useState<string | null>(null);
+  const focusDone = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    if (!focus || focusDone.current === focus.at) return;
+    const i = focusRowIndex(rows, store.state, focus.messageId);
+    if (i < 0) return;
+    focusDone.current = focus.at;
+    atBottom.current = false;
+    setFocusKey(rows[i].key);
+    v.scrollToIndex(i, { align: "center" });
+  }, [focus, rows, store, v]);
+
   const onScroll = () => {
     const el = parentRef.current;
     if (!el) return;
@@ -130,13 +165,22 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
             {items.map((it) => {
               const row = rows[it.index];
               return (
-                <div key={it.key} data-index={it.index} ref={v.measureElement} className="jc-stream__row" data-row-kind={row.kind}>
+                <div key={it.key} data-index={it.index} ref={v.measureElement} className={row.key === focusKey ? "jc-stream__row jc-stream__row--focus" : "jc-stream__row"}
+                  data-row-kind={row.kind}
+                  data-message-id={row.kind === "notice" ? undefined : row.id}
+                  data-focused={row.key === focusKey ? "true" : undefined}
+                >
                   {unreadFromKey && row.key === unreadFromKey ? (
                     <div className="jc-unread-divider" role="separator">
                       <span>New</span>
                     </div>
                   ) : null}
                   <MessageRow row={row} state={store.state} rev={rowRev(row)} />
+                  {onFork && row.kind !== "notice" ? (
+                    <button type="button" className="jc-stream__fork" onClick={() => onFork(row.id)}>
+                      Fork from here
+                    </button>
+                  ) : null}
                 </div>
               );
             })}

@@ -9,8 +9,11 @@ import { pendingCards, type RetryInfo } from "../../timeline/state";
 import { queueReducer } from "../../timeline/queue";
 import type { InteractionMode } from "../../timeline/types";
 import { useTaskApi } from "./context";
+import { useOptionalAppStore } from "../../state/context";
 import type { BackendInfo, TaskInfo } from "./api";
 import { MessageList } from "./MessageList";
+import { TaskLinks } from "../fork/TaskLinks";
+import { ForkDialog, type ForkRequest } from "../fork/ForkDialog";
 import { PermissionCard } from "./PermissionCard";
 import { QuestionCard } from "./QuestionCard";
 import { Composer } from "./Composer";
@@ -34,6 +37,8 @@ export interface TaskViewProps {
   /** signIn runs the agent's sign-in (resolves false when cancelled). */
   signIn?(backend: string): Promise<boolean>;
   openAgentSettings?(backend: string): void;
+  /** A message to scroll to and flash (a search hit). */
+  focus?: { messageId: string; at: number };
 }
 
 const seenKey = (taskId: string) => `jc:last-seen:${taskId}`;
@@ -83,7 +88,7 @@ function TaskTotal({ totalKey }: { totalKey: string }) {
   );
 }
 
-export function TaskView({ taskId, signIn, openAgentSettings }: TaskViewProps) {
+export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewProps) {
   const api = useTaskApi();
   const store = useMemo(() => {
     void taskId;
@@ -103,6 +108,8 @@ export function TaskView({ taskId, signIn, openAgentSettings }: TaskViewProps) {
     return t.turns ? `${t.costUsd}|${t.inputTokens}|${t.outputTokens}|${t.turns}` : "";
   });
   const [task, setTask] = useState<TaskInfo | null>(null);
+  const [forkReq, setForkReq] = useState<ForkRequest | null>(null);
+  const appStore = useOptionalAppStore(); // fork and sub-tasks need the app (absent in the view's own tests)
   const [backends, setBackends] = useState<BackendInfo[]>([]);
   const [queue, dispatchQueue] = useReducer(queueReducer, []);
   const [loadErr, setLoadErr] = useState<string | null>(null);
@@ -240,6 +247,8 @@ export function TaskView({ taskId, signIn, openAgentSettings }: TaskViewProps) {
           </Suspense>
         </div>
       ) : null}
+      {appStore ? <TaskLinks taskId={taskId} backend={task?.backend ?? ""} /> : null}
+      {appStore && forkReq ? <ForkDialog req={forkReq} onClose={() => setForkReq(null)} /> : null}
       <div className="jc-task-view__stream" hidden={pane === "diff"}>
         {loadErr ? (
           <div className="jc-tv-notice is-error" role="alert">Could not load this task: {loadErr}</div>
@@ -252,6 +261,8 @@ export function TaskView({ taskId, signIn, openAgentSettings }: TaskViewProps) {
             store={store}
             onLastRow={onLastRow}
             unreadFromKey={unreadFromKey}
+            focus={focus}
+            onFork={appStore ? (messageId) => setForkReq({ kind: "fork", taskId, messageId, backend: task?.backend ?? "" }) : undefined}
             footer={busy && cards.length === 0 ? <Working since={busySince} retry={retry} /> : null}
             scrollSignal={sentCount}
           />

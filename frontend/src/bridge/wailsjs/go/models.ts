@@ -688,6 +688,41 @@ export namespace gitx {
 
 }
 
+export namespace importer {
+	
+	export class Session {
+	    format: string;
+	    id: string;
+	    path: string;
+	    cwd: string;
+	    startedAt: number;
+	    updatedAt: number;
+	    firstPrompt: string;
+	    size: number;
+	    model?: string;
+	    taskId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.format = source["format"];
+	        this.id = source["id"];
+	        this.path = source["path"];
+	        this.cwd = source["cwd"];
+	        this.startedAt = source["startedAt"];
+	        this.updatedAt = source["updatedAt"];
+	        this.firstPrompt = source["firstPrompt"];
+	        this.size = source["size"];
+	        this.model = source["model"];
+	        this.taskId = source["taskId"];
+	    }
+	}
+
+}
+
 export namespace orchestrator {
 	
 	export class RuleSpec {
@@ -869,6 +904,24 @@ export namespace services {
 	        this.checked = source["checked"];
 	        this.ok = source["ok"];
 	        this.problems = source["problems"];
+	    }
+	}
+	export class ForkInput {
+	    taskId: string;
+	    messageId: string;
+	    backend: string;
+	    prompt: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.messageId = source["messageId"];
+	        this.backend = source["backend"];
+	        this.prompt = source["prompt"];
 	    }
 	}
 	export class InstallResult {
@@ -1053,6 +1106,32 @@ export namespace services {
 	        this.worktreeRoot = source["worktreeRoot"];
 	        this.defaultWorktreeRoot = source["defaultWorktreeRoot"];
 	        this.defaultSourceBranch = source["defaultSourceBranch"];
+	    }
+	}
+	export class SearchInput {
+	    text: string;
+	    projectId: string;
+	    agent: string;
+	    role: string;
+	    from: number;
+	    to: number;
+	    limit: number;
+	    before: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.projectId = source["projectId"];
+	        this.agent = source["agent"];
+	        this.role = source["role"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.limit = source["limit"];
+	        this.before = source["before"];
 	    }
 	}
 	export class SignInInfo {
@@ -1262,6 +1341,38 @@ export namespace services {
 		    return a;
 		}
 	}
+	export class TaskLinks {
+	    parent?: store.TaskLink;
+	    children: store.TaskLink[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskLinks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.parent = this.convertValues(source["parent"], store.TaskLink);
+	        this.children = this.convertValues(source["children"], store.TaskLink);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class WorkspaceRemoval {
 	    worktreeRemoved: boolean;
 	    branchDeleted: boolean;
@@ -1411,6 +1522,62 @@ export namespace store {
 	        this.text = source["text"];
 	        this.position = source["position"];
 	        this.createdAt = source["createdAt"];
+	    }
+	}
+	export class SearchHit {
+	    rowId: number;
+	    taskId: string;
+	    taskName: string;
+	    taskPrompt: string;
+	    projectId: string;
+	    projectName: string;
+	    agent: string;
+	    messageId: string;
+	    messageIndex: number;
+	    role: string;
+	    createdAt: number;
+	    snippet: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchHit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rowId = source["rowId"];
+	        this.taskId = source["taskId"];
+	        this.taskName = source["taskName"];
+	        this.taskPrompt = source["taskPrompt"];
+	        this.projectId = source["projectId"];
+	        this.projectName = source["projectName"];
+	        this.agent = source["agent"];
+	        this.messageId = source["messageId"];
+	        this.messageIndex = source["messageIndex"];
+	        this.role = source["role"];
+	        this.createdAt = source["createdAt"];
+	        this.snippet = source["snippet"];
+	    }
+	}
+	export class TaskLink {
+	    taskId: string;
+	    name: string;
+	    kind: string;
+	    backend: string;
+	    status: string;
+	    messageId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskLink(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.backend = source["backend"];
+	        this.status = source["status"];
+	        this.messageId = source["messageId"];
 	    }
 	}
 

@@ -1,0 +1,144 @@
+// Package history is the history across every agent (issue 16): forking a
+// task from any message and spawning sub-tasks (this file); the importer of
+// the CLIs' on-disk sessions is backend/history/importer, the full-text
+// search is store.Search over the index of migration 0070.
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// ErrNoMessage: the fork point is not a message of the task.
+var ErrNoMessage = errors.New("no such message in the task")
+
+// partLimit caps each tool input or output in a seeded transcript.
+const partLimit = 2000
+
+// SeedPrompt renders the transcript up to and including message upTo as
+// the first prompt of a new session (any backend): a fork where the CLI
+// cannot resume at a message. instruction ends it ("" = continue).
+func SeedPrompt(task store.Task, msgs []agent.Message, upTo, instruction string) (string, error) {
+	end := -1
+	for i, m := range msgs {
+		if m.ID == upTo {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return "", fmt.Errorf("history: message %s of task %s: %w", upTo, task.ID, ErrNoMessage)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "This conversation continues an earlier one (task %q, run by %s). Its transcript up to the point to continue from:\n\n<transcript>\n",
+		task.Name, task.AgentBackend)
+	for _, m := range msgs[:end+1] {
+		writeMessage(&b, m)
+	}
+	b.WriteString("</transcript>\n\n")
+	if instruction = strings.TrimSpace(instruction); instruction == "" {
+		instruction = "Continue from there."
+	}
+	b.WriteString(instruction)
+	return b.String(), nil
+}
+
+func writeMessage(b *strings.Builder, m agent.Message) {
+	var lines []string
+	for _, p := range m.Parts {
+		switch p.Type {
+		case agent.PartText:
+			lines = append(lines, p.Text)
+		case agent.PartToolUse:
+			lines = append(lines, fmt.Sprintf("[tool %s: %s]", p.ToolName, clip(string(p.Input))))
+		case agent.PartToolResult:
+			lines = append(lines, fmt.Sprintf("[tool result: %s]", clip(p.TextContent())))
+		case agent.PartFile:
+			lines = append(lines, "[file "+p.Path+"]")
+		}
+	}
+	if m.Role == agent.RoleResult && m.Result != "" && len(lines) == 0 {
+		lines = append(lines, m.Result)
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## %s\n%s\n\n", m.Role, strings.Join(lines, "\n"))
+}
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > partLimit {
+		return string(r[:partLimit]) + "…"
+	}
+	return s
+}
+
+// ForkInput asks for a fork of TaskID from MessageID.
+type ForkInput struct {
+	TaskID, MessageID string
+	// Backend runs the fork ("" = the task's backend); Prompt is what to do
+	// from there ("" = continue).
+	Backend agent.BackendType
+	Prompt  string
+}
+
+// Fork creates a task (in the task's project) that continues from the
+// message: a new session seeded with the transcript up to it, linked to
+// the task as a fork. It is created, not started.
+func Fork(ctx context.Context, db *store.DB, in ForkInput) (store.Task, error) {
+	parent, err := store.NewTasks(db).Get(ctx, in.TaskID)
+	if err != nil {
+		return store.Task{}, err
+	}
+	msgs, err := store.Messages(ctx, db.R, in.TaskID)
+	if err != nil {
+		return store.Task{}, err
+	}
+	prompt, err := SeedPrompt(parent, msgs, in.MessageID, in.Prompt)
+	if err != nil {
+		return store.Task{}, err
+	}
+	name := "Fork of " + cmpOr(parent.Name, "task")
+	return child(ctx, db, parent, in.Backend, name, prompt, store.LinkFork, in.MessageID)
+}
+
+// Spawn creates a sub-task of the task (same project, any backend) with
+// prompt, linked both ways. It is created, not started.
+func Spawn(ctx context.Context, db *store.DB, taskID string, backend agent.BackendType, prompt string) (store.Task, error) {
+	parent, err := store.NewTasks(db).Get(ctx, taskID)
+	if err != nil {
+		return store.Task{}, err
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return store.Task{}, errors.New("history: a sub-task needs a prompt")
+	}
+	return child(ctx, db, parent, backend, "", prompt, store.LinkSpawn, "")
+}
+
+func child(ctx context.Context, db *store.DB, parent store.Task, backend agent.BackendType, name, prompt, kind, messageID string) (store.Task, error) {
+	model := ""
+	if backend == "" || backend == parent.AgentBackend {
+		backend, model = parent.AgentBackend, parent.Model
+	}
+	t, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: parent.ProjectID, Name: name, Prompt: prompt,
+		AgentBackend: backend, Model: model, InteractionMode: parent.InteractionMode})
+	if err != nil {
+		return store.Task{}, err
+	}
+	if err := store.SetParent(ctx, db.W, t.ID, parent.ID, kind, messageID); err != nil {
+		return store.Task{}, err
+	}
+	return t, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,93 @@
+package history_test
+
+import (
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/history"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+func TestForkAndSpawn(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: agent.BackendClaudeCode, Model: "opus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []agent.Message{
+		{ID: "u1", Role: agent.RoleUser, Parts: []agent.Part{{Type: agent.PartText, Text: "Rename loadConfig"}}},
+		{ID: "a1", Role: agent.RoleAssistant, Parts: []agent.Part{{Type: agent.PartText, Text: "Renaming."},
+			{Type: agent.PartToolUse, ToolID: "t1", ToolName: "Bash", Input: []byte(`{"command":"grep -rn loadConfig"}`)}}},
+		{ID: "r1", Role: agent.RoleUser, Parts: []agent.Part{{Type: agent.PartToolResult, ToolID: "t1", Content: agent.StringContent("a.go:1: loadConfig()")}}},
+		{ID: "a2", Role: agent.RoleAssistant, Parts: []agent.Part{{Type: agent.PartText, Text: "LATER TEXT"}}},
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		for i, m := range msgs {
+			if _, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: parent.ID, Message: m, Format: "claude-code", Version: 1, Now: int64(i + 1)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	fork, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: "r1", Backend: agent.BackendOpenCode, Prompt: "Now rename it in the docs too"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Rename loadConfig", "[tool Bash: {\"command\":\"grep -rn loadConfig\"}]", "[tool result: a.go:1: loadConfig()]", "Now rename it in the docs too"} {
+		if !strings.Contains(fork.Prompt, want) {
+			t.Errorf("fork prompt lacks %q:\n%s", want, fork.Prompt)
+		}
+	}
+	if strings.Contains(fork.Prompt, "LATER TEXT") {
+		t.Errorf("fork prompt holds messages after the fork point:\n%s", fork.Prompt)
+	}
+	if fork.AgentBackend != agent.BackendOpenCode || fork.Model != "" || fork.Name != "Fork of Refactor" || fork.ProjectID != p.ID {
+		t.Errorf("fork = %+v", fork)
+	}
+	if _, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: "nope"}); !errors.Is(err, history.ErrNoMessage) {
+		t.Errorf("fork from a missing message: %v", err)
+	}
+
+	sub, err := history.Spawn(ctx, db, parent.ID, "", "Write the tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.AgentBackend != agent.BackendClaudeCode || sub.Model != "opus" || sub.Prompt != "Write the tests" {
+		t.Errorf("sub-task = %+v", sub)
+	}
+	if _, err := history.Spawn(ctx, db, parent.ID, "", " "); err == nil {
+		t.Error("a sub-task without a prompt was created")
+	}
+
+	// Linked both ways.
+	up, children, err := store.TaskLinks(ctx, db.R, parent.ID)
+	if err != nil || up != nil || len(children) != 2 || children[0].TaskID != fork.ID || children[0].Kind != "fork" ||
+		children[0].MessageID != "r1" || children[1].TaskID != sub.ID || children[1].Kind != "spawn" {
+		t.Errorf("parent's links: %+v %+v %v", up, children, err)
+	}
+	up, children, err = store.TaskLinks(ctx, db.R, fork.ID)
+	if err != nil || up == nil || up.TaskID != parent.ID || up.Kind != "fork" || up.Name != "Refactor" || len(children) != 0 {
+		t.Errorf("fork's links: %+v %+v %v", up, children, err)
+	}
+	// Deleting the parent keeps the children, unlinked.
+	if err := store.NewTasks(db).Delete(ctx, parent.ID); err != nil {
+		t.Fatal(err)
+	}
+	if up, _, err := store.TaskLinks(ctx, db.R, sub.ID); err != nil || up != nil {
+		t.Errorf("after the parent's deletion: %+v %v", up, err)
+	}
+}
