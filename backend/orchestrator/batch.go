@@ -181,7 +181,8 @@ func (g *group) onDelta(ev agent.Event) error {
 			return err
 		}
 	}
-	g.emit(ev)
+	received := g.received
+	g.emits = append(g.emits, func() { g.em.delta(ev, received) })
 	return nil
 }
 

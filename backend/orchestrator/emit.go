@@ -69,10 +69,15 @@ type ProgressPayload struct {
 	Total int `json:"total"`
 }
 
-// taskEmitter emits one task's events in order. Message events may be
-// coalesced for a short window (the latest version of a message wins, in
-// the position of its first pending version); every other event first
-// flushes what is pending, then goes out at once.
+// taskEmitter emits one task's events in order. Message and delta events
+// may be coalesced for a short window: the latest version of a message wins,
+// in the position of its first pending version, and drops the deltas of that
+// message still pending (the whole message already holds their text);
+// adjacent deltas to the same part of the same message go out as one event
+// carrying their joined text. Every other event first flushes what is
+// pending, then goes out at once. Fewer, larger events matter in the app:
+// Wails v2 hands each event to the webview as a new script, and WebKit's
+// memory grew with the number of events delivered (make soak).
 type taskEmitter struct {
 	out    Emitter
 	taskID string
@@ -82,11 +87,12 @@ type taskEmitter struct {
 	seq     int64
 	pending []AgentEventPayload
 	index   map[string]int // message id -> position in pending
+	deltas  map[string]int // message id -> deltas of it in pending
 	timer   *time.Timer
 }
 
 func newTaskEmitter(out Emitter, taskID string, window time.Duration) *taskEmitter {
-	return &taskEmitter{out: out, taskID: taskID, window: window, index: map[string]int{}}
+	return &taskEmitter{out: out, taskID: taskID, window: window, index: map[string]int{}, deltas: map[string]int{}}
 }
 
 // message emits a message event, coalesced.
@@ -99,12 +105,66 @@ func (e *taskEmitter) message(ev agent.Event, receivedAt time.Time) {
 		return
 	}
 	p := AgentEventPayload{TaskID: e.taskID, Event: ev, ReceivedAt: receivedAt}
+	if e.deltas[ev.Message.ID] > 0 {
+		e.dropDeltasLocked(ev.Message.ID)
+	}
 	if i, ok := e.index[ev.Message.ID]; ok {
 		e.pending[i] = p
 	} else {
 		e.index[ev.Message.ID] = len(e.pending)
 		e.pending = append(e.pending, p)
 	}
+	e.armLocked()
+}
+
+// delta emits a delta event, coalesced with the pending delta before it
+// when both append to the same part of the same message.
+func (e *taskEmitter) delta(ev agent.Event, receivedAt time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.window <= 0 || ev.Delta == nil {
+		e.flushLocked()
+		e.emitAgentLocked(ev, receivedAt)
+		return
+	}
+	if n := len(e.pending); n > 0 {
+		last := &e.pending[n-1].Event
+		if d := last.Delta; last.Type == agent.EventDelta && d != nil && last.MessageID == ev.MessageID &&
+			d.Part == ev.Delta.Part && d.Field == ev.Delta.Field {
+			joined := *d
+			joined.Text += ev.Delta.Text
+			last.Delta = &joined
+			return
+		}
+	}
+	d := *ev.Delta
+	ev.Delta = &d
+	e.pending = append(e.pending, AgentEventPayload{TaskID: e.taskID, Event: ev, ReceivedAt: receivedAt})
+	e.deltas[ev.MessageID]++
+	e.armLocked()
+}
+
+// dropDeltasLocked removes the pending deltas of message id (a newer whole
+// version of it supersedes them) and re-indexes what stays.
+func (e *taskEmitter) dropDeltasLocked(id string) {
+	kept := e.pending[:0]
+	for _, p := range e.pending {
+		if p.Event.Type == agent.EventDelta && p.Event.MessageID == id {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	e.pending = kept
+	delete(e.deltas, id)
+	clear(e.index)
+	for i, p := range e.pending {
+		if p.Event.Message != nil {
+			e.index[p.Event.Message.ID] = i
+		}
+	}
+}
+
+func (e *taskEmitter) armLocked() {
 	if e.timer == nil {
 		e.timer = time.AfterFunc(e.window, e.flush)
 	}
@@ -153,6 +213,7 @@ func (e *taskEmitter) flushLocked() {
 	}
 	e.pending = e.pending[:0]
 	clear(e.index)
+	clear(e.deltas)
 }
 
 func (e *taskEmitter) emitAgentLocked(ev agent.Event, receivedAt time.Time) {

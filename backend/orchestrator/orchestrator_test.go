@@ -588,3 +588,45 @@ func TestDeletingARunningTaskStopsItsSession(t *testing.T) {
 	s.send(msgEv("a1", agent.RoleAssistant, "still talking"))
 	waitFor(t, "session stopped", func() bool { return len(s.callsOf("Stop")) == 1 && len(h.o.Running()) == 0 })
 }
+
+// Deltas held in the coalescing window go out as one event per run of the
+// same part (fewer webview deliveries), and a whole message supersedes the
+// deltas of it still pending: applying what was emitted gives the message.
+func TestCoalescingJoinsDeltas(t *testing.T) {
+	rec := newRecorder(t, nil)
+	e := newTaskEmitter(rec, "t", 1<<40) // never fires by itself
+	whole := func(txt string) agent.Event {
+		return agent.Event{Type: agent.EventMessage, Message: &agent.Message{ID: "m1", Parts: []agent.Part{{Type: agent.PartText, Text: txt}}}}
+	}
+	delta := func(id string, part int, txt string) agent.Event {
+		return agent.Event{Type: agent.EventDelta, MessageID: id, Delta: &agent.Delta{Part: part, Field: agent.DeltaText, Text: txt}}
+	}
+	e.message(whole("a"), testTime)
+	e.agentEvent(agent.Event{Type: agent.EventSessionID, SessionID: "s"}, testTime) // flushes m1:a
+	for _, s := range []string{"b", "c", "d"} {
+		e.delta(delta("m1", 0, s), testTime)
+	}
+	e.delta(delta("m2", 0, "x"), testTime)
+	e.delta(delta("m1", 0, "e"), testTime)
+	e.agentEvent(agent.Event{Type: agent.EventComplete}, testTime)
+	for _, s := range []string{"f", "g"} {
+		e.delta(delta("m1", 0, s), testTime)
+	}
+	e.message(whole("abcdefgh"), testTime) // supersedes the pending f, g
+	e.flush()
+	var got []string
+	for _, p := range rec.agentEvents("t") {
+		switch {
+		case p.Event.Delta != nil:
+			got = append(got, "delta:"+p.Event.MessageID+":"+p.Event.Delta.Text)
+		case p.Event.Message != nil:
+			got = append(got, "message:"+p.Event.Message.Parts[0].Text)
+		default:
+			got = append(got, string(p.Event.Type))
+		}
+	}
+	want := []string{"message:a", "session-id", "delta:m1:bcd", "delta:m2:x", "delta:m1:e", "complete", "message:abcdefgh"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
+	}
+}
