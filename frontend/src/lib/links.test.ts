@@ -1,4 +1,4 @@
-import { checkLink, installLinkGuard } from "./links";
+import { checkLink, installLinkGuard, linkifyHtml, linkPieces } from "./links";
 
 test("only http, https and mailto links are opened", () => {
   expect(checkLink("https://example.com/docs")).toEqual({ ok: true, url: "https://example.com/docs" });
@@ -19,4 +19,18 @@ test("the link guard keeps the page where it is and refuses file: links with a n
   expect(ev.defaultPrevented).toBe(true);
   expect(window.open("https://example.com")).toBeNull();
   off();
+});
+
+test("links in plain output (tool results) become links; trailing punctuation stays text", () => {
+  expect(linkPieces("see https://example.org/raw. and http://a.b/c?d=1&e=2, done")).toEqual([
+    { text: "see " },
+    { text: "https://example.org/raw", href: "https://example.org/raw" },
+    { text: ". and " },
+    { text: "http://a.b/c?d=1&e=2", href: "http://a.b/c?d=1&e=2" },
+    { text: ", done" },
+  ]);
+  expect(linkPieces("no links, file:///etc/passwd stays text")).toEqual([{ text: "no links, file:///etc/passwd stays text" }]);
+  expect(linkifyHtml('<span class="ansi-red-fg">https://x.org/a</span> ok')).toBe(
+    '<span class="ansi-red-fg"><a class="jc-link" href="https://x.org/a" title="https://x.org/a" rel="noreferrer noopener">https://x.org/a</a></span> ok',
+  );
 });

@@ -114,3 +114,34 @@ export function installLinkGuard(win: Window = window): () => void {
     win.open = origOpen;
   };
 }
+
+/** URL_RE finds web links in plain text (tool output, command results). A
+ * trailing punctuation mark is left out: "see https://x.org/a." links x.org/a. */
+const URL_RE = /\bhttps?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]}]/g;
+
+/** LinkPiece is plain text or a link, in order (see linkPieces). */
+export type LinkPiece = { text: string; href?: string };
+
+/** linkPieces splits plain text into text and web links, so output can show
+ * its links as links (opened by the link guard, like any other). */
+export function linkPieces(text: string): LinkPiece[] {
+  const out: LinkPiece[] = [];
+  let last = 0;
+  for (const m of text.matchAll(URL_RE)) {
+    const i = m.index ?? 0;
+    if (!checkLink(m[0]).ok) continue;
+    if (i > last) out.push({ text: text.slice(last, i) });
+    out.push({ text: m[0], href: m[0] });
+    last = i + m[0].length;
+  }
+  if (last < text.length) out.push({ text: text.slice(last) });
+  return out;
+}
+
+/** linkifyHtml wraps the web links of already escaped HTML (ansi_up's output:
+ * spans and text, no URL inside a tag) in links. */
+export function linkifyHtml(html: string): string {
+  return html.replace(URL_RE, (u) =>
+    checkLink(u.replace(/&amp;/g, "&")).ok ? `<a class="jc-link" href="${u}" title="${u}" rel="noreferrer noopener">${u}</a>` : u,
+  );
+}

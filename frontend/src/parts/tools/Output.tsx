@@ -2,6 +2,25 @@ import { useMemo, useState } from "react";
 import { AnsiUp } from "ansi_up";
 import { CopyButton } from "../CopyButton";
 import { lineCount } from "../util";
+import { linkifyHtml, linkPieces } from "../../lib/links";
+
+/** Linked shows plain text with its web links as links. */
+function Linked({ text }: { text: string }) {
+  const pieces = useMemo(() => linkPieces(text), [text]);
+  return (
+    <>
+      {pieces.map((p, i) =>
+        p.href ? (
+          <a key={i} className="jc-link" href={p.href} title={p.href} rel="noreferrer noopener">
+            {p.text}
+          </a>
+        ) : (
+          p.text
+        ),
+      )}
+    </>
+  );
+}
 
 const COLLAPSE_LINES = 12;
 
@@ -15,7 +34,7 @@ export function Collapsible({ text, ansi = false, limit = COLLAPSE_LINES, classN
     if (!ansi) return null;
     const au = new AnsiUp();
     au.use_classes = true;
-    return au.ansi_to_html(shown);
+    return linkifyHtml(au.ansi_to_html(shown));
   }, [ansi, shown]);
   if (!text) return null;
   return (
@@ -26,7 +45,9 @@ export function Collapsible({ text, ansi = false, limit = COLLAPSE_LINES, classN
       {html !== null ? (
         <pre className="jc-output__pre" dangerouslySetInnerHTML={{ __html: html }} />
       ) : (
-        <pre className="jc-output__pre">{shown}</pre>
+        <pre className="jc-output__pre">
+          <Linked text={shown} />
+        </pre>
       )}
       {long ? (
         <button type="button" className="jc-output__more" onClick={() => setOpen((o) => !o)}>
