@@ -3,6 +3,7 @@
 // a text field): Enter or 1 allow once, 2 always for this task, 3 always for
 // this project, 4 or Esc deny (then type a reason, Enter to send).
 
+import { Linked } from "../../lib/Linked";
 import { useEffect, useRef, useState } from "react";
 import type { Request } from "../../timeline/types";
 import type { PermissionAnswer } from "./api";
@@ -105,7 +106,7 @@ export function PermissionCard({ request, active, onAnswer }: PermissionCardProp
           Allow <strong>{request.toolName || "this tool"}</strong>?
         </span>
       </div>
-      {request.description ? <div className="jc-card__desc">{request.description}</div> : null}
+      {request.description ? <div className="jc-card__desc"><Linked text={request.description} /></div> : null}
       {line ? <pre className="jc-card__line">{line}</pre> : null}
       {diff.length > 0 ? (
         <div className="jc-card__diff">

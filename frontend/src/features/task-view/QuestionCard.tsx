@@ -3,6 +3,7 @@
 // a text field): 1–9 pick an option of the current question, Enter sends
 // once every question has an answer.
 
+import { Linked } from "../../lib/Linked";
 import { useEffect, useState } from "react";
 import type { Question, Request } from "../../timeline/types";
 import { isTyping } from "./keys";
@@ -80,7 +81,7 @@ export function QuestionCard({ request, active, onAnswer }: QuestionCardProps) {
       {qs.map((q, qi) => (
         <fieldset key={qi} className={`jc-question${qi === current ? " is-current" : ""}`} onFocus={() => setCurrent(qi)}>
           <legend>
-            {q.header ? <span className="jc-chip">{q.header}</span> : null} {q.question}
+            {q.header ? <span className="jc-chip">{q.header}</span> : null} <Linked text={q.question} />
             {q.multiSelect ? <span className="jc-meta"> (pick any)</span> : null}
           </legend>
           <div className="jc-question__options">

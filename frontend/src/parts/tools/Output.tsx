@@ -2,25 +2,8 @@ import { useMemo, useState } from "react";
 import { AnsiUp } from "ansi_up";
 import { CopyButton } from "../CopyButton";
 import { lineCount } from "../util";
-import { linkifyHtml, linkPieces } from "../../lib/links";
-
-/** Linked shows plain text with its web links as links. */
-function Linked({ text }: { text: string }) {
-  const pieces = useMemo(() => linkPieces(text), [text]);
-  return (
-    <>
-      {pieces.map((p, i) =>
-        p.href ? (
-          <a key={i} className="jc-link" href={p.href} title={p.href} rel="noreferrer noopener">
-            {p.text}
-          </a>
-        ) : (
-          p.text
-        ),
-      )}
-    </>
-  );
-}
+import { linkifyHtml } from "../../lib/links";
+import { Linked } from "../../lib/Linked";
 
 const COLLAPSE_LINES = 12;
 
