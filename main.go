@@ -93,7 +93,7 @@ func run() int {
 		aw.opt.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
 	}
 	reg := agents.NewRegistry(aw.opt)
-	aw.wrap(reg)
+	aw.mgr.WrapRegistry(ctx, reg, aw.specs, aw.opt)
 	app := NewApp(db, reg, cancel)
 	app.appSvc = services.NewAppService(version, opt.DB)
 	// Git worktrees per task (issue 8); without git, tasks run in the

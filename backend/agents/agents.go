@@ -4,6 +4,8 @@
 package agents
 
 import (
+	"slices"
+
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
@@ -34,19 +36,59 @@ type Options struct {
 // NewRegistry returns a registry holding every backend.
 func NewRegistry(opt Options) *agent.Registry {
 	r := agent.NewRegistry()
-	r.Register(claude.New(claude.Options{Binary: opt.Binaries[agent.BackendClaudeCode]}))
-	r.Register(opencode.New(opencode.Options{Binary: opt.Binaries[agent.BackendOpenCode], Env: opt.OpenCodeEnv, Recorder: opt.Recorder}))
-	r.Register(gemini.New(gemini.Options{Binary: opt.Binaries[agent.BackendGemini]}))
-	r.Register(codex.New(codex.Options{Binary: opt.Binaries[agent.BackendCodex]}))
-	for _, c := range append(acp.Presets(), opt.ACPAgents...) {
-		if bin := opt.Binaries[c.Name]; bin != "" {
-			c.Command = bin
-		}
-		if b, err := acp.New(c); err == nil { // configs are validated when parsed
+	for _, name := range Names(opt) {
+		if b, err := New(opt, name); err == nil { // ACP configs are validated when parsed
 			r.Register(b)
 		}
 	}
 	return r
+}
+
+// Names lists every backend opt describes: the built-in ones, then the
+// ACP presets and the user-added ACP agents.
+func Names(opt Options) []agent.BackendType {
+	names := []agent.BackendType{agent.BackendClaudeCode, agent.BackendOpenCode, agent.BackendGemini, agent.BackendCodex}
+	for _, c := range acpConfigs(opt) {
+		if !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// New builds the one backend named name with opt.
+func New(opt Options, name agent.BackendType) (agent.Backend, error) {
+	bin := opt.Binaries[name]
+	switch name {
+	case agent.BackendClaudeCode:
+		return claude.New(claude.Options{Binary: bin}), nil
+	case agent.BackendOpenCode:
+		return opencode.New(opencode.Options{Binary: bin, Env: opt.OpenCodeEnv, Recorder: opt.Recorder}), nil
+	case agent.BackendGemini:
+		return gemini.New(gemini.Options{Binary: bin}), nil
+	case agent.BackendCodex:
+		return codex.New(codex.Options{Binary: bin}), nil
+	}
+	cs := acpConfigs(opt)
+	for i := len(cs) - 1; i >= 0; i-- { // a user-added agent overrides a preset
+		c := cs[i]
+		if c.Name != name {
+			continue
+		}
+		if bin != "" {
+			c.Command = bin
+		}
+		b, err := acp.New(c)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return nil, &agent.UnknownBackendError{Name: name}
+}
+
+func acpConfigs(opt Options) []acp.Config {
+	return append(acp.Presets(), opt.ACPAgents...)
 }
 
 // Formats returns every raw format the app can normalize.

@@ -99,7 +99,7 @@ type Options struct {
 	// Cwd says where a task's agent runs; nil means the project's path.
 	Cwd func(ctx context.Context, t store.TaskRun) (string, error)
 	// TaskView turns a task into the "task:updated" payload (the services'
-	// Task DTO); nil emits TaskView.
+	// Task DTO); nil emits the store.TaskRun itself (tests).
 	TaskView func(t store.TaskRun) any
 	// StopTimeout bounds Session.Stop (default 10s).
 	StopTimeout time.Duration
@@ -170,32 +170,6 @@ func New(opt Options) (*Orchestrator, error) {
 	}, nil
 }
 
-// TaskView is the default "task:updated" payload.
-type TaskView struct {
-	ID              string `json:"id"`
-	ProjectID       string `json:"projectId"`
-	Name            string `json:"name"`
-	Prompt          string `json:"prompt"`
-	Status          string `json:"status"`
-	StatusReason    string `json:"statusReason"`
-	AgentBackend    string `json:"agentBackend"`
-	Model           string `json:"model"`
-	InteractionMode string `json:"interactionMode"`
-	SessionID       string `json:"sessionId"`
-	HasUnread       bool   `json:"hasUnread"`
-	CreatedAt       int64  `json:"createdAt"`
-	UpdatedAt       int64  `json:"updatedAt"`
-	StartedAt       int64  `json:"startedAt"`
-	EndedAt         int64  `json:"endedAt"`
-}
-
-func defaultTaskView(t store.TaskRun) any {
-	return TaskView{ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Prompt: t.Prompt, Status: t.Status,
-		StatusReason: t.StatusReason, AgentBackend: t.AgentBackend, Model: t.Model, InteractionMode: t.InteractionMode,
-		SessionID: t.SessionID, HasUnread: t.HasUnread, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		StartedAt: t.StartedAt, EndedAt: t.EndedAt}
-}
-
 // lock returns task id's lock, held across a state change and its emits so
 // the frontend sees changes in the order they were stored.
 func (o *Orchestrator) lock(id string) func() {
@@ -239,11 +213,11 @@ func (o *Orchestrator) emitTask(ctx context.Context, id string) {
 			t.Status, t.StatusReason = StatusStoreError, why
 		}
 	}
-	view := o.opt.TaskView
-	if view == nil {
-		view = defaultTaskView
+	var payload any = t
+	if o.opt.TaskView != nil {
+		payload = o.opt.TaskView(t)
 	}
-	o.emitter(id).other(EventTaskUpdated, view(t))
+	o.emitter(id).other(EventTaskUpdated, payload)
 }
 
 func (o *Orchestrator) emitQueue(ctx context.Context, id string) {

@@ -357,7 +357,7 @@ func TestProcessAlwaysAllowAppliedOnNextRequest(t *testing.T) {
 	}
 	for _, e := range rec.all() {
 		if e.Name == EventTaskUpdated {
-			if v, ok := e.Payload.(TaskView); ok && v.ID == "t2" && v.Status == store.StatusWaiting {
+			if v, ok := e.Payload.(store.TaskRun); ok && v.ID == "t2" && v.Status == store.StatusWaiting {
 				t.Fatal("t2 went through waiting although a rule answered")
 			}
 		}

@@ -225,7 +225,7 @@ func lastTaskStatus(rec *recorder, id string) string {
 		if e.Name != EventTaskUpdated {
 			continue
 		}
-		if tv, ok := e.Payload.(TaskView); ok && tv.ID == id {
+		if tv, ok := e.Payload.(store.TaskRun); ok && tv.ID == id {
 			st = tv.Status
 		}
 	}

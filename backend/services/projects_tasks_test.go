@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -202,8 +203,8 @@ func TestTaskCreateValidationAndBackendChoice(t *testing.T) {
 	if err != nil || len(list) != 2 {
 		t.Fatalf("List = %d tasks, %v; want 2", len(list), err)
 	}
-	if len(f.events.names) == 0 || f.events.names[0] != EventTaskUpdated {
-		t.Errorf("creating tasks emitted %v, want %s", f.events.names, EventTaskUpdated)
+	if len(f.events.names) == 0 || f.events.names[0] != orchestrator.EventTaskUpdated {
+		t.Errorf("creating tasks emitted %v, want %s", f.events.names, orchestrator.EventTaskUpdated)
 	}
 	if err := f.tasks.Delete(def.ID); err != nil {
 		t.Fatal(err)

@@ -23,10 +23,9 @@ type Dialogs interface {
 	PickDirectory(title string) (string, error)
 }
 
-// Event names the services emit.
+// Event names the services emit (besides orchestrator.EventTaskUpdated,
+// which carries the Task DTO of a created or changed task).
 const (
-	// EventTaskUpdated carries the Task DTO of a created or changed task.
-	EventTaskUpdated = "task:updated"
 	// EventTaskDeleted carries TaskDeleted.
 	EventTaskDeleted = "task:deleted"
 )

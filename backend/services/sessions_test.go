@@ -68,7 +68,7 @@ func TestSessionServiceMarkReadEmitsTaskDTO(t *testing.T) {
 	if tr.HasUnread {
 		t.Fatal("still unread")
 	}
-	if len(ev.names) != 1 || ev.names[0] != EventTaskUpdated {
+	if len(ev.names) != 1 || ev.names[0] != orchestrator.EventTaskUpdated {
 		t.Fatalf("emitted %v", ev.names)
 	}
 	dto := TaskViewOf(tr).(Task)

@@ -237,7 +237,7 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 		return Task{}, err
 	}
 	dto := NewTaskDTO(t)
-	s.emit.Emit(EventTaskUpdated, dto)
+	s.emit.Emit(orchestrator.EventTaskUpdated, dto)
 	return dto, nil
 }
 
@@ -315,7 +315,7 @@ func (s *TaskService) Rename(id, name string) (Task, error) {
 		return Task{}, notFound("task", id, err)
 	}
 	dto := NewTaskDTO(t)
-	s.emit.Emit(EventTaskUpdated, dto)
+	s.emit.Emit(orchestrator.EventTaskUpdated, dto)
 	return dto, nil
 }
 

@@ -103,8 +103,7 @@ type Backend struct {
 	// handshakeTimeout is HandshakeTimeout (shorter in tests).
 	handshakeTimeout time.Duration
 
-	mu       sync.Mutex
-	sessions map[*session]struct{}
+	sessions agent.Live[*session]
 }
 
 var _ agent.Backend = (*Backend)(nil)
@@ -117,7 +116,7 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.DisplayName == "" {
 		cfg.DisplayName = string(cfg.Name)
 	}
-	return &Backend{cfg: cfg, sessions: map[*session]struct{}{}, handshakeTimeout: HandshakeTimeout}, nil
+	return &Backend{cfg: cfg, handshakeTimeout: HandshakeTimeout}, nil
 }
 
 // Info implements agent.Backend.
@@ -138,19 +137,7 @@ func (b *Backend) Info() agent.Info {
 
 // Dispose implements agent.Backend: it stops every session.
 func (b *Backend) Dispose(ctx context.Context) error {
-	b.mu.Lock()
-	ss := make([]*session, 0, len(b.sessions))
-	for s := range b.sessions {
-		ss = append(ss, s)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, s := range ss {
-		if err := s.Stop(ctx); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return b.sessions.StopAll(ctx)
 }
 
 // Start implements agent.Backend: it spawns the agent and returns at once;
@@ -181,9 +168,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		s.stream.Close()
 		return nil, err
 	}
-	b.mu.Lock()
-	b.sessions[s] = struct{}{}
-	b.mu.Unlock()
+	b.sessions.Add(s)
 	go s.boot()
 	if prompt != "" {
 		s.startTurn(prompt) // waits for the handshake
@@ -317,9 +302,7 @@ func (s *session) finish() {
 		s.stream.Synth(agent.Event{Type: agent.EventError, Fatal: true, Error: s.waitErr.Error()})
 	}
 	s.stream.Close() // flushes: tool calls left open end as interrupted
-	s.b.mu.Lock()
-	delete(s.b.sessions, s)
-	s.b.mu.Unlock()
+	s.b.sessions.Remove(s)
 	close(s.done)
 }
 

@@ -23,7 +23,6 @@ func (m *rpcMessage) isRequest() bool {
 	return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
 }
 func (m *rpcMessage) isNotification() bool { return m.Method != "" && !m.isRequest() }
-func (m *rpcMessage) isResponse() bool     { return m.Method == "" && len(m.ID) > 0 }
 
 // rpcError is a JSON-RPC error object.
 type rpcError struct {

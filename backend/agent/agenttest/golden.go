@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -110,4 +111,47 @@ func CheckRebuildFromRaw(t testing.TB, f agent.Format, evs []agent.Event) int {
 		}
 	}
 	return len(raws)
+}
+
+// Recordings finds the recordings under testdata: each glob pattern with
+// the format its files are in. It fails tb when there are none.
+func Recordings(tb testing.TB, patterns map[string]agent.Format) map[string]agent.Format {
+	tb.Helper()
+	out := map[string]agent.Format{}
+	for pattern, f := range patterns {
+		files, err := filepath.Glob(filepath.Join("testdata", pattern))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, p := range files {
+			out[p] = f
+		}
+	}
+	if len(out) == 0 {
+		tb.Fatal("no recordings")
+	}
+	return out
+}
+
+// CheckGoldens compares each recording's normalized events with
+// testdata/TestGolden/<name>.golden (<name> without .jsonl or .json);
+// update rewrites them.
+func CheckGoldens(t *testing.T, recs map[string]agent.Format, update bool) {
+	for path, f := range recs {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			golden := filepath.Join("testdata", "TestGolden", strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")+".golden")
+			CheckGolden(t, golden, Render(t, NormalizeFile(t, path, f)), update)
+		})
+	}
+}
+
+// CheckRebuildsFromRaw: in every recording, a message's Raw fed to a fresh
+// normalizer gives the same message, same id.
+func CheckRebuildsFromRaw(t *testing.T, recs map[string]agent.Format) {
+	for path, f := range recs {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			CheckRebuildFromRaw(t, f, NormalizeFile(t, path, f))
+		})
+	}
 }

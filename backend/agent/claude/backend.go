@@ -40,8 +40,7 @@ type Options struct {
 type Backend struct {
 	opt Options
 
-	mu       sync.Mutex
-	sessions map[*Session]struct{}
+	sessions agent.Live[*Session]
 }
 
 var (
@@ -65,7 +64,7 @@ func New(opt Options) *Backend {
 	if opt.InterruptTimeout <= 0 {
 		opt.InterruptTimeout = 2 * time.Second
 	}
-	return &Backend{opt: opt, sessions: map[*Session]struct{}{}}
+	return &Backend{opt: opt}
 }
 
 // Info implements agent.Backend.
@@ -87,16 +86,7 @@ func (b *Backend) Info() agent.Info {
 
 // Dispose implements agent.Backend: it stops every live session.
 func (b *Backend) Dispose(ctx context.Context) error {
-	b.mu.Lock()
-	ss := slices.Collect(maps.Keys(b.sessions))
-	b.mu.Unlock()
-	var wg sync.WaitGroup
-	errs := make([]error, len(ss))
-	for i, s := range ss {
-		wg.Go(func() { errs[i] = s.Stop(ctx) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return b.sessions.StopAll(ctx)
 }
 
 // Args returns the claude command line (without the binary) for cfg.
@@ -167,9 +157,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		s.stream.Close()
 		return nil, err
 	}
-	b.mu.Lock()
-	b.sessions[s] = struct{}{}
-	b.mu.Unlock()
+	b.sessions.Add(s)
 	go s.finish()
 
 	// initialize first; its answer is not awaited (the CLI handles stdin in
@@ -276,9 +264,7 @@ func (s *Session) finish() {
 	s.mu.Unlock()
 	s.stream.Close()
 	<-s.stream.Done()
-	s.b.mu.Lock()
-	delete(s.b.sessions, s)
-	s.b.mu.Unlock()
+	s.b.sessions.Remove(s)
 	close(s.done)
 }
 

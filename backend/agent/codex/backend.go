@@ -34,8 +34,7 @@ type Options struct {
 type Backend struct {
 	bin string
 
-	mu       sync.Mutex
-	sessions map[*session]struct{}
+	sessions agent.Live[*session]
 }
 
 var _ agent.Backend = (*Backend)(nil)
@@ -45,7 +44,7 @@ func New(opt Options) *Backend {
 	if opt.Binary == "" {
 		opt.Binary = "codex"
 	}
-	return &Backend{bin: opt.Binary, sessions: map[*session]struct{}{}}
+	return &Backend{bin: opt.Binary}
 }
 
 // Info implements agent.Backend.
@@ -65,17 +64,7 @@ func (b *Backend) Info() agent.Info {
 
 // Dispose implements agent.Backend.
 func (b *Backend) Dispose(ctx context.Context) error {
-	b.mu.Lock()
-	ss := make([]*session, 0, len(b.sessions))
-	for s := range b.sessions {
-		ss = append(ss, s)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, s := range ss {
-		errs = append(errs, s.Stop(ctx))
-	}
-	return errors.Join(errs...)
+	return b.sessions.StopAll(ctx)
 }
 
 // Policy is how an interaction mode maps onto Codex's approval policy and
@@ -126,9 +115,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		s.stream.Close()
 		return nil, err
 	}
-	b.mu.Lock()
-	b.sessions[s] = struct{}{}
-	b.mu.Unlock()
+	b.sessions.Add(s)
 	if err := s.handshake(ctx); err != nil {
 		_ = s.Stop(context.Background())
 		return nil, fmt.Errorf("codex: %w (stderr: %s)", err, s.proc.Stderr())
@@ -270,9 +257,7 @@ func (s *session) finish() {
 	}
 	s.stream.Close()
 	<-s.stream.Done()
-	s.b.mu.Lock()
-	delete(s.b.sessions, s)
-	s.b.mu.Unlock()
+	s.b.sessions.Remove(s)
 	close(s.done)
 }
 

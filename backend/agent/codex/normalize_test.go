@@ -2,8 +2,6 @@ package codex
 
 import (
 	"flag"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,41 +17,14 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // app-server` stdout, and the -transcript one both directions (format
 // "codex-app-server").
 func recordings(t testing.TB) map[string]agent.Format {
-	out := map[string]agent.Format{}
-	for pattern, f := range map[string]agent.Format{"exec-*.jsonl": ExecFormat(), "appserver-*.jsonl": AppServerFormat()} {
-		files, err := filepath.Glob(filepath.Join("testdata", pattern))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range files {
-			out[p] = f
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no recordings")
-	}
-	return out
+	return agenttest.Recordings(t, map[string]agent.Format{"exec-*.jsonl": ExecFormat(), "appserver-*.jsonl": AppServerFormat()})
 }
 
-func TestGolden(t *testing.T) {
-	for path, f := range recordings(t) {
-		name := filepath.Base(path)
-		t.Run(name, func(t *testing.T) {
-			golden := filepath.Join("testdata", "TestGolden", strings.TrimSuffix(strings.TrimSuffix(name, ".jsonl"), ".json")+".golden")
-			agenttest.CheckGolden(t, golden, agenttest.Render(t, agenttest.NormalizeFile(t, path, f)), *update)
-		})
-	}
-}
+func TestGolden(t *testing.T) { agenttest.CheckGoldens(t, recordings(t), *update) }
 
 // TestRebuildFromRaw: a message's Raw fed to a fresh normalizer gives the
 // same message, same id.
-func TestRebuildFromRaw(t *testing.T) {
-	for path, f := range recordings(t) {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			agenttest.CheckRebuildFromRaw(t, f, agenttest.NormalizeFile(t, path, f))
-		})
-	}
-}
+func TestRebuildFromRaw(t *testing.T) { agenttest.CheckRebuildsFromRaw(t, recordings(t)) }
 
 func TestMalformedAndUnknown(t *testing.T) {
 	for _, f := range []agent.Format{ExecFormat(), AppServerFormat()} {

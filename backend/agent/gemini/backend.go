@@ -35,8 +35,7 @@ type Options struct {
 type Backend struct {
 	bin string
 
-	mu       sync.Mutex
-	sessions map[*session]struct{}
+	sessions agent.Live[*session]
 }
 
 var _ agent.Backend = (*Backend)(nil)
@@ -46,7 +45,7 @@ func New(opt Options) *Backend {
 	if opt.Binary == "" {
 		opt.Binary = "gemini"
 	}
-	return &Backend{bin: opt.Binary, sessions: map[*session]struct{}{}}
+	return &Backend{bin: opt.Binary}
 }
 
 // Notes is what the UI shows with the backend.
@@ -70,17 +69,7 @@ func (b *Backend) Info() agent.Info {
 
 // Dispose implements agent.Backend.
 func (b *Backend) Dispose(ctx context.Context) error {
-	b.mu.Lock()
-	ss := make([]*session, 0, len(b.sessions))
-	for s := range b.sessions {
-		ss = append(ss, s)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, s := range ss {
-		errs = append(errs, s.Stop(ctx))
-	}
-	return errors.Join(errs...)
+	return b.sessions.StopAll(ctx)
 }
 
 // Start implements agent.Backend: the first turn runs at once.
@@ -97,9 +86,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		stream: agent.NewStream(FormatName, NewNormalizer()),
 		done:   make(chan struct{}),
 	}
-	b.mu.Lock()
-	b.sessions[s] = struct{}{}
-	b.mu.Unlock()
+	b.sessions.Add(s)
 	if prompt != "" {
 		s.startTurn(prompt)
 	}
@@ -394,9 +381,7 @@ func (s *session) Stop(ctx context.Context) error {
 			s.turns.Wait()
 			s.stream.Close()
 			<-s.stream.Done()
-			s.b.mu.Lock()
-			delete(s.b.sessions, s)
-			s.b.mu.Unlock()
+			s.b.sessions.Remove(s)
 			close(s.done)
 		}()
 	})

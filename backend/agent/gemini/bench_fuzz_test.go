@@ -1,131 +1,32 @@
 package gemini
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 )
 
-// corpus is the frames of every recording of format f.
-func corpus(tb testing.TB, f agent.Format) ([][][]byte, int) {
-	var paths []string
-	for p, pf := range recordings(tb) {
-		if pf.Name == f.Name {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	var all [][][]byte
-	size := 0
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		size += len(data)
-		var frames [][]byte
-		for fr, err := range f.Split(bytes.NewReader(data)) {
-			if err != nil {
-				tb.Fatal(err)
-			}
-			frames = append(frames, fr)
-		}
-		all = append(all, frames)
-	}
-	if len(all) == 0 {
-		tb.Fatalf("no %s recordings in %s", f.Name, filepath.Join("testdata"))
-	}
-	return all, size
-}
-
-func benchFormat(b *testing.B, f agent.Format) {
-	recs, size := corpus(b, f)
-	b.SetBytes(int64(size))
-	b.ReportAllocs()
-	frames, msgs := 0, 0
-	for b.Loop() {
-		for _, rec := range recs {
-			n := f.New()
-			for _, fr := range rec {
-				frames++
-				for _, ev := range n.Feed(fr) {
-					if ev.Type == agent.EventMessage {
-						msgs++
-					}
-				}
-			}
-			n.Flush()
-		}
-	}
-	b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
-	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
-}
+func paths(tb testing.TB, f agent.Format) []string { return agenttest.PathsOf(recordings(tb), f) }
 
 // BenchmarkNormalize runs every stream-json recording through fresh
 // normalizers: bytes/s, frames/s (lines in) and msgs/s (message events out).
-func BenchmarkNormalize(b *testing.B) { benchFormat(b, Format()) }
+func BenchmarkNormalize(b *testing.B) { agenttest.BenchNormalize(b, Format(), paths(b, Format())) }
 
 // BenchmarkNormalizeJSON is the same for --output-format json.
-func BenchmarkNormalizeJSON(b *testing.B) { benchFormat(b, JSONFormat()) }
-
-func fuzzFormat(f *testing.F, format agent.Format, extra ...string) {
-	recs, _ := corpus(f, format)
-	for _, rec := range recs {
-		f.Add(bytes.Join(rec, []byte{'\n'}))
-		for _, fr := range rec[:min(len(rec), 6)] {
-			f.Add(fr)
-		}
-	}
-	for _, s := range extra {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		n := format.New()
-		// Cut frames cheaply (agent.Lines allocates a 1 MiB buffer per
-		// stream, which would dominate each run); whole-input formats get
-		// the input as one frame.
-		frames := [][]byte{in}
-		if format.Frames == nil {
-			frames = bytes.Split(in, []byte{'\n'})
-		}
-		for _, fr := range frames {
-			if len(bytes.TrimSpace(fr)) == 0 {
-				continue
-			}
-			for _, ev := range n.Feed(fr) {
-				checkEvent(t, ev)
-			}
-		}
-		for _, ev := range n.Flush() {
-			checkEvent(t, ev)
-		}
-	})
+func BenchmarkNormalizeJSON(b *testing.B) {
+	agenttest.BenchNormalize(b, JSONFormat(), paths(b, JSONFormat()))
 }
 
 // FuzzNormalize: arbitrary stream-json input never panics, every event
-// marshals and every message has an id and its raw frames.
+// marshals and every message has its raw frames.
 func FuzzNormalize(f *testing.F) {
-	fuzzFormat(f, Format(), `{"type":"tool_result","tool_id":"x","status":"error"}`, `{"type":"result","status":"error"}`)
+	agenttest.FuzzNormalize(f, Format(), paths(f, Format()), nil,
+		`{"type":"tool_result","tool_id":"x","status":"error"}`, `{"type":"result","status":"error"}`)
 }
 
 // FuzzNormalizeJSON is the same for --output-format json.
 func FuzzNormalizeJSON(f *testing.F) {
-	fuzzFormat(f, JSONFormat(), `{"session_id":"s","error":{"type":"x","message":"m"}}`)
-}
-
-func checkEvent(t *testing.T, ev agent.Event) {
-	if _, err := json.Marshal(ev); err != nil {
-		t.Fatalf("event does not marshal: %v", err)
-	}
-	if ev.Type == agent.EventMessage && (ev.Message == nil || len(ev.Raw) == 0) {
-		t.Fatalf("message event without message or raw: %+v", ev)
-	}
-	if ev.Type == agent.EventError && ev.Error == "" {
-		t.Fatalf("error event without text: %+v", ev)
-	}
+	agenttest.FuzzNormalize(f, JSONFormat(), paths(f, JSONFormat()), nil,
+		`{"session_id":"s","error":{"type":"x","message":"m"}}`)
 }

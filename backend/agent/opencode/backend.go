@@ -64,15 +64,14 @@ type Backend struct {
 	opt Options
 	srv *server
 
-	mu       sync.Mutex
-	sessions map[*Session]struct{}
+	sessions agent.Live[*Session]
 }
 
 var _ agent.Backend = (*Backend)(nil)
 
 // New returns an OpenCode backend; nothing starts until the first session.
 func New(opt Options) *Backend {
-	return &Backend{opt: opt, srv: newServer(opt), sessions: map[*Session]struct{}{}}
+	return &Backend{opt: opt, srv: newServer(opt)}
 }
 
 // Info implements agent.Backend.
@@ -149,9 +148,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.runCtx, s.cancel = runCtx, cancel
-	b.mu.Lock()
-	b.sessions[s] = struct{}{}
-	b.mu.Unlock()
+	b.sessions.Add(s)
 	go s.run(runCtx)
 
 	t := time.NewTimer(b.opt.connectTimeout())
@@ -183,20 +180,9 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 // Dispose implements agent.Backend: it stops every session, then the server
 // and its whole process group.
 func (b *Backend) Dispose(ctx context.Context) error {
-	b.mu.Lock()
-	ss := make([]*Session, 0, len(b.sessions))
-	for s := range b.sessions {
-		ss = append(ss, s)
-	}
-	b.mu.Unlock()
-	var errs []error
-	for _, s := range ss {
-		if err := s.Stop(ctx); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	err := b.sessions.StopAll(ctx)
 	b.srv.dispose()
-	return errors.Join(errs...)
+	return err
 }
 
 // parseModel maps "provider/model" to {providerID, modelID}; a bare name is
@@ -418,9 +404,7 @@ func (s *Session) Stop(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	s.b.mu.Lock()
-	delete(s.b.sessions, s)
-	s.b.mu.Unlock()
+	s.b.sessions.Remove(s)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest/fakemodel"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -152,7 +153,8 @@ func newHarness(t *testing.T, proj string, model *fakemodel.Server, c agentCase)
 		_ = reg.Dispose(ctx)
 	})
 	rec := &recorder{}
-	orch, err := orchestrator.New(orchestrator.Options{DB: db, Backends: reg, Formats: agents.Formats(), Emitter: rec})
+	orch, err := orchestrator.New(orchestrator.Options{DB: db, Backends: reg, Formats: agents.Formats(), Emitter: rec,
+		TaskView: services.TaskViewOf}) // the app's "task:updated" payload
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,27 +9,12 @@ import * as TaskService from "./wailsjs/go/services/TaskService";
 import * as SettingsService from "./wailsjs/go/services/SettingsService";
 import * as SessionService from "./wailsjs/go/services/SessionService";
 import * as AppService from "./wailsjs/go/services/AppService";
-import { EventsOn } from "./wailsjs/runtime/runtime";
+import { bound, onEvent } from "./bound";
 import { services } from "./wailsjs/go/models";
 
 /** hasWails reports whether the page runs inside Wails (window or dev server). */
 export function hasWails(): boolean {
   return Boolean((window as unknown as { go?: { services?: unknown } }).go?.services);
-}
-
-type Services = Record<string, Record<string, unknown> | undefined>;
-
-/** bound wraps a generated binding so that it rejects clearly when its
- * service is not bound (a plain browser, tests, an older backend). */
-function bound<A extends unknown[], R>(fn: (...a: A) => Promise<R>, name: string): (...a: A) => Promise<R> {
-  const [service, method] = name.split(".");
-  return (...a: A) => {
-    const services = (window as unknown as { go?: { services?: Services } }).go?.services;
-    if (typeof services?.[service]?.[method] !== "function") {
-      return Promise.reject(new Error(`${name} is not available (no Wails backend)`));
-    }
-    return fn(...a);
-  };
 }
 
 export function wailsApi(): Api {
@@ -70,10 +55,7 @@ export function wailsApi(): Api {
       setNotificationEnabled: bound(SessionService.SetNotificationEnabled, "SessionService.SetNotificationEnabled"),
     },
     events: {
-      on(name, cb) {
-        if (!(window as unknown as { runtime?: unknown }).runtime) return () => {};
-        return EventsOn(name, (...data: unknown[]) => cb(data[0]));
-      },
+      on: (name, cb) => onEvent(name, cb),
     },
   };
 }

@@ -7,7 +7,7 @@ import type { Api, Unsubscribe } from "../bridge/api";
 import { toTask } from "../bridge/api";
 import type { BackendInfo, CreateTaskInput, Project, Task } from "../bridge/types";
 import { errorMessage } from "../lib/errors";
-import { removeTask, sortTasks, upsertTask } from "../features/tasks/reducers";
+import { removeTask, sortTasks, upsertTask } from "./taskList";
 
 export type Theme = "system" | "light" | "dark";
 

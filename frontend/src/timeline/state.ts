@@ -573,7 +573,7 @@ export function pendingCards(list: readonly PendingRequest[] | null | undefined)
     const req: Request | undefined = p.request ?? (p.requestId ? ({ requestId: p.requestId } as Request) : undefined);
     if (!req) continue;
     if (!req.requestId && p.requestId) req.requestId = p.requestId;
-    const k = p.kind ?? p.type ?? "";
+    const k = p.kind ?? "";
     const kind: PendingKind = k === "question" || (!k && (req.question || req.questions?.length)) ? "question" : "permission";
     out.push({ kind, request: req });
   }

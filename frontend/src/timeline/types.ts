@@ -2,9 +2,9 @@
 // (backend/agent/types.go and event.go). The task view works only from
 // these: a normalized Message made of Parts, and the Events of a session.
 //
-// The Wails-generated classes (bridge/wailsjs/go/models.ts) are structurally
-// compatible with these interfaces; these stay plain so fixtures and tests
-// can be written as JSON.
+// These stay plain so fixtures and tests can be written as JSON;
+// models.test.ts checks (at `tsc --noEmit`) that they match the classes
+// Wails generates from the Go structs (bridge/wailsjs/go/models.ts).
 
 import type { agent } from "../bridge/wailsjs/go/models";
 
@@ -66,7 +66,7 @@ export interface PatchHunk {
 }
 
 export interface StructuredResult {
-  kind: "todo" | "write" | "skill";
+  kind: string; // todo | write | skill (a plain string in Go)
   oldTodos?: TodoItem[];
   newTodos?: TodoItem[];
   filePath?: string;
@@ -233,9 +233,8 @@ export interface AgentEventEnvelope {
 /** A pending permission request or question (the "requests:updated" payload items). */
 export interface PendingRequest {
   taskId?: string;
-  /** "permission" | "question" (or the event type names). */
+  /** "permission" | "question". */
   kind?: string;
-  type?: string;
   requestId?: string;
   request?: Request;
   createdAt?: number;

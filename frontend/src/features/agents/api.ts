@@ -1,9 +1,11 @@
 // AgentsApi is the Agents page's door to the Go AgentService. The screen
 // takes it as a prop (or uses wailsAgentsApi()), so tests and the e2e page
-// supply fakes. Calls go through window.go.services.AgentService.<Method>,
-// which is what the generated Wails bindings call.
+// supply fakes. wailsAgentsApi goes through the generated bindings, wrapped
+// in bridge/bound.ts.
 
 import type { Capabilities } from "../../bridge/types";
+import { call as bridgeCall, onEvent } from "../../bridge/bound";
+import * as AgentService from "../../bridge/wailsjs/go/services/AgentService";
 
 export type Source = "settings" | "path" | "app" | "";
 export type Mode = "" | "ask" | "accept-edits" | "plan" | "bypass";
@@ -84,19 +86,8 @@ export interface AgentsApi {
   onProgress(cb: (p: Progress) => void): () => void;
 }
 
-type Fn = (...args: unknown[]) => Promise<unknown>;
-
-interface WailsWindow {
-  go?: Record<string, Record<string, Record<string, Fn>>>;
-  runtime?: {
-    EventsOnMultiple(name: string, cb: (...data: unknown[]) => void, max: number): () => void;
-  };
-}
-
-function call<T>(method: string, ...args: unknown[]): Promise<T> {
-  const fn = (window as unknown as WailsWindow).go?.services?.AgentService?.[method];
-  if (!fn) return Promise.reject(new Error(`AgentService.${method} is not available (no Wails backend)`));
-  return fn(...args) as Promise<T>;
+function call<T>(method: keyof typeof AgentService, ...args: unknown[]): Promise<T> {
+  return bridgeCall<T>(AgentService[method], `AgentService.${method}`, ...args);
 }
 
 export function wailsAgentsApi(): AgentsApi {
@@ -109,11 +100,7 @@ export function wailsAgentsApi(): AgentsApi {
     install: (b, v) => call<InstallResult>("Install", b, v),
     uninstall: (b) => call<InstallResult>("Uninstall", b),
     saveSettings: (b, s) => call<AgentView>("SaveSettings", b, s),
-    onProgress: (cb) => {
-      const rt = (window as unknown as WailsWindow).runtime;
-      if (!rt) return () => {};
-      return rt.EventsOnMultiple("agents:install-progress", (p) => cb(p as Progress), -1);
-    },
+    onProgress: (cb) => onEvent<Progress>("agents:install-progress", cb),
   };
 }
 

@@ -1,7 +1,7 @@
 // GitApi is the diff view's door to the Go GitService. Components take it
 // as a prop (or use wailsGitApi()), so tests and the e2e page supply fakes.
-// Calls go through window.go.services.GitService.<Method>, which is what
-// the generated Wails bindings call.
+// The Wails implementations go through the generated bindings, wrapped in
+// bridge/bound.ts.
 
 import type {
   Branch,
@@ -14,6 +14,8 @@ import type {
   TaskGitOptions,
   TaskGitStatus,
 } from "./types";
+import { call as bridgeCall, onEvent } from "../../bridge/bound";
+import * as GitService from "../../bridge/wailsjs/go/services/GitService";
 
 export interface GitApi {
   diff(taskId: string): Promise<TaskDiff>;
@@ -37,19 +39,8 @@ export interface GitProjectApi {
   deleteTaskWorkspace(taskId: string, force: boolean): Promise<{ worktreeRemoved: boolean; branchDeleted: boolean; keptBranch?: string; reason?: string }>;
 }
 
-type Fn = (...args: unknown[]) => Promise<unknown>;
-
-interface WailsWindow {
-  go?: Record<string, Record<string, Record<string, Fn>>>;
-  runtime?: {
-    EventsOnMultiple(name: string, cb: (...data: unknown[]) => void, max: number): () => void;
-  };
-}
-
-function call<T>(method: string, ...args: unknown[]): Promise<T> {
-  const fn = (window as unknown as WailsWindow).go?.services?.GitService?.[method];
-  if (!fn) return Promise.reject(new Error(`GitService.${method} is not available (no Wails backend)`));
-  return fn(...args) as Promise<T>;
+function call<T>(method: keyof typeof GitService, ...args: unknown[]): Promise<T> {
+  return bridgeCall<T>(GitService[method], `GitService.${method}`, ...args);
 }
 
 /** wailsGitApi is the GitApi over the Wails bindings. */
@@ -61,18 +52,10 @@ export function wailsGitApi(): GitApi {
     commit: (taskId, message) => call<TaskGitInfo>("Commit", taskId, message),
     merge: (taskId, input) => call<MergeOutcome>("Merge", taskId, input),
     discard: (taskId) => call<TaskGitInfo>("Discard", taskId),
-    onUpdated: (cb) => {
-      const rt = (window as unknown as WailsWindow).runtime;
-      if (!rt) return () => {};
-      return rt.EventsOnMultiple(
-        "git:updated",
-        (payload) => {
-          const id = (payload as { taskId?: string } | null)?.taskId;
-          if (id) cb(id);
-        },
-        -1,
-      );
-    },
+    onUpdated: (cb) =>
+      onEvent<{ taskId?: string } | null>("git:updated", (payload) => {
+        if (payload?.taskId) cb(payload.taskId);
+      }),
   };
 }
 

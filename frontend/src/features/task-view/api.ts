@@ -1,11 +1,8 @@
 // api is the task view's typed door to the Go side: the orchestrator's
 // SessionService (and TaskService/SettingsService for the task header),
 // plus the Wails runtime events. Components take a TaskApi from context so
-// tests and the benchmark page can supply a fake one.
-//
-// Until the generated bindings (bridge/wailsjs/go/services/*) land, calls
-// go through window.go.services.<Service>.<Method>, which is exactly what
-// the generated wrappers call.
+// tests and the benchmark page can supply a fake one. wailsApi goes through
+// the generated bindings, wrapped in bridge/bound.ts.
 
 import type {
   AgentEventEnvelope,
@@ -16,6 +13,11 @@ import type {
   QueuedMessage,
 } from "../../timeline/types";
 import type { TaskProblem } from "../../bridge/types";
+import { call, onEvent as on } from "../../bridge/bound";
+import * as AgentService from "../../bridge/wailsjs/go/services/AgentService";
+import * as SessionService from "../../bridge/wailsjs/go/services/SessionService";
+import * as SettingsService from "../../bridge/wailsjs/go/services/SettingsService";
+import * as TaskService from "../../bridge/wailsjs/go/services/TaskService";
 
 export interface DecisionUpdate {
   taskId: string;
@@ -99,51 +101,26 @@ export interface TaskApi {
   onPermissionDecided(cb: (u: DecisionUpdate) => void): () => void;
 }
 
-type AnyFn = (...args: unknown[]) => Promise<unknown>;
-
-interface WailsWindow {
-  go?: Record<string, Record<string, Record<string, AnyFn>>>;
-  runtime?: {
-    EventsOnMultiple?: (name: string, cb: (...data: unknown[]) => void, max: number) => () => void;
-  };
-}
-
-function w(): WailsWindow {
-  return window as unknown as WailsWindow;
-}
-
-function call<T>(service: string, method: string, ...args: unknown[]): Promise<T> {
-  const fn = w().go?.services?.[service]?.[method];
-  if (!fn) return Promise.reject(new Error(`${service}.${method} is not available`));
-  return fn(...args) as Promise<T>;
-}
-
-function on<T>(name: string, cb: (v: T) => void): () => void {
-  const rt = w().runtime;
-  if (!rt?.EventsOnMultiple) return () => {};
-  return rt.EventsOnMultiple(name, (data: unknown) => cb(data as T), -1);
-}
-
 /** wailsApi talks to the bound Go services. */
 export const wailsApi: TaskApi = {
-  getTask: (id) => call<TaskInfo | null>("TaskService", "Get", id),
-  listBackends: () => call<BackendInfo[] | null>("SettingsService", "ListBackends").then((b) => b ?? []),
-  messages: (id) => call<Message[] | null>("SessionService", "Messages", id).then((m) => m ?? []),
-  pendingRequests: (id) => call<PendingRequest[] | null>("SessionService", "PendingRequests", id).then((r) => r ?? []),
-  permissionDecisions: (id) => call<PermissionDecision[] | null>("SessionService", "PermissionDecisions", id).then((d) => d ?? []),
-  queue: (id) => call<QueuedMessage[] | null>("SessionService", "Queue", id).then((q) => q ?? []),
-  sendMessage: (id, text) => call<void>("SessionService", "SendMessage", id, text),
-  stop: (id) => call<void>("SessionService", "Stop", id),
-  respondToPermission: (id, rid, a) => call<void>("SessionService", "RespondToPermission", id, rid, a),
-  respondToQuestion: (id, rid, answers) => call<void>("SessionService", "RespondToQuestion", id, rid, answers),
-  setMode: (id, mode) => call<void>("SessionService", "SetMode", id, mode),
-  setModel: (id, model) => call<void>("SessionService", "SetModel", id, model),
-  editQueued: (qid, text) => call<void>("SessionService", "EditQueued", qid, text),
-  removeQueued: (qid) => call<void>("SessionService", "RemoveQueued", qid),
-  markRead: (id) => call<void>("SessionService", "MarkRead", id),
-  retry: (id) => call<void>("SessionService", "Retry", id),
+  getTask: (id) => call<TaskInfo | null>(TaskService.Get, "TaskService.Get", id),
+  listBackends: () => call<BackendInfo[] | null>(SettingsService.ListBackends, "SettingsService.ListBackends").then((b) => b ?? []),
+  messages: (id) => call<Message[] | null>(SessionService.Messages, "SessionService.Messages", id).then((m) => m ?? []),
+  pendingRequests: (id) => call<PendingRequest[] | null>(SessionService.PendingRequests, "SessionService.PendingRequests", id).then((r) => r ?? []),
+  permissionDecisions: (id) => call<PermissionDecision[] | null>(SessionService.PermissionDecisions, "SessionService.PermissionDecisions", id).then((d) => d ?? []),
+  queue: (id) => call<QueuedMessage[] | null>(SessionService.Queue, "SessionService.Queue", id).then((q) => q ?? []),
+  sendMessage: (id, text) => call<void>(SessionService.SendMessage, "SessionService.SendMessage", id, text),
+  stop: (id) => call<void>(SessionService.Stop, "SessionService.Stop", id),
+  respondToPermission: (id, rid, a) => call<void>(SessionService.RespondToPermission, "SessionService.RespondToPermission", id, rid, a),
+  respondToQuestion: (id, rid, answers) => call<void>(SessionService.RespondToQuestion, "SessionService.RespondToQuestion", id, rid, answers),
+  setMode: (id, mode) => call<void>(SessionService.SetMode, "SessionService.SetMode", id, mode),
+  setModel: (id, model) => call<void>(SessionService.SetModel, "SessionService.SetModel", id, model),
+  editQueued: (qid, text) => call<void>(SessionService.EditQueued, "SessionService.EditQueued", qid, text),
+  removeQueued: (qid) => call<void>(SessionService.RemoveQueued, "SessionService.RemoveQueued", qid),
+  markRead: (id) => call<void>(SessionService.MarkRead, "SessionService.MarkRead", id),
+  retry: (id) => call<void>(SessionService.Retry, "SessionService.Retry", id),
   installAgent: async (backend) => {
-    const r = await call<{ ok: boolean; error?: string; log?: string }>("AgentService", "Install", backend, "");
+    const r = await call<{ ok: boolean; error?: string; log?: string }>(AgentService.Install, "AgentService.Install", backend, "");
     if (!r.ok) throw new Error(r.error || "the install failed");
   },
   onAgentEvent: (cb) => on("agent:event", cb),

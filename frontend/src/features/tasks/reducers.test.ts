@@ -1,4 +1,5 @@
-import { filterTasks, projectActivity, removeTask, sortTasks, taskTitle, unreadCount, upsertTask } from "./reducers";
+import { filterTasks, projectActivity, taskTitle, unreadCount } from "./reducers";
+import { removeTask, sortTasks, upsertTask } from "../../state/taskList";
 import { makeTask } from "../../test/fakeApi";
 
 describe("task list reducers", () => {
