@@ -17,6 +17,9 @@ test("the global default backend is what a new project starts with", async ({ pa
   await open();
   await page.getByRole("button", { name: "Settings", exact: true }).click();
   const select = page.getByLabel("Default backend");
+  // Settings is a chunk loaded on first use and fills its backends after:
+  // wait for them before reading the choices.
+  await select.locator("option").nth(1).waitFor({ state: "attached" });
   const options = await select.locator("option").evaluateAll((os) => os.map((o) => o.value));
   const before = await select.inputValue();
   const next = options.find((o) => o !== before);
