@@ -190,7 +190,7 @@ func (h *harness) status() store.TaskRun {
 
 // waitFor polls cond until it holds or d passes; false on timeout (with
 // the state logged as an error).
-func (h *harness) waitFor(t *testing.T, what string, d time.Duration, cond func() bool) bool {
+func (h *harness) waitFor(t testing.TB, what string, d time.Duration, cond func() bool) bool {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
@@ -213,7 +213,7 @@ func (h *harness) busy() bool {
 // answerUntilIdle answers each permission request with ans as it comes
 // until the task is neither running nor waiting; it returns the tool names
 // asked for.
-func (h *harness) answerUntilIdle(t *testing.T, d time.Duration, ans orchestrator.PermissionAnswer) []string {
+func (h *harness) answerUntilIdle(t testing.TB, d time.Duration, ans orchestrator.PermissionAnswer) []string {
 	t.Helper()
 	ctx := context.Background()
 	var asked []string
@@ -240,7 +240,7 @@ func (h *harness) answerUntilIdle(t *testing.T, d time.Duration, ans orchestrato
 
 // send sends text as a follow-up (the first step starts the task) and
 // waits until the model saw the scenario or the turn is under way.
-func (h *harness) send(t *testing.T, scenario, text string) {
+func (h *harness) send(t testing.TB, scenario, text string) {
 	t.Helper()
 	ctx := context.Background()
 	before := len(h.model.Requests())
@@ -267,7 +267,7 @@ func (h *harness) send(t *testing.T, scenario, text string) {
 }
 
 // logRequests logs the model requests since before (the tail of each body).
-func (h *harness) logRequests(t *testing.T, before int) {
+func (h *harness) logRequests(t testing.TB, before int) {
 	t.Helper()
 	for _, r := range h.model.Requests()[before:] {
 		b := string(r.Body)
@@ -280,7 +280,7 @@ func (h *harness) logRequests(t *testing.T, before int) {
 
 // settle stops a task left busy by a failed step, so the next step starts
 // from an idle task.
-func (h *harness) settle(t *testing.T) {
+func (h *harness) settle(t testing.TB) {
 	t.Helper()
 	if !h.busy() {
 		return
@@ -290,7 +290,7 @@ func (h *harness) settle(t *testing.T) {
 	h.waitFor(t, "the task to stop", 30*time.Second, func() bool { return !h.busy() })
 }
 
-func (h *harness) messages(t *testing.T) []agent.Message {
+func (h *harness) messages(t testing.TB) []agent.Message {
 	t.Helper()
 	msgs, err := h.orch.Messages(context.Background(), h.task)
 	if err != nil {
@@ -376,7 +376,7 @@ func openTools(msgs []agent.Message) []openTool {
 }
 
 // toolIDs returns the ids of the stored tool-use parts.
-func (h *harness) toolIDs(t *testing.T) map[string]bool {
+func (h *harness) toolIDs(t testing.TB) map[string]bool {
 	ids := map[string]bool{}
 	for _, m := range h.messages(t) {
 		for _, p := range m.Parts {
@@ -391,7 +391,7 @@ func (h *harness) toolIDs(t *testing.T) map[string]bool {
 // checkClosed fails t when a tool call of this step is left open after
 // its turn (one left open by an earlier step is only logged: that step
 // failed for it).
-func (h *harness) checkClosed(t *testing.T) {
+func (h *harness) checkClosed(t testing.TB) {
 	t.Helper()
 	var mine, older []string
 	for _, o := range openTools(h.messages(t)) {
@@ -411,21 +411,21 @@ func (h *harness) checkClosed(t *testing.T) {
 }
 
 // wantText fails t when want is not in the stored assistant texts.
-func wantText(t *testing.T, msgs []agent.Message, want string) {
+func wantText(t testing.TB, msgs []agent.Message, want string) {
 	t.Helper()
 	if at := texts(msgs, agent.RoleAssistant); !strings.Contains(at, want) {
 		t.Errorf("assistant text %q not stored; assistant texts:\n%s", want, at)
 	}
 }
 
-func wantStatus(t *testing.T, h *harness, want string) {
+func wantStatus(t testing.TB, h *harness, want string) {
 	t.Helper()
 	if tr := h.status(); tr.Status != want {
 		t.Errorf("the task is %s (%q), want %s", tr.Status, tr.StatusReason, want)
 	}
 }
 
-func fileIs(t *testing.T, path, want string) {
+func fileIs(t testing.TB, path, want string) {
 	t.Helper()
 	got, err := os.ReadFile(path)
 	if err != nil || strings.TrimSpace(string(got)) != strings.TrimSpace(want) {
