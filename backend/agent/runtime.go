@@ -255,7 +255,7 @@ func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
 		sig  syscall.Signal
 	}{{grace, syscall.SIGTERM}, {p.spec.WaitDelay, syscall.SIGKILL}}
 	for _, st := range steps {
-		if !waitFor(ctx, p.exited, st.wait) {
+		if !WaitFor(ctx, p.exited, st.wait) {
 			if ctx.Err() != nil {
 				break
 			}
@@ -326,16 +326,21 @@ func (p *Process) Signaled() (syscall.Signal, bool) {
 	return st.Signal(), true
 }
 
-// waitFor waits up to d for ch; false when d passed or ctx ended first.
-func waitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) bool {
+// WaitFor waits up to d (or until ctx ends) for ch to close and reports
+// whether it closed; a ch that closed as the wait ended counts as closed.
+func WaitFor(ctx context.Context, ch <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ch:
 		return true
 	case <-t.C:
-		return false
 	case <-ctx.Done():
+	}
+	select {
+	case <-ch:
+		return true
+	default:
 		return false
 	}
 }

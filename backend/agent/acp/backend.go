@@ -728,7 +728,7 @@ func (s *session) Stop(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		if s.turnRunning() {
 			_ = s.Interrupt(ctx)
-			wait(ctx, s.turnsDone(), 2*time.Second)
+			agent.WaitFor(ctx, s.turnsDone(), 2*time.Second)
 		}
 		s.mu.Lock()
 		s.stopping = true
@@ -740,7 +740,7 @@ func (s *session) Stop(ctx context.Context) error {
 			grace = 0
 		}
 		s.stopErr = s.p.Stop(ctx, grace)
-		if !wait(ctx, s.done, 2*time.Second) {
+		if !agent.WaitFor(ctx, s.done, 2*time.Second) {
 			s.stream.Close() // nobody reads Events: stop waiting for them
 			<-s.done
 		}
@@ -753,24 +753,6 @@ func (s *session) turnsDone() <-chan struct{} {
 	ch := make(chan struct{})
 	go func() { s.turns.Wait(); close(ch) }()
 	return ch
-}
-
-// wait waits for ch up to d (or ctx); it reports whether ch closed.
-func wait(ctx context.Context, ch <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // Events implements agent.Session.

@@ -13,7 +13,7 @@ import (
 )
 
 // Drift is how a recording is changed to look like a CLI version the suite
-// has never seen (../shared/tools/drift.py in Go, plus dropped fields).
+// has never seen (the shared tools' drift.py, written in Go, plus dropped fields).
 type Drift struct {
 	Floats   bool // every integer becomes a float (5 → 5.5)
 	Huge     bool // one number in seven becomes 1e400
