@@ -47,12 +47,25 @@ test("selecting a task opens the task view and clears its unread marker", async 
   expect(api.calls).toContain("markRead t1");
 });
 
-test("applyTheme sets or clears data-theme", () => {
+test("applyTheme sets data-theme, resolving and following the system preference", () => {
   const el = document.createElement("html");
   applyTheme("dark", el);
   expect(el.getAttribute("data-theme")).toBe("dark");
-  applyTheme("system", el);
-  expect(el.hasAttribute("data-theme")).toBe(false);
+  const listeners: Array<() => void> = [];
+  const mql = {
+    matches: true,
+    addEventListener: (_: string, f: () => void) => listeners.push(f),
+    removeEventListener: (_: string, f: () => void) => listeners.splice(listeners.indexOf(f), 1),
+  } as unknown as MediaQueryList;
+  const stop = applyTheme("system", el, mql);
+  expect(el.getAttribute("data-theme")).toBe("dark");
+  (mql as { matches: boolean }).matches = false;
+  listeners.forEach((f) => f());
+  expect(el.getAttribute("data-theme")).toBe("light");
+  stop();
+  expect(listeners).toHaveLength(0);
+  applyTheme("system", el, undefined);
+  expect(el.getAttribute("data-theme")).toBe("light");
 });
 
 test("deleting a task from the list needs a second click", async () => {

@@ -18,10 +18,23 @@ import { ImportLauncher } from "./features/import/ImportDialog";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
 
-/** applyTheme sets <html data-theme>; "system" removes it so prefers-color-scheme decides. */
-export function applyTheme(theme: Theme, root: HTMLElement = document.documentElement) {
-  if (theme === "system") root.removeAttribute("data-theme");
-  else root.setAttribute("data-theme", theme);
+/** systemDark: the desktop's colour-scheme preference, as a media query list (absent in some test DOMs). */
+function systemDark(): MediaQueryList | undefined {
+  return typeof window.matchMedia === "function" ? window.matchMedia("(prefers-color-scheme: dark)") : undefined;
+}
+
+/**
+ * applyTheme sets <html data-theme> to "light" or "dark", resolving "system"
+ * from the desktop's preference and following it while chosen (the returned
+ * function stops following). The stylesheet keys its one dark block, and the
+ * code highlighting, on data-theme alone.
+ */
+export function applyTheme(theme: Theme, root: HTMLElement = document.documentElement, mql = systemDark()): () => void {
+  const set = () => root.setAttribute("data-theme", theme === "system" ? (mql?.matches ? "dark" : "light") : theme);
+  set();
+  if (theme !== "system" || !mql) return () => {};
+  mql.addEventListener("change", set);
+  return () => mql.removeEventListener("change", set);
 }
 
 export function App({ store }: { store?: AppStore }) {
