@@ -3,8 +3,10 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import "./styles/index.css";
 import { installLinkGuard } from "./lib/links";
+import { installTooltips } from "./lib/tooltip";
 
 installLinkGuard();
+installTooltips();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -178,7 +178,22 @@ test("links open in the browser, file: is refused, paths open in the editor, Ope
   await docs.hover();
   await page.getByTestId("link-status").waitFor();
   assertEqual((await page.getByTestId("link-status").textContent()).trim(), "https://example.com/docs", "the status line shows the full URL on hover");
+  // The app's own tooltip (lib/tooltip.ts), not the toolkit's: themed and inside the window.
+  const tip = page.locator("#jc-tooltip");
+  await tip.waitFor({ state: "visible" });
+  assertEqual((await tip.textContent()).trim(), "https://example.com/docs", "the tooltip shows the full URL");
   await page.screenshot({ path: join(shots, "truth-link-hover.png") });
+  const themeBtn = page.getByRole("button", { name: /^Theme:/ });
+  await themeBtn.hover();
+  await page.waitForFunction(() => /^Theme:/.test(document.getElementById("jc-tooltip")?.textContent ?? "") && !document.getElementById("jc-tooltip").hidden);
+  const box = await tip.boundingBox();
+  const vp = page.viewportSize() ?? (await page.evaluate(() => ({ width: innerWidth, height: innerHeight })));
+  assert(box.x >= 0 && box.y >= 0 && box.x + box.width <= vp.width && box.y + box.height <= vp.height, `theme tooltip inside the window: ${JSON.stringify(box)} in ${JSON.stringify(vp)}`);
+  assertEqual(await themeBtn.getAttribute("title"), null, "no native tooltip while ours shows");
+  await page.screenshot({ path: join(shots, "truth-tooltip-edge.png") });
+  await page.mouse.move(vp.width / 2, vp.height / 2);
+  await page.keyboard.press("Shift");
+  assert(await tip.isHidden(), "the tooltip hides");
   await docs.click();
   let c = await waitCall(page, before + 1, "link click");
   assertEqual(c.name, "xdg-open", "the browser opener");
