@@ -1,3 +1,6 @@
+import { createElement } from "react";
+import { render as renderUI, screen as ui } from "@testing-library/react";
+import { Button } from "./ui";
 import { errorMessage } from "./errors";
 import { fieldForError } from "./fieldError";
 import { relativeTime } from "./time";
@@ -37,4 +40,13 @@ test("DTO mapping accepts column-style names", () => {
   expect(t.hasUnread).toBe(true);
   expect(t.status).toBe("created");
   expect(t.startedAt).toBeNull();
+});
+
+test("Button busyLabel: both labels laid out, only the current one named", () => {
+  const { rerender } = renderUI(createElement(Button, { busy: false, busyLabel: "Starting…" }, "Check health"));
+  const b = ui.getByRole("button", { name: "Check health" });
+  expect(b.textContent).toBe("Check healthStarting…"); // the hidden one keeps its width
+  rerender(createElement(Button, { busy: true, busyLabel: "Starting…" }, "Check health"));
+  expect(ui.getByRole("button", { name: "Starting…" })).toBeDisabled();
+  expect(ui.queryByRole("button", { name: "Check health" })).toBeNull();
 });

@@ -10,9 +10,15 @@ type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   variant?: "primary" | "secondary" | "ghost" | "danger";
   size?: "sm" | "md";
   busy?: boolean;
+  /**
+   * What the button says while busy. Both labels are laid out in the same
+   * cell so the button keeps the width of the longer one and the controls
+   * next to it do not move (issue 23).
+   */
+  busyLabel?: ReactNode;
 };
 
-export function Button({ variant = "secondary", size = "md", busy, className, children, disabled, ...rest }: ButtonProps) {
+export function Button({ variant = "secondary", size = "md", busy, busyLabel, className, children, disabled, ...rest }: ButtonProps) {
   return (
     <button
       type="button"
@@ -20,7 +26,18 @@ export function Button({ variant = "secondary", size = "md", busy, className, ch
       disabled={disabled || busy}
       {...rest}
     >
-      {children}
+      {busyLabel === undefined ? (
+        children
+      ) : (
+        <span className="jc-btn__stable">
+          <span aria-hidden={busy ? true : undefined} data-shown={!busy}>
+            {children}
+          </span>
+          <span aria-hidden={busy ? undefined : true} data-shown={!!busy}>
+            {busyLabel}
+          </span>
+        </span>
+      )}
     </button>
   );
 }

@@ -234,8 +234,8 @@ function AgentCard({
       {agent.notes ? <p className="jc-card__desc">{agent.notes}</p> : null}
 
       <div className="jc-agent__actions">
-        <Button size="sm" onClick={() => void check()} busy={checking} disabled={!agent.found}>
-          {checking ? "Starting…" : "Check health"}
+        <Button size="sm" onClick={() => void check()} busy={checking} busyLabel="Starting…" disabled={!agent.found}>
+          Check health
         </Button>
         {agent.package ? (
           <>
