@@ -605,7 +605,7 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 				return err
 			}
 			rule := store.PermissionRule{ID: "rule-" + uuid.NewString(), Scope: ans.Scope, ProjectID: t.ProjectID,
-				ToolName: p.Request.ToolName, MatchKind: s.Kind, Pattern: s.Pattern, CreatedAt: now}
+				ToolName: p.Request.ToolName, MatchKind: s.Kind, Pattern: s.Pattern, SubjectType: s.Type, CreatedAt: now}
 			if ans.Scope == store.ScopeTask {
 				rule.TaskID = taskID
 			}

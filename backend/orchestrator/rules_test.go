@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -108,5 +109,51 @@ func TestRuleSpecs(t *testing.T) {
 		if _, err := RuleSubject(b.req, &b.spec); !errors.Is(err, ErrInvalid) {
 			t.Errorf("RuleSubject(%+v) = %v, want ErrInvalid", b.spec, err)
 		}
+	}
+}
+
+// A rule made by an "always" answer can be edited later, with the checks of
+// its subject type, and the edited rule is what answers the next request.
+func TestEditRuleAfterItIsMade(t *testing.T) {
+	h := newHarness(t, Options{})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	s.send(permEv("r1", "Bash", "npm test"))
+	waitStatus(t, h.db, "t1", store.StatusWaiting)
+	if err := h.o.RespondToPermission(ctx, "t1", "r1", PermissionAnswer{Behavior: agent.Allow, Scope: store.ScopeTask,
+		Rule: &RuleSpec{MatchKind: store.MatchExact, Pattern: "npm test"}}); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := store.ProjectRules(ctx, h.db.R, "p1")
+	if err != nil || len(rules) != 1 || rules[0].SubjectType != SubjectCommand || rules[0].MatchKind != store.MatchExact {
+		t.Fatalf("rules = %+v, %v", rules, err)
+	}
+	id := rules[0].ID
+	for _, bad := range []RuleSpec{
+		{MatchKind: store.MatchFolder, Pattern: "/w"},      // a folder is for paths
+		{MatchKind: store.MatchPrefix, Pattern: "npm; rm"}, // shell control
+		{MatchKind: store.MatchPrefix, Pattern: "  "},      // empty
+		{MatchKind: "glob", Pattern: "npm *"},              // unknown kind
+	} {
+		if _, err := h.o.EditRule(ctx, id, bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("EditRule(%+v) = %v, want ErrInvalid", bad, err)
+		}
+	}
+	got, err := h.o.EditRule(ctx, id, RuleSpec{MatchKind: store.MatchPrefix, Pattern: " npm "})
+	if err != nil || got.MatchKind != store.MatchPrefix || got.Pattern != "npm" {
+		t.Fatalf("EditRule = %+v, %v", got, err)
+	}
+	if _, err := h.o.EditRule(ctx, "rule-nope", RuleSpec{MatchKind: store.MatchExact, Pattern: "x"}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown rule: %v", err)
+	}
+	// The edited prefix answers a different command by itself.
+	s.send(permEv("r2", "Bash", "npm run lint"))
+	waitFor(t, "auto answer", func() bool { return len(s.callsOf("RespondToPermission")) == 2 })
+	if r := s.callsOf("RespondToPermission")[1].([2]any); r[0] != "r2" || r[1].(agent.PermissionResponse).Behavior != agent.Allow {
+		t.Fatalf("auto answer = %+v", r)
 	}
 }

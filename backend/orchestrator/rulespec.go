@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -27,20 +28,35 @@ func RuleSubject(req agent.Request, spec *RuleSpec) (Subject, error) {
 	if spec == nil {
 		return s, nil
 	}
+	kind, pat, err := checkSpec(*spec, s.Type)
+	if err != nil {
+		return Subject{}, err
+	}
+	if !covers(kind, pat, s) {
+		return Subject{}, fmt.Errorf("orchestrator: rule %q does not cover this request (%s): %w", RuleText(kind, pat), s.Pattern, ErrInvalid)
+	}
+	return Subject{Kind: kind, Pattern: pat, Type: s.Type}, nil
+}
+
+// checkSpec validates what a rule about a subject of type subjectType may
+// cover and returns its kind and cleaned pattern: a prefix only for a command
+// and without shell control characters, a folder only for a path and without
+// "..". Errors wrap ErrInvalid.
+func checkSpec(spec RuleSpec, subjectType string) (kind, pattern string, err error) {
 	pat := strings.TrimSpace(spec.Pattern)
 	switch {
 	case pat == "":
-		return Subject{}, fmt.Errorf("orchestrator: rule pattern is empty: %w", ErrInvalid)
-	case spec.MatchKind == store.MatchPrefix && s.Type != SubjectCommand:
-		return Subject{}, fmt.Errorf("orchestrator: a prefix rule is for commands: %w", ErrInvalid)
+		return "", "", fmt.Errorf("orchestrator: rule pattern is empty: %w", ErrInvalid)
+	case spec.MatchKind == store.MatchPrefix && subjectType != SubjectCommand:
+		return "", "", fmt.Errorf("orchestrator: a prefix rule is for commands: %w", ErrInvalid)
 	case spec.MatchKind == store.MatchPrefix && strings.ContainsAny(pat, shellControl):
-		return Subject{}, fmt.Errorf("orchestrator: a prefix rule cannot contain shell control characters: %w", ErrInvalid)
-	case spec.MatchKind == store.MatchFolder && s.Type != SubjectPath:
-		return Subject{}, fmt.Errorf("orchestrator: a folder rule is for paths: %w", ErrInvalid)
+		return "", "", fmt.Errorf("orchestrator: a prefix rule cannot contain shell control characters: %w", ErrInvalid)
+	case spec.MatchKind == store.MatchFolder && subjectType != SubjectPath:
+		return "", "", fmt.Errorf("orchestrator: a folder rule is for paths: %w", ErrInvalid)
 	case spec.MatchKind == store.MatchFolder && hasDotDot(pat):
-		return Subject{}, fmt.Errorf("orchestrator: a folder rule cannot contain \"..\": %w", ErrInvalid)
+		return "", "", fmt.Errorf("orchestrator: a folder rule cannot contain \"..\": %w", ErrInvalid)
 	case spec.MatchKind != store.MatchPrefix && spec.MatchKind != store.MatchFolder && spec.MatchKind != store.MatchExact:
-		return Subject{}, fmt.Errorf("orchestrator: rule kind %q: %w", spec.MatchKind, ErrInvalid)
+		return "", "", fmt.Errorf("orchestrator: rule kind %q: %w", spec.MatchKind, ErrInvalid)
 	}
 	if spec.MatchKind == store.MatchFolder {
 		pat = strings.TrimSuffix(pat, "/")
@@ -48,8 +64,30 @@ func RuleSubject(req agent.Request, spec *RuleSpec) (Subject, error) {
 			pat = "/"
 		}
 	}
-	if !covers(spec.MatchKind, pat, s) {
-		return Subject{}, fmt.Errorf("orchestrator: rule %q does not cover this request (%s): %w", RuleText(spec.MatchKind, pat), s.Pattern, ErrInvalid)
-	}
-	return Subject{Kind: spec.MatchKind, Pattern: pat, Type: s.Type}, nil
+	return spec.MatchKind, pat, nil
+}
+
+// EditRule changes what an existing "always allow" rule covers, with the
+// same checks as when it was made (checkSpec, by the rule's subject type).
+// Later requests are matched against the edited rule; answers already given
+// stay as they were.
+func (o *Orchestrator) EditRule(ctx context.Context, id string, spec RuleSpec) (store.PermissionRule, error) {
+	var out store.PermissionRule
+	err := o.db.Tx(ctx, func(tx *txT) error {
+		r, err := store.Rule(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		kind, pat, err := checkSpec(spec, r.SubjectType)
+		if err != nil {
+			return err
+		}
+		if err := store.UpdateRule(ctx, tx, id, kind, pat); err != nil {
+			return err
+		}
+		r.MatchKind, r.Pattern = kind, pat
+		out = r
+		return nil
+	})
+	return out, err
 }

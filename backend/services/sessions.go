@@ -176,6 +176,16 @@ func (s *SessionService) PermissionRules(projectID string) ([]PermissionRule, er
 	return r, userErr(err)
 }
 
+// EditPermissionRule changes what an "always allow" rule covers: matchKind
+// exact, prefix (commands) or folder (paths), and its pattern.
+func (s *SessionService) EditPermissionRule(id, matchKind, pattern string) (PermissionRule, error) {
+	if err := need("pattern", pattern); err != nil {
+		return PermissionRule{}, err
+	}
+	r, err := s.o.EditRule(s.ctx, id, orchestrator.RuleSpec{MatchKind: matchKind, Pattern: pattern})
+	return r, userErr(err)
+}
+
 // DeletePermissionRule removes an "always allow" rule.
 func (s *SessionService) DeletePermissionRule(id string) error {
 	return userErr(store.DeleteRule(s.ctx, s.db.W, id))

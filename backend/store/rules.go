@@ -27,7 +27,10 @@ type PermissionRule struct {
 	ToolName  string `json:"toolName"`
 	MatchKind string `json:"matchKind"` // prefix | exact
 	Pattern   string `json:"pattern"`
-	CreatedAt int64  `json:"createdAt"`
+	// SubjectType is what the rule is about: command, path or other
+	// (orchestrator.Subject); it decides which kinds an edit may choose.
+	SubjectType string `json:"subjectType"`
+	CreatedAt   int64  `json:"createdAt"`
 }
 
 // InsertRule stores a rule.
@@ -36,8 +39,12 @@ func InsertRule(ctx context.Context, q SQLRunner, r PermissionRule) error {
 	if r.TaskID != "" {
 		task = r.TaskID
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO permission_rules (id, scope, projectId, taskId, toolName, matchKind, pattern, createdAt)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Scope, r.ProjectID, task, r.ToolName, r.MatchKind, r.Pattern, r.CreatedAt)
+	st := r.SubjectType
+	if st == "" {
+		st = "other"
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO permission_rules (id, scope, projectId, taskId, toolName, matchKind, pattern, subjectType, createdAt)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Scope, r.ProjectID, task, r.ToolName, r.MatchKind, r.Pattern, st, r.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("store: insert permission rule: %w", err)
 	}
@@ -48,7 +55,7 @@ func InsertRule(ctx context.Context, q SQLRunner, r PermissionRule) error {
 // taskID of project projectID: the task's own rules first, then the
 // project's, oldest first.
 func RulesFor(ctx context.Context, q SQLRunner, projectID, taskID, toolName string) ([]PermissionRule, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, scope, projectId, coalesce(taskId, ''), toolName, matchKind, pattern, createdAt
+	rows, err := q.QueryContext(ctx, `SELECT id, scope, projectId, coalesce(taskId, ''), toolName, matchKind, pattern, subjectType, createdAt
 		FROM permission_rules
 		WHERE toolName = ? AND ((scope = 'task' AND taskId = ?) OR (scope = 'project' AND projectId = ?))
 		ORDER BY scope DESC, createdAt, id`, toolName, taskID, projectID)
@@ -60,12 +67,35 @@ func RulesFor(ctx context.Context, q SQLRunner, projectID, taskID, toolName stri
 
 // ProjectRules returns every rule of a project (task rules included).
 func ProjectRules(ctx context.Context, q SQLRunner, projectID string) ([]PermissionRule, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, scope, projectId, coalesce(taskId, ''), toolName, matchKind, pattern, createdAt
+	rows, err := q.QueryContext(ctx, `SELECT id, scope, projectId, coalesce(taskId, ''), toolName, matchKind, pattern, subjectType, createdAt
 		FROM permission_rules WHERE projectId = ? ORDER BY createdAt, id`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("store: permission rules: %w", err)
 	}
 	return scanRules(rows)
+}
+
+// Rule returns one rule.
+func Rule(ctx context.Context, q SQLRunner, id string) (PermissionRule, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, scope, projectId, coalesce(taskId, ''), toolName, matchKind, pattern, subjectType, createdAt
+		FROM permission_rules WHERE id = ?`, id)
+	if err != nil {
+		return PermissionRule{}, fmt.Errorf("store: permission rule: %w", err)
+	}
+	rs, err := scanRules(rows)
+	if err != nil {
+		return PermissionRule{}, err
+	}
+	if len(rs) == 0 {
+		return PermissionRule{}, fmt.Errorf("store: permission rule %s: %w", id, ErrNotFound)
+	}
+	return rs[0], nil
+}
+
+// UpdateRule changes what a rule covers.
+func UpdateRule(ctx context.Context, q SQLRunner, id, matchKind, pattern string) error {
+	res, err := q.ExecContext(ctx, `UPDATE permission_rules SET matchKind = ?, pattern = ? WHERE id = ?`, matchKind, pattern, id)
+	return checkOne(res, err, "update permission rule", id)
 }
 
 // DeleteRule removes a rule.
@@ -79,7 +109,7 @@ func scanRules(rows *sql.Rows) ([]PermissionRule, error) {
 	out := []PermissionRule{}
 	for rows.Next() {
 		var r PermissionRule
-		if err := rows.Scan(&r.ID, &r.Scope, &r.ProjectID, &r.TaskID, &r.ToolName, &r.MatchKind, &r.Pattern, &r.CreatedAt); err != nil {
+		if err := rows.Scan(&r.ID, &r.Scope, &r.ProjectID, &r.TaskID, &r.ToolName, &r.MatchKind, &r.Pattern, &r.SubjectType, &r.CreatedAt); err != nil {
 			return nil, fmt.Errorf("store: permission rules: %w", err)
 		}
 		out = append(out, r)

@@ -1486,6 +1486,7 @@ export namespace store {
 	    toolName: string;
 	    matchKind: string;
 	    pattern: string;
+	    subjectType: string;
 	    createdAt: number;
 	
 	    static createFrom(source: any = {}) {
@@ -1501,6 +1502,7 @@ export namespace store {
 	        this.toolName = source["toolName"];
 	        this.matchKind = source["matchKind"];
 	        this.pattern = source["pattern"];
+	        this.subjectType = source["subjectType"];
 	        this.createdAt = source["createdAt"];
 	    }
 	}

@@ -6,6 +6,10 @@ export function DeletePermissionRule(arg1) {
   return window['go']['services']['SessionService']['DeletePermissionRule'](arg1);
 }
 
+export function EditPermissionRule(arg1, arg2, arg3) {
+  return window['go']['services']['SessionService']['EditPermissionRule'](arg1, arg2, arg3);
+}
+
 export function EditQueued(arg1, arg2) {
   return window['go']['services']['SessionService']['EditQueued'](arg1, arg2);
 }
