@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/gitx"
+	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -226,31 +229,25 @@ func (s *SessionService) SetWindowFocused(focused bool) error {
 // NotificationSettings returns which notification kinds are on
 // (complete, error, permission, question; all on unless turned off).
 func (s *SessionService) NotificationSettings() (map[string]bool, error) {
+	settings := store.NewSettings(s.db)
 	out := map[string]bool{}
-	for _, k := range []string{"complete", "error", "permission", "question"} {
-		v, ok, err := store.SettingValue(s.ctx, s.db.R, "notify."+k)
+	for _, k := range notify.Kinds {
+		v, ok, err := settings.Get(s.ctx, k.SettingKey())
 		if err != nil {
 			return nil, userErr(err)
 		}
-		out[k] = !ok || (v != "false" && v != "0" && v != "off")
+		out[string(k)] = !ok || (v != "false" && v != "0" && v != "off")
 	}
 	return out, nil
 }
 
 // SetNotificationEnabled turns one kind of notification on or off.
 func (s *SessionService) SetNotificationEnabled(kind string, enabled bool) error {
-	switch kind {
-	case "complete", "error", "permission", "question":
-	default:
+	k := notify.Kind(kind)
+	if !slices.Contains(notify.Kinds, k) {
 		return invalid("kind", nil, "unknown notification kind %q", kind)
 	}
-	v := "true"
-	if !enabled {
-		v = "false"
-	}
-	_, err := s.db.W.ExecContext(s.ctx, `INSERT INTO settings (key, value) VALUES (?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, "notify."+kind, v)
-	return userErr(err)
+	return userErr(store.NewSettings(s.db).Set(s.ctx, k.SettingKey(), strconv.FormatBool(enabled)))
 }
 
 // userErr words orchestrator errors for the user (the message is what the
