@@ -677,7 +677,8 @@ func (n *Normalizer) partUpdated(frame, raw []byte, at int64) []agent.Event {
 	ps.sb = strings.Builder{}
 	ps.sb.WriteString(part.Text)
 	ps.text = ps.sb.String()
-	if n.turn != nil && (ms.info == nil || ms.info.Role == "assistant" || n.turn.inTurn[ms.id]) {
+	if n.turn != nil && (ms.info == nil || ms.info.Role == "assistant" || n.turn.inTurn[ms.id]) &&
+		(ms.info == nil || child || !n.answersEarlierTurn(ms.info)) {
 		n.noteMsg(ms.id)
 		n.noteTime(at)
 		if (ms.info == nil || ms.info.Role == "assistant") && !child {

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func recordings(t testing.TB) []string {
 	t.Helper()
 	var out []string
-	for _, pat := range []string{"testdata/serve-*.sse", "testdata/run-*.jsonl", "testdata/synthetic-*.sse"} {
+	for _, pat := range []string{"testdata/serve-*.sse", "testdata/run-*.jsonl", "testdata/synthetic-*.sse", "testdata/realcli-*.sse"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)

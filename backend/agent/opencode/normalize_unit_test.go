@@ -182,3 +182,24 @@ func TestFramesSSE(t *testing.T) {
 		t.Fatalf("frames (-want +got):\n%s", d)
 	}
 }
+
+// Recorded from the real OpenCode 1.18.33 (the real-CLI suite's steps: text,
+// allow, deny, follow-up, stop, follow-up after stop): the stopped turn's
+// assistant message is updated with its MessageAbortedError only after the
+// next prompt was sent, a part of it first. That earlier turn's abort must
+// not end the follow-up as interrupted.
+func TestFollowUpAfterStopIsNotInterrupted(t *testing.T) {
+	evs := normalizeAll(readFrames(t, "testdata/realcli-followup-after-stop.sse"))
+	var last *agent.Result
+	for _, ev := range evs {
+		if ev.Type == agent.EventComplete {
+			last = ev.Result
+		}
+	}
+	if last == nil || last.Text != "Back after the stop: still here." {
+		t.Fatalf("last completion = %+v", last)
+	}
+	if last.Interrupted || last.Reason != "stop" {
+		t.Fatalf("the follow-up after a stop ended %q (interrupted %v), want stop", last.Reason, last.Interrupted)
+	}
+}

@@ -64,10 +64,6 @@ var knownFailures = map[string]string{
 	"TestCodexACP/deny":  "codex-acp runs `touch` in its sandbox without asking (Read-only file system)",
 	// Gemini CLI 0.61.0 --acp: the write is neither asked about nor done.
 	"TestGeminiACP/allow": "gemini --acp asks for the command but not the write, and the file is not written",
-	// OpenCode 1.18.33: the follow-up after a stop completes, but the task
-	// ends "interrupted" (the stopped turn's abort is taken for the new one).
-	"TestOpenCode/followup-after-stop": "the follow-up after a stop ends interrupted",
-	"TestOpenCode/store-and-emits":     "the last status is the follow-up-after-stop's interrupted",
 }
 
 // runStep runs fn against t, or, for a known failure, against a recorder
