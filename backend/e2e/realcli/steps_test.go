@@ -57,9 +57,10 @@ func (h *harness) run() {
 // loudly as KNOWN FAILURE and does not fail the suite; when it passes, the
 // log says to remove it from this list.
 var knownFailures = map[string]string{
-	// codex-acp 0.16.0 in Ask (approval_policy=untrusted, workspace-write
-	// sandbox): the shell command runs in its sandbox, fails with
-	// "Read-only file system", and is never asked about.
+	// codex-acp 0.16.0: its session presets override approval_policy; the
+	// default "read-only" preset runs a command in a read-only sandbox
+	// without asking (it fails with "Read-only file system"), and no preset
+	// asks before commands (docs/agents.md).
 	"TestCodexACP/allow": "codex-acp runs the command in its sandbox without asking (Read-only file system)",
 	"TestCodexACP/deny":  "codex-acp runs `touch` in its sandbox without asking (Read-only file system)",
 	// Gemini CLI 0.61.0 --acp: the write is neither asked about nor done.
