@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,17 @@ func TestSecretsNeverInTheDatabaseNorTheLogAndMaskedByValue(t *testing.T) {
 	// The agent gets them at Start.
 	if cfg := Apply(agent.Config{}, got); cfg.Env["DATABASE_URL"] != testSecrets["DATABASE_URL"] {
 		t.Fatalf("Apply: %v", cfg.Env)
+	}
+	// The orchestrator learns every secret value (and no plain one) to keep
+	// them out of what the agent writes (agent.SecretSource).
+	vals := m.Wrap(fakeBackend{}).SecretValues(ctx)
+	for k, v := range testSecrets {
+		if !slices.Contains(vals, v) {
+			t.Errorf("SecretValues misses %s", k)
+		}
+	}
+	if slices.Contains(vals, "1") || slices.Contains(vals, "http://proxy:3128") || !slices.Contains(vals, env["MY_VALUE"]) {
+		t.Errorf("SecretValues = %q", vals)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

@@ -280,3 +280,19 @@ func (c *Configured) Defaults(ctx context.Context) (model string, mode agent.Int
 	}
 	return s.DefaultModel, s.DefaultMode
 }
+
+// SecretValues implements agent.SecretSource: the values of the agent's
+// secret settings, which the orchestrator keeps out of what it stores.
+func (c *Configured) SecretValues(ctx context.Context) []string {
+	s, err := c.m.Settings(ctx, c.current().Info().Name)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for k, v := range s.Env {
+		if s.IsSecret(k, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -155,7 +155,10 @@ type fakeBackend struct {
 	sessions []*fakeSession
 	started  chan *fakeSession
 	startErr error
+	secrets  []string // what SecretValues returns
 }
+
+func (b *fakeBackend) SecretValues(context.Context) []string { return b.secrets }
 
 func newFakeBackend() *fakeBackend { return &fakeBackend{started: make(chan *fakeSession, 16)} }
 

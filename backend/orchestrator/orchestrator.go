@@ -318,6 +318,10 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	if err != nil {
 		return fail(err)
 	}
+	var red *agent.Redactor // the secrets b passes to its agent
+	if ss, ok := b.(agent.SecretSource); ok {
+		red = agent.NewRedactor(ss.SecretValues(ctx))
+	}
 	cwd := t.ProjectPath
 	if o.opt.Cwd != nil {
 		if cwd, err = o.opt.Cwd(ctx, t); err != nil {
@@ -337,7 +341,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	}
 	sess, err := b.Start(o.ctx, cfg, prompt)
 	if err != nil {
-		return fail(err)
+		return fail(red.Error(err))
 	}
 	seq, err := store.NextRawSeq(ctx, o.db.R, t.ID)
 	if err != nil {
@@ -347,6 +351,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}), status: store.StatusRunning,
 		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}, created: map[string]int64{},
 		live: map[string]*liveMsg{}}
+	r.redact = red
 	var stored *agent.Message
 	now := store.Now()
 	err = o.db.Tx(ctx, func(tx *txT) error {

@@ -46,6 +46,9 @@ type run struct {
 	// storeErr is why the last write failed while it is retried (shown as
 	// the task's status, StatusStoreError); "" when writing works.
 	storeErr atomic.Pointer[string]
+	// redact removes the secrets the backend passed to the agent from
+	// everything it writes, before it is stored (nil: none).
+	redact *agent.Redactor
 }
 
 func (r *run) storeUserMessage(ctx context.Context, tx *txT, text string, now int64) (agent.Message, error) {
@@ -159,15 +162,15 @@ func (r *run) loop() {
 		case b, ok := <-events:
 			if !ok {
 				r.storeRetrying(func() error { return r.flushLive() })
-				r.finish(r.sess.Wait())
+				r.finish(r.redact.Error(r.sess.Wait()))
 				return
 			}
-			bs := gather(append(make([]agent.Batch, 0, 8), b), events)
+			bs := r.redact.Batches(gather(append(make([]agent.Batch, 0, 8), b), events))
 			if !r.storeRetrying(func() error { return r.handleBatches(bs) }) {
 				// The task is gone: keep draining so the session can end.
 				for range events {
 				}
-				r.finish(r.sess.Wait())
+				r.finish(r.redact.Error(r.sess.Wait()))
 				return
 			}
 		case <-tick:
