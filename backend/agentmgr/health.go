@@ -92,9 +92,7 @@ func (m *Manager) health(ctx context.Context, spec Spec) (string, error) {
 			acpAnswer)
 	case ProbeCodex:
 		args := append([]string{"app-server"}, set.ExtraArgs...)
-		return m.stdioProbe(ctx, path, args, env, dir,
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"jean-claude","title":"Jean-Claude","version":"health"},"capabilities":{"experimentalApi":true}}}`,
-			codexAnswer)
+		return m.stdioProbe(ctx, path, args, env, dir, codexProbeRequests, m.codexModelsAnswer(ctx, spec.Backend))
 	case ProbeOpenCode:
 		return m.openCodeProbe(ctx, path, env, dir)
 	default:
@@ -153,6 +151,38 @@ func codexAnswer(line []byte) (string, bool, error) {
 		return "app-server initialize answered (" + f.Result.UserAgent + ")", true, nil
 	}
 	return "app-server initialize answered", true, nil
+}
+
+// codexProbeRequests: initialize, then model/list (pipelined; the server
+// reads them in order).
+const codexProbeRequests = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"jean-claude","title":"Jean-Claude","version":"health"},"capabilities":{"experimentalApi":true}}}
+{"jsonrpc":"2.0","method":"initialized"}
+{"jsonrpc":"2.0","id":2,"method":"model/list","params":{}}`
+
+// codexModelsAnswer waits for the initialize answer, then for model/list's
+// (remembered for the model picker); a model/list error keeps the
+// initialize answer as the probe's result.
+func (m *Manager) codexModelsAnswer(ctx context.Context, b agent.BackendType) func([]byte) (string, bool, error) {
+	var init string
+	return func(line []byte) (string, bool, error) {
+		if init == "" {
+			d, ok, err := codexAnswer(line)
+			if !ok || err != nil {
+				return d, ok, err
+			}
+			init = d
+			return "", false, nil
+		}
+		ms, ok := codexModels(line)
+		if !ok {
+			return "", false, nil
+		}
+		m.rememberModels(ctx, b, ms)
+		if len(ms) > 0 {
+			return fmt.Sprintf("%s, %d models", init, len(ms)), true, nil
+		}
+		return init, true, nil
+	}
 }
 
 // acpAnswer recognizes the initialize result.
@@ -245,6 +275,23 @@ func (m *Manager) stdioProbe(ctx context.Context, path string, args, env []strin
 	return "", fmt.Errorf("exited without answering: %s", why)
 }
 
+// openCodeProviders asks a healthy server for its providers' models.
+func (m *Manager) openCodeProviders(ctx context.Context, base string) []Model {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(rctx, http.MethodGet, base+"/config/providers", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	return openCodeModels(body)
+}
+
 // openCodeProbe starts `opencode serve` on a free port and waits for
 // /global/health.
 func (m *Manager) openCodeProbe(ctx context.Context, path string, env []string, dir string) (string, error) {
@@ -287,7 +334,12 @@ func (m *Manager) openCodeProbe(ctx context.Context, path string, env []string, 
 			resp.Body.Close()
 			cancel()
 			if derr == nil && h.Healthy {
-				return "server healthy (version " + h.Version + ")", nil
+				d := "server healthy (version " + h.Version + ")"
+				if ms := m.openCodeProviders(ctx, strings.TrimSuffix(url, "/global/health")); len(ms) > 0 {
+					m.rememberModels(ctx, agent.BackendOpenCode, ms)
+					d += fmt.Sprintf(", %d models", len(ms))
+				}
+				return d, nil
 			}
 			last = fmt.Errorf("GET /global/health: %s", resp.Status)
 		} else {

@@ -1,8 +1,11 @@
 package agentmgr
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
@@ -39,6 +42,73 @@ func claudeModels(line []byte) []Model {
 	return out
 }
 
+// codexModels reads app-server's model/list answer (id 2): its visible
+// models, the default first. ok is false for any other line.
+func codexModels(line []byte) (ms []Model, ok bool) {
+	var f struct {
+		ID     json.RawMessage `json:"id"`
+		Result struct {
+			Data []struct {
+				ID          string `json:"id"`
+				Model       string `json:"model"`
+				DisplayName string `json:"displayName"`
+				Hidden      bool   `json:"hidden"`
+				IsDefault   bool   `json:"isDefault"`
+			} `json:"data"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(line, &f) != nil || string(f.ID) != "2" {
+		return nil, false
+	}
+	for _, d := range f.Result.Data {
+		id := cmp.Or(d.Model, d.ID)
+		if id == "" || d.Hidden {
+			continue
+		}
+		mm := Model{ID: id, Name: d.DisplayName}
+		if d.IsDefault {
+			ms = append([]Model{mm}, ms...)
+		} else {
+			ms = append(ms, mm)
+		}
+	}
+	return ms, true
+}
+
+// openCodeModels reads GET /config/providers: every provider's models as
+// "provider/model", the providers' defaults first.
+func openCodeModels(body []byte) []Model {
+	var f struct {
+		Providers []struct {
+			ID     string `json:"id"`
+			Name   string `json:"name"`
+			Models map[string]struct {
+				Name string `json:"name"`
+			} `json:"models"`
+		} `json:"providers"`
+		Default map[string]string `json:"default"`
+	}
+	if json.Unmarshal(body, &f) != nil {
+		return nil
+	}
+	var first, rest []Model
+	for _, p := range f.Providers {
+		ids := slices.Sorted(maps.Keys(p.Models))
+		for _, id := range ids {
+			mm := Model{ID: p.ID + "/" + id, Name: cmp.Or(p.Models[id].Name, id)}
+			if p.Name != "" {
+				mm.Name += " (" + p.Name + ")"
+			}
+			if f.Default[p.ID] == id {
+				first = append(first, mm)
+			} else {
+				rest = append(rest, mm)
+			}
+		}
+	}
+	return append(first, rest...)
+}
+
 // rememberModels caches what an agent said it offers (settings table).
 func (m *Manager) rememberModels(ctx context.Context, b agent.BackendType, ms []Model) {
 	if m.opt.Settings == nil || len(ms) == 0 {
@@ -50,13 +120,14 @@ func (m *Manager) rememberModels(ctx context.Context, b agent.BackendType, ms []
 }
 
 // Models returns the models spec's agent offered when last asked (its
-// health check asks Claude Code's initialize); without a cache and with
+// health check asks: Claude Code's initialize, Codex's model/list,
+// OpenCode's /config/providers); without a cache and with
 // the agent installed, it asks now. Nil when the agent cannot tell.
 func (m *Manager) Models(ctx context.Context, spec Spec) []Model {
 	if got := m.cachedModels(ctx, spec.Backend); got != nil {
 		return got
 	}
-	if spec.Probe != ProbeClaude {
+	if spec.Probe != ProbeClaude && spec.Probe != ProbeCodex && spec.Probe != ProbeOpenCode {
 		return nil
 	}
 	if h := m.Health(ctx, spec); !h.OK && !h.NotSignedIn {
