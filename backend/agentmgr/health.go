@@ -92,7 +92,12 @@ func (m *Manager) health(ctx context.Context, spec Spec) (string, error) {
 			acpAnswer)
 	case ProbeCodex:
 		args := append([]string{"app-server"}, set.ExtraArgs...)
-		return m.stdioProbe(ctx, path, args, env, dir, codexProbeRequests, m.codexModelsAnswer(ctx, spec.Backend))
+		match, initialized := m.codexModelsAnswer(ctx, spec.Backend)
+		d, err := m.stdioProbe(ctx, path, args, env, dir, codexProbeRequests, match)
+		if err != nil && initialized() != "" { // an app-server without model/list
+			return initialized(), nil
+		}
+		return d, err
 	case ProbeOpenCode:
 		return m.openCodeProbe(ctx, path, env, dir)
 	default:
@@ -160,9 +165,10 @@ const codexProbeRequests = `{"jsonrpc":"2.0","id":1,"method":"initialize","param
 {"jsonrpc":"2.0","id":2,"method":"model/list","params":{}}`
 
 // codexModelsAnswer waits for the initialize answer, then for model/list's
-// (remembered for the model picker); a model/list error keeps the
-// initialize answer as the probe's result.
-func (m *Manager) codexModelsAnswer(ctx context.Context, b agent.BackendType) func([]byte) (string, bool, error) {
+// (remembered for the model picker). initialized returns the initialize
+// answer once it came, so a server that never answers model/list still
+// passes the health check.
+func (m *Manager) codexModelsAnswer(ctx context.Context, b agent.BackendType) (match func([]byte) (string, bool, error), initialized func() string) {
 	var init string
 	return func(line []byte) (string, bool, error) {
 		if init == "" {
@@ -182,7 +188,7 @@ func (m *Manager) codexModelsAnswer(ctx context.Context, b agent.BackendType) fu
 			return fmt.Sprintf("%s, %d models", init, len(ms)), true, nil
 		}
 		return init, true, nil
-	}
+	}, func() string { return init }
 }
 
 // acpAnswer recognizes the initialize result.

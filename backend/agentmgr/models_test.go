@@ -28,11 +28,14 @@ func TestCodexModels(t *testing.T) {
 
 func TestCodexProbeReadsInitializeThenModels(t *testing.T) {
 	m := New(Options{DataDir: t.TempDir()})
-	answer := m.codexModelsAnswer(t.Context(), "codex")
+	answer, initialized := m.codexModelsAnswer(t.Context(), "codex")
 	for _, line := range []string{`{"id":1,"result":{"userAgent":"jc/0.169.0"}}`, `{"method":"remoteControl/status/changed","params":{}}`} {
 		if _, ok, err := answer([]byte(line)); ok || err != nil {
 			t.Fatalf("%s ended the probe (%v)", line, err)
 		}
+	}
+	if initialized() != "app-server initialize answered (jc/0.169.0)" {
+		t.Fatalf("initialized = %q", initialized())
 	}
 	d, ok, err := answer([]byte(codexModelList))
 	if !ok || err != nil || d != "app-server initialize answered (jc/0.169.0), 2 models" {
