@@ -34,9 +34,12 @@ type Config struct {
 	Env         map[string]string `json:"env,omitempty"`
 	// ModeArgs are arguments added when a session starts in that mode, for
 	// agents whose own modes cannot express it: then no session/set_mode is
-	// sent at start. Codex (ACP) asks before commands only with Codex's
-	// "untrusted" approval policy, which none of its modes selects.
+	// sent at start. (codex-acp 0.16 gets Codex's "untrusted" approval
+	// policy this way, but its session presets override it: see Note.)
 	ModeArgs map[agent.InteractionMode][]string `json:"modeArgs,omitempty"`
+	// Note says what the user should know when picking this agent, shown
+	// with the backend's notes (e.g. that Ask does not ask before commands).
+	Note string `json:"note,omitempty"`
 	// NoFileSystem: do not offer fs/read_text_file and fs/write_text_file
 	// (the agent uses the disk itself). Gemini CLI 0.61 cannot create a
 	// file through them: it reads the missing file first and takes the
@@ -72,7 +75,8 @@ func Presets() []Config {
 			// Its "auto" mode runs in-project commands unasked and its
 			// "read-only" runs them in a sandbox unasked.
 			agent.ModeAsk: {"-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="workspace-write"`},
-		}},
+		}, Note: "In Ask, Codex (ACP) asks before edits, but runs commands in Codex's read-only sandbox without asking " +
+			"(none of its presets asks before a command). For a question before each command, use Codex."},
 		{Name: "acp.anthropic.claude-code", DisplayName: "Claude Code (ACP)", Command: "claude-code-acp"},
 		{Name: "acp.sst.opencode", DisplayName: "OpenCode (ACP)", Command: "opencode", Args: []string{"acp"}},
 		{Name: "acp.block.goose", DisplayName: "Goose (ACP)", Command: "goose", Args: []string{"acp"}},
@@ -124,7 +128,7 @@ func (b *Backend) Info() agent.Info {
 	return agent.Info{
 		Name:        b.cfg.Name,
 		DisplayName: b.cfg.DisplayName,
-		Notes:       "ACP agent: runs `" + strings.Join(append([]string{b.cfg.Command}, b.cfg.Args...), " ") + "`; modes are the agent's own.",
+		Notes:       strings.TrimSpace("ACP agent: runs `" + strings.Join(append([]string{b.cfg.Command}, b.cfg.Args...), " ") + "`; modes are the agent's own. " + b.cfg.Note),
 		Capabilities: agent.Capabilities{
 			Resume:      true, // when the agent advertises loadSession
 			Interrupt:   true,
