@@ -34,17 +34,22 @@ type Config struct {
 	Env         map[string]string `json:"env,omitempty"`
 	// ModeArgs are arguments added when a session starts in that mode, for
 	// agents whose own modes cannot express it: then no session/set_mode is
-	// sent at start. (codex-acp 0.16 gets Codex's "untrusted" approval
-	// policy this way, but its session presets override it: see Note.)
+	// sent at start. Codex (ACP) asks before commands only with Codex's
+	// "untrusted" approval policy, which none of its presets selects.
 	ModeArgs map[agent.InteractionMode][]string `json:"modeArgs,omitempty"`
 	// Note says what the user should know when picking this agent, shown
 	// with the backend's notes (e.g. that Ask does not ask before commands).
 	Note string `json:"note,omitempty"`
 	// NoFileSystem: do not offer fs/read_text_file and fs/write_text_file
-	// (the agent uses the disk itself). Gemini CLI 0.61 cannot create a
-	// file through them: it reads the missing file first and takes the
-	// JSON-RPC error (a plain object, not an Error) for a failure.
+	// (the agent uses the disk itself).
 	NoFileSystem bool `json:"noFileSystem,omitempty"`
+	// MissingFileEmpty answers fs/read_text_file of a file that does not
+	// exist (inside the task folder) with empty content instead of the
+	// spec's "resource not found" error. Gemini CLI 0.61 reads a file
+	// before creating it and takes that JSON-RPC error (a plain object, not
+	// an Error with code ENOENT) for a failure, so it could never create a
+	// file; it also reads through the client when fs is not offered.
+	MissingFileEmpty bool `json:"missingFileEmpty,omitempty"`
 }
 
 // SettingsKey is the settings key under which user-added ACP agents are
@@ -70,13 +75,12 @@ func (c Config) Validate() error {
 // Presets are the ACP agents the app knows out of the box.
 func Presets() []Config {
 	return []Config{
-		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}, NoFileSystem: true},
+		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}, MissingFileEmpty: true},
 		{Name: "acp.openai.codex", DisplayName: "Codex (ACP)", Command: "codex-acp", ModeArgs: map[agent.InteractionMode][]string{
 			// Its "auto" mode runs in-project commands unasked and its
 			// "read-only" runs them in a sandbox unasked.
 			agent.ModeAsk: {"-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="workspace-write"`},
-		}, Note: "In Ask, Codex (ACP) asks before edits, but runs commands in Codex's read-only sandbox without asking " +
-			"(none of its presets asks before a command). For a question before each command, use Codex."},
+		}},
 		{Name: "acp.anthropic.claude-code", DisplayName: "Claude Code (ACP)", Command: "claude-code-acp"},
 		{Name: "acp.sst.opencode", DisplayName: "OpenCode (ACP)", Command: "opencode", Args: []string{"acp"}},
 		{Name: "acp.block.goose", DisplayName: "Goose (ACP)", Command: "goose", Args: []string{"acp"}},

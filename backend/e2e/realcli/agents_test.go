@@ -46,12 +46,21 @@ func wrapped(t *testing.T, name agent.BackendType, env map[string]string, b agen
 	}
 }
 
-func acpBackend(t *testing.T, name agent.BackendType, binary string, args ...string) agent.Backend {
-	b, err := acp.New(acp.Config{Name: name, Command: binary, Args: args})
-	if err != nil {
-		t.Fatal(err)
+// acpBackend is the app's preset of that name (its arguments, mode
+// arguments and quirks, as users get it), run from binary.
+func acpBackend(t *testing.T, name agent.BackendType, binary string) agent.Backend {
+	for _, c := range acp.Presets() {
+		if c.Name == name {
+			c.Command = binary
+			b, err := acp.New(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
 	}
-	return b
+	t.Fatalf("no ACP preset %s", name)
+	return nil
 }
 
 // claudeEnv is Claude Code's (and claude-code-acp's) environment.
@@ -212,7 +221,7 @@ func TestGeminiACP(t *testing.T) {
 	withModel(t, func(model *fakemodel.Server, _ string) agentCase {
 		name := agent.BackendType("acp.google.gemini")
 		return agentCase{format: "acp", asks: true,
-			mk: wrapped(t, name, geminiEnv(t, model), acpBackend(t, name, b, "--acp"))}
+			mk: wrapped(t, name, geminiEnv(t, model), acpBackend(t, name, b))}
 	})
 }
 
