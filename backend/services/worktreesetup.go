@@ -48,9 +48,30 @@ var projectSettingKeys = []struct {
 
 // worktreeSetup is Workspaces' part that makes a new worktree ready.
 type worktreeSetup struct {
-	settings *store.ProjectSettings
-	mu       sync.Mutex
-	sink     SetupSink
+	settings   *store.ProjectSettings
+	mu         sync.Mutex
+	sink       SetupSink
+	closeTerms func(ctx context.Context, taskID string) error
+}
+
+// SetTerminals sets how a task's shells are killed when the task is
+// deleted (CloseTaskTerminals).
+func (w *Workspaces) SetTerminals(closeTerms func(ctx context.Context, taskID string) error) {
+	w.setup.mu.Lock()
+	w.setup.closeTerms = closeTerms
+	w.setup.mu.Unlock()
+}
+
+// CloseTaskTerminals kills task taskID's shells (before its worktree is
+// removed, so nothing runs in a folder about to vanish).
+func (w *Workspaces) CloseTaskTerminals(ctx context.Context, taskID string) error {
+	w.setup.mu.Lock()
+	f := w.setup.closeTerms
+	w.setup.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f(ctx, taskID)
 }
 
 // FrameWriter stores one raw frame into a task (orchestrator.FrameSink).

@@ -321,12 +321,15 @@ func (m *Manager) CloseAll(ctx context.Context) {
 }
 
 // killGroup kills the program's whole process group (pty.Start made it a
-// session leader, so its group id is its pid).
+// session leader, so its group id is its pid) and every other process of
+// its session: an interactive shell puts each background job in a group
+// of its own, still in the session (see session_linux.go).
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process == nil {
 		return
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killSession(cmd.Process.Pid)
 }
 
 // output keeps p in the scrollback and emits it, in order, under t.mu
