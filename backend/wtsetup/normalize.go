@@ -82,7 +82,7 @@ func (n *Normalizer) start(f Frame) {
 		n.input["command"] = f.Command.Source
 		n.input["shell"] = f.Command.Shell
 	}
-	n.input["description"] = "Set up the new worktree"
+	n.input["description"] = "Worktree setup"
 	if f.Copy != nil {
 		n.input["copied"] = f.Copy.Copied
 		if len(f.Copy.Skipped) > 0 {

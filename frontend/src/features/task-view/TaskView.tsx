@@ -229,8 +229,14 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
           <button type="button" className="jc-task-view__pane" aria-pressed={pane === "diff"} onClick={() => setPane("diff")}>
             Diff
           </button>
-          <button type="button" className="jc-task-view__pane" aria-pressed={pane === "terminal"} onClick={() => setPane("terminal")}>
-            Terminal
+          <button
+            type="button"
+            className="jc-task-view__pane"
+            aria-pressed={pane === "terminal"}
+            onClick={() => setPane("terminal")}
+            title="Shells in the task's worktree"
+          >
+            Shell
           </button>
         </div>
       </header>
