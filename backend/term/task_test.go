@@ -3,6 +3,7 @@ package term
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,4 +103,26 @@ func TestCloseOwnerKillsOnlyThatTasksProcesses(t *testing.T) {
 	}
 	m.CloseAll(context.Background())
 	waitFor(t, "task 2's grandchild gone", func() bool { return !alive(pids[idOther]) })
+}
+
+// An interactive shell puts a background job in a process group of its
+// own; closing the app (CloseAll) still ends it: the whole session goes.
+func TestCloseAllEndsAnInteractiveShellsBackgroundJobs(t *testing.T) {
+	r := &rec{}
+	m := NewManager(r)
+	id, err := m.Start(Spec{Path: "/bin/sh", Args: []string{"-i"}, Env: []string{"PATH=/usr/bin:/bin", "PS1=$ "}, Owner: "task:x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Write(id, []byte("set -m; sleep 300 & echo JOB=$!\r")); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`JOB=(\d+)`)
+	waitFor(t, "job pid", func() bool { return re.MatchString(r.output()) })
+	pid, _ := strconv.Atoi(re.FindStringSubmatch(r.output())[1])
+	if pid <= 0 || !alive(pid) {
+		t.Fatalf("job pid %d", pid)
+	}
+	m.CloseAll(context.Background())
+	waitFor(t, "background job gone", func() bool { return !alive(pid) })
 }

@@ -164,10 +164,10 @@ func (m *Manager) pump(id string, t *terminal) {
 		ex.Code, ex.Error = -1, err.Error()
 	}
 	t.code = ex.Code
-	close(t.done)
 	m.mu.Lock()
-	delete(m.terms, id)
+	delete(m.terms, id) // before done: a returned Close means unlisted
 	m.mu.Unlock()
+	close(t.done)
 	m.emit.Emit(EventExit, ex)
 }
 
