@@ -19,7 +19,8 @@ function fakeApi(): ProjectToolSettingsApi & { saved: Settings | null } {
 }
 
 describe("ProjectToolSettings", () => {
-  test("loads, saves the globs, the command and the setting, and puts errors next to their field", async () => {
+  // Typing in a textarea is slow on a loaded machine: a longer timeout.
+  test("loads, saves the globs, the command and the setting, and puts errors next to their field", { timeout: 20000 }, async () => {
     const api = fakeApi();
     const user = userEvent.setup();
     render(<ProjectToolSettings projectId="p1" api={api} />);
