@@ -178,7 +178,7 @@ func (w *Workspaces) SetUp(ctx context.Context, t store.TaskRun, cwd string) err
 	case err != nil:
 		return fmt.Errorf("%w: %w", ErrSetupFailed, err)
 	case !res.OK() && set.SetupRequired:
-		return fmt.Errorf("%w (%s); the agent was not started: fix the setup in the project settings (or the worktree with the task's terminal), then Retry", ErrSetupFailed, describe(res))
+		return fmt.Errorf("%w (%s); the agent was not started: fix the setup in the project settings (or the worktree in the task's Shell), then Retry", ErrSetupFailed, describe(res))
 	}
 	return nil
 }

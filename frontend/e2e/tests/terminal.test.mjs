@@ -126,3 +126,37 @@ test("worktree setup and the task terminal: output read, replayed, every process
   const left = await page.evaluate((id) => window.go.services.TerminalService.TaskTerminals(id), task.id);
   assertEqual(left.length, 0, "no terminal listed after delete");
 }, { timeoutMs: 120000 });
+
+test("a failing required setup is shown and the agent is not started; the prompt is kept", async ({ page, open, makeRepo, fakeClaude }) => {
+  await open();
+  const repo = makeRepo("setup-fails");
+  fakeClaude(repo, { FAKE_CLAUDE_HANG: "1" });
+  await addProject(page, repo);
+  const projectId = await page.evaluate(async (p) => (await window.go.services.ProjectService.List()).find((x) => x.path === p).id, repo);
+  await page.evaluate(
+    (id) => window.go.services.GitService.SetSetupSettings(id, { projectId: id, copyGlobs: "", setupCommand: "sh -c 'echo resolving packages; echo npm ERR! missing lockfile >&2; exit 3'", setupRequired: true, setupUsesShell: false }),
+    projectId,
+  );
+  const task = await page.evaluate(
+    (projectId) => window.go.services.TaskService.Create({ projectId, prompt: "Fix the login bug", name: "Setup fails", backend: "claude-code", model: "", interactionMode: "ask" }),
+    projectId,
+  );
+  const err = await page.evaluate((id) => window.go.services.SessionService.Start(id).then(() => "", (e) => String(e)), task.id);
+  assert(/worktree setup failed \(exit code 3\)/.test(err), `start refused: ${err}`);
+  await page.getByTestId("task-row").filter({ hasText: "Setup fails" }).click();
+  const view = page.getByTestId("task-view");
+  await view.getByRole("alert").filter({ hasText: "worktree setup failed" }).first().waitFor({ timeout: 15000 });
+  const setupRow = view.locator(".jc-tool").filter({ hasText: "echo resolving packages" }).first();
+  await setupRow.waitFor();
+  await page.waitForTimeout(500);
+  // A failed tool row may open by itself: open it only when it is closed.
+  if (!(await view.getByText("missing lockfile").first().isVisible())) await setupRow.locator(".jc-tool__header").first().click();
+  await view.getByText("missing lockfile").first().waitFor();
+  await view.getByText("Fix the login bug").first().waitFor(); // the prompt, kept for Retry
+  const t = await page.evaluate((id) => window.go.services.TaskService.Get(id), task.id);
+  assertEqual(t.status, "errored", "task status");
+  assertEqual(await page.evaluate(() => document.body.innerText.includes("Working…")), false, "no agent working");
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(shots, "task-worktree-setup-failed.png") });
+  await page.evaluate((id) => window.go.services.TaskService.DeleteDiscardingChanges(id), task.id);
+}, { timeoutMs: 90000 });

@@ -78,8 +78,27 @@ export function Terminal({ api, start, cols = 100, rows = 26, fit = false, keepA
       term.write(`\r\n\x1b[2m[exited with code ${e.code}]\x1b[0m\r\n`);
       cbs.current.onExit?.(e);
     });
+    // Keystrokes go one write at a time, in order: each bridge call may run
+    // concurrently on the Go side, so fast typing could otherwise arrive
+    // shuffled. What is typed meanwhile is sent together next.
+    let pending = "";
+    let inflight = false;
+    const flush = () => {
+      if (inflight || pending === "" || !id || ended) return;
+      const d = pending;
+      pending = "";
+      inflight = true;
+      void api
+        .write(id, d)
+        .catch(() => {})
+        .finally(() => {
+          inflight = false;
+          flush();
+        });
+    };
     const offData = term.onData((d) => {
-      if (id && !ended) void api.write(id, d).catch(() => {});
+      pending += d;
+      flush();
     });
     const offResize = term.onResize(({ cols: c, rows: r }) => {
       if (id && !ended) void api.resize(id, c, r).catch(() => {});
@@ -102,6 +121,7 @@ export function Terminal({ api, start, cols = 100, rows = 26, fit = false, keepA
           replayEnd = a.replay.end;
         }
         for (const o of early.splice(0)) if (o.id === a.id) write(o);
+        flush(); // anything typed before the program was there
         void api.resize(a.id, term.cols, term.rows).catch(() => {});
       })
       .catch((e: unknown) => {
