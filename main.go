@@ -111,6 +111,7 @@ func run() int {
 	app.sessions = sess
 	// The embedded terminal (agent sign-in); every PTY is killed at exit.
 	app.terms = term.NewManager(app)
+	workspaces.SetTerminals(services.CloseTaskTerminals(app.terms)) // a deleted task's shells die with it
 	if lock != nil {
 		lock.Serve(app.bringForward)
 	}
@@ -139,7 +140,7 @@ func run() int {
 			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),
 			services.NewGitService(ctx, workspaces, app),
 			services.NewOpenService(ctx, db, workspaces, app),
-			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }),
+			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }, workspaces),
 			services.NewHistoryService(ctx, db),
 		},
 		EnumBind: []any{

@@ -12,6 +12,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
 // sessions wires the orchestrator: the session loop, its notifier and the
@@ -39,6 +40,12 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	})
 	if err != nil {
 		return nil, err
+	}
+	if ws != nil {
+		// Worktree setup output is stored and shown like agent output.
+		ws.SetSetupSink(func(ctx context.Context, taskID string) (services.FrameWriter, error) {
+			return o.FrameSink(ctx, taskID, wtsetup.Format())
+		})
 	}
 	return &sessions{o: o, notifier: n, svc: services.NewSessionService(ctx, db, o)}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/codex"
 	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
+	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
 // Options configure the backends (binary paths, data dir, ...).
@@ -101,5 +102,6 @@ func Formats() *agent.Formats {
 		gemini.JSONFormat(),
 		codex.ExecFormat(),
 		codex.AppServerFormat(),
+		wtsetup.Format(), // worktree setup output (issue 18), not an agent
 	)
 }

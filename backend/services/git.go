@@ -157,12 +157,15 @@ type Workspaces struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per task
+
+	setup worktreeSetup // copy globs and setup command (worktreesetup.go)
 }
 
 // NewWorkspaces returns the workspaces over db; g may be nil (git not
 // installed: tasks run in the project folder, git actions fail clearly).
 func NewWorkspaces(db *store.DB, g *gitx.Git) *Workspaces {
-	return &Workspaces{repo: store.NewWorktrees(db), git: g, locks: map[string]*sync.Mutex{}}
+	return &Workspaces{repo: store.NewWorktrees(db), git: g, locks: map[string]*sync.Mutex{},
+		setup: worktreeSetup{settings: store.NewProjectSettings(db)}}
 }
 
 func (w *Workspaces) lock(taskID string) func() {
@@ -737,6 +740,21 @@ func (s *GitService) call(d time.Duration) (context.Context, context.CancelFunc)
 }
 
 func (s *GitService) changed(taskID string) { s.emit.Emit(EventGitUpdated, GitUpdated{TaskID: taskID}) }
+
+// SetupSettings returns a project's worktree setup settings (files to
+// copy, setup command) and the other per-project tool settings.
+func (s *GitService) SetupSettings(projectID string) (ProjectSetupSettings, error) {
+	ctx, cancel := s.call(30 * time.Second)
+	defer cancel()
+	return s.ws.SetupSettings(ctx, projectID)
+}
+
+// SetSetupSettings validates and stores a project's setup settings.
+func (s *GitService) SetSetupSettings(projectID string, in ProjectSetupSettings) (ProjectSetupSettings, error) {
+	ctx, cancel := s.call(30 * time.Second)
+	defer cancel()
+	return s.ws.SetSetupSettings(ctx, projectID, in)
+}
 
 // PrepareTaskWorktree creates the task's worktree if it should have one
 // (idempotent) and returns its git state.

@@ -81,6 +81,13 @@ func WorkspaceHooks(w *Workspaces, log *slog.Logger) (cwd func(context.Context, 
 		if info.Cwd == "" {
 			return t.ProjectPath, nil
 		}
+		if info.WorktreePath != "" {
+			// A new worktree is made ready (files copied, setup command)
+			// before its first agent; a failed setup runs again next time.
+			if err := w.SetUp(ctx, t, info.Cwd); err != nil {
+				return "", err
+			}
+		}
 		return info.Cwd, nil
 	}
 	onEnd = func(ctx context.Context, taskID string) {

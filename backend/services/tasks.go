@@ -293,6 +293,10 @@ func (s *TaskService) delete(id string, force bool) error {
 		}
 	}
 	if s.ws != nil {
+		// Its shells go too (issue 18): every process group, none left.
+		if err := s.ws.CloseTaskTerminals(s.ctx, id); err != nil {
+			return fmt.Errorf("task not deleted: could not end its terminals: %w", err)
+		}
 		if _, err := s.ws.DeleteTaskWorkspace(s.ctx, id, force); err != nil {
 			return fmt.Errorf("task not deleted: %w", err)
 		}

@@ -11,9 +11,9 @@ import (
 	"github.com/jean-claude/jean-claude/backend/term"
 )
 
-// TerminalService is the embedded terminal: today an agent's own
-// interactive sign-in (`claude auth login`, `codex login`, `opencode auth
-// login`) in a PTY, rendered by xterm.js. Output arrives as
+// TerminalService is the embedded terminal: an agent's own interactive
+// sign-in (`claude auth login`, `codex login`, `opencode auth login`) and
+// the task shells (taskterminal.go), each in a PTY rendered by xterm.js. Output arrives as
 // "terminal:output" events ({id, data: base64}), the end as
 // "terminal:exit" ({id, code}).
 type TerminalService struct {
@@ -21,11 +21,13 @@ type TerminalService struct {
 	terms *term.Manager
 	mgr   *agentmgr.Manager
 	specs func() []agentmgr.Spec
+	ws    *Workspaces // task shells start in the task's worktree
 }
 
-// NewTerminalService returns the service over terms.
-func NewTerminalService(ctx context.Context, terms *term.Manager, mgr *agentmgr.Manager, specs func() []agentmgr.Spec) *TerminalService {
-	return &TerminalService{ctx: ctx, terms: terms, mgr: mgr, specs: specs}
+// NewTerminalService returns the service over terms; ws (may be nil)
+// places task shells.
+func NewTerminalService(ctx context.Context, terms *term.Manager, mgr *agentmgr.Manager, specs func() []agentmgr.Spec, ws *Workspaces) *TerminalService {
+	return &TerminalService{ctx: ctx, terms: terms, mgr: mgr, specs: specs, ws: ws}
 }
 
 // SignInInfo is a started sign-in terminal.

@@ -22,6 +22,13 @@ func TestMain(m *testing.M) {
 		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 		fmt.Printf("\r\nsigned in as %s\r\n", strings.TrimSpace(line))
 		os.Exit(3)
+	case "spam":
+		for i := range 5000 {
+			fmt.Printf("line %05d\r\n", i)
+		}
+		fmt.Print("spam done\r\n")
+		time.Sleep(5 * time.Minute)
+		os.Exit(0)
 	case "hang":
 		child := exec.Command("sleep", "300")
 		_ = child.Start()
@@ -36,6 +43,7 @@ type rec struct {
 	mu  sync.Mutex
 	out strings.Builder
 	ex  []Exit
+	all []Output
 }
 
 func (r *rec) Emit(name string, p any) {
@@ -44,6 +52,7 @@ func (r *rec) Emit(name string, p any) {
 	switch v := p.(type) {
 	case Output:
 		r.out.Write(v.Data)
+		r.all = append(r.all, v)
 	case Exit:
 		r.ex = append(r.ex, v)
 	}

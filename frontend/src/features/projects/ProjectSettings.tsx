@@ -11,6 +11,7 @@ import { Button, Field } from "../../lib/ui";
 import { BackendSelect, CapabilityList } from "../settings/BackendSelect";
 import { WorktreeSettings } from "../diff/WorktreeSettings";
 import { PermissionRules } from "./PermissionRules";
+import { ProjectToolSettings } from "./ProjectToolSettings";
 
 export function ProjectSettings({ projectId }: { projectId: string }) {
   const project = useApp((s) => s.projects.find((p) => p.id === projectId));
@@ -149,6 +150,12 @@ function ProjectSettingsBody({ project }: { project: Project }) {
           <WorktreeSettings projectId={project.id} />
         </section>
       ) : null}
+
+      <section className="jc-card" aria-label="Worktree setup and checks">
+        <h2 className="jc-card__title">Worktree setup</h2>
+        <p className="jc-card__desc">Make each task's new worktree ready to work in: copy the files git does not carry, then run a setup command.</p>
+        <ProjectToolSettings projectId={project.id} />
+      </section>
 
       <section className="jc-card">
         <h2 className="jc-card__title">Permission rules</h2>

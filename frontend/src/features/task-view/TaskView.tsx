@@ -31,6 +31,8 @@ import "../../parts/parts.css";
 
 // The diff view is its own chunk, loaded the first time the Diff pane opens.
 const DiffView = lazyScreen(() => import("../diff/DiffView").then((m) => m.DiffView));
+// The task's shells (xterm.js) too, the first time the Terminal pane opens.
+const TaskTerminals = lazyScreen(() => import("../terminal/TaskTerminals").then((m) => m.TaskTerminals));
 
 export interface TaskViewProps {
   taskId: string;
@@ -118,7 +120,7 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
   const [busySince, setBusySince] = useState<number>(() => Date.now());
   // What the main area shows: the agent's messages, or the diff of the
   // task's work (its worktree against its base).
-  const [pane, setPane] = useState<"messages" | "diff">("messages");
+  const [pane, setPane] = useState<"messages" | "diff" | "terminal">("messages");
   const [sentCount, setSentCount] = useState(0);
   useEffect(() => setPane("messages"), [taskId]);
 
@@ -227,6 +229,15 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
           <button type="button" className="jc-task-view__pane" aria-pressed={pane === "diff"} onClick={() => setPane("diff")}>
             Diff
           </button>
+          <button
+            type="button"
+            className="jc-task-view__pane"
+            aria-pressed={pane === "terminal"}
+            onClick={() => setPane("terminal")}
+            title="Shells in the task's worktree"
+          >
+            Shell
+          </button>
         </div>
       </header>
       {task?.status === "errored" && task.problem ? (
@@ -249,7 +260,14 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
       ) : null}
       {appStore ? <TaskLinks taskId={taskId} backend={task?.backend ?? ""} /> : null}
       {appStore && forkReq ? <ForkDialog req={forkReq} onClose={() => setForkReq(null)} /> : null}
-      <div className="jc-task-view__stream" hidden={pane === "diff"}>
+      {pane === "terminal" ? (
+        <div className="jc-task-view__terminal">
+          <Suspense fallback={<div className="jc-task-view__loading">Loading…</div>}>
+            <TaskTerminals taskId={taskId} />
+          </Suspense>
+        </div>
+      ) : null}
+      <div className="jc-task-view__stream" hidden={pane !== "messages"}>
         {loadErr ? (
           <div className="jc-tv-notice is-error" role="alert">Could not load this task: {loadErr}</div>
         ) : !loaded ? (

@@ -6,6 +6,8 @@ export interface TerminalOutput {
   id: string;
   /** base64 of the raw bytes ([]byte over the bridge). */
   data: string;
+  /** offset: bytes the program printed before this chunk. */
+  offset?: number;
 }
 
 export interface TerminalExit {

@@ -1108,6 +1108,26 @@ export namespace services {
 	        this.defaultSourceBranch = source["defaultSourceBranch"];
 	    }
 	}
+	export class ProjectSetupSettings {
+	    projectId: string;
+	    copyGlobs: string;
+	    setupCommand: string;
+	    setupRequired: boolean;
+	    setupUsesShell: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProjectSetupSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.projectId = source["projectId"];
+	        this.copyGlobs = source["copyGlobs"];
+	        this.setupCommand = source["setupCommand"];
+	        this.setupRequired = source["setupRequired"];
+	        this.setupUsesShell = source["setupUsesShell"];
+	    }
+	}
 	export class SearchInput {
 	    text: string;
 	    projectId: string;
@@ -1373,6 +1393,32 @@ export namespace services {
 		    return a;
 		}
 	}
+	export class TaskTerminal {
+	    id: string;
+	    owner: string;
+	    title: string;
+	    cols: number;
+	    rows: number;
+	    startedAt: number;
+	    taskId: string;
+	    cwd: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskTerminal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.owner = source["owner"];
+	        this.title = source["title"];
+	        this.cols = source["cols"];
+	        this.rows = source["rows"];
+	        this.startedAt = source["startedAt"];
+	        this.taskId = source["taskId"];
+	        this.cwd = source["cwd"];
+	    }
+	}
 	export class WorkspaceRemoval {
 	    worktreeRemoved: boolean;
 	    branchDeleted: boolean;
@@ -1580,6 +1626,27 @@ export namespace store {
 	        this.backend = source["backend"];
 	        this.status = source["status"];
 	        this.messageId = source["messageId"];
+	    }
+	}
+
+}
+
+export namespace term {
+	
+	export class Snapshot {
+	    id: string;
+	    data: number[];
+	    end: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Snapshot(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.data = source["data"];
+	        this.end = source["end"];
 	    }
 	}
 

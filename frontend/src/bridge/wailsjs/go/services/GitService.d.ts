@@ -25,6 +25,10 @@ export function ProjectSettings(arg1:string):Promise<services.ProjectGitSettings
 
 export function SetProjectSettings(arg1:string,arg2:services.ProjectGitSettings):Promise<services.ProjectGitSettings>;
 
+export function SetSetupSettings(arg1:string,arg2:services.ProjectSetupSettings):Promise<services.ProjectSetupSettings>;
+
 export function SetTaskOptions(arg1:string,arg2:services.TaskGitOptions):Promise<services.TaskGitInfo>;
+
+export function SetupSettings(arg1:string):Promise<services.ProjectSetupSettings>;
 
 export function Status(arg1:string):Promise<services.TaskGitStatus>;

@@ -46,8 +46,16 @@ export function SetProjectSettings(arg1, arg2) {
   return window['go']['services']['GitService']['SetProjectSettings'](arg1, arg2);
 }
 
+export function SetSetupSettings(arg1, arg2) {
+  return window['go']['services']['GitService']['SetSetupSettings'](arg1, arg2);
+}
+
 export function SetTaskOptions(arg1, arg2) {
   return window['go']['services']['GitService']['SetTaskOptions'](arg1, arg2);
+}
+
+export function SetupSettings(arg1) {
+  return window['go']['services']['GitService']['SetupSettings'](arg1);
 }
 
 export function Status(arg1) {

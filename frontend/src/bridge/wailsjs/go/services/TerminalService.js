@@ -6,12 +6,24 @@ export function Close(arg1) {
   return window['go']['services']['TerminalService']['Close'](arg1);
 }
 
+export function OpenTaskTerminal(arg1, arg2, arg3) {
+  return window['go']['services']['TerminalService']['OpenTaskTerminal'](arg1, arg2, arg3);
+}
+
 export function Resize(arg1, arg2, arg3) {
   return window['go']['services']['TerminalService']['Resize'](arg1, arg2, arg3);
 }
 
+export function Snapshot(arg1) {
+  return window['go']['services']['TerminalService']['Snapshot'](arg1);
+}
+
 export function StartSignIn(arg1, arg2, arg3) {
   return window['go']['services']['TerminalService']['StartSignIn'](arg1, arg2, arg3);
+}
+
+export function TaskTerminals(arg1) {
+  return window['go']['services']['TerminalService']['TaskTerminals'](arg1);
 }
 
 export function Write(arg1, arg2) {

@@ -1,0 +1,252 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/wtsetup"
+)
+
+// ProjectSetupSettings are a project's per-project tool settings, stored
+// as key/value rows (store.ProjectSettings): the worktree setup (issue 18)
+// and, beside it, the comparison view's check command (issue 17).
+type ProjectSetupSettings struct {
+	ProjectID string `json:"projectId"`
+	// CopyGlobs: newline-separated globs of files copied from the project
+	// folder into each new worktree (".env*", "config/**/*.local"; "**"
+	// spans folders; "#" starts a comment).
+	CopyGlobs string `json:"copyGlobs"`
+	// SetupCommand runs in each new worktree after the copy ("" = none).
+	SetupCommand string `json:"setupCommand"`
+	// SetupRequired: the agent starts only after the setup succeeded.
+	SetupRequired bool `json:"setupRequired"`
+	// SetupUsesShell says (read-only) whether SetupCommand runs under
+	// /bin/sh (it uses shell syntax) or directly.
+	SetupUsesShell bool `json:"setupUsesShell"`
+
+	// --- Check command (issue 17, branch compare) goes here: add the
+	// field and one line to projectSettingKeys. ---
+}
+
+// projectSettingKeys maps the settings' string fields to their stored
+// keys; a new per-project text setting is one line here.
+var projectSettingKeys = []struct {
+	key   string
+	field func(*ProjectSetupSettings) *string
+}{
+	{store.ProjectCopyGlobs, func(s *ProjectSetupSettings) *string { return &s.CopyGlobs }},
+	{store.ProjectSetupCommand, func(s *ProjectSetupSettings) *string { return &s.SetupCommand }},
+}
+
+// worktreeSetup is Workspaces' part that makes a new worktree ready.
+type worktreeSetup struct {
+	settings   *store.ProjectSettings
+	mu         sync.Mutex
+	sink       SetupSink
+	closeTerms func(ctx context.Context, taskID string) error
+}
+
+// SetTerminals sets how a task's shells are killed when the task is
+// deleted (CloseTaskTerminals).
+func (w *Workspaces) SetTerminals(closeTerms func(ctx context.Context, taskID string) error) {
+	w.setup.mu.Lock()
+	w.setup.closeTerms = closeTerms
+	w.setup.mu.Unlock()
+}
+
+// CloseTaskTerminals kills task taskID's shells (before its worktree is
+// removed, so nothing runs in a folder about to vanish).
+func (w *Workspaces) CloseTaskTerminals(ctx context.Context, taskID string) error {
+	w.setup.mu.Lock()
+	f := w.setup.closeTerms
+	w.setup.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f(ctx, taskID)
+}
+
+// FrameWriter stores one raw frame into a task (orchestrator.FrameSink).
+type FrameWriter interface {
+	Write(ctx context.Context, frame []byte) error
+}
+
+// SetupSink opens where a task's setup frames go.
+type SetupSink func(ctx context.Context, taskID string) (FrameWriter, error)
+
+// SetSetupSink sets where setup output is stored (the orchestrator, set
+// once it exists). Without one, setups run but their output is dropped.
+func (w *Workspaces) SetSetupSink(s SetupSink) {
+	w.setup.mu.Lock()
+	w.setup.sink = s
+	w.setup.mu.Unlock()
+}
+
+// SetupSettings returns a project's setup settings.
+func (w *Workspaces) SetupSettings(ctx context.Context, projectID string) (ProjectSetupSettings, error) {
+	if _, err := w.repo.Project(ctx, projectID); err != nil {
+		return ProjectSetupSettings{}, notFound("project", projectID, err)
+	}
+	all, err := w.setup.settings.All(ctx, projectID)
+	if err != nil {
+		return ProjectSetupSettings{}, err
+	}
+	out := ProjectSetupSettings{ProjectID: projectID, SetupRequired: all[store.ProjectSetupRequired] == "1"}
+	for _, k := range projectSettingKeys {
+		*k.field(&out) = all[k.key]
+	}
+	if c, err := wtsetup.ParseCommand(out.SetupCommand); err == nil {
+		out.SetupUsesShell = c.Shell
+	}
+	return out, nil
+}
+
+// SetSetupSettings validates (globs, command syntax) and stores a
+// project's setup settings.
+func (w *Workspaces) SetSetupSettings(ctx context.Context, projectID string, in ProjectSetupSettings) (ProjectSetupSettings, error) {
+	if _, err := w.repo.Project(ctx, projectID); err != nil {
+		return ProjectSetupSettings{}, notFound("project", projectID, err)
+	}
+	in.CopyGlobs = strings.TrimSpace(strings.ReplaceAll(in.CopyGlobs, "\r\n", "\n"))
+	in.SetupCommand = strings.TrimSpace(in.SetupCommand)
+	if _, err := wtsetup.ParseGlobs(in.CopyGlobs); err != nil {
+		return ProjectSetupSettings{}, invalid("copyGlobs", err, "%v", err)
+	}
+	if in.SetupCommand != "" {
+		if _, err := wtsetup.ParseCommand(in.SetupCommand); err != nil {
+			return ProjectSetupSettings{}, invalid("setupCommand", err, "%v", err)
+		}
+	}
+	values := map[string]string{store.ProjectSetupRequired: ""}
+	if in.SetupRequired {
+		values[store.ProjectSetupRequired] = "1"
+	}
+	for _, k := range projectSettingKeys {
+		values[k.key] = *k.field(&in)
+	}
+	if err := w.setup.settings.SetAll(ctx, projectID, values); err != nil {
+		return ProjectSetupSettings{}, err
+	}
+	return w.SetupSettings(ctx, projectID)
+}
+
+// ErrSetupFailed: the worktree setup failed and the project wants it to
+// succeed before the agent starts.
+var ErrSetupFailed = errors.New("worktree setup failed")
+
+// SetupTimeout bounds one setup run.
+const SetupTimeout = 30 * time.Minute
+
+// SetUp makes task t's new worktree at cwd ready, once: it copies the
+// project's globs and runs its setup command, the output streamed into the
+// task. A setup that succeeded (or has nothing to do) is not run again;
+// one that failed runs again at the next start. It returns an error
+// wrapping ErrSetupFailed when the setup failed and the project requires
+// it, or when the output could not be stored.
+func (w *Workspaces) SetUp(ctx context.Context, t store.TaskRun, cwd string) error {
+	status, err := w.setup.settings.TaskSetupStatus(ctx, t.ID)
+	if err != nil || status == store.SetupOK {
+		return err
+	}
+	set, err := w.SetupSettings(ctx, t.ProjectID)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(set.CopyGlobs) == "" && set.SetupCommand == "" {
+		return w.setup.settings.SetTaskSetupStatus(ctx, t.ID, store.SetupOK)
+	}
+	if err := w.setup.settings.SetTaskSetupStatus(ctx, t.ID, store.SetupRunning); err != nil {
+		return err
+	}
+	res, err := w.runSetup(ctx, t, cwd, set)
+	final := store.SetupOK
+	if err != nil || !res.OK() {
+		final = store.SetupFailed
+	}
+	if serr := w.setup.settings.SetTaskSetupStatus(context.WithoutCancel(ctx), t.ID, final); serr != nil && err == nil {
+		err = serr
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrSetupFailed, err)
+	case !res.OK() && set.SetupRequired:
+		return fmt.Errorf("%w (%s); the agent was not started: fix the setup in the project settings (or the worktree in the task's Shell), then Retry", ErrSetupFailed, describe(res))
+	}
+	return nil
+}
+
+func describe(r wtsetup.Result) string {
+	if r.Error != "" {
+		return r.Error
+	}
+	return fmt.Sprintf("exit code %d", r.Code)
+}
+
+// runSetup copies, runs and streams one setup; err is a store error (the
+// output could not be kept) or a bad setting.
+func (w *Workspaces) runSetup(ctx context.Context, t store.TaskRun, cwd string, set ProjectSetupSettings) (wtsetup.Result, error) {
+	out, err := w.openSink(ctx, t.ID)
+	if err != nil {
+		return wtsetup.Result{}, err
+	}
+	id := "setup-" + uuid.NewString()
+	fw := newFrameBatcher(ctx, out, id)
+	defer fw.close() // idempotent: stops the ticker on every path
+	start := wtsetup.Frame{Type: "start", ID: id}
+	var res wtsetup.Result
+	globs, gerr := wtsetup.ParseGlobs(set.CopyGlobs)
+	var copyRes wtsetup.CopyResult
+	if gerr == nil {
+		copyRes, gerr = wtsetup.CopyFiles(t.ProjectPath, cwd, globs)
+	}
+	start.Copy = &copyRes
+	var cmd wtsetup.Command
+	if set.SetupCommand != "" {
+		cmd, err = wtsetup.ParseCommand(set.SetupCommand)
+		if err != nil {
+			return wtsetup.Result{}, err
+		}
+		start.Command = &cmd
+	}
+	if err := fw.frame(start); err != nil {
+		return wtsetup.Result{}, err
+	}
+	switch {
+	case gerr != nil:
+		res = wtsetup.Result{Code: -1, Error: "copying files: " + gerr.Error()}
+	case set.SetupCommand != "":
+		rctx, cancel := context.WithTimeout(ctx, SetupTimeout)
+		env := append(os.Environ(), "JEAN_CLAUDE_TASK_ID="+t.ID, "JEAN_CLAUDE_PROJECT_DIR="+t.ProjectPath)
+		res = wtsetup.Run(rctx, cmd, cwd, env, fw)
+		cancel()
+	}
+	if err := fw.close(); err != nil {
+		return res, err
+	}
+	if err := fw.frame(wtsetup.Frame{Type: "end", ID: id, Result: &res, Required: set.SetupRequired}); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func (w *Workspaces) openSink(ctx context.Context, taskID string) (FrameWriter, error) {
+	w.setup.mu.Lock()
+	sink := w.setup.sink
+	w.setup.mu.Unlock()
+	if sink == nil {
+		return discardFrames{}, nil
+	}
+	return sink(ctx, taskID)
+}
+
+type discardFrames struct{}
+
+func (discardFrames) Write(context.Context, []byte) error { return nil }

@@ -1,0 +1,198 @@
+package services_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agents"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/services"
+	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/wtsetup"
+)
+
+// startSpy is a backend that records where it was started and refuses
+// to run (the tests only care whether the agent was started).
+type startSpy struct {
+	mu   sync.Mutex
+	cwds []string
+}
+
+var errSpy = errors.New("spy: not a real agent")
+
+func (s *startSpy) Info() agent.Info { return agent.Info{Name: agent.BackendClaudeCode} }
+func (s *startSpy) Start(_ context.Context, cfg agent.Config, _ string) (agent.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cwds = append(s.cwds, cfg.Cwd)
+	return nil, errSpy
+}
+func (s *startSpy) Dispose(context.Context) error { return nil }
+func (s *startSpy) started() int                  { s.mu.Lock(); defer s.mu.Unlock(); return len(s.cwds) }
+
+type setupFixture struct {
+	*gitFixture
+	ws  *services.Workspaces
+	o   *orchestrator.Orchestrator
+	spy *startSpy
+}
+
+func newSetupFixture(t *testing.T) *setupFixture {
+	f := newGitFixture(t)
+	ws := services.NewWorkspaces(f.db, f.g)
+	reg := agent.NewRegistry()
+	spy := &startSpy{}
+	reg.Register(spy)
+	cwd, onEnd := services.WorkspaceHooks(ws, nil)
+	o, err := orchestrator.New(orchestrator.Options{DB: f.db, Backends: reg, Formats: agents.Formats(), Emitter: f.rec,
+		Cwd: cwd, OnRunEnd: onEnd, TaskView: services.TaskViewOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close(context.Background()) })
+	ws.SetSetupSink(func(ctx context.Context, id string) (services.FrameWriter, error) {
+		return o.FrameSink(ctx, id, wtsetup.Format())
+	})
+	// An ignored .env at the top and in a subfolder, as real projects have.
+	f.write(f.repo, ".gitignore", ".env*\n")
+	f.git(f.repo, "add", ".gitignore")
+	f.git(f.repo, "commit", "-q", "-m", "ignore")
+	f.write(f.repo, ".env", "TOKEN=1\n")
+	if err := os.MkdirAll(filepath.Join(f.repo, "api"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.write(filepath.Join(f.repo, "api"), ".env.local", "PORT=2\n")
+	return &setupFixture{gitFixture: f, ws: ws, o: o, spy: spy}
+}
+
+func (f *setupFixture) settings(cmd string, required bool) {
+	f.t.Helper()
+	_, err := f.ws.SetSetupSettings(f.t.Context(), f.proj.ID, services.ProjectSetupSettings{
+		CopyGlobs: ".env*\n**/.env.local", SetupCommand: cmd, SetupRequired: required})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// setupMessage returns the task's stored setup message.
+func (f *setupFixture) setupMessage(id string) agent.Message {
+	f.t.Helper()
+	msgs, err := store.Messages(f.t.Context(), f.db.R, id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if len(m.Parts) > 0 && m.Parts[0].ToolName == wtsetup.ToolName {
+			return m
+		}
+	}
+	f.t.Fatalf("no setup message in %+v", msgs)
+	return agent.Message{}
+}
+
+func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
+	f := newSetupFixture(t)
+	f.settings(`sh -c 'echo installing; echo broken >&2; exit 7'`, true)
+	id := f.task("needs setup")
+	err := f.o.Start(t.Context(), id)
+	if !errors.Is(err, services.ErrSetupFailed) {
+		t.Fatalf("start: %v", err)
+	}
+	if f.spy.started() != 0 {
+		t.Fatal("the agent started after a failed required setup")
+	}
+	tr, _ := store.LoadTaskRun(t.Context(), f.db.R, id)
+	if tr.Status != store.StatusErrored || !strings.Contains(tr.StatusReason, "worktree setup failed (exit code 7)") {
+		t.Fatalf("task %s: %q", tr.Status, tr.StatusReason)
+	}
+	m := f.setupMessage(id)
+	out := m.Parts[1].TextContent()
+	if m.Parts[0].State != agent.ToolError || !m.Parts[1].IsError ||
+		!strings.Contains(out, "installing") || !strings.Contains(out, "broken") || !strings.Contains(out, "the agent was not started") {
+		t.Fatalf("setup message %+v: %q", m.Parts[0], out)
+	}
+	if !strings.Contains(out, "copied 2 file(s): .env, api/.env.local") {
+		t.Fatalf("copy not reported: %q", out)
+	}
+	// Raw first: the frames are stored in the setup format.
+	n := 0
+	for fr, err := range store.RawFrames(t.Context(), f.db.R, id) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fr.Format == wtsetup.FormatName {
+			n++
+		}
+	}
+	if n < 3 {
+		t.Fatalf("%d raw setup frames", n)
+	}
+	msgs, _ := store.Messages(t.Context(), f.db.R, id)
+	kept := false
+	for _, m := range msgs {
+		if m.Role == agent.RoleUser && len(m.Parts) > 0 && m.Parts[0].Text == "p" {
+			kept = true
+		}
+	}
+	if !kept {
+		t.Fatalf("the prompt was lost: %+v", msgs)
+	}
+	info, _ := f.ws.Info(t.Context(), id)
+	if b, err := os.ReadFile(filepath.Join(info.WorktreePath, "api", ".env.local")); err != nil || string(b) != "PORT=2\n" {
+		t.Fatalf("nested ignored file: %q %v", b, err)
+	}
+
+	// Fixed: Retry runs the setup again, then the agent.
+	f.settings("true", true)
+	_ = f.o.Resume(t.Context(), id)
+	if f.spy.started() != 1 {
+		t.Fatal("the agent did not start after the setup succeeded")
+	}
+	st, _ := store.NewProjectSettings(f.db).TaskSetupStatus(t.Context(), id)
+	if st != store.SetupOK {
+		t.Fatalf("setup status %q", st)
+	}
+}
+
+func TestSetupFailureNotRequiredStillStartsTheAgent(t *testing.T) {
+	f := newSetupFixture(t)
+	f.settings("false", false)
+	id := f.task("optional setup")
+	if err := f.o.Start(t.Context(), id); errors.Is(err, services.ErrSetupFailed) {
+		t.Fatalf("start: %v", err)
+	}
+	if f.spy.started() != 1 {
+		t.Fatal("the agent did not start")
+	}
+	if m := f.setupMessage(id); m.Parts[0].State != agent.ToolError {
+		t.Fatalf("failure not shown: %+v", m.Parts)
+	}
+}
+
+func TestSetupSettingsValidateAndRoundTrip(t *testing.T) {
+	f := newSetupFixture(t)
+	ctx := t.Context()
+	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: "../up"}); !errors.Is(err, services.ErrInvalidInput) {
+		t.Fatalf("escaping glob: %v", err)
+	}
+	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, services.ErrInvalidInput) {
+		t.Fatalf("bad command: %v", err)
+	}
+	got, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: ".env*\r\n", SetupCommand: "npm ci && npm run build", SetupRequired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.CopyGlobs != ".env*" || !got.SetupUsesShell || !got.SetupRequired {
+		t.Fatalf("%+v", got)
+	}
+	got, _ = f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{})
+	if got.CopyGlobs != "" || got.SetupCommand != "" || got.SetupRequired {
+		t.Fatalf("cleared %+v", got)
+	}
+}
