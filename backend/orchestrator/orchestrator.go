@@ -130,6 +130,7 @@ type Orchestrator struct {
 	runs     map[string]*run
 	locks    map[string]*sync.Mutex
 	emitters map[string]*taskEmitter
+	asks     map[string]chan [][]string // app-asked questions' waiters (external.go)
 	wg       sync.WaitGroup
 
 	focused atomic.Bool
@@ -670,8 +671,14 @@ func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID 
 	if err != nil {
 		return fmt.Errorf("orchestrator: store answer to question %s (not sent): %w", requestID, err)
 	}
-	// Commit, then act.
-	sessErr := r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
+	// Commit, then act: a question the app asked (AskUser) is answered to
+	// its waiter, any other to the agent.
+	var sessErr error
+	if ch := o.takeAsk(requestID); ch != nil {
+		ch <- answers
+	} else {
+		sessErr = r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
+	}
 	o.emitRequests(ctx, taskID)
 	o.emitTask(ctx, taskID)
 	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
