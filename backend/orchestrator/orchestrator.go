@@ -106,6 +106,10 @@ type Options struct {
 	// OnRunEnd is called (on the session's goroutine, without locks) after
 	// a session ended and its end was stored, e.g. to record the git head.
 	OnRunEnd func(ctx context.Context, taskID string)
+	// MCP returns the app's MCP server for a session of the task (nil:
+	// none, e.g. turned off for its agent); nil gives no agent MCP. An
+	// error is logged and the session starts without it.
+	MCP func(ctx context.Context, t store.TaskRun) (*agent.MCPServer, error)
 }
 
 // Orchestrator runs agent sessions for tasks.
@@ -335,6 +339,12 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	}
 	if sessionID != "" {
 		cfg.Transcript = o.transcript(ctx, t.ID)
+	}
+	if o.opt.MCP != nil {
+		if cfg.MCP, err = o.opt.MCP(ctx, t); err != nil {
+			o.log.Warn("orchestrator: no MCP server for the session", "task", t.ID, "err", err)
+			cfg.MCP = nil
+		}
 	}
 	sess, err := b.Start(o.ctx, cfg, prompt)
 	if err != nil {
