@@ -32,21 +32,11 @@ type ProgressIn struct {
 	Message string `json:"message" jsonschema:"what you did or are doing, one or two sentences shown to the user on the task"`
 }
 
-// Ack is a short confirmation.
-type Ack struct {
-	OK bool `json:"ok"`
-}
-
 // AskIn is ask_user's input.
 type AskIn struct {
 	Question string   `json:"question" jsonschema:"the question, shown to the user as a question card"`
 	Options  []string `json:"options,omitempty" jsonschema:"answers the user may pick from (they may also type their own)"`
 	Header   string   `json:"header,omitempty" jsonschema:"a short title for the question"`
-}
-
-// AskOut is ask_user's result.
-type AskOut struct {
-	Answer string `json:"answer"`
 }
 
 // SubtaskIn is create_subtask's input.
@@ -136,17 +126,19 @@ func (t tools) backendsHint() string {
 	return " Agents: " + strings.Join(t.s.opt.Backends(), ", ") + "."
 }
 
-func (t tools) progress(ctx context.Context, _ *mcp.CallToolRequest, in ProgressIn) (*mcp.CallToolResult, Ack, error) {
+// progress and ask answer in plain text (no structured output: Claude Code
+// hands the model the structured output when there is one).
+func (t tools) progress(ctx context.Context, _ *mcp.CallToolRequest, in ProgressIn) (*mcp.CallToolResult, any, error) {
 	if _, err := t.s.opt.Orchestrator.AddProgress(ctx, t.taskID, in.Message); err != nil {
-		return nil, Ack{}, err
+		return nil, nil, err
 	}
-	return text("Reported."), Ack{OK: true}, nil
+	return text("Reported."), nil, nil
 }
 
-func (t tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp.CallToolResult, AskOut, error) {
+func (t tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp.CallToolResult, any, error) {
 	q := strings.TrimSpace(in.Question)
 	if q == "" {
-		return nil, AskOut{}, errors.New("the question is empty")
+		return nil, nil, errors.New("the question is empty")
 	}
 	opts := make([]agent.QuestionOption, 0, len(in.Options))
 	for i, o := range in.Options {
@@ -156,14 +148,17 @@ func (t tools) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskIn) (*mcp.
 		Questions: []agent.Question{{Question: q, Header: in.Header, Options: opts}}}
 	answers, err := t.s.opt.Orchestrator.AskUser(ctx, t.taskID, req)
 	if err != nil {
-		return nil, AskOut{}, err
+		return nil, nil, err
 	}
 	var parts []string
 	for _, a := range answers {
 		parts = append(parts, a...)
 	}
 	ans := strings.Join(parts, ", ")
-	return text(ans), AskOut{Answer: ans}, nil
+	if ans == "" {
+		ans = "(no answer)"
+	}
+	return text(ans), nil, nil
 }
 
 func (t tools) subtask(ctx context.Context, _ *mcp.CallToolRequest, in SubtaskIn) (*mcp.CallToolResult, TaskResult, error) {
