@@ -42,6 +42,8 @@ test("mcp: a progress report sent through the app's MCP server shows on the task
   const row = await tool.innerText();
   assert(row.includes("Jean-Claude") && !row.includes("mcp__"), `the MCP tool row names server and tool: ${row}`);
   assert((await tool.getAttribute("data-state")) === "completed", "the MCP tool call completed");
+  const results = await view.getByTestId("result-summary").count();
+  assert(results === 1, `one turn, one result row (got ${results})`);
   for (const theme of ["light", "dark"]) {
     await page.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);
     await page.waitForTimeout(150);
