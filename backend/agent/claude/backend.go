@@ -204,6 +204,12 @@ func (b *Backend) env(cfg agent.Config) []string {
 	if cfg.Mode == agent.ModeBypass && os.Geteuid() == 0 {
 		env = append(env, "IS_SANDBOX=1")
 	}
+	if cfg.MCP != nil {
+		// ask_user and create_subtask wait on a person or another agent:
+		// far longer than an MCP client's usual per-call timeout. Before
+		// the settings' Env, so the user's own value wins.
+		env = append(env, "MCP_TOOL_TIMEOUT="+MCPToolTimeout)
+	}
 	env = append(env, b.opt.Env...)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		env = append(env, k+"="+cfg.Env[k])

@@ -7,6 +7,10 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
+// MCPToolTimeout is Claude Code's MCP_TOOL_TIMEOUT (ms) when the app's
+// server is configured: a day, as ask_user waits for the user.
+const MCPToolTimeout = "86400000"
+
 // mcpFile is the --mcp-config file's name in its private dir.
 const mcpFile = "mcp.json"
 

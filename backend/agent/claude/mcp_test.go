@@ -48,6 +48,12 @@ func TestWithMCP(t *testing.T) {
 	if _, err := os.Stat(dir.Path); !os.IsNotExist(err) {
 		t.Error("dir not removed")
 	}
+	if env := strings.Join(New(Options{}).env(cfg), "\n"); !strings.Contains(env, "MCP_TOOL_TIMEOUT=86400000") {
+		t.Error("no long MCP tool timeout with the app's server")
+	}
+	if env := strings.Join(New(Options{}).env(agent.Config{}), "\n"); strings.Contains(env, "MCP_TOOL_TIMEOUT=86400000") {
+		t.Error("MCP tool timeout without the app's server")
+	}
 	if d, _, _ := withMCP(agent.Config{}); d != nil {
 		t.Error("a dir without MCP")
 	}

@@ -15,5 +15,6 @@ func MCPConfig(m *agent.MCPServer) map[string]any {
 	if m == nil {
 		return nil
 	}
-	return map[string]any{"mcp_servers." + m.Name: map[string]any{"url": m.URL, "bearer_token_env_var": MCPTokenEnv}}
+	return map[string]any{"mcp_servers." + m.Name: map[string]any{"url": m.URL, "bearer_token_env_var": MCPTokenEnv,
+		"tool_timeout_sec": 24 * 60 * 60}} // ask_user waits for the user
 }

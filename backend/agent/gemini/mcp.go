@@ -17,7 +17,8 @@ const SystemSettingsEnv = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 // without a confirmation, as headless turns cannot ask).
 func MCPSettings(m *agent.MCPServer) ([]byte, error) {
 	return json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
-		m.Name: map[string]any{"httpUrl": m.URL, "headers": map[string]string{"Authorization": m.Header()}, "trust": true},
+		m.Name: map[string]any{"httpUrl": m.URL, "headers": map[string]string{"Authorization": m.Header()}, "trust": true,
+			"timeout": 24 * 60 * 60 * 1000}, // ms: ask_user waits for the user
 	}}, "", "  ")
 }
 
