@@ -24,6 +24,7 @@ const (
 	mcpQuestion = "Which database should I use?"
 	mcpAnswer   = "SQLite"
 	mcpDone     = "Using the answer from Jean-Claude."
+	mcpSubDone  = "Sub-task answer: the tests pass."
 )
 
 func mcpScript() fakemodel.Script {
@@ -32,6 +33,8 @@ func mcpScript() fakemodel.Script {
 			fakemodel.Named("mcp__jean-claude__report_progress", map[string]any{"message": mcpProgress})}},
 		{Tools: []fakemodel.ToolCall{
 			fakemodel.Named("mcp__jean-claude__ask_user", map[string]any{"question": mcpQuestion, "options": []string{"SQLite", "Postgres"}})}},
+		{Tools: []fakemodel.ToolCall{
+			fakemodel.Named("mcp__jean-claude__create_subtask", map[string]any{"prompt": "[scenario:sub] Run the tests."})}},
 		{Text: mcpDone},
 	}
 }
@@ -48,7 +51,8 @@ func TestClaudeCodeMCP(t *testing.T) {
 	b := bin(t, binDir(t), "claude")
 	ctx := context.Background()
 	proj := newProject(t)
-	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"mcp": mcpScript()}, KeepBodies: true})
+	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{
+		"mcp": mcpScript(), "sub": {{Text: mcpSubDone}}}, KeepBodies: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,9 +108,16 @@ func TestClaudeCodeMCP(t *testing.T) {
 	msgs := h.messages(t)
 	wantText(t, msgs, mcpDone)
 	checkMCPStored(t, msgs)
-	if !strings.Contains(string(model.Requests()[len(model.Requests())-1].Body), mcpAnswer) {
+	var last fakemodel.Request
+	for _, r := range model.Requests() {
+		if r.Scenario == "mcp" {
+			last = r
+		}
+	}
+	if !strings.Contains(string(last.Body), mcpAnswer) {
 		t.Errorf("the answer %q did not reach the model", mcpAnswer)
 	}
+	checkSubtask(t, h, last)
 	if len(rec.agentEvents(agent.EventPermissionRequest)) > 0 {
 		t.Errorf("the app's MCP tools asked for permission: %+v", rec.agentEvents(agent.EventPermissionRequest))
 	}
@@ -165,7 +176,8 @@ func checkMCPStored(t *testing.T, msgs []agent.Message) {
 	if !progress {
 		t.Error("the progress report is not stored on the task")
 	}
-	for name, want := range map[string]string{"mcp__jean-claude__report_progress": "Reported.", "mcp__jean-claude__ask_user": mcpAnswer} {
+	for name, want := range map[string]string{"mcp__jean-claude__report_progress": "Reported.", "mcp__jean-claude__ask_user": mcpAnswer,
+		"mcp__jean-claude__create_subtask": mcpSubDone} {
 		id, ok := uses[name]
 		if !ok {
 			t.Errorf("no stored tool call %s (calls: %v)", name, uses)
@@ -174,5 +186,23 @@ func checkMCPStored(t *testing.T, msgs []agent.Message) {
 		if got := results[id]; !strings.Contains(got, want) {
 			t.Errorf("%s result = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// checkSubtask: create_subtask made a sub-task (the real Claude Code again,
+// same settings) linked to the task, ran it to its end, and its result
+// reached the parent's model.
+func checkSubtask(t *testing.T, h *harness, last fakemodel.Request) {
+	t.Helper()
+	_, children, err := store.TaskLinks(context.Background(), h.db.R, h.task)
+	if err != nil || len(children) != 1 {
+		t.Fatalf("sub-tasks = %+v, %v", children, err)
+	}
+	c := children[0]
+	if c.Kind != store.LinkSpawn || c.Status != store.StatusCompleted || c.Backend != string(agent.BackendClaudeCode) {
+		t.Errorf("sub-task = %+v", c)
+	}
+	if !strings.Contains(string(last.Body), mcpSubDone) {
+		t.Errorf("the sub-task's result %q did not reach the model", mcpSubDone)
 	}
 }
