@@ -44,8 +44,9 @@ func mcpScript() fakemodel.Script {
 // mcp__jean-claude__report_progress, then mcp__jean-claude__ask_user. The
 // app stores the progress report on the task, shows the question as a
 // pending question (answered here like the question card would), and the
-// answer reaches the model as the tool's result. Neither call asks for a
-// permission (the server's tools are allowed with mcp__jean-claude).
+// answer reaches the model as the tool's result; then create_subtask runs a
+// sub-task (the real CLI again) whose answer reaches the model. No call asks
+// for a permission (the server's tools are allowed with mcp__jean-claude).
 func TestClaudeCodeMCP(t *testing.T) {
 	t.Parallel()
 	b := bin(t, binDir(t), "claude")
@@ -57,45 +58,9 @@ func TestClaudeCodeMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { model.Close() })
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	reg := agent.NewRegistry()
-	reg.Register(wrapped(t, agent.BackendClaudeCode, claudeEnv(t, model), claude.New(claude.Options{Binary: b}))(db))
-	var srv *mcpserver.Server
-	rec := &recorder{}
-	orch, err := orchestrator.New(orchestrator.Options{DB: db, Backends: reg, Formats: agents.Formats(), Emitter: rec,
-		TaskView: services.TaskViewOf,
-		MCP:      func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) { return srv.Grant(t.ID) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err = mcpserver.New(mcpserver.Options{DB: db, Orchestrator: orch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = orch.Close(ctx)
-		_ = reg.Dispose(ctx)
-		_ = srv.Close(ctx)
-	})
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "real claude MCP",
-		Prompt: "[scenario:mcp] Use Jean-Claude's tools.", AgentBackend: agent.BackendClaudeCode, InteractionMode: agent.ModeAsk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, db: db, orch: orch, rec: rec, model: model, proj: proj, task: task.ID, start: time.Now()}
-	if err := orch.Start(ctx, task.ID); err != nil {
-		t.Fatal(err)
-	}
+	h := mcpHarness(t, model, proj, wrapped(t, agent.BackendClaudeCode, claudeEnv(t, model), claude.New(claude.Options{Binary: b})),
+		agent.BackendClaudeCode, "", "[scenario:mcp] Use Jean-Claude's tools.")
+	orch, task := h.orch, struct{ ID string }{h.task}
 	q := waitQuestion(t, h)
 	if q.Request.Question != mcpQuestion || len(q.Request.Options) != 2 {
 		t.Errorf("question = %+v", q.Request)
@@ -118,7 +83,8 @@ func TestClaudeCodeMCP(t *testing.T) {
 		t.Errorf("the answer %q did not reach the model", mcpAnswer)
 	}
 	checkSubtask(t, h, last)
-	if len(rec.agentEvents(agent.EventPermissionRequest)) > 0 {
+	noTokenStored(t, h)
+	if rec := h.rec; len(rec.agentEvents(agent.EventPermissionRequest)) > 0 {
 		t.Errorf("the app's MCP tools asked for permission: %+v", rec.agentEvents(agent.EventPermissionRequest))
 	}
 	if t.Failed() {
@@ -204,5 +170,103 @@ func checkSubtask(t *testing.T, h *harness, last fakemodel.Request) {
 	}
 	if !strings.Contains(string(last.Body), mcpSubDone) {
 		t.Errorf("the sub-task's result %q did not reach the model", mcpSubDone)
+	}
+}
+
+// mcpHarness is one task on backend mk with the app's MCP server wired to
+// its orchestrator (as orchestrator_wiring.go does), started with prompt.
+func mcpHarness(t *testing.T, model *fakemodel.Server, proj string, mk func(db *store.DB) agent.Backend, name agent.BackendType, taskModel, prompt string) *harness {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg := agent.NewRegistry()
+	reg.Register(mk(db))
+	var srv *mcpserver.Server
+	rec := &recorder{}
+	orch, err := orchestrator.New(orchestrator.Options{DB: db, Backends: reg, Formats: agents.Formats(), Emitter: rec,
+		TaskView: services.TaskViewOf,
+		MCP:      func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) { return srv.Grant(t.ID) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err = mcpserver.New(mcpserver.Options{DB: db, Orchestrator: orch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_ = orch.Close(ctx)
+		_ = reg.Dispose(ctx)
+		_ = srv.Close(ctx)
+	})
+	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "real MCP " + string(name),
+		Prompt: prompt, AgentBackend: name, Model: taskModel, InteractionMode: agent.ModeAsk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, db: db, orch: orch, rec: rec, model: model, proj: proj, task: task.ID, start: time.Now()}
+	if err := orch.Start(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestOpenCodeMCP: the real OpenCode gets the app's MCP server through its
+// server's POST /mcp; the scripted model calls jean-claude_report_progress
+// (OpenCode names an MCP tool <server>_<tool>) and the app stores it.
+func TestOpenCodeMCP(t *testing.T) {
+	t.Parallel()
+	b := bin(t, binDir(t), "opencode")
+	proj := newProject(t)
+	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"ocmcp": {
+		{Text: mcpFirst, Tools: []fakemodel.ToolCall{fakemodel.Named("jean-claude_report_progress", map[string]any{"message": mcpProgress})}},
+		{Text: mcpDone},
+	}}, KeepBodies: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { model.Close() })
+	h := mcpHarness(t, model, proj, openCodeBackend(t, b, model, proj), agent.BackendOpenCode, "fake/fake-basic", "[scenario:ocmcp] Report progress.")
+	h.waitFor(t, "the turn to end", 4*time.Minute, func() bool { return !h.busy() })
+	msgs := h.messages(t)
+	wantText(t, msgs, mcpDone)
+	var progress, called bool
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == agent.PartSystemStatus && p.Subtype == orchestrator.SubtypeProgress && p.Text == mcpProgress {
+				progress = true
+			}
+			if p.Type == agent.PartToolUse && p.ToolName == "jean-claude_report_progress" {
+				called = true
+			}
+		}
+	}
+	if !progress || !called {
+		t.Errorf("progress stored %v, tool call stored %v", progress, called)
+	}
+	noTokenStored(t, h)
+	if t.Failed() {
+		h.logRequests(t, 0)
+		h.logFrames(t, 0)
+	}
+}
+
+// noTokenStored fails when a stored raw frame of the task carries a bearer
+// token (the app's MCP token must never reach the database).
+func noTokenStored(t *testing.T, h *harness) {
+	t.Helper()
+	for f, err := range store.RawFrames(context.Background(), h.db.R, h.task) {
+		if err == nil && strings.Contains(string(f.Data), "Bearer ") {
+			t.Errorf("raw frame %d holds a bearer token", f.Seq)
+		}
 	}
 }
