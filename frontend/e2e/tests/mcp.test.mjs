@@ -44,6 +44,14 @@ test("mcp: a progress report sent through the app's MCP server shows on the task
   assert((await tool.getAttribute("data-state")) === "completed", "the MCP tool call completed");
   const results = await view.getByTestId("result-summary").count();
   assert(results === 1, `one turn, one result row (got ${results})`);
+  // The live view shows rows as the dev server's websocket delivered them
+  // (not always in order); the screenshots show the task as stored: reload.
+  await page.reload();
+  await page.locator(".jc-app[data-ready]").waitFor();
+  await page.getByText("Fix the tests, reporting progress").first().click();
+  await page.getByTestId("task-view").getByTestId("result-summary").first().waitFor({ timeout: 15000 });
+  const rows = await page.getByTestId("task-view").locator(".jc-tool, .jc-part--status, .jc-result").allInnerTexts();
+  assert(rows.length === 3 && rows[0].includes("report progress") && rows[1].includes(PROGRESS) && rows[2].includes("Done"), `stored order: ${rows}`);
   for (const theme of ["light", "dark"]) {
     await page.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);
     await page.waitForTimeout(150);
