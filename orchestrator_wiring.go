@@ -8,6 +8,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
+	"github.com/jean-claude/jean-claude/backend/mcpserver"
 	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/services"
@@ -20,6 +21,7 @@ import (
 // service exists, for its method signatures.
 type sessions struct {
 	o        *orchestrator.Orchestrator
+	mcp      *mcpserver.Server // the agents' MCP server (nil: none)
 	notifier *notify.Async
 	svc      *services.SessionService
 	cancel   context.CancelFunc
@@ -34,9 +36,16 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	n := notify.NewAsync(notify.NewBeeep("Jean-Claude", ""), 32, log)
 	cwd, onEnd := services.WorkspaceHooks(ws, log)
+	var mcp *mcpserver.Server // set below: the server needs the orchestrator
 	o, err := orchestrator.New(orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
 		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: onEnd,
+		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
+			if mcp == nil {
+				return nil, nil
+			}
+			return mcp.Grant(t.ID)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -47,7 +56,25 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 			return o.FrameSink(ctx, taskID, wtsetup.Format())
 		})
 	}
-	return &sessions{o: o, notifier: n, svc: services.NewSessionService(ctx, db, o)}, nil
+	mcp, err = mcpserver.New(mcpserver.Options{DB: db, Orchestrator: o, Logger: log,
+		Diff:     services.MCPDiff(ws),
+		Backends: func() []string { return backendNames(reg) },
+	})
+	if err != nil {
+		// Agents then run without the app's tools; the app still works.
+		fmt.Fprintf(os.Stderr, "jean-claude: MCP server: %v\n", err)
+		mcp = nil
+	}
+	return &sessions{o: o, mcp: mcp, notifier: n, svc: services.NewSessionService(ctx, db, o)}, nil
+}
+
+// backendNames are the registered agents' names.
+func backendNames(reg *agent.Registry) []string {
+	var out []string
+	for _, b := range reg.List() {
+		out = append(out, string(b.Name))
+	}
+	return out
 }
 
 // start recovers tasks a previous run left running and re-normalizes old
@@ -79,6 +106,9 @@ func (s *sessions) stop(ctx context.Context) {
 	}
 	if err := s.o.Close(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: stopping agent sessions: %v\n", err)
+	}
+	if s.mcp != nil {
+		_ = s.mcp.Close(ctx)
 	}
 	_ = s.notifier.Close(ctx)
 }

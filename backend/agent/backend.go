@@ -30,7 +30,25 @@ type Config struct {
 	// Recorder, when set, records every process the session starts (see
 	// ProcessRecorder); the orchestrator sets it.
 	Recorder ProcessRecorder `json:"-"`
+	// MCP is the app's MCP server for this session (nil: none, or turned
+	// off for this agent). Its Token is a secret: a backend hands it to
+	// the agent in a 0600 file or its environment, never as a flag value.
+	MCP *MCPServer `json:"-"`
 }
+
+// MCPServer is an MCP server reachable over streamable HTTP with a bearer
+// token (the app's own, backend/mcpserver).
+type MCPServer struct {
+	Name  string // "jean-claude"
+	URL   string // http://127.0.0.1:PORT/mcp
+	Token string // never logged
+}
+
+// Header is the HTTP Authorization header value the agent sends.
+func (s *MCPServer) Header() string { return "Bearer " + s.Token }
+
+// String never shows the token.
+func (s *MCPServer) String() string { return s.Name + " " + s.URL }
 
 // Capabilities says what a backend can do, so the UI greys out the rest.
 type Capabilities struct {

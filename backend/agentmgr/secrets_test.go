@@ -143,3 +143,13 @@ func (broken) Get(string) (string, error) { return "", secrets.ErrNotFound }
 func (broken) Set(string, string) error   { return os.ErrPermission }
 func (broken) Delete(string) error        { return nil }
 func (broken) Where() string              { return "nowhere" }
+
+func TestApplyDisableMCP(t *testing.T) {
+	m := &agent.MCPServer{Name: "jean-claude", URL: "http://127.0.0.1:1/mcp", Token: "x"}
+	if got := Apply(agent.Config{MCP: m}, AgentSettings{}); got.MCP != m {
+		t.Error("MCP dropped without the setting")
+	}
+	if got := Apply(agent.Config{MCP: m}, AgentSettings{DisableMCP: true}); got.MCP != nil {
+		t.Error("MCP kept for an agent that turned it off")
+	}
+}

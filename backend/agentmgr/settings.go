@@ -28,6 +28,9 @@ type AgentSettings struct {
 	// Secrets are the Env names the user marked secret; values that look
 	// like credentials (by name or by value) are secret anyway.
 	Secrets []string `json:"secrets,omitempty"`
+	// DisableMCP keeps the app's MCP server (its tools: progress, ask the
+	// user, sub-tasks) from this agent's sessions.
+	DisableMCP bool `json:"disableMcp,omitempty"`
 }
 
 // SettingsKey is the settings-table key of backend b's settings.
@@ -265,6 +268,9 @@ func Apply(cfg agent.Config, s AgentSettings) agent.Config {
 	}
 	if cfg.Mode == "" {
 		cfg.Mode = s.DefaultMode
+	}
+	if s.DisableMCP {
+		cfg.MCP = nil
 	}
 	return cfg
 }

@@ -106,6 +106,10 @@ type Options struct {
 	// OnRunEnd is called (on the session's goroutine, without locks) after
 	// a session ended and its end was stored, e.g. to record the git head.
 	OnRunEnd func(ctx context.Context, taskID string)
+	// MCP returns the app's MCP server for a session of the task (nil:
+	// none, e.g. turned off for its agent); nil gives no agent MCP. An
+	// error is logged and the session starts without it.
+	MCP func(ctx context.Context, t store.TaskRun) (*agent.MCPServer, error)
 }
 
 // Orchestrator runs agent sessions for tasks.
@@ -130,6 +134,7 @@ type Orchestrator struct {
 	runs     map[string]*run
 	locks    map[string]*sync.Mutex
 	emitters map[string]*taskEmitter
+	asks     map[string]chan [][]string // app-asked questions' waiters (external.go)
 	wg       sync.WaitGroup
 
 	focused atomic.Bool
@@ -338,6 +343,12 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	}
 	if sessionID != "" {
 		cfg.Transcript = o.transcript(ctx, t.ID)
+	}
+	if o.opt.MCP != nil {
+		if cfg.MCP, err = o.opt.MCP(ctx, t); err != nil {
+			o.log.Warn("orchestrator: no MCP server for the session", "task", t.ID, "err", err)
+			cfg.MCP = nil
+		}
 	}
 	sess, err := b.Start(o.ctx, cfg, prompt)
 	if err != nil {
@@ -675,8 +686,14 @@ func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID 
 	if err != nil {
 		return fmt.Errorf("orchestrator: store answer to question %s (not sent): %w", requestID, err)
 	}
-	// Commit, then act.
-	sessErr := r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
+	// Commit, then act: a question the app asked (AskUser) is answered to
+	// its waiter, any other to the agent.
+	var sessErr error
+	if ch := o.takeAsk(requestID); ch != nil {
+		ch <- answers
+	} else {
+		sessErr = r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
+	}
 	o.emitRequests(ctx, taskID)
 	o.emitTask(ctx, taskID)
 	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {

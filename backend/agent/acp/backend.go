@@ -203,6 +203,8 @@ type session struct {
 	sessionID   string
 	modes       []string
 	loadSession bool
+	mcpHTTP     bool // the agent takes HTTP MCP servers (mcpCapabilities.http)
+	mcpNoticed  bool
 	seed        string                  // the transcript the next prompt carries (a resume that failed)
 	perms       map[string]*pendingPerm // by request id
 	permSeq     int
@@ -349,7 +351,7 @@ func (w *teeWriter) Write(p []byte) (int, error) {
 	err := w.s.p.WithStdin(func(write func([]byte) error) error {
 		for _, line := range bytes.Split(p, []byte{'\n'}) {
 			if len(bytes.TrimSpace(line)) > 0 {
-				w.s.stream.Local(bytes.Clone(line))
+				w.s.stream.Local(w.s.redact(line))
 				if err := write(line); err != nil {
 					return err
 				}
@@ -480,6 +482,7 @@ func (s *session) handshake(ctx context.Context) (string, error) {
 	}
 	s.info = init.AgentInfo
 	s.loadSession = init.AgentCapabilities.LoadSession
+	s.mcpHTTP = init.AgentCapabilities.McpCapabilities.Http
 	modes, models, step, err := s.openSession(ctx)
 	if err != nil {
 		return step, err
@@ -517,7 +520,7 @@ func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.
 	if s.cfg.SessionID != "" {
 		why := "it cannot load sessions"
 		if s.loadSession {
-			r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: []sdk.McpServer{}})
+			r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: s.mcpServers()})
 			if err == nil {
 				s.sessionID = s.cfg.SessionID
 				return r.Modes, r.Models, "", nil
@@ -535,7 +538,7 @@ func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.
 		s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: fmt.Sprintf(
 			"%s could not resume its session (%s): your message starts a new session, %s", s.b.cfg.DisplayName, why, carried)}})
 	}
-	r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: []sdk.McpServer{}})
+	r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: s.mcpServers()})
 	if err != nil {
 		return nil, nil, "session/new", err
 	}

@@ -58,6 +58,9 @@
 //	                              there at startup
 //	FAKE_CLAUDE_STDIN_LOG=path    append every stdin line it reads to path (to
 //	                              assert what the host sent)
+//	FAKE_CLAUDE_MCP_PROGRESS=text the first turn calls report_progress(text) on
+//	                              the jean-claude server of --mcp-config (the
+//	                              app's MCP server), with its tool_use/result lines
 package agenttest
 
 import (

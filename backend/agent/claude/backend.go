@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -128,20 +129,31 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		return nil, fmt.Errorf("Claude Code not found: %q is not an executable on PATH or at that path (%v): %w",
 			b.opt.Binary, errors.Unwrap(err), agent.ErrBinaryNotFound)
 	}
-	args, err := Args(cfg)
+	mcpDir, cfg, err := withMCP(cfg)
 	if err != nil {
 		return nil, err
+	}
+	args, err := Args(cfg)
+	if err != nil {
+		mcpDir.Remove()
+		return nil, err
+	}
+	if mcpDir != nil {
+		args = append(args, "--mcp-config="+filepath.Join(mcpDir.Path, mcpFile))
 	}
 	if cfg.Cwd != "" {
 		st, err := os.Stat(cfg.Cwd)
 		if err != nil {
+			mcpDir.Remove()
 			return nil, fmt.Errorf("claude-code: working directory: %w", err)
 		}
 		if !st.IsDir() {
+			mcpDir.Remove()
 			return nil, fmt.Errorf("claude-code: working directory %q is not a directory", cfg.Cwd)
 		}
 	}
 	s := &Session{
+		mcpDir:  mcpDir,
 		b:       b,
 		stream:  agent.NewStream(FormatName, NewNormalizer()),
 		pending: map[string]*pendingControl{},
@@ -155,6 +167,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	})
 	if err != nil {
 		s.stream.Close()
+		mcpDir.Remove()
 		return nil, err
 	}
 	b.sessions.Add(s)
@@ -191,6 +204,12 @@ func (b *Backend) env(cfg agent.Config) []string {
 	if cfg.Mode == agent.ModeBypass && os.Geteuid() == 0 {
 		env = append(env, "IS_SANDBOX=1")
 	}
+	if cfg.MCP != nil {
+		// ask_user and create_subtask wait on a person or another agent:
+		// far longer than an MCP client's usual per-call timeout. Before
+		// the settings' Env, so the user's own value wins.
+		env = append(env, "MCP_TOOL_TIMEOUT="+MCPToolTimeout)
+	}
 	env = append(env, b.opt.Env...)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		env = append(env, k+"="+cfg.Env[k])
@@ -206,6 +225,7 @@ type Session struct {
 	b      *Backend
 	proc   *agent.Process
 	stream *agent.Stream
+	mcpDir *agent.PrivateDir // the --mcp-config file's dir; removed at the end
 
 	mu      sync.Mutex
 	nextReq int
@@ -265,6 +285,7 @@ func (s *Session) finish() {
 	s.stream.Close()
 	<-s.stream.Done()
 	s.b.sessions.Remove(s)
+	s.mcpDir.Remove()
 	close(s.done)
 }
 

@@ -164,6 +164,9 @@ func (s *session) spawn(ctx context.Context, path string) error {
 	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
 		env = append(env, k+"="+s.cfg.Env[k])
 	}
+	if m := s.cfg.MCP; m != nil {
+		env = append(env, MCPTokenEnv+"="+m.Token)
+	}
 	p, err := agent.StartProcess(ctx, agent.ProcSpec{
 		Name: "codex", Path: path, Args: append([]string{"app-server"}, s.cfg.ExtraArgs...), Dir: s.cfg.Cwd,
 		Env: env, Stdin: true, Role: "agent " + string(agent.BackendCodex), Recorder: s.cfg.Recorder,
@@ -328,6 +331,9 @@ func (s *session) handshake(ctx context.Context) error {
 	params := map[string]any{"cwd": s.cfg.Cwd, "approvalPolicy": pol.Approval, "sandbox": pol.Sandbox}
 	if s.model != "" {
 		params["model"] = s.model
+	}
+	if c := MCPConfig(s.cfg.MCP); c != nil {
+		params["config"] = c
 	}
 	method := "thread/start"
 	if s.cfg.SessionID != "" {

@@ -81,10 +81,14 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	if st, err := os.Stat(cfg.Cwd); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("gemini: working directory %q: %w", cfg.Cwd, errors.Join(os.ErrNotExist, err))
 	}
+	mcpDir, mcpEnv, err := mcpSettings(cfg.MCP)
+	if err != nil {
+		return nil, err
+	}
 	s := &session{
 		b: b, bin: path, cfg: cfg, sessionID: cfg.SessionID, mode: cfg.Mode, model: cfg.Model,
 		stream: agent.NewStream(FormatName, NewNormalizer()),
-		done:   make(chan struct{}),
+		done:   make(chan struct{}), mcpDir: mcpDir, mcpEnv: mcpEnv,
 	}
 	b.sessions.Add(s)
 	if prompt != "" {
@@ -138,6 +142,9 @@ type session struct {
 	stream   *agent.Stream
 	done     chan struct{}
 	stopOnce sync.Once
+
+	mcpDir *agent.PrivateDir // the MCP settings file's dir, removed at the end
+	mcpEnv []string          // points Gemini CLI at it
 }
 
 var (
@@ -186,6 +193,7 @@ func (s *session) runTurn(args []string, prompt string) {
 	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
 		env = append(env, k+"="+s.cfg.Env[k])
 	}
+	env = append(env, s.mcpEnv...)
 	var completed atomic.Bool
 	var readErr error
 	p, err := agent.StartProcess(context.Background(), agent.ProcSpec{
@@ -382,6 +390,7 @@ func (s *session) Stop(ctx context.Context) error {
 			s.stream.Close()
 			<-s.stream.Done()
 			s.b.sessions.Remove(s)
+			s.mcpDir.Remove()
 			close(s.done)
 		}()
 	})

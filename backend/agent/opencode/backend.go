@@ -65,6 +65,7 @@ type Backend struct {
 	srv *server
 
 	sessions agent.Live[*Session]
+	mcp      mcpOwners // which session holds the app's MCP server, per folder
 }
 
 var _ agent.Backend = (*Backend)(nil)
@@ -168,6 +169,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		}
 		return nil, fmt.Errorf("opencode: event stream of session %s not connected after %s: %w", s.id, b.opt.connectTimeout(), last)
 	}
+	s.addMCP(ctx, c)
 	if prompt != "" {
 		if err := s.SendMessage(ctx, prompt); err != nil {
 			_ = s.Stop(context.Background())

@@ -151,51 +151,7 @@ func TestOpenCode(t *testing.T) {
 	b := bin(t, binDir(t), "opencode")
 	t.Logf("opencode --version: %s", version(t, b))
 	withModel(t, func(model *fakemodel.Server, proj string) agentCase {
-		home, data := t.TempDir(), t.TempDir()
-		t.Cleanup(func() {
-			if _, err := os.Stat(filepath.Join(proj, "opencode.json")); err == nil {
-				t.Error("an opencode.json was written into the project")
-			}
-		})
-		// The app's path: the binary and the environment are the agent's
-		// stored settings; the shared server is (re)built from them by
-		// agentmgr at the first Start, with the config generated into the
-		// data dir, never the project.
-		mk := func(db *store.DB) agent.Backend {
-			ctx := context.Background()
-			m := agentmgr.New(agentmgr.Options{DataDir: data, Settings: store.NewSettings(db)})
-			cfgPath, err := agentmgr.WriteOpenCodeConfig(data, "realcli", agentmgr.OpenCodeConfig{
-				Mode: agent.ModeAsk,
-				Provider: &agentmgr.OpenAICompatible{ID: "fake", Name: "Fake Model Server", BaseURL: model.OpenAIBaseURL(),
-					APIKey: "test", Models: []string{"fake-basic"}},
-				Model: "fake/fake-basic",
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = m.SetSettings(ctx, agent.BackendOpenCode, agentmgr.AgentSettings{BinaryPath: b, Env: map[string]string{
-				"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_DATA_HOME": filepath.Join(home, ".local/share"),
-				"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local/state"),
-				"OPENCODE_CONFIG":             cfgPath,
-				"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
-				"OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-				"OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
-			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec := agentmgr.Specs(nil)[1]
-			rebuild := func(bin string) agent.Backend {
-				env, err := m.OpenCodeServerEnv(ctx)
-				if err != nil {
-					t.Error(err)
-				}
-				return opencode.New(opencode.Options{Binary: bin, Env: env, HealthTimeout: 5 * time.Minute,
-					ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second})
-			}
-			// Built at "startup" without a binary: the first Start rebuilds it.
-			return m.Rebuilding(spec, opencode.New(opencode.Options{}), "", rebuild).ServerWide(ctx)
-		}
+		mk := openCodeBackend(t, b, model, proj)
 		return agentCase{format: "opencode", asks: true, wantAsked: []string{"edit", "bash"}, taskModel: "fake/fake-basic", mk: mk}
 	})
 }
@@ -257,4 +213,57 @@ func TestClaudeCodeACP(t *testing.T) {
 		return agentCase{format: "acp", asks: true,
 			mk: wrapped(t, name, claudeEnv(t, model), acpBackend(t, name, b))}
 	})
+}
+
+// openCodeBackend is the app's OpenCode path for the suite: the binary and
+// environment are the agent's stored settings; the shared server is
+// (re)built from them by agentmgr at the first Start, with the config
+// generated into the data dir, never the project.
+func openCodeBackend(t *testing.T, b string, model *fakemodel.Server, proj string) func(db *store.DB) agent.Backend {
+	home, data := t.TempDir(), t.TempDir()
+	t.Cleanup(func() {
+		if _, err := os.Stat(filepath.Join(proj, "opencode.json")); err == nil {
+			t.Error("an opencode.json was written into the project")
+		}
+	})
+	// The app's path: the binary and the environment are the agent's
+	// stored settings; the shared server is (re)built from them by
+	// agentmgr at the first Start, with the config generated into the
+	// data dir, never the project.
+	mk := func(db *store.DB) agent.Backend {
+		ctx := context.Background()
+		m := agentmgr.New(agentmgr.Options{DataDir: data, Settings: store.NewSettings(db)})
+		cfgPath, err := agentmgr.WriteOpenCodeConfig(data, "realcli", agentmgr.OpenCodeConfig{
+			Mode: agent.ModeAsk,
+			Provider: &agentmgr.OpenAICompatible{ID: "fake", Name: "Fake Model Server", BaseURL: model.OpenAIBaseURL(),
+				APIKey: "test", Models: []string{"fake-basic"}},
+			Model: "fake/fake-basic",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = m.SetSettings(ctx, agent.BackendOpenCode, agentmgr.AgentSettings{BinaryPath: b, Env: map[string]string{
+			"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_DATA_HOME": filepath.Join(home, ".local/share"),
+			"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local/state"),
+			"OPENCODE_CONFIG":             cfgPath,
+			"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+			"OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+			"OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := agentmgr.Specs(nil)[1]
+		rebuild := func(bin string) agent.Backend {
+			env, err := m.OpenCodeServerEnv(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			return opencode.New(opencode.Options{Binary: bin, Env: env, HealthTimeout: 5 * time.Minute,
+				ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second})
+		}
+		// Built at "startup" without a binary: the first Start rebuilds it.
+		return m.Rebuilding(spec, opencode.New(opencode.Options{}), "", rebuild).ServerWide(ctx)
+	}
+	return mk
 }

@@ -3,6 +3,7 @@ import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { renderEvents } from "./testing";
 import { FIXTURES } from "../fixtures";
 import type { AgentEvent, Message, Part } from "../timeline/types";
+import { mcpTool } from "./tools/GenericTool";
 
 const ts = "2026-01-01T00:00:00Z";
 const m = (id: string, parts: Part[], extra: Partial<Message> = {}): AgentEvent => ({
@@ -157,6 +158,23 @@ describe("read, edit, search, fetch, generic", () => {
     expect(c.querySelectorAll(".jc-diff__line.is-add")).toHaveLength(2);
     expect(c.textContent).not.toContain("zzz");
     expect(c.textContent).toContain("Edited");
+  });
+
+  it("names MCP tools by server and tool, with their message", () => {
+    const { container } = renderEvents([
+      m("a", [
+        { type: "tool-use", toolId: "p", toolName: "mcp__jean-claude__report_progress", kind: "other", input: { message: "Tests pass" } },
+        { type: "tool-use", toolId: "o", toolName: "jean-claude_ask_user", kind: "other", input: { question: "Which one?" } },
+      ]),
+    ]);
+    const p = card(container, "p");
+    expect(p.textContent).toContain("Jean-Claude");
+    expect(p.textContent).toContain("report progress");
+    expect(p.textContent).toContain("Tests pass");
+    expect(p.textContent).not.toContain("mcp__");
+    expect(card(container, "o").textContent).toContain("ask user — Which one?");
+    expect(mcpTool("mcp__github__create_issue")).toEqual({ server: "github", tool: "create_issue" });
+    expect(mcpTool("Bash")).toBeNull();
   });
 
   it("counts search results and fetches pages", () => {

@@ -298,6 +298,21 @@ describe("one summary per turn", () => {
     expect(toDisplayRows(s).map((r) => r.kind)).toEqual(["message", "result"]);
     expect(s.completeOf.get("res")).toMatchObject({ interrupted: true, reason: "aborted_streaming" });
   });
+
+  it("drops it too when a tool's result message came between them (out-of-order delivery)", () => {
+    // Seen with an MCP tool call in dev mode: the complete event overtook the
+    // turn's last messages; the tool result is a "user" message but no new turn.
+    const s = emptyState();
+    applyEvent(s, msg({ id: "u", role: "user", parts: [{ type: "text", text: "go" }] }));
+    applyEvent(s, msg({ id: "a", parts: [{ type: "tool-use", toolId: "t1", toolName: "mcp__jean-claude__report_progress", input: {} }] }));
+    applyEvent(s, { type: "complete", result: { isError: false, text: "done" } }, 9);
+    applyEvent(s, msg({ id: "p", role: "system", parts: [{ type: "system-status", subtype: "progress", text: "half way" }] }));
+    applyEvent(s, msg({ id: "tr", role: "user", parts: [{ type: "tool-result", toolId: "t1", content: "Reported." }] }));
+    applyEvent(s, msg({ id: "b", parts: [{ type: "text", text: "Done." }] }));
+    applyEvent(s, msg({ id: "res", role: "result" }));
+    const kinds = toDisplayRows(s).map((r) => r.kind);
+    expect(kinds.filter((k) => k === "result" || k === "notice")).toEqual(["result"]);
+  });
 });
 
 // The orchestrator numbers a task's events (seq), but the transport may

@@ -204,9 +204,19 @@ function absorbCompleteNotice(s: TimelineState, resultId: string): void {
 function turnStart(s: TimelineState, before: number): number {
   for (let i = Math.min(before, s.order.length - 1); i >= 0; i--) {
     const e = s.messages.get(s.order[i]);
-    if (e && !e.msg.parentToolUseId && e.msg.role === "user") return i + 1;
+    if (e && startsTurn(e.msg)) return i + 1;
   }
   return 0;
+}
+
+/**
+ * startsTurn: a top-level user message that is not only tool results (an
+ * agent's tool results come back as "user" messages inside its turn).
+ */
+function startsTurn(m: Message): boolean {
+  if (m.parentToolUseId || m.role !== "user") return false;
+  const parts = m.parts ?? [];
+  return parts.length === 0 || !parts.every((p) => p.type === "tool-result");
 }
 
 /**
@@ -430,7 +440,7 @@ function turnHasResult(s: TimelineState): boolean {
   for (let i = s.order.length - 1; i >= 0; i--) {
     const e = s.messages.get(s.order[i]);
     if (!e || e.msg.parentToolUseId) continue;
-    if (e.msg.role === "user") return false;
+    if (startsTurn(e.msg)) return false;
     if (e.msg.role === "result") return true;
   }
   return false;

@@ -28,6 +28,7 @@ type config struct {
 	spawnChild bool
 	stubborn   bool
 	argsFile   string
+	mcp        string // FAKE_CLAUDE_MCP_PROGRESS: report it through the app's MCP server
 }
 
 func main() {
@@ -37,6 +38,7 @@ func main() {
 		spawnChild: os.Getenv("FAKE_CLAUDE_SPAWN_CHILD") == "1",
 		stubborn:   os.Getenv("FAKE_CLAUDE_STUBBORN") == "1",
 		argsFile:   os.Getenv("FAKE_CLAUDE_ARGS_FILE"),
+		mcp:        os.Getenv("FAKE_CLAUDE_MCP_PROGRESS"),
 	}
 	cfg.crashAfter, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_CRASH_AFTER"))
 	cfg.repeat, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_REPEAT"))
@@ -403,6 +405,9 @@ func (f *fake) startTurn(userLine []byte) {
 		f.hanging = true
 	case f.cfg.repeat > 0:
 		f.queue = f.repeatTurn(f.cfg.repeat)
+	case f.cfg.mcp != "" && f.next == 0:
+		f.next++
+		f.queue = f.mcpTurn(f.cfg.mcp)
 	case f.next < len(f.turns):
 		f.queue = append([][]byte(nil), f.turns[f.next]...)
 		f.next++

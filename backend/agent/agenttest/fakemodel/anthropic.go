@@ -195,6 +195,8 @@ func anthropicBlocks(t Turn, turn int, cwd string, tools []string) []map[string]
 	for n, c := range t.Tools {
 		id := fmt.Sprintf("toolu_fake_%d_%d_%06d", turn, n, msgSeq.Add(1))
 		switch write := pick("Write", "mcp__acp__Write"); {
+		case c.Named != nil:
+			out = append(out, map[string]any{"type": "tool_use", "id": id, "name": c.Named.Name, "input": c.Named.Input})
 		case c.Write != nil && (write != "" || len(tools) == 0):
 			if write == "" {
 				write = "Write"

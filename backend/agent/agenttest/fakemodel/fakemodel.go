@@ -70,6 +70,20 @@ type ToolCall struct {
 	Write *WriteCall
 	// Shell runs Command.
 	Shell *ShellCall
+	// Named calls a tool by its exact name with Input, on every API (an
+	// MCP tool: Claude Code's mcp__<server>__<tool>, ...).
+	Named *NamedCall
+}
+
+// NamedCall is a call of one named tool.
+type NamedCall struct {
+	Name  string
+	Input map[string]any
+}
+
+// Named returns a ToolCall of the tool name with input.
+func Named(name string, input map[string]any) ToolCall {
+	return ToolCall{Named: &NamedCall{Name: name, Input: input}}
 }
 
 // WriteCall writes a file.

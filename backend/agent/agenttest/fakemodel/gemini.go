@@ -210,6 +210,8 @@ func geminiParts(t Turn, turn int, cwd string) []map[string]any {
 	for n, c := range t.Tools {
 		id := fmt.Sprintf("call_fake_%d_%d_%06d", turn, n, msgSeq.Add(1))
 		switch {
+		case c.Named != nil:
+			out = append(out, map[string]any{"functionCall": map[string]any{"id": id, "name": c.Named.Name, "args": c.Named.Input}})
 		case c.Write != nil:
 			out = append(out, map[string]any{"functionCall": map[string]any{"id": id, "name": "write_file",
 				"args": map[string]any{"file_path": resolve(c.Write.Path, cwd), "content": c.Write.Content}}})

@@ -86,6 +86,8 @@ func chatCalls(t Turn, turn int, tools []string, cwd string) []chatCall {
 		var name string
 		var args map[string]any
 		switch {
+		case c.Named != nil:
+			name, args = c.Named.Name, c.Named.Input
 		case c.Write != nil && slices.Contains(tools, "write"):
 			name, args = "write", map[string]any{"filePath": resolve(c.Write.Path, cwd), "content": c.Write.Content}
 		case c.Write != nil:

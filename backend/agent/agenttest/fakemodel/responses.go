@@ -128,6 +128,10 @@ func responsesCalls(t Turn, turn int, tools []string, custom map[string]bool, cw
 		id := fmt.Sprintf("call_fake_%d_%d_%06d", turn, n, msgSeq.Add(1))
 		cmd := ""
 		switch {
+		case c.Named != nil:
+			js, _ := json.Marshal(c.Named.Input)
+			out = append(out, responsesCall{id: id, name: c.Named.Name, input: string(js)})
+			continue
 		case c.Write != nil && slices.Contains(tools, "apply_patch"):
 			path := c.Write.Path
 			if cwd != "" && strings.HasPrefix(path, strings.TrimRight(cwd, "/")+"/") {

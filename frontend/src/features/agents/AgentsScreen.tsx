@@ -319,6 +319,7 @@ function SettingsForm({ api, agent, onSaved }: { api: AgentsApi; agent: AgentVie
   const [model, setModel] = useState(s.defaultModel);
   const [secretNames, setSecretNames] = useState((s.secrets ?? []).join(", "));
   const [mode, setMode] = useState<Mode>(s.defaultMode);
+  const [mcp, setMcp] = useState(!s.disableMcp);
   const [error, setError] = useState("");
   const [envError, setEnvError] = useState("");
   const [saving, setSaving] = useState(false);
@@ -345,6 +346,7 @@ function SettingsForm({ api, agent, onSaved }: { api: AgentsApi; agent: AgentVie
           .split(/[,\s]+/)
           .map((x) => x.trim())
           .filter(Boolean),
+        disableMcp: !mcp,
       });
       onSaved(v);
       setEnv(envText(v.settings.env ?? {}));
@@ -392,6 +394,14 @@ function SettingsForm({ api, agent, onSaved }: { api: AgentsApi; agent: AgentVie
             </option>
           ))}
         </select>
+      </Field>
+      <Field
+        label="Jean-Claude tools (MCP)"
+        hint="Gives the agent Jean-Claude's MCP server: report progress on the task, ask you a question, start a sub-task on another agent and read its result, list tasks. Its tools run without a permission prompt."
+      >
+        <label className="jc-check">
+          <input type="checkbox" checked={mcp} onChange={(e) => setMcp(e.target.checked)} data-testid="agent-mcp" /> Enabled
+        </label>
       </Field>
       <FormError error={error} />
       <div className="jc-agent__actions">

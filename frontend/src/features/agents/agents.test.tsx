@@ -54,6 +54,21 @@ describe("AgentsScreen", () => {
     await waitFor(() => expect(oc).toHaveAttribute("data-found", "false"));
   });
 
+  test("settings: the MCP toggle turns Jean-Claude's tools off for one agent", async () => {
+    const api = createFakeAgentsApi();
+    const user = userEvent.setup();
+    render(<AgentsScreen api={api} />);
+    const claude = await screen.findByTestId("agent-claude-code");
+    await user.click(within(claude).getByRole("button", { name: "Settings" }));
+    const form = within(claude).getByRole("form", { name: "Claude Code settings" });
+    const box = within(form).getByTestId("agent-mcp");
+    expect(box).toBeChecked();
+    await user.click(box);
+    await user.click(within(form).getByRole("button", { name: "Save settings" }));
+    await within(form).findByText(/Saved/);
+    expect(api.stored["claude-code"]).toMatchObject({ disableMcp: true });
+  });
+
   test("settings: secrets come back masked and keep their value when saved again", async () => {
     const api = createFakeAgentsApi();
     const user = userEvent.setup();
@@ -77,7 +92,7 @@ describe("AgentsScreen", () => {
     await user.type(env, "not a pair");
     await user.click(within(form).getByRole("button", { name: "Save settings" }));
     expect(await within(form).findByText("line 1: expected KEY=VALUE")).toBeInTheDocument();
-  });
+  }, 20_000); // types ~80 keystrokes: over 5 s on the shared 2-core VM under load
 });
 
 describe("helpers", () => {

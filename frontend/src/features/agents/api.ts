@@ -19,6 +19,8 @@ export interface AgentSettings {
   defaultMode: Mode;
   /** Env names the user marked secret (values looking like credentials are secret anyway). */
   secrets?: string[];
+  /** Keeps Jean-Claude's MCP server (progress, questions, sub-tasks) from this agent's sessions. */
+  disableMcp?: boolean;
 }
 
 export interface AgentView {

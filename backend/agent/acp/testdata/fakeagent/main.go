@@ -17,6 +17,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,9 @@ func (f *fake) Initialize(context.Context, acp.InitializeRequest) (acp.Initializ
 	if behavior == "wrong-version" {
 		v = 99
 	}
-	return acp.InitializeResponse{ProtocolVersion: v, AgentCapabilities: acp.AgentCapabilities{LoadSession: true},
+	caps := acp.AgentCapabilities{LoadSession: true}
+	caps.McpCapabilities.Http = os.Getenv("FAKEAGENT_MCP_HTTP") == "1"
+	return acp.InitializeResponse{ProtocolVersion: v, AgentCapabilities: caps,
 		AgentInfo: &acp.Implementation{Name: "fakeagent", Version: "1.2.3"}}, nil
 }
 
@@ -68,6 +71,10 @@ func modes(current string) *acp.SessionModeState {
 
 func (f *fake) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	f.cwd = p.Cwd
+	if path := os.Getenv("FAKEAGENT_MCP_FILE"); path != "" {
+		b, _ := json.Marshal(p.McpServers)
+		_ = os.WriteFile(path, b, 0o600)
+	}
 	if behavior == "new-fails" {
 		fmt.Fprintln(os.Stderr, "Error: --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons")
 		return acp.NewSessionResponse{}, acp.NewInternalError(map[string]any{"details": "Query closed before response received"})

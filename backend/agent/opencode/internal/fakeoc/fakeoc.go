@@ -259,6 +259,8 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(bytes.ReplaceAll(created, []byte(f.script.SessionID), []byte(id)))
+	case r.URL.Path == "/mcp" && r.Method == http.MethodPost:
+		writeJSON(w, map[string]any{"jean-claude": map[string]string{"status": "connected"}})
 	case r.URL.Path == "/session/status":
 		f.mu.Lock()
 		out := map[string]any{}

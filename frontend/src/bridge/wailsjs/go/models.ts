@@ -527,6 +527,7 @@ export namespace agentmgr {
 	    defaultModel: string;
 	    defaultMode: agent.InteractionMode;
 	    secrets?: string[];
+	    disableMcp?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentSettings(source);
@@ -540,6 +541,7 @@ export namespace agentmgr {
 	        this.defaultModel = source["defaultModel"];
 	        this.defaultMode = source["defaultMode"];
 	        this.secrets = source["secrets"];
+	        this.disableMcp = source["disableMcp"];
 	    }
 	}
 	export class Health {

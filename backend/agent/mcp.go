@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// MCPNotice is the status line a backend shows when it cannot hand the
+// app's MCP server to its agent (e.g. an ACP agent without HTTP MCP).
+const MCPNotice = "mcp"
+
+// PrivateDir is a temporary directory (mode 0700) for files that carry a
+// session's secrets (the MCP token); remove deletes it with its files.
+type PrivateDir struct{ Path string }
+
+// NewPrivateDir makes a PrivateDir named after what it is for.
+func NewPrivateDir(purpose string) (*PrivateDir, error) {
+	dir, err := os.MkdirTemp("", "jean-claude-"+purpose+"-")
+	if err != nil {
+		return nil, fmt.Errorf("agent: private dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("agent: private dir: %w", err)
+	}
+	return &PrivateDir{Path: dir}, nil
+}
+
+// Write writes a file (mode 0600) under the dir and returns its path; rel
+// may contain subdirectories (made 0700).
+func (d *PrivateDir) Write(rel string, data []byte) (string, error) {
+	p := filepath.Join(d.Path, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", fmt.Errorf("agent: private file: %w", err)
+	}
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		return "", fmt.Errorf("agent: private file: %w", err)
+	}
+	return p, nil
+}
+
+// Remove deletes the dir; nil-safe.
+func (d *PrivateDir) Remove() {
+	if d != nil {
+		_ = os.RemoveAll(d.Path)
+	}
+}

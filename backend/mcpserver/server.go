@@ -1,0 +1,184 @@
+// Package mcpserver is the app's own MCP server (issue 18): agents reach
+// it over streamable HTTP on 127.0.0.1 with a bearer token the app grants
+// per task session, and get workspace tools — report progress (a status
+// line on the task), ask the user (a question card; the call returns the
+// answer), create a sub-task on another agent and wait for its result,
+// read another task's result and diff, and list the project's tasks.
+//
+// Built on the official Go SDK (github.com/modelcontextprotocol/go-sdk):
+// its streamable HTTP handler, its bearer-token middleware (the token's
+// task is the session's user, so a session cannot be reused by another
+// task's token) and its typed tools.
+//
+// Tokens are random (32 bytes), kept only in memory as SHA-256 hashes,
+// never logged nor stored; an agent gets its token in a config file (mode
+// 0600) or its environment, never on its command line (see docs/mcp.md).
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// Name is the server's name in the agents' MCP configuration: Claude Code
+// calls its tools mcp__jean-claude__<tool>.
+const Name = "jean-claude"
+
+// Path is the MCP endpoint on the server.
+const Path = "/mcp"
+
+// Orchestrator is what the tools need of the session loop
+// (*orchestrator.Orchestrator).
+type Orchestrator interface {
+	Start(ctx context.Context, taskID string) error
+	AddProgress(ctx context.Context, taskID, text string) (agent.Message, error)
+	AskUser(ctx context.Context, taskID string, req agent.Request) ([][]string, error)
+}
+
+// Options configure a Server.
+type Options struct {
+	DB           *store.DB
+	Orchestrator Orchestrator
+	// Diff returns a task's work against its base; nil: results carry no diff.
+	Diff func(ctx context.Context, taskID string) (TaskDiff, error)
+	// Backends are the agent names a sub-task may run on (for the tool's
+	// description and validation); nil accepts any name.
+	Backends func() []string
+	Logger   *slog.Logger
+	// Poll is how often a waited-for sub-task's status is read (default 250ms).
+	Poll time.Duration
+}
+
+// Server is the running MCP server.
+type Server struct {
+	opt  Options
+	ln   net.Listener
+	http *http.Server
+	url  string
+
+	mu     sync.Mutex
+	tokens map[string]string // sha256(token) hex → task id
+	byTask map[string]string // task id → its current token hash
+}
+
+// New listens on 127.0.0.1 (a random port) and serves MCP until Close.
+func New(opt Options) (*Server, error) {
+	if opt.DB == nil || opt.Orchestrator == nil {
+		return nil, errors.New("mcpserver: DB and Orchestrator are required")
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.Poll <= 0 {
+		opt.Poll = 250 * time.Millisecond
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: listen: %w", err)
+	}
+	s := &Server{opt: opt, ln: ln, url: "http://" + ln.Addr().String() + Path,
+		tokens: map[string]string{}, byTask: map[string]string{}}
+	h := mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{Logger: opt.Logger})
+	mux := http.NewServeMux()
+	mux.Handle(Path, auth.RequireBearerToken(s.verify, nil)(h))
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			opt.Logger.Error("mcpserver: serve", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// URL is the MCP endpoint, e.g. http://127.0.0.1:41234/mcp.
+func (s *Server) URL() string { return s.url }
+
+// Close stops the server; tool calls in flight are cancelled.
+func (s *Server) Close(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		err = s.http.Close()
+	}
+	return err
+}
+
+// Grant returns the server for a session of task taskID with a new token;
+// the task's previous token stops working.
+func (s *Server) Grant(taskID string) (*agent.MCPServer, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("mcpserver: token: %w", err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(b[:])
+	h := hashOf(token)
+	s.mu.Lock()
+	if old, ok := s.byTask[taskID]; ok {
+		delete(s.tokens, old)
+	}
+	s.tokens[h], s.byTask[taskID] = taskID, h
+	s.mu.Unlock()
+	return &agent.MCPServer{Name: Name, URL: s.url, Token: token}, nil
+}
+
+// Revoke ends task taskID's token.
+func (s *Server) Revoke(taskID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h, ok := s.byTask[taskID]; ok {
+		delete(s.tokens, h)
+		delete(s.byTask, taskID)
+	}
+}
+
+func hashOf(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// verify maps a bearer token to its task (the session's user id).
+func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	// Only hashes are kept; the lookup is by the hash, so its timing says
+	// nothing about the token.
+	s.mu.Lock()
+	taskID, ok := s.tokens[hashOf(token)]
+	s.mu.Unlock()
+	if ok {
+		// Tokens live as long as the task's session; the SDK's
+		// middleware wants an expiry, so it is a day away.
+		return &auth.TokenInfo{UserID: taskID, Expiration: time.Now().Add(24 * time.Hour)}, nil
+	}
+	return nil, auth.ErrInvalidToken
+}
+
+// serverFor builds the MCP server of the task whose token opened the
+// session: its tools act on that task.
+func (s *Server) serverFor(r *http.Request) *mcp.Server {
+	ti := auth.TokenInfoFromContext(r.Context())
+	if ti == nil {
+		return nil
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "Jean-Claude", Version: "1"},
+		&mcp.ServerOptions{Logger: s.opt.Logger, Instructions: instructions})
+	s.addTools(srv, ti.UserID)
+	return srv
+}
+
+const instructions = "Tools of Jean-Claude, the app running this task: report progress to the user, " +
+	"ask the user a question and wait for the answer, delegate a sub-task to another agent and wait for its result, " +
+	"read another task's result and diff, list the project's tasks."
