@@ -279,7 +279,13 @@ func (c *Client) Close() {
 	args := append(c.baseArgs(), "-O", "exit", "--", c.host)
 	cmd := exec.CommandContext(ctx, c.pool.bin, args...)
 	ownGroup(cmd)
-	_ = cmd.Run() // no master running is fine
+	if cmd.Run() != nil {
+		return // no master running
+	}
+	// The master ends asynchronously: wait (bounded) until it is gone.
+	for i := 0; i < 50 && c.Check(ctx); i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func firstLine(b []byte) string {

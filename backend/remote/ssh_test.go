@@ -24,7 +24,7 @@ func newPool(t *testing.T) (*Pool, *sshdtest.Server) {
 		if left := srv.WaitNoRemoteProcesses(context.Background(), 5*time.Second); len(left) > 0 {
 			t.Errorf("remote processes left: %v", left)
 		}
-		if left := sshdtest.LocalProcessesMatching(srv.ControlDir); len(left) > 0 {
+		if left := sshdtest.WaitNoLocalProcesses(srv.ControlDir, 5*time.Second); len(left) > 0 {
 			t.Errorf("local ssh processes left: %v", left)
 		}
 	})

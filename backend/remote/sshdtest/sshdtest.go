@@ -9,7 +9,6 @@
 package sshdtest
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -248,18 +247,31 @@ func LocalProcessesMatching(sub string) []string {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		f, err := os.Open(filepath.Join("/proc", e.Name(), "cmdline"))
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if err != nil {
 			continue
 		}
-		sc := bufio.NewScanner(f)
-		sc.Split(bufio.ScanLines)
-		b, _ := os.ReadFile(f.Name())
-		f.Close()
 		line := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 		if strings.Contains(line, sub) {
 			out = append(out, e.Name()+" "+line)
 		}
 	}
 	return out
+}
+
+// ListenerPID is the pid of the listening sshd (SIGSTOP it to make the
+// host unreachable for new connections; sessions already open go on).
+func (s *Server) ListenerPID() int { return s.cmd.Process.Pid }
+
+// WaitNoLocalProcesses waits up to d for LocalProcessesMatching(sub) to be
+// empty and returns what is left.
+func WaitNoLocalProcesses(sub string, d time.Duration) []string {
+	deadline := time.Now().Add(d)
+	for {
+		left := LocalProcessesMatching(sub)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
