@@ -310,3 +310,14 @@ func ownGroup(cmd *exec.Cmd) {
 		return nil
 	}
 }
+
+// ControlDirFor is the folder for ControlMaster sockets under the app's
+// data directory, or a short per-user folder in /tmp when that path would
+// be too long for a unix socket (<dir>/<40-hex %C> must fit in ~104 bytes).
+func ControlDirFor(dataDir string) string {
+	dir := filepath.Join(dataDir, "ssh")
+	if len(dir)+42 <= 100 {
+		return dir
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("jean-claude-ssh-%d", os.Getuid()))
+}

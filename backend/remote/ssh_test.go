@@ -109,3 +109,12 @@ func TestHealth(t *testing.T) {
 		t.Fatalf("unreachable health = %+v", h)
 	}
 }
+
+func TestInstallNPMRefusesNonSpecs(t *testing.T) {
+	c := &Client{host: "x"}
+	for _, bad := range []string{"--global", "pkg", "a b@1", "pkg@1;id", "@x/-y@1", "pkg@$(id)"} {
+		if _, err := c.InstallNPM(context.Background(), bad); err == nil {
+			t.Errorf("InstallNPM(%q) accepted", bad)
+		}
+	}
+}
