@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 
 	"github.com/wailsapp/wails/v2"
@@ -110,7 +111,8 @@ func run() int {
 	var sshPool *remote.Pool
 	var sshErr error
 	if !bindingsBuild {
-		sshPool, sshErr = remote.NewPool(remote.Options{ControlDir: remote.ControlDirFor(filepath.Dir(opt.DB))})
+		sshPool, sshErr = remote.NewPool(remote.Options{ControlDir: remote.ControlDirFor(filepath.Dir(opt.DB)),
+			ConfigFile: remote.ConfigOverride(remote.DefaultConfigPath(), passwdHome())})
 	}
 	if sshErr != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v: remote hosts are not available\n", sshErr)
@@ -184,4 +186,14 @@ func run() int {
 		return cli.ExitError
 	}
 	return cli.ExitOK
+}
+
+// passwdHome is the home directory of the user's passwd entry (what ssh
+// reads its config from), "" when unknown.
+func passwdHome() string {
+	u, err := user.Current()
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
 }

@@ -86,3 +86,20 @@ func hostFromBlock(alias string, h *ssh_config.Host) ConfigHost {
 	}
 	return ch
 }
+
+// ConfigOverride returns the config file ssh must be told about (-F) so it
+// reads the same file the Hosts page lists: ssh itself reads the passwd
+// entry's home, not $HOME. It is "" in the usual case (both the same, or
+// no file), so the system-wide /etc/ssh/ssh_config keeps applying.
+func ConfigOverride(listed, passwdHome string) string {
+	if listed == "" || passwdHome == "" {
+		return ""
+	}
+	if filepath.Clean(listed) == filepath.Join(passwdHome, ".ssh", "config") {
+		return ""
+	}
+	if st, err := os.Stat(listed); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return listed
+}

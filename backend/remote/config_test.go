@@ -57,3 +57,23 @@ func fmtList(s []string) string {
 	}
 	return out
 }
+
+func TestConfigOverride(t *testing.T) {
+	home := t.TempDir()
+	cfg := filepath.Join(home, ".ssh", "config")
+	if got := ConfigOverride(cfg, home); got != "" {
+		t.Fatalf("same home: %q", got)
+	}
+	if got := ConfigOverride(cfg, "/other"); got != "" {
+		t.Fatalf("no file: %q", got)
+	}
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := ConfigOverride(cfg, "/other"); got != cfg {
+		t.Fatalf("HOME differs from the passwd home: %q", got)
+	}
+}
