@@ -147,8 +147,13 @@ func run() int {
 			Assets:     assets,
 			Middleware: bootMiddleware(db),
 		},
-		OnStartup:  app.startup,
-		OnShutdown: app.shutdown,
+		OnStartup: app.startup,
+		OnShutdown: func(ctx context.Context) {
+			app.shutdown(ctx)
+			if sshPool != nil {
+				sshPool.Close() // the ssh master connections end with the app
+			}
+		},
 		Bind: []any{
 			app.appSvc,
 			services.NewProjectService(ctx, db, reg, app),

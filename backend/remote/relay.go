@@ -100,11 +100,20 @@ type sshStream struct {
 }
 
 func (s *sshStream) Close() error {
+	// EOF first, so what was written (an Ack, a Bye) reaches the relay and
+	// `relay dial` ends by itself; the ssh group is ended only if it lingers.
 	s.WriteCloser.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(3 * time.Second):
+	}
 	if s.cmd.Process != nil {
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
 	}
-	return s.cmd.Wait()
+	return <-done
 }
 
 // DialRelay attaches to a relay on the host through the connection: `bin

@@ -3,10 +3,11 @@
 // Every connection goes through the system `ssh` client (exec, never a
 // shell on our side, its own process group), so the user's ~/.ssh/config,
 // keys, ssh-agent, known_hosts and ProxyJump all apply and no credential is
-// ever copied. One master connection per host is kept in a ControlMaster
-// socket under the app's data directory (ControlPersist), and every command
-// (git, health checks, the binary deploy, the relay bridge) is multiplexed
-// over it.
+// ever copied. One master connection per host (`ssh -M -N`, a child of the
+// app that ends with it) listens on a ControlMaster socket under the app's
+// data directory, and every command (git, health checks, the binary
+// deploy, the relay bridge) is multiplexed over it; when it drops, the next
+// command starts a new one.
 //
 // No user value ever becomes an ssh option: host names are validated
 // (ValidHost) and passed after "--"; the remote command is one string for
@@ -103,8 +104,6 @@ type Options struct {
 	// ConfigFile, when set, replaces ~/.ssh/config (-F). Tests only: the
 	// app leaves it empty so the user's own configuration applies.
 	ConfigFile string
-	// Persist is how long an idle master connection stays up (default 10m).
-	Persist time.Duration
 	// ConnectTimeout bounds connection setup (default 15s).
 	ConnectTimeout time.Duration
 }
@@ -136,9 +135,6 @@ func NewPool(opt Options) (*Pool, error) {
 	}
 	if err := os.Chmod(opt.ControlDir, 0o700); err != nil {
 		return nil, fmt.Errorf("remote: control directory: %w", err)
-	}
-	if opt.Persist <= 0 {
-		opt.Persist = 10 * time.Minute
 	}
 	if opt.ConnectTimeout <= 0 {
 		opt.ConnectTimeout = 15 * time.Second
@@ -178,6 +174,10 @@ func (p *Pool) Close() {
 type Client struct {
 	pool *Pool
 	host string
+
+	mu     sync.Mutex
+	master *exec.Cmd
+	done   chan struct{} // closed when master exits
 }
 
 // Host is the destination this client connects to.
@@ -189,9 +189,7 @@ func (c *Client) baseArgs() []string {
 	o := c.pool.opt
 	args := []string{
 		"-o", "BatchMode=yes", // never prompt: no terminal to answer
-		"-o", "ControlMaster=auto",
 		"-o", "ControlPath=" + filepath.Join(o.ControlDir, "%C"),
-		"-o", fmt.Sprintf("ControlPersist=%d", int(o.Persist.Seconds())),
 		"-o", fmt.Sprintf("ConnectTimeout=%d", int(o.ConnectTimeout.Seconds())),
 		"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3",
 		"-T", // no pseudo-terminal: bytes pass unchanged
@@ -205,7 +203,8 @@ func (c *Client) baseArgs() []string {
 // Cmd is an exec.Cmd running argv on the host (quoted for the remote
 // shell), in its own local process group; cancelling ctx ends the group.
 func (c *Client) Cmd(ctx context.Context, argv ...string) *exec.Cmd {
-	args := append(c.baseArgs(), "--", c.host, Command(argv))
+	_ = c.ensureMaster(ctx) // when it cannot start, the command says why
+	args := append(c.baseArgs(), "-o", "ControlMaster=no", "--", c.host, Command(argv))
 	cmd := exec.CommandContext(ctx, c.pool.bin, args...)
 	ownGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
@@ -271,20 +270,22 @@ func (c *Client) Check(ctx context.Context) bool {
 	return cmd.Run() == nil
 }
 
-// Close ends the master connection (ssh -O exit); commands still running
-// over it are cut.
+// Close ends the master connection; commands still running over it are
+// cut.
 func (c *Client) Close() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	args := append(c.baseArgs(), "-O", "exit", "--", c.host)
-	cmd := exec.CommandContext(ctx, c.pool.bin, args...)
-	ownGroup(cmd)
-	if cmd.Run() != nil {
-		return // no master running
+	c.mu.Lock()
+	m, done := c.master, c.done
+	c.master, c.done = nil, nil
+	c.mu.Unlock()
+	if m == nil {
+		return
 	}
-	// The master ends asynchronously: wait (bounded) until it is gone.
-	for i := 0; i < 50 && c.Check(ctx); i++ {
-		time.Sleep(100 * time.Millisecond)
+	_ = syscall.Kill(-m.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-m.Process.Pid, syscall.SIGKILL)
+		<-done
 	}
 }
 

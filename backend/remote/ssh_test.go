@@ -15,7 +15,7 @@ import (
 func newPool(t *testing.T) (*Pool, *sshdtest.Server) {
 	t.Helper()
 	srv := sshdtest.Start(t)
-	p, err := NewPool(Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, Persist: time.Minute})
+	p, err := NewPool(Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir})
 	if err != nil {
 		t.Fatal(err)
 	}

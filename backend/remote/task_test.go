@@ -156,7 +156,7 @@ func killLocalSSH(t *testing.T, srv *sshdtest.Server) int {
 // process is left on either side.
 func TestRemoteTaskSurvivesDrop(t *testing.T) {
 	srv := sshdtest.Start(t)
-	p, err := NewPool(Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, Persist: time.Minute, ConnectTimeout: time.Second})
+	p, err := NewPool(Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, ConnectTimeout: time.Second})
 	must(t, err)
 	defer func() {
 		p.Close()
@@ -211,11 +211,13 @@ func TestRemoteTaskSurvivesDrop(t *testing.T) {
 	sink.mu.Unlock()
 	t.Logf("host unreachable since %s with %d frames stored", since.Format(time.TimeOnly), stored)
 	must(t, syscall.Kill(listener, syscall.SIGCONT))
+	t.Logf("listener continued")
 	sink.waitFor(t, "the link to come back", 30*time.Second, func() bool { return sink.ups > 0 })
 
 	sink.waitFor(t, "the permission request", 60*time.Second, func() bool {
 		return len(sink.lines) > 0 && strings.Contains(sink.lines[len(sink.lines)-1], `"ask"`)
 	})
+	t.Logf("permission asked")
 	must(t, link.WriteLine([]byte("allow")))
 	sink.waitFor(t, "every line", 60*time.Second, func() bool { return len(sink.seqs) >= lines+2 })
 
@@ -223,6 +225,7 @@ func TestRemoteTaskSurvivesDrop(t *testing.T) {
 	if err != nil || len(diff.Files) != 1 || diff.Files[0].Path != "agent.txt" {
 		t.Fatalf("diff = %+v, %v", diff, err)
 	}
+	t.Logf("every line in; stopping")
 	must(t, link.Stop(2*time.Second, "stopped by the test"))
 	select {
 	case err := <-runErr:
@@ -232,6 +235,7 @@ func TestRemoteTaskSurvivesDrop(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Run did not end after Stop")
 	}
+	t.Logf("stopped")
 	checkExactlyOnce(t, sink, record)
 	if sink.exit == nil || !sink.exit.Stopped {
 		t.Fatalf("exit = %+v", sink.exit)
