@@ -154,7 +154,7 @@ function HealthRows({ h, checkedAt }: { h: NonNullable<HostView["health"]>; chec
       <dd>{h.git || <span className="jc-host__down">not installed</span>}</dd>
       <dt>Free disk</dt>
       <dd>{bytes(h.freeBytes)}</dd>
-      <dt>Round trip</dt>
+      <dt>Check took</dt>
       <dd>{h.latencyMs} ms</dd>
       <dt>Node / npm</dt>
       <dd>{[h.agents.node, h.agents.npm].filter(Boolean).join(" / ") || "not installed"}</dd>
