@@ -74,6 +74,9 @@ type Batch struct {
 	Format     string    // raw format of Frame, e.g. "claude-code"
 	Events     []Event   // normalized events, possibly none
 	ReceivedAt time.Time // when the transport read the frame
+	// Ack, when set (a frame from a relayed process, Stream.Bind), is called
+	// by the consumer once the batch is stored; acks are cumulative.
+	Ack func()
 }
 
 // Session is one running conversation with an agent.
