@@ -36,12 +36,12 @@ func fakeAgent() {
 	out := bufio.NewWriter(os.Stdout)
 	emit := func(v any) {
 		b, _ := json.Marshal(v)
+		if rec != nil { // its own record first: a reader of stdout may compare at once
+			rec.Write(append(b, '\n'))
+		}
 		out.Write(append(b, '\n'))
 		if every > 0 {
 			out.Flush()
-		}
-		if rec != nil {
-			rec.Write(append(b, '\n'))
 		}
 	}
 	for i := 1; i <= n; i++ {
