@@ -65,6 +65,9 @@ type RemoteExit struct {
 	Reason  string
 }
 
+// ackEvery is the least time between two acks sent to a relay.
+const ackEvery = 2 * time.Millisecond
+
 // ErrRelayLost is the end of a process whose relay went away.
 var ErrRelayLost = errors.New("relay lost")
 
@@ -88,11 +91,22 @@ type remoteState struct {
 	manual  atomic.Bool   // a bound Stream acks (after the store); else OnFrame's return acks
 	mu      sync.Mutex
 	acked   uint64
+	sent    uint64 // the last ack sent
 	exitSeq uint64
 	exit    *RemoteExit
 	lost    error
+	kick    chan struct{} // wakes the ack sender (cap 1)
+	quit    chan struct{}
 }
 
+func newRemoteState(r Remote) *remoteState {
+	rs := &remoteState{r: r, kick: make(chan struct{}, 1), quit: make(chan struct{})}
+	go rs.sendAcks()
+	return rs
+}
+
+// ack records that everything up to seq is stored. Acks are cumulative, so
+// the sender coalesces them: under a firehose one message covers many frames.
 func (rs *remoteState) ack(seq uint64) {
 	rs.mu.Lock()
 	if seq <= rs.acked {
@@ -100,20 +114,56 @@ func (rs *remoteState) ack(seq uint64) {
 		return
 	}
 	rs.acked = seq
-	if rs.exitSeq > 0 && seq+1 >= rs.exitSeq {
-		seq = rs.exitSeq // everything before the end is stored: the relay may go
-	}
 	rs.mu.Unlock()
-	_ = rs.r.Ack(seq)
+	select {
+	case rs.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (rs *remoteState) sendAcks() {
+	for {
+		select {
+		case <-rs.kick:
+		case <-rs.quit:
+			return
+		}
+		rs.mu.Lock()
+		seq := rs.acked
+		if rs.exitSeq > 0 && seq+1 >= rs.exitSeq {
+			seq = rs.exitSeq // everything before the end is stored: the relay may go
+		}
+		if seq <= rs.sent {
+			rs.mu.Unlock()
+			continue
+		}
+		rs.sent = seq
+		last := rs.exitSeq > 0 && seq == rs.exitSeq
+		rs.mu.Unlock()
+		if rs.r.Ack(seq) != nil || last {
+			return
+		}
+		time.Sleep(ackEvery) // acks only rotate the journal: a few per 10 ms is plenty
+	}
+}
+
+func (rs *remoteState) stopAcks() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	select {
+	case <-rs.quit:
+	default:
+		close(rs.quit)
+	}
 }
 
 func (rs *remoteState) ended(ex *RemoteExit) {
 	rs.mu.Lock()
 	rs.exit, rs.exitSeq = ex, ex.Seq
-	done := rs.acked+1 >= ex.Seq
 	rs.mu.Unlock()
-	if done {
-		_ = rs.r.Ack(ex.Seq)
+	select {
+	case rs.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -124,7 +174,7 @@ func AdoptProcess(spec ProcSpec, r Remote) *Process {
 	if spec.WaitDelay <= 0 {
 		spec.WaitDelay = 3 * time.Second
 	}
-	p := &Process{spec: spec, exited: make(chan struct{}), done: make(chan struct{}), rs: &remoteState{r: r}}
+	p := &Process{spec: spec, exited: make(chan struct{}), done: make(chan struct{}), rs: newRemoteState(r)}
 	if spec.Recorder != nil {
 		spec.Recorder.ProcessStarted(r.PID(), spec.Role+" (relay)")
 	}
@@ -149,6 +199,7 @@ func (p *Process) remoteLoop() {
 			rs.mu.Lock()
 			rs.lost = fmt.Errorf("%s: %w: %w", p.spec.Name, ErrRelayLost, err)
 			rs.mu.Unlock()
+			rs.stopAcks()
 			break
 		}
 		if f.Exit != nil {
@@ -204,6 +255,7 @@ func (p *Process) Detach(ctx context.Context) error {
 	if p.rs == nil {
 		return p.Stop(ctx, 0)
 	}
+	p.rs.stopAcks()
 	return p.rs.r.Detach()
 }
 

@@ -18,6 +18,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "relay" {
 		os.Exit(Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if os.Getenv("JC_FAKE_BENCH") != "" {
+		benchAgent()
+		os.Exit(0)
+	}
 	if os.Getenv("JC_FAKE_AGENT") != "" {
 		fakeAgent()
 		os.Exit(0)
