@@ -77,6 +77,9 @@ type Batch struct {
 	// Ack, when set (a frame from a relayed process, Stream.Bind), is called
 	// by the consumer once the batch is stored; acks are cumulative.
 	Ack func()
+	// RelayID and RelaySeq name the relay journal record of Frame (Stream.Bind).
+	RelayID  string
+	RelaySeq uint64
 }
 
 // Session is one running conversation with an agent.

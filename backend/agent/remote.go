@@ -32,6 +32,8 @@ type TransportProvider interface {
 
 // Remote is the link to a process behind a relay.
 type Remote interface {
+	// ID names the relay (its journal), for the app's stored progress.
+	ID() string
 	PID() int
 	// Next blocks for the next stdout line or the end. An error means the
 	// link broke (the relay died or the connection closed).
@@ -175,9 +177,8 @@ func AdoptProcess(spec ProcSpec, r Remote) *Process {
 		spec.WaitDelay = 3 * time.Second
 	}
 	p := &Process{spec: spec, exited: make(chan struct{}), done: make(chan struct{}), rs: newRemoteState(r)}
-	if spec.Recorder != nil {
-		spec.Recorder.ProcessStarted(r.PID(), spec.Role+" (relay)")
-	}
+	// Not recorded in app_processes: a relayed agent must survive the next
+	// start's clean-up; the app finds it in the relays' directory instead.
 	go p.remoteLoop()
 	return p
 }
@@ -219,9 +220,6 @@ func (p *Process) remoteLoop() {
 		}
 	}
 	close(p.exited)
-	if p.spec.Recorder != nil {
-		p.spec.Recorder.ProcessEnded(rs.r.PID())
-	}
 }
 
 // remoteExitError is ExitError for a remote process.
@@ -244,6 +242,13 @@ func (p *Process) remoteExitError() error {
 		return fmt.Errorf("%s: %s; stderr: %s", p.spec.Name, msg, ex.Stderr)
 	}
 	return fmt.Errorf("%s: %s", p.spec.Name, msg)
+}
+
+// Detacher is an optional ability of a Session whose process may run behind
+// a relay: Detach leaves the agent running (the app quits with "keep") and
+// reports false when the process is a direct child (nothing was done).
+type Detacher interface {
+	Detach(ctx context.Context) (bool, error)
 }
 
 // Relayed reports whether the process runs behind a relay.

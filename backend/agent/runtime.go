@@ -483,7 +483,8 @@ func (s *Stream) Frame(frame []byte, at time.Time) []Event {
 	evs := s.push(frame, at)
 	if rs := s.src; rs != nil {
 		if seq := rs.cur.Load(); seq > 0 {
-			s.q[len(s.q)-1].Ack = func() { rs.ack(seq) }
+			b := &s.q[len(s.q)-1]
+			b.Ack, b.RelayID, b.RelaySeq = func() { rs.ack(seq) }, rs.r.ID(), seq
 		}
 	}
 	return evs

@@ -69,6 +69,9 @@ type Remote struct {
 
 var _ agent.Remote = (*Remote)(nil)
 
+// ID implements agent.Remote.
+func (r *Remote) ID() string { return r.Meta.ID }
+
 // PID is the agent's pid (its process group).
 func (r *Remote) PID() int { return r.C.Welcome.AgentPID }
 
