@@ -92,7 +92,8 @@ func TestProcessOverRelayAdoptedAfterAppCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Bind(p)
-	go db.consume(st)
+	consumed := make(chan struct{})
+	go func() { db.consume(st); close(consumed) }()
 	for db.count() < 150 {
 		time.Sleep(time.Millisecond)
 	}
@@ -105,7 +106,7 @@ func TestProcessOverRelayAdoptedAfterAppCrash(t *testing.T) {
 		t.Fatal("a lost link must be an error for the old app")
 	}
 	st.Close()
-	<-st.Done()
+	<-consumed // the old app stored what it had taken
 	if meta.TaskID != "t1" {
 		t.Fatalf("meta %+v", meta)
 	}
