@@ -80,6 +80,9 @@ type Batch struct {
 	// RelayID and RelaySeq name the relay journal record of Frame (Stream.Bind).
 	RelayID  string
 	RelaySeq uint64
+	// Replayed: the app stored this frame and its events already (an
+	// adopted relay replays them to rebuild the normalizer); skip it.
+	Replayed bool
 }
 
 // Session is one running conversation with an agent.

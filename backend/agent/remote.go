@@ -53,7 +53,11 @@ type RemoteFrame struct {
 	Seq     uint64
 	Line    []byte
 	TooLong bool
-	Exit    *RemoteExit
+	// Replay marks a frame the app stored already, sent again so that a
+	// fresh normalizer (and the backend's books) catch up on an adopted
+	// process; it is not stored twice (Batch.Replayed).
+	Replay bool
+	Exit   *RemoteExit
 }
 
 // RemoteExit is how a remote process ended.
@@ -90,6 +94,7 @@ func TaskIDFrom(ctx context.Context) string {
 type remoteState struct {
 	r       Remote
 	cur     atomic.Uint64 // seq of the frame OnFrame is handling
+	replay  atomic.Bool   // that frame is a replay
 	manual  atomic.Bool   // a bound Stream acks (after the store); else OnFrame's return acks
 	mu      sync.Mutex
 	acked   uint64
@@ -208,6 +213,7 @@ func (p *Process) remoteLoop() {
 			break
 		}
 		rs.cur.Store(f.Seq)
+		rs.replay.Store(f.Replay)
 		if p.spec.OnFrame != nil {
 			var ferr error
 			if f.TooLong {
@@ -215,7 +221,7 @@ func (p *Process) remoteLoop() {
 			}
 			p.spec.OnFrame(f.Line, time.Now(), ferr)
 		}
-		if !rs.manual.Load() {
+		if !rs.manual.Load() && !f.Replay {
 			rs.ack(f.Seq)
 		}
 	}

@@ -484,7 +484,11 @@ func (s *Stream) Frame(frame []byte, at time.Time) []Event {
 	if rs := s.src; rs != nil {
 		if seq := rs.cur.Load(); seq > 0 {
 			b := &s.q[len(s.q)-1]
-			b.Ack, b.RelayID, b.RelaySeq = func() { rs.ack(seq) }, rs.r.ID(), seq
+			if rs.replay.Load() {
+				b.Replayed = true
+			} else {
+				b.Ack, b.RelayID, b.RelaySeq = func() { rs.ack(seq) }, rs.r.ID(), seq
+			}
 		}
 	}
 	return evs

@@ -64,6 +64,9 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 	var relayID string
 	var relaySeq uint64
 	for _, b := range bs {
+		if b.Replayed {
+			continue // stored before the restart; it only rebuilt the normalizer
+		}
 		if b.RelayID != "" {
 			relayID, relaySeq = b.RelayID, b.RelaySeq
 		}

@@ -142,31 +142,36 @@ func (o *Orchestrator) adoptRelay(ctx context.Context, m relay.Meta) error {
 		return fmt.Errorf("task %s already runs", t.ID)
 	}
 	alive := m.Alive()
-	var tr agent.Transport = adoptTransport{m: m, from: seq + 1}
+	var tr agent.Transport = adoptTransport{m: m, stored: seq}
 	reason := ReasonContinued
 	if !alive {
 		_ = m.KillAgent() // its relay is gone: nothing can reach it any more
-		tr = &journalTransport{m: m, from: seq + 1}
+		tr = &journalTransport{m: m, stored: seq}
 		reason = fmt.Sprintf("its relay (pid %d) ended while Jean-Claude was away; every frame it journaled was kept", m.RelayPID)
 	}
 	actx := context.WithValue(ctx, ctxKeyAdopt{}, tr)
 	if err := o.startLocked(actx, t, t.SessionID, ""); err != nil {
 		return err
 	}
-	o.markAdopted(ctx, t.ID, reason, alive)
+	o.markAdopted(ctx, t.ID, reason, m, alive)
 	o.log.Info("orchestrator: relay adopted", "relay", m.ID, "task", t.ID, "alive", alive, "from", seq+1)
 	return nil
 }
 
 // markAdopted shows why the task runs again; a task whose relay died ends
 // interrupted with reason once its journal is stored.
-func (o *Orchestrator) markAdopted(ctx context.Context, taskID, reason string, alive bool) {
+func (o *Orchestrator) markAdopted(ctx context.Context, taskID, reason string, m relay.Meta, alive bool) {
 	r := o.getRun(taskID)
 	if r == nil {
 		return
 	}
 	if !alive {
 		r.stopping, r.stopReason = true, reason
+		go func() { // every journaled frame is stored once the run ended
+			<-r.done
+			m.Remove()
+			o.log.Info("orchestrator: relay cleaned up", "relay", m.ID, "task", taskID)
+		}()
 	}
 	err := o.db.Tx(ctx, func(tx *txT) error {
 		return store.SetTaskStatus(ctx, tx, taskID, store.StatusRunning, reason, store.Now())
@@ -178,26 +183,29 @@ func (o *Orchestrator) markAdopted(ctx context.Context, taskID, reason string, a
 }
 
 // adoptTransport attaches to a live relay instead of starting a process.
+// It replays the journal from its start, the frames already stored marked
+// as such, so that the new session's normalizer continues the message the
+// agent was writing.
 type adoptTransport struct {
-	m    relay.Meta
-	from uint64
+	m      relay.Meta
+	stored uint64
 }
 
 func (a adoptTransport) Start(ctx context.Context, _ agent.ProcSpec) (agent.Remote, error) {
-	return relay.Adopt(ctx, a.m, a.from)
+	return relay.AdoptReplaying(ctx, a.m, a.stored)
 }
 
 // journalTransport replays the journal of a relay that is gone. Writes to
 // the agent are dropped (it is gone too); the files are removed once every
 // frame is stored.
 type journalTransport struct {
-	m    relay.Meta
-	from uint64
+	m      relay.Meta
+	stored uint64
 }
 
 func (j *journalTransport) Start(_ context.Context, _ agent.ProcSpec) (agent.Remote, error) {
-	jr := &journalRemote{m: j.m}
-	ex, err := relay.ReadJournal(j.m.Journal, j.from, func(r relay.Record) error {
+	jr := &journalRemote{m: j.m, stored: j.stored}
+	ex, err := relay.ReadJournal(j.m.Journal, 1, func(r relay.Record) error {
 		jr.recs = append(jr.recs, r)
 		return nil
 	})
@@ -212,11 +220,12 @@ func (j *journalTransport) Start(_ context.Context, _ agent.ProcSpec) (agent.Rem
 }
 
 type journalRemote struct {
-	m    relay.Meta
-	recs []relay.Record
-	exit *relay.Exit
-	mu   sync.Mutex
-	i    int
+	m      relay.Meta
+	stored uint64
+	recs   []relay.Record
+	exit   *relay.Exit
+	mu     sync.Mutex
+	i      int
 }
 
 func (j *journalRemote) ID() string { return j.m.ID }
@@ -228,7 +237,7 @@ func (j *journalRemote) Next() (agent.RemoteFrame, error) {
 	if j.i < len(j.recs) {
 		r := j.recs[j.i]
 		j.i++
-		return agent.RemoteFrame{Seq: r.Seq, Line: r.Payload, TooLong: r.Kind == 'L'}, nil
+		return agent.RemoteFrame{Seq: r.Seq, Line: r.Payload, TooLong: r.Kind == 'L', Replay: r.Seq <= j.stored}, nil
 	}
 	if j.exit != nil && j.i == len(j.recs) {
 		j.i++

@@ -61,10 +61,25 @@ func Adopt(ctx context.Context, m Meta, from uint64) (agent.Remote, error) {
 	return &Remote{C: c, Meta: m}, nil
 }
 
+// AdoptReplaying attaches from the journal's start: frames up to stored
+// come marked Replay (the app has them; a fresh normalizer needs them),
+// the rest as new.
+func AdoptReplaying(ctx context.Context, m Meta, stored uint64) (agent.Remote, error) {
+	r, err := Adopt(ctx, m, 1)
+	if err != nil {
+		return nil, err
+	}
+	rr := r.(*Remote)
+	rr.ReplayThrough = stored
+	return rr, nil
+}
+
 // Remote is agent.Remote over a Client.
 type Remote struct {
 	C    *Client
 	Meta Meta
+	// ReplayThrough: frames up to it are marked Replay.
+	ReplayThrough uint64
 }
 
 var _ agent.Remote = (*Remote)(nil)
@@ -84,7 +99,7 @@ func (r *Remote) Next() (agent.RemoteFrame, error) {
 		}
 		switch m.Type {
 		case MsgFrame, MsgTooLong:
-			return agent.RemoteFrame{Seq: m.Seq, Line: m.Payload, TooLong: m.Type == MsgTooLong}, nil
+			return agent.RemoteFrame{Seq: m.Seq, Line: m.Payload, TooLong: m.Type == MsgTooLong, Replay: m.Seq <= r.ReplayThrough}, nil
 		case MsgExit:
 			var ex Exit
 			if err := m.JSON(&ex); err != nil {
