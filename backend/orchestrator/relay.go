@@ -78,11 +78,22 @@ func ackStored(bs []agent.Batch) {
 	}
 }
 
+// SetKeepOnQuit sets what Close does to relayed agents: keep them running
+// (true) or stop them (the "quitRunningTasks" setting, read at quit).
+func (o *Orchestrator) SetKeepOnQuit(keep bool) {
+	o.mu.Lock()
+	o.opt.KeepOnQuit = keep
+	o.mu.Unlock()
+}
+
 // detachOnClose leaves a relayed agent running when the app closes with
 // "keep"; it reports whether it did.
 func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
 	d, ok := r.sess.(agent.Detacher)
-	if !o.opt.KeepOnQuit || !ok {
+	o.mu.Lock()
+	keep := o.opt.KeepOnQuit
+	o.mu.Unlock()
+	if !keep || !ok {
 		return false
 	}
 	unlock := o.lock(r.taskID)

@@ -181,3 +181,58 @@ func TestRelayKilledTaskInterruptedWithReason(t *testing.T) {
 	checkTranscriptMatchesRaw(t, db, "t1")
 	waitFor(t, "journal removed", func() bool { ms, _ := relay.List(rdir); return len(ms) == 0 })
 }
+
+// Quit with "keep" right after the start: the agent runs on under its
+// relay and asks a permission while no app is there; the next app adopts
+// it, shows the question, the answer reaches the agent, the turn
+// completes, and a follow-up is answered too.
+func TestRelayQuitKeepPermissionWhileAwayThenFollowUp(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	rdir := relayDir(t)
+	reg := claudeRegistry(t, "FAKE_CLAUDE_SCRIPT="+agenttest.ClaudeRecording(t, "bidi_perm_allow"), "FAKE_CLAUDE_LINE_DELAY=30ms")
+	addTask(t, db, "t1", "claude-code", "touch a file")
+	o1, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db), Formats: agent.NewFormats(claude.Format()),
+		Relays: &relay.Transport{Dir: rdir}, KeepOnQuit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o1.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := o1.Close(ctx); err != nil { // quit with "keep"
+		t.Fatal(err)
+	}
+	metas, _ := relay.List(rdir)
+	if len(metas) != 1 || !metas[0].Alive() {
+		t.Fatalf("relays after quit-keep: %+v", metas)
+	}
+	if tr := loadTask(t, db, "t1"); tr.StatusReason != ReasonKept {
+		t.Fatalf("after quit-keep: %s %q", tr.Status, tr.StatusReason)
+	}
+	time.Sleep(500 * time.Millisecond) // the agent asks while nobody is there
+
+	o2 := relayOrchestrator(t, db, rdir, false)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusWaiting)
+	reqs, _ := o2.PendingRequests(ctx, "t1")
+	if len(reqs) != 1 || reqs[0].Request.ToolName != "Bash" {
+		t.Fatalf("pending after restart %+v", reqs)
+	}
+	if err := o2.RespondToPermission(ctx, "t1", reqs[0].RequestID, PermissionAnswer{Behavior: agent.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	if err := o2.SendMessage(ctx, "t1", "and one more"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the follow-up answered", func() bool {
+		tr := loadTask(t, db, "t1")
+		var n int
+		_ = db.R.QueryRow(`SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%and one more%'`).Scan(&n)
+		return tr.Status == store.StatusCompleted && n > 0
+	})
+	checkTranscriptMatchesRaw(t, db, "t1")
+}
