@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -19,6 +21,7 @@ import (
 // service exists, for its method signatures.
 type sessions struct {
 	o        *orchestrator.Orchestrator
+	db       *store.DB
 	notifier *notify.Async
 	svc      *services.SessionService
 	cancel   context.CancelFunc
@@ -35,12 +38,22 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	cwd, onEnd := services.WorkspaceHooks(ws, log)
 	o, err := orchestrator.New(orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
-		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: onEnd,
+		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: onEnd, Relays: relaysOf(ctx, db),
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &sessions{o: o, notifier: n, svc: services.NewSessionService(ctx, db, o)}, nil
+	return &sessions{o: o, db: db, notifier: n, svc: services.NewSessionService(ctx, db, o)}, nil
+}
+
+// relaysOf is the relay transport when the "relays" setting is on (agents
+// then outlive the app; their files live in <data dir>/relays), else nil.
+func relaysOf(ctx context.Context, db *store.DB) *relay.Transport {
+	v, _, err := store.NewSettings(db).Get(ctx, store.SettingRelays)
+	if err != nil || v != "on" {
+		return nil
+	}
+	return &relay.Transport{Dir: filepath.Join(filepath.Dir(db.Path), "relays")}
 }
 
 // start recovers tasks a previous run left running and re-normalizes old
@@ -69,6 +82,9 @@ func (s *sessions) stop(ctx context.Context) {
 	}
 	if s.cancel != nil {
 		s.cancel()
+	}
+	if v, _, _ := store.NewSettings(s.db).Get(ctx, store.SettingQuitRunning); v == "keep" {
+		s.o.SetKeepOnQuit(true)
 	}
 	if err := s.o.Close(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: stopping agent sessions: %v\n", err)

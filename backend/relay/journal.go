@@ -88,6 +88,27 @@ func (j *journal) append(kind byte, payload []byte) (uint64, error) {
 	return seq, nil
 }
 
+// appendBatch writes recs in one write(2), with consecutive sequences.
+func (j *journal) appendBatch(recs []pendingRec) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var buf []byte
+	for i, r := range recs {
+		buf = appendRecord(buf, r.kind, j.next+uint64(i), r.line)
+	}
+	if _, err := j.f.WriteAt(buf, j.size); err != nil {
+		return fmt.Errorf("relay: journal write: %w", err)
+	}
+	j.size += int64(len(buf))
+	j.next += uint64(len(recs))
+	j.dirty = true
+	if time.Since(j.lastSync) >= SyncEvery {
+		j.syncLocked()
+	}
+	j.wakeLocked()
+	return nil
+}
+
 func (j *journal) syncLocked() {
 	if j.dirty {
 		_ = j.f.Sync()
@@ -134,13 +155,17 @@ func (j *journal) close() {
 }
 
 func encodeRecord(kind byte, seq uint64, payload []byte) []byte {
-	rec := make([]byte, recHdr, recHdr+len(payload))
-	binary.BigEndian.PutUint32(rec[0:4], uint32(len(payload)))
-	rec[8] = kind
-	binary.BigEndian.PutUint64(rec[9:17], seq)
-	rec = append(rec, payload...)
-	binary.BigEndian.PutUint32(rec[4:8], crc32.Checksum(rec[8:], crcTable))
-	return rec
+	return appendRecord(make([]byte, 0, recHdr+len(payload)), kind, seq, payload)
+}
+
+func appendRecord(buf []byte, kind byte, seq uint64, payload []byte) []byte {
+	start := len(buf)
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(payload)))
+	buf = append(buf, 0, 0, 0, 0, kind)
+	buf = binary.BigEndian.AppendUint64(buf, seq)
+	buf = append(buf, payload...)
+	binary.BigEndian.PutUint32(buf[start+4:start+8], crc32.Checksum(buf[start+8:], crcTable))
+	return buf
 }
 
 // errTorn marks the end of the readable journal.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -158,26 +157,6 @@ func (s *server) startAgent() error {
 	}()
 	go s.reap(outR, readDone)
 	return nil
-}
-
-// readLoop journals every stdout line; it stops reading (the agent blocks)
-// while more than MaxUnacked bytes wait for an app.
-func (s *server) readLoop(r io.Reader) {
-	for line, err := range agent.ReadLines(r, agent.MaxFrameBytes) {
-		if err != nil && !errors.Is(err, agent.ErrFrameTooLong) {
-			return
-		}
-		s.waitRoom()
-		kind := recFrame
-		if err != nil {
-			kind = recTooLong
-		}
-		if _, err := s.j.append(kind, line); err != nil {
-			s.errT.Write([]byte(err.Error() + "\n"))
-			return
-		}
-		s.touch()
-	}
 }
 
 func (s *server) waitRoom() {
