@@ -27,7 +27,7 @@ var remoteBaseEnv = []string{"HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG",
 // launchScript starts the relay in its own session on the host, its stderr
 // in <dir>/<id>.log; the spec (with the agent's environment and secrets)
 // arrives on stdin through the connection and is never written to disk.
-const launchScript = `umask 077; mkdir -p "$2" || exit 1; exec setsid "$1" relay 2>>"$2/$3.log"`
+const launchScript = `umask 077; mkdir -p "$2" || exit 1; PATH="$HOME/.local/bin:$PATH"; export PATH; exec setsid "$1" relay 2>>"$2/$3.log"`
 
 // LaunchRelay starts `bin relay` on the host for spec (spec.Dir = RelayDir)
 // and returns its meta once its socket listens. The host's HOME, PATH, ...
@@ -81,6 +81,10 @@ func (c *Client) baseEnv(ctx context.Context) ([]string, error) {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			have[k] = v
 		}
+	}
+	if home := have["HOME"]; home != "" {
+		// Where the Hosts page installs agent CLIs (npm --prefix ~/.local).
+		have["PATH"] = home + "/.local/bin:" + have["PATH"]
 	}
 	var env []string
 	for _, k := range remoteBaseEnv {
