@@ -280,7 +280,9 @@ func (p *proc) WriteLine(b []byte) error {
 }
 
 // CloseStdin implements agent.Remote.
-func (p *proc) CloseStdin() error { return p.with(func(c *relay.Client) error { return c.CloseStdin() }) }
+func (p *proc) CloseStdin() error {
+	return p.with(func(c *relay.Client) error { return c.CloseStdin() })
+}
 
 // Signal implements agent.Remote.
 func (p *proc) Signal(sig syscall.Signal) error {
@@ -293,7 +295,9 @@ func (p *proc) Stop(grace time.Duration, reason string) error {
 }
 
 // Ack implements agent.Remote (a lost ack is covered by the next one).
-func (p *proc) Ack(seq uint64) error { return p.with(func(c *relay.Client) error { return c.Ack(seq) }) }
+func (p *proc) Ack(seq uint64) error {
+	return p.with(func(c *relay.Client) error { return c.Ack(seq) })
+}
 
 // Detach implements agent.Remote: the agent keeps running on the host.
 func (p *proc) Detach() error {
