@@ -119,7 +119,7 @@ func run() int {
 	} else if sshPool != nil {
 		defer sshPool.Close()
 		if db != nil {
-			workspaces.SetRemote(remote.ProjectGits{Pool: sshPool, Hosts: store.NewHosts(db)})
+			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, Hosts: store.NewHosts(db)})
 		}
 	}
 	sess, err := newSessions(ctx, db, reg, app, workspaces)

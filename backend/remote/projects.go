@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -19,16 +20,24 @@ type ProjectGits struct {
 	Hosts *store.Hosts
 	// Env is added to every git call (tests: identity, config).
 	Env []string
+
+	mu   sync.Mutex
+	gits map[string]*gitx.Git // per host: one Git, so its per-repository locks hold
 }
 
 // GitFor implements services.RemoteGit: ok false for a local project.
-func (p ProjectGits) GitFor(ctx context.Context, projectID string) (*gitx.Git, bool) {
+func (p *ProjectGits) GitFor(ctx context.Context, projectID string) (*gitx.Git, bool) {
 	ph, ok, err := p.Hosts.ProjectHost(ctx, projectID)
 	if err != nil {
 		return failing(err), true
 	}
 	if !ok {
 		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if g, ok := p.gits[ph.Host]; ok {
+		return g, true
 	}
 	c, err := p.Pool.Client(ph.Host)
 	if err != nil {
@@ -38,6 +47,10 @@ func (p ProjectGits) GitFor(ctx context.Context, projectID string) (*gitx.Git, b
 	if err != nil {
 		return failing(err), true
 	}
+	if p.gits == nil {
+		p.gits = map[string]*gitx.Git{}
+	}
+	p.gits[ph.Host] = g
 	return g, true
 }
 

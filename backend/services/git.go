@@ -202,8 +202,8 @@ func (w *Workspaces) lock(taskID string) func() {
 	return m.Unlock
 }
 
-func (w *Workspaces) needGit() error {
-	if w.git == nil {
+func (w *Workspaces) needGit(ctx context.Context, projectID string) error {
+	if w.gitFor(ctx, projectID) == nil {
 		return fmt.Errorf("git is not available: %w", gitx.ErrGitNotFound)
 	}
 	return nil
@@ -219,11 +219,11 @@ func (w *Workspaces) task(ctx context.Context, taskID string) (store.TaskGit, er
 
 // worktreeTask loads a task that must have a worktree.
 func (w *Workspaces) worktreeTask(ctx context.Context, taskID string) (store.TaskGit, error) {
-	if err := w.needGit(); err != nil {
-		return store.TaskGit{}, err
-	}
 	t, err := w.task(ctx, taskID)
 	if err != nil {
+		return store.TaskGit{}, err
+	}
+	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 		return store.TaskGit{}, err
 	}
 	if t.WorktreePath == "" || t.BranchName == "" {
@@ -246,7 +246,7 @@ func (w *Workspaces) Info(ctx context.Context, taskID string) (TaskGitInfo, erro
 // subfolder of a repository).
 func (w *Workspaces) withCwd(ctx context.Context, t store.TaskGit) TaskGitInfo {
 	info := newTaskGitInfo(t)
-	if t.WorktreePath == "" || w.git == nil {
+	if t.WorktreePath == "" || w.gitFor(ctx, t.Project.ProjectID) == nil {
 		return info
 	}
 	if prefix, err := w.gitFor(ctx, t.Project.ProjectID).Prefix(ctx, t.Project.Path); err == nil && prefix != "" {
@@ -270,7 +270,7 @@ func (w *Workspaces) SetTaskOptions(ctx context.Context, taskID string, opt Task
 	}
 	src := strings.TrimSpace(opt.SourceBranch)
 	if src != "" {
-		if err := w.needGit(); err != nil {
+		if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 			return TaskGitInfo{}, err
 		}
 		if _, err := w.gitFor(ctx, t.Project.ProjectID).ResolveBranch(ctx, t.Project.Path, src); err != nil {
@@ -305,7 +305,7 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 		}
 		return w.withCwd(ctx, t), nil
 	}
-	if !t.Project.IsGitRepo || w.git == nil {
+	if !t.Project.IsGitRepo || w.gitFor(ctx, t.Project.ProjectID) == nil {
 		return newTaskGitInfo(t), nil
 	}
 	if !t.WantsWorktree() {
@@ -375,11 +375,11 @@ func (w *Workspaces) recordBaseOnly(ctx context.Context, t store.TaskGit, head s
 // RecordHead stores the current HEAD of the task's worktree (or project
 // folder) as the task's head commit. Call it when a run ends.
 func (w *Workspaces) RecordHead(ctx context.Context, taskID string) error {
-	if err := w.needGit(); err != nil {
-		return err
-	}
 	t, err := w.task(ctx, taskID)
 	if err != nil {
+		return err
+	}
+	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 		return err
 	}
 	if !t.Project.IsGitRepo || t.BaseCommit == "" {
@@ -416,7 +416,7 @@ func (w *Workspaces) Status(ctx context.Context, taskID string) (TaskGitStatus, 
 		return TaskGitStatus{}, err
 	}
 	out := TaskGitStatus{TaskGitInfo: newTaskGitInfo(t)}
-	if t.WorktreePath == "" || w.git == nil {
+	if t.WorktreePath == "" || w.gitFor(ctx, t.Project.ProjectID) == nil {
 		out.MergeBlocked = "the task has no worktree"
 		return out, nil
 	}
@@ -455,7 +455,7 @@ func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) 
 	}
 	out := TaskDiff{TaskID: taskID, Files: []gitx.FileChange{}, At: store.Now()}
 	switch {
-	case w.git == nil:
+	case w.gitFor(ctx, t.Project.ProjectID) == nil:
 		out.Reason = "git is not installed"
 		return out, nil
 	case !t.Project.IsGitRepo:
@@ -502,11 +502,11 @@ func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.Fi
 	if path == "" || !filepath.IsLocal(filepath.FromSlash(path)) {
 		return gitx.FileChange{}, invalid("path", gitx.ErrInvalidPath, "invalid file path %q", path)
 	}
-	if err := w.needGit(); err != nil {
-		return gitx.FileChange{}, err
-	}
 	t, err := w.task(ctx, taskID)
 	if err != nil {
+		return gitx.FileChange{}, err
+	}
+	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 		return gitx.FileChange{}, err
 	}
 	if t.BaseCommit == "" || discarded(t) {
@@ -624,7 +624,7 @@ func (w *Workspaces) DeleteTaskWorkspace(ctx context.Context, taskID string, for
 	if t.WorktreePath == "" {
 		return WorkspaceRemoval{}, nil
 	}
-	if err := w.needGit(); err != nil {
+	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 		return WorkspaceRemoval{}, err
 	}
 	var out WorkspaceRemoval
@@ -673,7 +673,7 @@ func (w *Workspaces) removeLocked(ctx context.Context, t store.TaskGit, force, f
 
 // Branches lists a project's local branches.
 func (w *Workspaces) Branches(ctx context.Context, projectID string) ([]gitx.Branch, error) {
-	if err := w.needGit(); err != nil {
+	if err := w.needGit(ctx, projectID); err != nil {
 		return nil, err
 	}
 	p, err := w.repo.Project(ctx, projectID)
@@ -723,7 +723,7 @@ func (w *Workspaces) SetProjectSettings(ctx context.Context, projectID string, i
 	}
 	branch := strings.TrimSpace(in.DefaultSourceBranch)
 	if branch != "" {
-		if err := w.needGit(); err != nil {
+		if err := w.needGit(ctx, projectID); err != nil {
 			return ProjectGitSettings{}, err
 		}
 		if _, err := w.gitFor(ctx, projectID).ResolveBranch(ctx, p.Path, branch); err != nil {
