@@ -185,7 +185,7 @@ func TestRemoteTaskSurvivesDrop(t *testing.T) {
 	id, token := relay.NewID()
 	secret := "s3cr3t-" + token[:12] // made at run time: not in the deployed binary
 	spec := relay.Spec{Dir: RelayDir(d), ID: id, Token: token, TaskID: "t1", Role: "agent", Name: "fake",
-		Path: d.Path, WorkDir: wt.Path, Stdin: true,
+		Path: d.Path, WorkDir: wt.Path, Stdin: true, IdleStop: time.Minute, IdleExit: time.Minute,
 		Env: []string{"JC_FAKE_AGENT=1", "JC_LINES=300", "JC_EVERY=10ms", "JC_RECORD=" + record, "JC_SECRET=" + secret}}
 	meta, err := c.LaunchRelay(ctx, d.Path, spec)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/remote/sshdtest"
 )
 
@@ -46,7 +47,7 @@ func TestTransportHidesDrops(t *testing.T) {
 
 	var mu sync.Mutex
 	var downs, ups int
-	tr := &Transport{C: c, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
+	tr := &Transport{C: c, Tune: shortIdle, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 		OnUnreachable: func(string, time.Time, error) { mu.Lock(); downs++; mu.Unlock() },
 		OnReachable:   func(string) { mu.Lock(); ups++; mu.Unlock() }}
 	r, err := tr.Start(agent.WithTaskID(ctx, "t9"), agent.ProcSpec{Name: "fake", Role: "agent fake",
@@ -108,3 +109,6 @@ func TestTransportHidesDrops(t *testing.T) {
 	waitGone(t, filepath.Join(RelayDir(d), r.ID()+".sock"))
 	t.Logf("%d lines, each once, in order, across a drop", len(lines))
 }
+
+// shortIdle: a relay a killed test left behind stops on its own soon.
+func shortIdle(s *relay.Spec) { s.IdleStop, s.IdleExit = time.Minute, time.Minute }

@@ -157,7 +157,8 @@ func (s *Server) run(t testing.TB) {
 	log, err := os.Create(filepath.Join(s.Dir, "sshd.log"))
 	must(t, err)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own group; on Linux it also ends if the test process is killed.
+	cmd.SysProcAttr = procAttr()
 	must(t, cmd.Start())
 	s.cmd = cmd
 	deadline := time.Now().Add(10 * time.Second)
