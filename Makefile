@@ -19,7 +19,7 @@ APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
 
 .PHONY: e2e-first-run package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
-        test-frontend e2e test-agents bench golden lint fmt clean bench-startup soak
+        test-frontend e2e test-agents test-remote bench golden lint fmt clean bench-startup soak
 
 ## run: install what is missing, build, start the app
 run: build
@@ -100,11 +100,28 @@ bindings: deps-wails
 	$(WAILS) generate module -tags "bindings,$(TAGS)"
 
 ## test: every test: lint, Go, frontend unit, browser e2e, real agent CLIs
-test: deps frontend lint test-go test-frontend e2e e2e-first-run test-agents test-package
+test: deps frontend lint test-go test-frontend e2e e2e-first-run test-agents test-package test-remote
 	@echo "make test: all suites passed"
 
 test-go:
 	$(GO) test -tags $(TAGS) -count=1 ./...
+
+## test-remote: remote hosts against a real sshd on 127.0.0.1 (Debian's
+## openssh-server, installed if missing); says SKIPPED loudly when it cannot be
+REMOTE_PKGS := ./backend/remote/...
+test-remote:
+	@if ! [ -x /usr/sbin/sshd ]; then \
+	  echo "test-remote: apt-get install openssh-server"; \
+	  if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	  { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends openssh-server; } >/dev/null 2>&1 || true; \
+	fi; \
+	if ! [ -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null; then \
+	  echo "################################################################"; \
+	  echo "## test-remote SKIPPED: openssh-server could not be installed  ##"; \
+	  echo "################################################################"; \
+	  exit 0; \
+	fi; \
+	JC_REQUIRE_SSHD=1 $(GO) test -tags $(TAGS) -count=1 -v $(REMOTE_PKGS) 2>&1 | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|SKIPPED|panic' ; exit $${PIPESTATUS[0]}
 
 test-frontend: deps-npm
 	cd frontend && npx vitest run

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
+	"path/filepath"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -22,6 +24,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/cli"
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/instance"
+	"github.com/jean-claude/jean-claude/backend/remote"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/term"
@@ -103,6 +106,22 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v: tasks run in the project folder\n", gitErr)
 	}
 	workspaces := services.NewWorkspaces(db, gitRunner)
+	// Remote hosts over the system ssh (issue 21): one multiplexed
+	// connection per host; projects on a host run git there.
+	var sshPool *remote.Pool
+	var sshErr error
+	if !bindingsBuild {
+		sshPool, sshErr = remote.NewPool(remote.Options{ControlDir: remote.ControlDirFor(filepath.Dir(opt.DB)),
+			ConfigFile: remote.ConfigOverride(remote.DefaultConfigPath(), passwdHome())})
+	}
+	if sshErr != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: %v: remote hosts are not available\n", sshErr)
+	} else if sshPool != nil {
+		defer sshPool.Close()
+		if db != nil {
+			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, Hosts: store.NewHosts(db)})
+		}
+	}
 	sess, err := newSessions(ctx, db, reg, app, workspaces)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
@@ -129,8 +148,13 @@ func run() int {
 			Assets:     assets,
 			Middleware: bootMiddleware(db),
 		},
-		OnStartup:  app.startup,
-		OnShutdown: app.shutdown,
+		OnStartup: app.startup,
+		OnShutdown: func(ctx context.Context) {
+			app.shutdown(ctx)
+			if sshPool != nil {
+				sshPool.Close() // the ssh master connections end with the app
+			}
+		},
 		Bind: []any{
 			app.appSvc,
 			services.NewProjectService(ctx, db, reg, app),
@@ -139,6 +163,7 @@ func run() int {
 			sess.svc,
 			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),
 			services.NewGitService(ctx, workspaces, app),
+			services.NewHostService(ctx, db, sshPool, remote.DefaultConfigPath()),
 			services.NewOpenService(ctx, db, workspaces, app),
 			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }, workspaces),
 			services.NewHistoryService(ctx, db),
@@ -167,4 +192,14 @@ func run() int {
 		return cli.ExitError
 	}
 	return cli.ExitOK
+}
+
+// passwdHome is the home directory of the user's passwd entry (what ssh
+// reads its config from), "" when unknown.
+func passwdHome() string {
+	u, err := user.Current()
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
 }

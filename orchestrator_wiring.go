@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/mcpserver"
 	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
@@ -22,6 +24,7 @@ import (
 type sessions struct {
 	o        *orchestrator.Orchestrator
 	mcp      *mcpserver.Server // the agents' MCP server (nil: none)
+	db       *store.DB
 	notifier *notify.Async
 	svc      *services.SessionService
 	cancel   context.CancelFunc
@@ -39,7 +42,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	var mcp *mcpserver.Server // set below: the server needs the orchestrator
 	o, err := orchestrator.New(orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
-		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: onEnd,
+		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: onEnd, Relays: relaysOf(ctx, db),
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil
@@ -65,7 +68,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 		fmt.Fprintf(os.Stderr, "jean-claude: MCP server: %v\n", err)
 		mcp = nil
 	}
-	return &sessions{o: o, mcp: mcp, notifier: n, svc: services.NewSessionService(ctx, db, o)}, nil
+	return &sessions{o: o, db: db, mcp: mcp, notifier: n, svc: services.NewSessionService(ctx, db, o)}, nil
 }
 
 // backendNames are the registered agents' names.
@@ -75,6 +78,16 @@ func backendNames(reg *agent.Registry) []string {
 		out = append(out, string(b.Name))
 	}
 	return out
+}
+
+// relaysOf is the relay transport when the "relays" setting is on (agents
+// then outlive the app; their files live in <data dir>/relays), else nil.
+func relaysOf(ctx context.Context, db *store.DB) *relay.Transport {
+	v, _, err := store.NewSettings(db).Get(ctx, store.SettingRelays)
+	if err != nil || v != "on" {
+		return nil
+	}
+	return &relay.Transport{Dir: filepath.Join(filepath.Dir(db.Path), "relays")}
 }
 
 // start recovers tasks a previous run left running and re-normalizes old
@@ -103,6 +116,9 @@ func (s *sessions) stop(ctx context.Context) {
 	}
 	if s.cancel != nil {
 		s.cancel()
+	}
+	if v, _, _ := store.NewSettings(s.db).Get(ctx, store.SettingQuitRunning); v == "keep" {
+		s.o.SetKeepOnQuit(true)
 	}
 	if err := s.o.Close(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: stopping agent sessions: %v\n", err)

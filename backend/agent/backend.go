@@ -92,6 +92,15 @@ type Batch struct {
 	Format     string    // raw format of Frame, e.g. "claude-code"
 	Events     []Event   // normalized events, possibly none
 	ReceivedAt time.Time // when the transport read the frame
+	// Ack, when set (a frame from a relayed process, Stream.Bind), is called
+	// by the consumer once the batch is stored; acks are cumulative.
+	Ack func()
+	// RelayID and RelaySeq name the relay journal record of Frame (Stream.Bind).
+	RelayID  string
+	RelaySeq uint64
+	// Replayed: the app stored this frame and its events already (an
+	// adopted relay replays them to rebuild the normalizer); skip it.
+	Replayed bool
 }
 
 // Session is one running conversation with an agent.

@@ -87,6 +87,9 @@ type ProcSpec struct {
 	// and an ErrFrameTooLong error, and reading goes on. Nil discards stdout
 	// (a server whose output nobody reads).
 	OnFrame func(line []byte, at time.Time, err error)
+	// Transport runs the process elsewhere (behind a relay, see remote.go);
+	// nil asks the Recorder (TransportProvider), else a direct child.
+	Transport Transport
 }
 
 // Process is one running agent process, leader of its own process group.
@@ -103,6 +106,8 @@ type Process struct {
 	exited   chan struct{} // the process was reaped (exitErr set)
 	exitErr  error
 	done     chan struct{} // exited and stdout read to its end
+
+	rs *remoteState // behind a relay (remote.go); cmd is nil
 }
 
 // StartProcess starts spec in its own process group and its read loop. ctx
@@ -116,6 +121,9 @@ func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
 	}
 	if spec.StderrTail <= 0 {
 		spec.StderrTail = 16 << 10
+	}
+	if t := transportOf(ctx, spec); t != nil {
+		return startRemote(ctx, t, spec)
 	}
 	p := &Process{spec: spec, stderr: proc.NewTail(spec.StderrTail), exited: make(chan struct{}), done: make(chan struct{})}
 	cmd := exec.Command(spec.Path, spec.Args...)
@@ -188,8 +196,23 @@ func (p *Process) readLoop(r io.Reader) {
 	}
 }
 
-// PID is the process (and process group) id.
-func (p *Process) PID() int { return p.cmd.Process.Pid }
+func transportOf(ctx context.Context, spec ProcSpec) Transport {
+	if spec.Transport != nil {
+		return spec.Transport
+	}
+	if tp, ok := spec.Recorder.(TransportProvider); ok {
+		return tp.TransportFor(ctx, spec)
+	}
+	return nil
+}
+
+// PID is the process (and process group) id; behind a relay, the agent's.
+func (p *Process) PID() int {
+	if p.rs != nil {
+		return p.rs.r.PID()
+	}
+	return p.cmd.Process.Pid
+}
 
 // Exited is closed once the process has been reaped.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
@@ -198,13 +221,35 @@ func (p *Process) Exited() <-chan struct{} { return p.exited }
 // the end (every OnFrame call has returned).
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Stderr is the tail of what the process wrote on stderr.
-func (p *Process) Stderr() string { return p.stderr.String() }
+// Stderr is the tail of what the process wrote on stderr (behind a relay:
+// known once it ended).
+func (p *Process) Stderr() string {
+	if p.rs != nil {
+		if ex := p.RelayExit(); ex != nil {
+			return ex.Stderr
+		}
+		return ""
+	}
+	return p.stderr.String()
+}
 
 // WriteLine writes b and a newline to stdin.
 func (p *Process) WriteLine(b []byte) error {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
+	return p.writeLocked(b)
+}
+
+func (p *Process) writeLocked(b []byte) error {
+	if p.rs != nil {
+		if p.stdinClosed || !p.spec.Stdin || isDone(p.exited) {
+			return ErrSessionClosed
+		}
+		if err := p.rs.r.WriteLine(b); err != nil {
+			return fmt.Errorf("%s: write stdin: %w (%w)", p.spec.Name, err, ErrSessionClosed)
+		}
+		return nil
+	}
 	if p.stdin == nil || p.stdinClosed {
 		return ErrSessionClosed
 	}
@@ -214,26 +259,35 @@ func (p *Process) WriteLine(b []byte) error {
 	return nil
 }
 
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // WithStdin runs fn while holding the stdin lock, so that what fn queues
 // (a Stream.Local of the line) and writes keep one order.
 func (p *Process) WithStdin(fn func(write func([]byte) error) error) error {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
-	if p.stdin == nil || p.stdinClosed {
+	if (p.rs == nil && p.stdin == nil) || (p.rs != nil && !p.spec.Stdin) || p.stdinClosed {
 		return ErrSessionClosed
 	}
-	return fn(func(b []byte) error {
-		if _, err := p.stdin.Write(append(b, '\n')); err != nil {
-			return fmt.Errorf("%s: write stdin: %w (%w)", p.spec.Name, err, ErrSessionClosed)
-		}
-		return nil
-	})
+	return fn(p.writeLocked)
 }
 
 // CloseStdin closes stdin (EOF for agents that stop on it).
 func (p *Process) CloseStdin() {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
+	if p.rs != nil && !p.stdinClosed {
+		p.stdinClosed = true
+		_ = p.rs.r.CloseStdin()
+		return
+	}
 	if p.stdin != nil && !p.stdinClosed {
 		p.stdinClosed = true
 		p.stdin.Close()
@@ -241,7 +295,12 @@ func (p *Process) CloseStdin() {
 }
 
 // Signal sends sig to the whole process group.
-func (p *Process) Signal(sig syscall.Signal) error { return proc.KillGroup(p.cmd, sig) }
+func (p *Process) Signal(sig syscall.Signal) error {
+	if p.rs != nil {
+		return p.rs.r.Signal(sig)
+	}
+	return proc.KillGroup(p.cmd, sig)
+}
 
 // Stop ends the process gracefully: stdin is closed, after grace the group
 // gets SIGTERM, after WaitDelay SIGKILL. It returns once the process is
@@ -249,6 +308,9 @@ func (p *Process) Signal(sig syscall.Signal) error { return proc.KillGroup(p.cmd
 // are not errors in Wait.
 func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
 	p.stopping.Store(true)
+	if p.rs != nil {
+		return p.stopRemote(ctx, grace)
+	}
 	p.CloseStdin()
 	steps := []struct {
 		wait time.Duration
@@ -288,6 +350,9 @@ func (p *Process) ExitError() error {
 	default:
 		return nil
 	}
+	if p.rs != nil {
+		return p.remoteExitError()
+	}
 	err := p.exitErr
 	if err == nil {
 		return nil
@@ -309,6 +374,12 @@ func (p *Process) ExitCode() int {
 	default:
 		return -1
 	}
+	if p.rs != nil {
+		if ex := p.RelayExit(); ex != nil {
+			return ex.Code
+		}
+		return -1
+	}
 	return p.cmd.ProcessState.ExitCode()
 }
 
@@ -317,6 +388,12 @@ func (p *Process) Signaled() (syscall.Signal, bool) {
 	select {
 	case <-p.exited:
 	default:
+		return 0, false
+	}
+	if p.rs != nil {
+		if ex := p.RelayExit(); ex != nil && ex.Signal != 0 {
+			return syscall.Signal(ex.Signal), true
+		}
 		return 0, false
 	}
 	st, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -359,6 +436,22 @@ type Stream struct {
 	closed bool
 	out    chan Batch
 	done   chan struct{}
+	src    *remoteState // the relayed process whose read loop calls Frame (Bind)
+}
+
+// Bind makes every frame p's read loop hands to Frame carry an Ack that the
+// consumer calls once the frame is stored: a relay then keeps the frame in
+// its journal until it is, so an app that dies in between loses nothing.
+// Without Bind a relayed frame counts as stored once OnFrame returned. A
+// direct child needs no Bind (it is a no-op).
+func (s *Stream) Bind(p *Process) {
+	if p == nil || p.rs == nil {
+		return
+	}
+	s.mu.Lock()
+	s.src = p.rs
+	s.mu.Unlock()
+	p.rs.manual.Store(true)
 }
 
 // NewStream returns a running stream of raw format format normalized by n.
@@ -387,7 +480,18 @@ func (s *Stream) Frame(frame []byte, at time.Time) []Event {
 	for !s.closed && len(s.q) > 0 && (len(s.q) >= MaxQueuedFrames || s.bytes >= MaxQueuedBytes) {
 		s.cond.Wait()
 	}
-	return s.push(frame, at)
+	evs := s.push(frame, at)
+	if rs := s.src; rs != nil {
+		if seq := rs.cur.Load(); seq > 0 {
+			b := &s.q[len(s.q)-1]
+			if rs.replay.Load() {
+				b.Replayed = true
+			} else {
+				b.Ack, b.RelayID, b.RelaySeq = func() { rs.ack(seq) }, rs.r.ID(), seq
+			}
+		}
+	}
+	return evs
 }
 
 // Local is Frame for a frame the app itself wrote to the agent (a user

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -35,6 +36,7 @@ const (
 	CmdHelp      Command = "help"      // -h, --help
 	CmdMigrate   Command = "migrate"   // run the migrations and exit
 	CmdNormalize Command = "normalize" // normalize raw agent output to event JSON lines
+	CmdRelay     Command = "relay"     // run an agent under a relay, or bridge stdio to one (docs/relay.md)
 )
 
 // Options is the parsed command line.
@@ -78,7 +80,7 @@ func Parse(args []string, stderr io.Writer) (Options, error) {
 	}
 	if fs.NArg() > 0 {
 		switch c := Command(fs.Arg(0)); c {
-		case CmdMigrate, CmdNormalize, CmdVersion, CmdHelp, CmdSearch, CmdImport:
+		case CmdMigrate, CmdNormalize, CmdVersion, CmdHelp, CmdSearch, CmdImport, CmdRelay:
 			opt.Command = c
 			opt.Args = fs.Args()[1:]
 		default:
@@ -114,6 +116,8 @@ func usage(fs *flag.FlagSet) {
   jean-claude [--db PATH] import [--from AGENT] [PATH]
                                                 import the sessions the agent CLIs keep on disk
                                                 (import --help)
+  jean-claude relay                             run one agent under a relay (started by the app)
+  jean-claude relay dial SOCKET                 bridge stdio to a relay's socket (for ssh)
 Flags:
   --db PATH    database file (also $`+store.EnvDB+`)
   --version    print the version and exit
@@ -148,6 +152,8 @@ func Run(ctx context.Context, opt Options, env Env) int {
 		return searchCmd(ctx, opt, env)
 	case CmdImport:
 		return importCmd(ctx, opt, env)
+	case CmdRelay:
+		return relay.Main(opt.Args, env.Stdin, env.Stdout, env.Stderr)
 	default:
 		fmt.Fprintf(env.Stderr, "jean-claude: %q is not a headless command\n", opt.Command)
 		return ExitUsage

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -226,19 +227,15 @@ func (g *Git) scratchIndex(ctx context.Context, dir string) (string, func(), err
 	if err != nil {
 		return "", nil, fmt.Errorf("gitx: locate index: %w", err)
 	}
-	tmpDir, err := os.MkdirTemp("", "jean-claude-index-")
+	tmpDir, err := g.r.TempDir(ctx)
 	if err != nil {
 		return "", nil, fmt.Errorf("gitx: scratch index: %w", err)
 	}
-	cleanup := func() { os.RemoveAll(tmpDir) }
+	cleanup := func() { g.r.RemoveAll(context.WithoutCancel(ctx), tmpDir) }
 	idx := filepath.Join(tmpDir, "index")
-	in, err := os.Open(real)
-	if errors.Is(err, os.ErrNotExist) {
+	err = g.r.CopyFile(ctx, real, idx)
+	if errors.Is(err, fs.ErrNotExist) {
 		return idx, cleanup, nil // no index yet: git starts from an empty one
-	}
-	if err == nil {
-		err = copyTo(idx, in)
-		in.Close()
 	}
 	if err != nil {
 		cleanup()

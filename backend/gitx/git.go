@@ -23,12 +23,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Errors callers branch on (use errors.Is).
@@ -102,11 +100,14 @@ type Options struct {
 	// Env is appended to the scrubbed environment of every call (tests
 	// set GIT_AUTHOR_NAME, GIT_CONFIG_GLOBAL, ... here).
 	Env []string
+	// Runner runs git somewhere else than on this machine (package
+	// remote's GitRunner); nil = Local with Binary.
+	Runner Runner
 }
 
 // Git runs git commands. Safe for concurrent use.
 type Git struct {
-	bin string
+	r   Runner
 	env []string
 
 	mu    sync.Mutex
@@ -115,6 +116,9 @@ type Git struct {
 
 // New finds git and returns a runner.
 func New(opt Options) (*Git, error) {
+	if opt.Runner != nil {
+		return &Git{r: opt.Runner, env: append([]string(nil), opt.Env...), locks: map[string]*sync.Mutex{}}, nil
+	}
 	bin := opt.Binary
 	if bin == "" {
 		bin = "git"
@@ -123,36 +127,29 @@ func New(opt Options) (*Git, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrGitNotFound, err)
 	}
-	return &Git{bin: p, env: append([]string(nil), opt.Env...), locks: map[string]*sync.Mutex{}}, nil
+	return &Git{r: Local{bin: p}, env: append([]string(nil), opt.Env...), locks: map[string]*sync.Mutex{}}, nil
 }
 
-// scrubbed are environment variables that would redirect git to another
-// repository, index or pathspec mode if inherited.
-var scrubbed = []string{
-	"GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_COMMON_DIR=",
-	"GIT_OBJECT_DIRECTORY=", "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_NAMESPACE=",
-	"GIT_PREFIX=", "GIT_LITERAL_PATHSPECS=", "GIT_GLOB_PATHSPECS=", "GIT_NOGLOB_PATHSPECS=",
-	"GIT_ICASE_PATHSPECS=", "LC_ALL=", "LANG=", "LANGUAGE=", "GIT_TERMINAL_PROMPT=",
-	"GIT_OPTIONAL_LOCKS=", "GIT_EDITOR=", "GIT_SEQUENCE_EDITOR=", "GIT_PAGER=", "PAGER=",
-	"GIT_EXTERNAL_DIFF=", "GIT_DIFF_OPTS=",
+// Scrubbed are environment variables that would redirect git to another
+// repository, index or pathspec mode if inherited; every Runner removes
+// them before adding Fixed, Options.Env and the call's own.
+var Scrubbed = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+	"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE",
+	"GIT_PREFIX", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
+	"GIT_ICASE_PATHSPECS", "LC_ALL", "LANG", "LANGUAGE", "GIT_TERMINAL_PROMPT",
+	"GIT_OPTIONAL_LOCKS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "PAGER",
+	"GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS",
+}
+
+// fixedEnv is set for every call.
+var fixedEnv = []string{
+	"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_LITERAL_PATHSPECS=1",
+	"GIT_EDITOR=true", "GIT_SEQUENCE_EDITOR=true", "GIT_PAGER=cat", "PAGER=cat",
 }
 
 func (g *Git) environ(extra []string) []string {
-	var env []string
-outer:
-	for _, kv := range os.Environ() {
-		for _, s := range scrubbed {
-			if strings.HasPrefix(kv, s) {
-				continue outer
-			}
-		}
-		env = append(env, kv)
-	}
-	env = append(env,
-		"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_LITERAL_PATHSPECS=1",
-		"GIT_EDITOR=true", "GIT_SEQUENCE_EDITOR=true", "GIT_PAGER=cat", "PAGER=cat",
-	)
-	env = append(env, g.env...)
+	env := append(append([]string(nil), fixedEnv...), g.env...)
 	return append(env, extra...)
 }
 
@@ -173,19 +170,11 @@ func (g *Git) run(ctx context.Context, c call) ([]byte, int, error) {
 	}
 	args := append([]string{"-c", "core.quotepath=false", "-c", "color.ui=false",
 		"-c", "core.pager=cat", "-c", "advice.detachedHead=false"}, c.args...)
-	cmd := exec.CommandContext(ctx, g.bin, args...)
-	cmd.Dir = c.dir
-	cmd.Env = g.environ(c.env)
-	cmd.Stdin = c.stdin
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	setProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	err := g.r.Git(ctx, c.dir, args, g.environ(c.env), c.stdin, &stdout, &stderr)
 	code := 0
 	if err != nil {
-		var ee *exec.ExitError
+		var ee exitCoder
 		if errors.As(err, &ee) && ctx.Err() == nil {
 			code = ee.ExitCode()
 			for _, ok := range c.ok {
@@ -236,7 +225,7 @@ func (g *Git) OpenRepo(ctx context.Context, path string) (Repo, error) {
 	if path == "" || !filepath.IsAbs(path) {
 		return Repo{}, fmt.Errorf("%w: %q must be an absolute path", ErrInvalidPath, path)
 	}
-	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+	if _, isDir, err := g.r.Stat(ctx, path); err != nil || !isDir {
 		return Repo{}, fmt.Errorf("%w: %s: not a directory", ErrNotRepository, path)
 	}
 	common, err := g.out(ctx, path, "rev-parse", "--path-format=absolute", "--git-common-dir")
@@ -256,28 +245,22 @@ func (g *Git) OpenRepo(ctx context.Context, path string) (Repo, error) {
 
 // samePath reports whether two paths name the same directory, resolving
 // symlinks when they exist.
-func samePath(a, b string) bool {
-	return canonical(a) == canonical(b)
-}
-
-func canonical(p string) string {
-	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	// Resolve the parent when the leaf is gone.
-	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		return filepath.Join(r, filepath.Base(p))
-	}
-	return p
+func (g *Git) samePath(ctx context.Context, a, b string) bool {
+	return g.r.Canonical(ctx, a) == g.r.Canonical(ctx, b)
 }
 
 // within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	p, dir = canonical(p), canonical(dir)
+func (g *Git) within(ctx context.Context, p, dir string) bool {
+	p, dir = g.r.Canonical(ctx, p), g.r.Canonical(ctx, dir)
 	if p == dir {
 		return true
 	}
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// samePath compares two local paths (tests).
+func samePath(a, b string) bool {
+	l := Local{}
+	return l.Canonical(context.Background(), a) == l.Canonical(context.Background(), b)
 }

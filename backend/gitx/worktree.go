@@ -3,9 +3,7 @@ package gitx
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -105,7 +103,7 @@ func (g *Git) CreateWorktree(ctx context.Context, opt CreateOptions) (Worktree, 
 		return Worktree{}, fmt.Errorf("%w: worktree folder %q must be absolute", ErrInvalidPath, root)
 	}
 	root = filepath.Clean(root)
-	if samePath(root, r.Root) || within(root, r.CommonDir) {
+	if g.samePath(ctx, root, r.Root) || g.within(ctx, root, r.CommonDir) {
 		return Worktree{}, fmt.Errorf("%w: worktree folder %q may not be the repository itself or inside .git", ErrInvalidPath, root)
 	}
 	source := opt.Source
@@ -134,7 +132,7 @@ func (g *Git) CreateWorktree(ctx context.Context, opt CreateOptions) (Worktree, 
 	if err != nil {
 		return Worktree{}, err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := g.r.MkdirAll(ctx, root); err != nil {
 		return Worktree{}, fmt.Errorf("gitx: create worktree folder: %w", err)
 	}
 	var branch, path string
@@ -154,7 +152,11 @@ func (g *Git) CreateWorktree(ctx context.Context, opt CreateOptions) (Worktree, 
 		if err != nil {
 			return Worktree{}, err
 		}
-		if _, statErr := os.Lstat(path); exists || !errors.Is(statErr, os.ErrNotExist) {
+		taken, statErr := g.pathTaken(ctx, path)
+		if statErr != nil {
+			return Worktree{}, statErr
+		}
+		if exists || taken {
 			continue
 		}
 		break
@@ -268,7 +270,7 @@ func (g *Git) RemoveWorktree(ctx context.Context, opt RemoveOptions) error {
 	}
 	var wt *WorktreeInfo
 	for i := range wts {
-		if samePath(wts[i].Path, opt.Path) {
+		if g.samePath(ctx, wts[i].Path, opt.Path) {
 			if i == 0 {
 				return fmt.Errorf("%w: %s is the main worktree", ErrNotWorktree, opt.Path)
 			}
@@ -279,8 +281,8 @@ func (g *Git) RemoveWorktree(ctx context.Context, opt RemoveOptions) error {
 	if wt == nil {
 		return fmt.Errorf("%w: %s", ErrNotWorktree, opt.Path)
 	}
-	_, statErr := os.Stat(wt.Path)
-	missing := errors.Is(statErr, os.ErrNotExist)
+	present, _, statErr := g.r.Stat(ctx, wt.Path)
+	missing := statErr == nil && !present
 	if !opt.Force && !missing {
 		st, err := g.Status(ctx, wt.Path)
 		if err != nil {
@@ -372,7 +374,7 @@ func (g *Git) ReopenWorktree(ctx context.Context, repo, root, branch string) (st
 	if root == "" {
 		root = DefaultWorktreeRoot(r.Root)
 	}
-	if !filepath.IsAbs(root) || samePath(root, r.Root) || within(root, r.CommonDir) {
+	if !filepath.IsAbs(root) || g.samePath(ctx, root, r.Root) || g.within(ctx, root, r.CommonDir) {
 		return "", fmt.Errorf("%w: worktree folder %q", ErrInvalidPath, root)
 	}
 	lock := g.repoLock(r.CommonDir)
@@ -381,7 +383,7 @@ func (g *Git) ReopenWorktree(ctx context.Context, repo, root, branch string) (st
 	if _, err := g.ResolveBranch(ctx, r.Root, branch); err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := g.r.MkdirAll(ctx, root); err != nil {
 		return "", fmt.Errorf("gitx: create worktree folder: %w", err)
 	}
 	stem := Slug(filepath.Base(branch), 60)
@@ -391,7 +393,7 @@ func (g *Git) ReopenWorktree(ctx context.Context, repo, root, branch string) (st
 		if i > 1 {
 			p += "-" + strconv.Itoa(i)
 		}
-		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+		if taken, err := g.pathTaken(ctx, p); err == nil && !taken {
 			path = p
 			break
 		}
@@ -405,4 +407,13 @@ func (g *Git) ReopenWorktree(ctx context.Context, repo, root, branch string) (st
 		return "", fmt.Errorf("gitx: reopen %s in %s: %w", branch, path, err)
 	}
 	return path, nil
+}
+
+// pathTaken reports whether something already exists at path.
+func (g *Git) pathTaken(ctx context.Context, path string) (bool, error) {
+	exists, _, err := g.r.Stat(ctx, path)
+	if err != nil {
+		return false, fmt.Errorf("gitx: %s: %w", path, err)
+	}
+	return exists, nil
 }

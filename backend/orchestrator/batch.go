@@ -61,7 +61,15 @@ func (g *group) emit(ev agent.Event) {
 
 // storeBatches stores bs in order: each raw frame first, then its events.
 func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
+	var relayID string
+	var relaySeq uint64
 	for _, b := range bs {
+		if b.Replayed {
+			continue // stored before the restart; it only rebuilt the normalizer
+		}
+		if b.RelayID != "" {
+			relayID, relaySeq = b.RelayID, b.RelaySeq
+		}
 		g.received, g.format, g.seq = b.ReceivedAt, b.Format, -1
 		if g.received.IsZero() {
 			g.received = time.UnixMilli(g.now)
@@ -78,6 +86,11 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 			if err := g.handle(ev); err != nil {
 				return seq, err
 			}
+		}
+	}
+	if relayID != "" { // in the same transaction as the frames: stored exactly once
+		if err := store.SetRelayProgress(g.ctx, g.tx, relayID, g.r.taskID, relaySeq, g.now); err != nil {
+			return seq, err
 		}
 	}
 	if g.setStatus {

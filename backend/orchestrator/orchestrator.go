@@ -39,6 +39,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/notify"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -110,6 +111,13 @@ type Options struct {
 	// none, e.g. turned off for its agent); nil gives no agent MCP. An
 	// error is logged and the session starts without it.
 	MCP func(ctx context.Context, t store.TaskRun) (*agent.MCPServer, error)
+	// Relays, when set, runs every task's agent behind a relay
+	// (docs/relay.md) and adopts the relays found at Recover; nil runs
+	// agents as the app's children.
+	Relays *relay.Transport
+	// KeepOnQuit leaves relayed agents running when the app closes ("keep");
+	// false stops them ("stop").
+	KeepOnQuit bool
 }
 
 // Orchestrator runs agent sessions for tasks.
@@ -339,7 +347,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		Mode:      agent.InteractionMode(t.InteractionMode),
 		Model:     t.Model,
 		SessionID: sessionID,
-		Recorder:  o.procLog,
+		Recorder:  o.recorder(),
 	}
 	if sessionID != "" {
 		cfg.Transcript = o.transcript(ctx, t.ID)
@@ -350,7 +358,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 			cfg.MCP = nil
 		}
 	}
-	sess, err := b.Start(o.ctx, cfg, prompt)
+	sess, err := b.Start(o.startCtx(ctx, t.ID), cfg, prompt)
 	if err != nil {
 		return fail(red.Error(err))
 	}
@@ -485,6 +493,7 @@ func (o *Orchestrator) markInterrupted(ctx context.Context, taskID, reason strin
 // session (the app was closed or killed while they ran) interrupted with
 // ReasonAppClosed, and clears their pending requests. Run it at startup.
 func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
+	o.adoptRelays(ctx) // before the clean-up: an adopted agent is not a leftover
 	o.killLeftovers(ctx)
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting)
 	if err != nil {
@@ -923,6 +932,9 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if o.detachOnClose(ctx, r) {
+				return
+			}
 			errs[i] = r.stop(ctx)
 		}()
 	}

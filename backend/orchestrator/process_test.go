@@ -22,12 +22,16 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
 const childAppEnv = "JEAN_CLAUDE_ORCH_CHILD_APP"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "relay" { // the test binary as `jean-claude relay`
+		os.Exit(relay.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	if os.Getenv(childAppEnv) != "" {
 		os.Exit(childApp())
 	}
@@ -376,7 +380,7 @@ func childApp() int {
 	}
 	reg := agent.NewRegistry()
 	reg.Register(claude.New(claude.Options{Binary: fake, Env: []string{"FAKE_CLAUDE_REPEAT=" + script, "FAKE_CLAUDE_LINE_DELAY=5ms",
-		"FAKE_CLAUDE_SPAWN_CHILD=1"}}))
+		"FAKE_CLAUDE_SPAWN_CHILD=1", "FAKE_CLAUDE_OUT_LOG=" + os.Getenv("CHILD_OUT_LOG")}}))
 	out := bufio.NewWriter(os.Stdout)
 	emit := EmitterFunc(func(name string, payload any) {
 		if p, ok := payload.(AgentEventPayload); ok {
@@ -389,7 +393,11 @@ func childApp() int {
 			out.Flush()
 		}
 	})
-	o, err := New(Options{DB: db, Backends: reg, Emitter: emit, Coalesce: -1})
+	opt := Options{DB: db, Backends: reg, Emitter: emit, Coalesce: -1}
+	if dir := os.Getenv("CHILD_RELAY_DIR"); dir != "" {
+		opt.Relays = &relay.Transport{Dir: dir}
+	}
+	o, err := New(opt)
 	if err != nil {
 		fmt.Println("ERR", err)
 		return 1

@@ -242,6 +242,7 @@ func (r *run) handleBatches(bs []agent.Batch) error {
 		return err
 	}
 	g.commitTo(r, seq)
+	ackStored(bs) // a relay may now forget them
 	r.dirty = r.anyDirty()
 	effects := g.emitLocked(ctx)
 	unlock()

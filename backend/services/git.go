@@ -155,10 +155,35 @@ type Workspaces struct {
 	repo *store.Worktrees
 	git  *gitx.Git // nil when git is not installed
 
+	// remote resolves the git of a project that lives on another host
+	// (issue 21); nil = every project is local.
+	remote RemoteGit
+
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per task
 
 	setup worktreeSetup // copy globs and setup command (worktreesetup.go)
+}
+
+// RemoteGit gives the git of a project on another host: ok false for a
+// local project. The returned Git runs every call on the host (package
+// remote), or fails each call with why the host cannot be used.
+type RemoteGit interface {
+	GitFor(ctx context.Context, projectID string) (g *gitx.Git, ok bool)
+}
+
+// SetRemote makes projects that live on a host use that host's git.
+func (w *Workspaces) SetRemote(r RemoteGit) { w.remote = r }
+
+// gitFor is the git of a project: the host's for a remote project, else
+// the local one.
+func (w *Workspaces) gitFor(ctx context.Context, projectID string) *gitx.Git {
+	if w.remote != nil {
+		if g, ok := w.remote.GitFor(ctx, projectID); ok {
+			return g
+		}
+	}
+	return w.git
 }
 
 // NewWorkspaces returns the workspaces over db; g may be nil (git not
@@ -180,8 +205,8 @@ func (w *Workspaces) lock(taskID string) func() {
 	return m.Unlock
 }
 
-func (w *Workspaces) needGit() error {
-	if w.git == nil {
+func (w *Workspaces) needGit(ctx context.Context, projectID string) error {
+	if w.gitFor(ctx, projectID) == nil {
 		return fmt.Errorf("git is not available: %w", gitx.ErrGitNotFound)
 	}
 	return nil
@@ -197,11 +222,11 @@ func (w *Workspaces) task(ctx context.Context, taskID string) (store.TaskGit, er
 
 // worktreeTask loads a task that must have a worktree.
 func (w *Workspaces) worktreeTask(ctx context.Context, taskID string) (store.TaskGit, error) {
-	if err := w.needGit(); err != nil {
-		return store.TaskGit{}, err
-	}
 	t, err := w.task(ctx, taskID)
 	if err != nil {
+		return store.TaskGit{}, err
+	}
+	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 		return store.TaskGit{}, err
 	}
 	if t.WorktreePath == "" || t.BranchName == "" {
@@ -224,10 +249,10 @@ func (w *Workspaces) Info(ctx context.Context, taskID string) (TaskGitInfo, erro
 // subfolder of a repository).
 func (w *Workspaces) withCwd(ctx context.Context, t store.TaskGit) TaskGitInfo {
 	info := newTaskGitInfo(t)
-	if t.WorktreePath == "" || w.git == nil {
+	if t.WorktreePath == "" || w.gitFor(ctx, t.Project.ProjectID) == nil {
 		return info
 	}
-	if prefix, err := w.git.Prefix(ctx, t.Project.Path); err == nil && prefix != "" {
+	if prefix, err := w.gitFor(ctx, t.Project.ProjectID).Prefix(ctx, t.Project.Path); err == nil && prefix != "" {
 		if rel := filepath.FromSlash(strings.TrimSuffix(prefix, "/")); filepath.IsLocal(rel) {
 			info.Cwd = filepath.Join(t.WorktreePath, rel)
 		}
@@ -248,10 +273,10 @@ func (w *Workspaces) SetTaskOptions(ctx context.Context, taskID string, opt Task
 	}
 	src := strings.TrimSpace(opt.SourceBranch)
 	if src != "" {
-		if err := w.needGit(); err != nil {
+		if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 			return TaskGitInfo{}, err
 		}
-		if _, err := w.git.ResolveBranch(ctx, t.Project.Path, src); err != nil {
+		if _, err := w.gitFor(ctx, t.Project.ProjectID).ResolveBranch(ctx, t.Project.Path, src); err != nil {
 			return TaskGitInfo{}, invalid("sourceBranch", err, "source branch %q: %v", src, err)
 		}
 	}
@@ -283,14 +308,14 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 		}
 		return w.withCwd(ctx, t), nil
 	}
-	if !t.Project.IsGitRepo || w.git == nil {
+	if !t.Project.IsGitRepo || w.gitFor(ctx, t.Project.ProjectID) == nil {
 		return newTaskGitInfo(t), nil
 	}
 	if !t.WantsWorktree() {
 		if t.BaseCommit == "" {
 			// Base and head both start at the project's HEAD (none in
 			// a repository without commits).
-			if head, err := w.git.Head(ctx, t.Project.Path); err == nil {
+			if head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, t.Project.Path); err == nil {
 				if err := w.recordBaseOnly(ctx, t, head); err != nil {
 					return TaskGitInfo{}, err
 				}
@@ -301,11 +326,11 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 	if t.BranchName != "" {
 		// The folder was removed but the branch kept: check it out again,
 		// keeping the task's base.
-		path, err := w.git.ReopenWorktree(ctx, t.Project.Path, t.Project.WorktreeRoot, t.BranchName)
+		path, err := w.gitFor(ctx, t.Project.ProjectID).ReopenWorktree(ctx, t.Project.Path, t.Project.WorktreeRoot, t.BranchName)
 		if err != nil {
 			return TaskGitInfo{}, fmt.Errorf("reopen the task's branch %s: %w", t.BranchName, err)
 		}
-		head, err := w.git.Head(ctx, path)
+		head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, path)
 		if err == nil {
 			err = w.repo.RecordWorktree(ctx, taskID, path, t.BranchName, t.SourceBranch, t.BaseCommit)
 		}
@@ -317,7 +342,7 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 		}
 		return w.Info(ctx, taskID)
 	}
-	if _, err := w.git.Head(ctx, t.Project.Path); err != nil {
+	if _, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, t.Project.Path); err != nil {
 		// No commit yet: nothing to branch from; run in the project.
 		info := newTaskGitInfo(t)
 		info.Notice = "the repository has no commit yet, so the task runs in the project folder without a worktree"
@@ -327,7 +352,7 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 	if source == "" {
 		source = t.Project.DefaultSourceBranch
 	}
-	wt, err := w.git.CreateWorktree(ctx, gitx.CreateOptions{
+	wt, err := w.gitFor(ctx, t.Project.ProjectID).CreateWorktree(ctx, gitx.CreateOptions{
 		Repo: t.Project.Path, Root: t.Project.WorktreeRoot,
 		TaskName: t.TaskName, TaskID: t.TaskID, Source: source,
 	})
@@ -338,8 +363,8 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 		// Do not leave an unrecorded worktree behind.
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_ = w.git.RemoveWorktree(cctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: wt.Path, Force: true})
-		_ = w.git.DeleteBranch(cctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: wt.Branch, Force: true})
+		_ = w.gitFor(cctx, t.Project.ProjectID).RemoveWorktree(cctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: wt.Path, Force: true})
+		_ = w.gitFor(cctx, t.Project.ProjectID).DeleteBranch(cctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: wt.Branch, Force: true})
 		return TaskGitInfo{}, err
 	}
 	return w.Info(ctx, taskID)
@@ -353,17 +378,17 @@ func (w *Workspaces) recordBaseOnly(ctx context.Context, t store.TaskGit, head s
 // RecordHead stores the current HEAD of the task's worktree (or project
 // folder) as the task's head commit. Call it when a run ends.
 func (w *Workspaces) RecordHead(ctx context.Context, taskID string) error {
-	if err := w.needGit(); err != nil {
-		return err
-	}
 	t, err := w.task(ctx, taskID)
 	if err != nil {
+		return err
+	}
+	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 		return err
 	}
 	if !t.Project.IsGitRepo || t.BaseCommit == "" {
 		return nil
 	}
-	head, err := w.git.Head(ctx, newTaskGitInfo(t).Cwd)
+	head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, newTaskGitInfo(t).Cwd)
 	if err != nil {
 		return fmt.Errorf("read the task's head: %w", err)
 	}
@@ -394,17 +419,17 @@ func (w *Workspaces) Status(ctx context.Context, taskID string) (TaskGitStatus, 
 		return TaskGitStatus{}, err
 	}
 	out := TaskGitStatus{TaskGitInfo: newTaskGitInfo(t)}
-	if t.WorktreePath == "" || w.git == nil {
+	if t.WorktreePath == "" || w.gitFor(ctx, t.Project.ProjectID) == nil {
 		out.MergeBlocked = "the task has no worktree"
 		return out, nil
 	}
-	st, err := w.git.Status(ctx, t.WorktreePath)
+	st, err := w.gitFor(ctx, t.Project.ProjectID).Status(ctx, t.WorktreePath)
 	if err != nil {
 		return TaskGitStatus{}, fmt.Errorf("read the worktree's status: %w", err)
 	}
 	out.HasWorktree, out.Status, out.Clean = true, st, st.Clean()
 	out.CanCommit = !st.Clean() && st.Conflicted == 0
-	if n, err := w.git.CommitsBetween(ctx, t.WorktreePath, t.BaseCommit, st.Head); err == nil {
+	if n, err := w.gitFor(ctx, t.Project.ProjectID).CommitsBetween(ctx, t.WorktreePath, t.BaseCommit, st.Head); err == nil {
 		out.CommitsAhead = n
 	}
 	switch {
@@ -413,9 +438,9 @@ func (w *Workspaces) Status(ctx context.Context, taskID string) (TaskGitStatus, 
 	case t.SourceBranch == "":
 		out.MergeBlocked = "the task has no source branch"
 	default:
-		if tip, err := w.git.ResolveBranch(ctx, t.Project.Path, t.SourceBranch); err != nil {
+		if tip, err := w.gitFor(ctx, t.Project.ProjectID).ResolveBranch(ctx, t.Project.Path, t.SourceBranch); err != nil {
 			out.MergeBlocked = fmt.Sprintf("source branch %s not found", t.SourceBranch)
-		} else if n, err := w.git.CommitsBetween(ctx, t.WorktreePath, tip, st.Head); err == nil && n == 0 {
+		} else if n, err := w.gitFor(ctx, t.Project.ProjectID).CommitsBetween(ctx, t.WorktreePath, tip, st.Head); err == nil && n == 0 {
 			out.MergeBlocked = "nothing to merge: no commit beyond " + t.SourceBranch
 		} else {
 			out.CanMerge = true
@@ -433,7 +458,7 @@ func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) 
 	}
 	out := TaskDiff{TaskID: taskID, Files: []gitx.FileChange{}, At: store.Now()}
 	switch {
-	case w.git == nil:
+	case w.gitFor(ctx, t.Project.ProjectID) == nil:
 		out.Reason = "git is not installed"
 		return out, nil
 	case !t.Project.IsGitRepo:
@@ -447,7 +472,7 @@ func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) 
 		return out, nil
 	}
 	dir, to := diffTarget(t)
-	d, err := w.git.Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{To: to})
+	d, err := w.gitFor(ctx, t.Project.ProjectID).Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{To: to})
 	if err != nil {
 		return TaskDiff{}, fmt.Errorf("diff the task's work: %w", err)
 	}
@@ -480,11 +505,11 @@ func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.Fi
 	if path == "" || !filepath.IsLocal(filepath.FromSlash(path)) {
 		return gitx.FileChange{}, invalid("path", gitx.ErrInvalidPath, "invalid file path %q", path)
 	}
-	if err := w.needGit(); err != nil {
-		return gitx.FileChange{}, err
-	}
 	t, err := w.task(ctx, taskID)
 	if err != nil {
+		return gitx.FileChange{}, err
+	}
+	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 		return gitx.FileChange{}, err
 	}
 	if t.BaseCommit == "" || discarded(t) {
@@ -492,7 +517,7 @@ func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.Fi
 	}
 	dir, to := diffTarget(t)
 	// Find a rename's old path so the file diff stays a rename.
-	all, err := w.git.Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{NoPatch: true, To: to})
+	all, err := w.gitFor(ctx, t.Project.ProjectID).Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{NoPatch: true, To: to})
 	if err != nil {
 		return gitx.FileChange{}, err
 	}
@@ -502,7 +527,7 @@ func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.Fi
 			old = f.OldPath
 		}
 	}
-	return w.git.FileDiffTo(ctx, dir, t.BaseCommit, to, path, old)
+	return w.gitFor(ctx, t.Project.ProjectID).FileDiffTo(ctx, dir, t.BaseCommit, to, path, old)
 }
 
 // Commit stages everything in the task's worktree and commits it with the
@@ -516,7 +541,7 @@ func (w *Workspaces) Commit(ctx context.Context, taskID, message string) (TaskGi
 	if strings.TrimSpace(message) == "" {
 		return TaskGitInfo{}, invalid("message", gitx.ErrEmptyMessage, "the commit message is empty")
 	}
-	head, err := w.git.Commit(ctx, t.WorktreePath, message)
+	head, err := w.gitFor(ctx, t.Project.ProjectID).Commit(ctx, t.WorktreePath, message)
 	if err != nil {
 		return TaskGitInfo{}, err
 	}
@@ -539,14 +564,14 @@ func (w *Workspaces) Merge(ctx context.Context, taskID string, in MergeInput) (M
 	if t.SourceBranch == "" {
 		return MergeOutcome{}, fmt.Errorf("the task has no source branch to merge into")
 	}
-	st, err := w.git.Status(ctx, t.WorktreePath)
+	st, err := w.gitFor(ctx, t.Project.ProjectID).Status(ctx, t.WorktreePath)
 	if err != nil {
 		return MergeOutcome{}, err
 	}
 	if !st.Clean() {
 		return MergeOutcome{}, fmt.Errorf("%w: commit or discard the task's changes before merging", gitx.ErrDirtyWorktree)
 	}
-	res, err := w.git.Merge(ctx, gitx.MergeOptions{
+	res, err := w.gitFor(ctx, t.Project.ProjectID).Merge(ctx, gitx.MergeOptions{
 		Repo: t.Project.Path, Branch: t.BranchName, Into: t.SourceBranch,
 		Squash: in.Squash, NoFastForward: in.NoFastForward, Message: in.Message,
 	})
@@ -602,11 +627,11 @@ func (w *Workspaces) DeleteTaskWorkspace(ctx context.Context, taskID string, for
 	if t.WorktreePath == "" {
 		return WorkspaceRemoval{}, nil
 	}
-	if err := w.needGit(); err != nil {
+	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
 		return WorkspaceRemoval{}, err
 	}
 	var out WorkspaceRemoval
-	if err := w.git.RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
+	if err := w.gitFor(ctx, t.Project.ProjectID).RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
 		if errors.Is(err, gitx.ErrDirtyWorktree) {
 			return WorkspaceRemoval{}, fmt.Errorf("%w; confirm to delete them with the task", err)
 		}
@@ -615,7 +640,7 @@ func (w *Workspaces) DeleteTaskWorkspace(ctx context.Context, taskID string, for
 	out.WorktreeRemoved = true
 	keep := false
 	if t.BranchName != "" {
-		err := w.git.DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName,
+		err := w.gitFor(ctx, t.Project.ProjectID).DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName,
 			Source: t.SourceBranch, Force: force || t.MergedAt != 0})
 		switch {
 		case err == nil:
@@ -638,10 +663,10 @@ func (w *Workspaces) DeleteTaskWorkspace(ctx context.Context, taskID string, for
 // removeLocked removes the task's worktree and branch (the task lock is
 // held).
 func (w *Workspaces) removeLocked(ctx context.Context, t store.TaskGit, force, forceBranch bool) error {
-	if err := w.git.RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
+	if err := w.gitFor(ctx, t.Project.ProjectID).RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
 		return err
 	}
-	err := w.git.DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName, Source: t.SourceBranch, Force: forceBranch})
+	err := w.gitFor(ctx, t.Project.ProjectID).DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName, Source: t.SourceBranch, Force: forceBranch})
 	if err != nil && !errors.Is(err, gitx.ErrBranchNotFound) {
 		_ = w.repo.ClearWorktree(ctx, t.TaskID, true)
 		return err
@@ -651,7 +676,7 @@ func (w *Workspaces) removeLocked(ctx context.Context, t store.TaskGit, force, f
 
 // Branches lists a project's local branches.
 func (w *Workspaces) Branches(ctx context.Context, projectID string) ([]gitx.Branch, error) {
-	if err := w.needGit(); err != nil {
+	if err := w.needGit(ctx, projectID); err != nil {
 		return nil, err
 	}
 	p, err := w.repo.Project(ctx, projectID)
@@ -661,7 +686,7 @@ func (w *Workspaces) Branches(ctx context.Context, projectID string) ([]gitx.Bra
 	if !p.IsGitRepo {
 		return []gitx.Branch{}, nil
 	}
-	bs, err := w.git.Branches(ctx, p.Path)
+	bs, err := w.gitFor(ctx, projectID).Branches(ctx, p.Path)
 	if bs == nil && err == nil {
 		bs = []gitx.Branch{}
 	}
@@ -701,10 +726,10 @@ func (w *Workspaces) SetProjectSettings(ctx context.Context, projectID string, i
 	}
 	branch := strings.TrimSpace(in.DefaultSourceBranch)
 	if branch != "" {
-		if err := w.needGit(); err != nil {
+		if err := w.needGit(ctx, projectID); err != nil {
 			return ProjectGitSettings{}, err
 		}
-		if _, err := w.git.ResolveBranch(ctx, p.Path, branch); err != nil {
+		if _, err := w.gitFor(ctx, projectID).ResolveBranch(ctx, p.Path, branch); err != nil {
 			return ProjectGitSettings{}, invalid("defaultSourceBranch", err, "branch %q: %v", branch, err)
 		}
 	}

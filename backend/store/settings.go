@@ -10,6 +10,12 @@ import (
 const (
 	// SettingDefaultBackend is the backend new projects start with.
 	SettingDefaultBackend = "defaultAgentBackend"
+	// SettingRelays runs agents behind relays so tasks outlive the app:
+	// "on" or "off" (default, docs/relay.md).
+	SettingRelays = "relays"
+	// SettingQuitRunning says what quitting does to running relayed tasks:
+	// "keep" them running or "stop" them (default).
+	SettingQuitRunning = "quitRunningTasks"
 )
 
 // Settings is the key/value settings table.

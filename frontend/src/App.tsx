@@ -11,7 +11,7 @@ import { useColumns } from "./features/layout/columns";
 import { ColumnsRail } from "./features/layout/ColumnsToggle";
 import { AddProjectDialog } from "./features/projects/AddProjectDialog";
 import { TaskList } from "./features/tasks/TaskList";
-import { AgentsScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
+import { AgentsScreen, HostsScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
 import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
 import { SearchPalette } from "./features/search/SearchPalette";
 import { ImportLauncher } from "./features/import/ImportDialog";
@@ -187,6 +187,8 @@ function MainPane() {
       return <SettingsScreen />;
     case "agents":
       return <AgentsScreen />;
+    case "hosts":
+      return <HostsScreen />;
     case "empty":
       return (
         <div className="jc-welcome">

@@ -170,6 +170,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		mcpDir.Remove()
 		return nil, err
 	}
+	s.stream.Bind(s.proc) // behind a relay: a frame is acknowledged once stored
 	b.sessions.Add(s)
 	go s.finish()
 
@@ -184,6 +185,14 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		}
 	}
 	return s, nil
+}
+
+// Detach implements agent.Detacher: behind a relay, the agent keeps running.
+func (s *Session) Detach(ctx context.Context) (bool, error) {
+	if !s.proc.Relayed() {
+		return false, nil
+	}
+	return true, s.proc.Detach(ctx)
 }
 
 // abandon ends a session Start could not hand out: nobody will read its

@@ -19,7 +19,8 @@ export type Screen =
   | { kind: "new-task"; projectId: string }
   | { kind: "project-settings"; projectId: string }
   | { kind: "settings" }
-  | { kind: "agents" };
+  | { kind: "agents" }
+  | { kind: "hosts" };
 
 export interface AppState {
   /** The bridge, for screens that keep their own data (the Agents page). */

@@ -84,6 +84,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "fakeclaude: child pid %d\n", c.Process.Pid)
 	}
 	f := &fake{cfg: cfg, mode: mode, out: bufio.NewWriterSize(os.Stdout, 1<<16), session: fmt.Sprintf("fake-session-%d", os.Getpid())}
+	if p := os.Getenv("FAKE_CLAUDE_OUT_LOG"); p != "" {
+		f.outLog, _ = os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	}
 	if cfg.script != "" {
 		b, err := os.ReadFile(cfg.script)
 		if err != nil {
@@ -138,6 +141,7 @@ type fake struct {
 	mode    string
 	model   string
 	out     *bufio.Writer
+	outLog  *os.File
 	written int
 	session string
 	turns   [][][]byte
@@ -236,6 +240,9 @@ func (f *fake) exit() {
 // flushed together (the reader sees the same lines, in bigger reads);
 // everything else is flushed immediately.
 func (f *fake) emit(line []byte) {
+	if f.outLog != nil { // its own record of what it wrote (relay tests compare it with what was stored)
+		f.outLog.Write(append(line[:len(line):len(line)], '\n'))
+	}
 	f.out.Write(line)
 	f.out.WriteByte('\n')
 	f.written++

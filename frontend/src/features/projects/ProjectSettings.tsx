@@ -10,6 +10,7 @@ import { GitIcon, FolderIcon, TrashIcon } from "../../lib/icons";
 import { Button, Field } from "../../lib/ui";
 import { BackendSelect, CapabilityList } from "../settings/BackendSelect";
 import { WorktreeSettings } from "../diff/WorktreeSettings";
+import { ProjectHostSetting } from "../hosts/ProjectHostSetting";
 import { PermissionRules } from "./PermissionRules";
 import { ProjectToolSettings } from "./ProjectToolSettings";
 
@@ -141,6 +142,12 @@ function ProjectSettingsBody({ project }: { project: Project }) {
             {modelSaved ? "Saved" : "Save"}
           </Button>
         </form>
+      </section>
+
+      <section className="jc-card">
+        <h2 className="jc-card__title">Where it runs</h2>
+        <p className="jc-card__desc">A project can live on an SSH host: git and its agents then run there.</p>
+        <ProjectHostSetting projectId={project.id} />
       </section>
 
       {project.isGitRepo ? (

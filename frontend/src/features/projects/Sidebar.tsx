@@ -89,6 +89,14 @@ export function Sidebar() {
         </button>
         <button
           type="button"
+          className={cx("jc-sidebar__footer-btn", screen.kind === "hosts" && "jc-sidebar__footer-btn--active")}
+          onClick={() => openScreen({ kind: "hosts" })}
+          data-testid="open-hosts"
+        >
+          Hosts
+        </button>
+        <button
+          type="button"
           className={cx("jc-sidebar__footer-btn", screen.kind === "settings" && "jc-sidebar__footer-btn--active")}
           onClick={() => openScreen({ kind: "settings" })}
         >

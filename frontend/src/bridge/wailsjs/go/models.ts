@@ -782,6 +782,63 @@ export namespace orchestrator {
 
 }
 
+export namespace remote {
+	
+	export class ConfigHost {
+	    alias: string;
+	    hostName: string;
+	    user: string;
+	    port: string;
+	    proxyJump: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConfigHost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.alias = source["alias"];
+	        this.hostName = source["hostName"];
+	        this.user = source["user"];
+	        this.port = source["port"];
+	        this.proxyJump = source["proxyJump"];
+	    }
+	}
+	export class Health {
+	    host: string;
+	    reachable: boolean;
+	    error?: string;
+	    os: string;
+	    arch: string;
+	    rawOs: string;
+	    rawArch: string;
+	    git: string;
+	    agents: Record<string, string>;
+	    freeBytes: number;
+	    latencyMs: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Health(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.reachable = source["reachable"];
+	        this.error = source["error"];
+	        this.os = source["os"];
+	        this.arch = source["arch"];
+	        this.rawOs = source["rawOs"];
+	        this.rawArch = source["rawArch"];
+	        this.git = source["git"];
+	        this.agents = source["agents"];
+	        this.freeBytes = source["freeBytes"];
+	        this.latencyMs = source["latencyMs"];
+	    }
+	}
+
+}
+
 export namespace services {
 	
 	export enum Indicator {
@@ -924,6 +981,62 @@ export namespace services {
 	        this.messageId = source["messageId"];
 	        this.backend = source["backend"];
 	        this.prompt = source["prompt"];
+	    }
+	}
+	export class Host {
+	    name: string;
+	    fromConfig: boolean;
+	    added: boolean;
+	    config: remote.ConfigHost;
+	    health?: remote.Health;
+	    checkedAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Host(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.fromConfig = source["fromConfig"];
+	        this.added = source["added"];
+	        this.config = this.convertValues(source["config"], remote.ConfigHost);
+	        this.health = this.convertValues(source["health"], remote.Health);
+	        this.checkedAt = source["checkedAt"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HostAgent {
+	    command: string;
+	    name: string;
+	    package: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostAgent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.command = source["command"];
+	        this.name = source["name"];
+	        this.package = source["package"];
 	    }
 	}
 	export class InstallResult {
@@ -1108,6 +1221,22 @@ export namespace services {
 	        this.worktreeRoot = source["worktreeRoot"];
 	        this.defaultWorktreeRoot = source["defaultWorktreeRoot"];
 	        this.defaultSourceBranch = source["defaultSourceBranch"];
+	    }
+	}
+	export class ProjectHost {
+	    projectId: string;
+	    host: string;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProjectHost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.projectId = source["projectId"];
+	        this.host = source["host"];
+	        this.path = source["path"];
 	    }
 	}
 	export class ProjectSetupSettings {

@@ -1,0 +1,299 @@
+package agent
+
+// Remote processes: an agent behind a relay (backend/relay) keeps running
+// when the app is gone. The Process API is the same (WriteLine, Signal,
+// Stop, Exited, OnFrame) whether the process is a direct child or behind a
+// relay; only ProcSpec.Transport differs.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Transport starts a process somewhere other than as the app's child.
+type Transport interface {
+	// Start starts spec (its Name, Path, Args, Dir, Env, Stdin, Role; the
+	// task id is TaskIDFrom(ctx)) and returns the link to it.
+	Start(ctx context.Context, spec ProcSpec) (Remote, error)
+}
+
+// TransportProvider is an optional ability of a ProcessRecorder: it picks
+// the transport of each process the runtime starts (nil: a direct child).
+// The app's recorder has it, so that every backend gets the relay without
+// knowing about it.
+type TransportProvider interface {
+	TransportFor(ctx context.Context, spec ProcSpec) Transport
+}
+
+// Remote is the link to a process behind a relay.
+type Remote interface {
+	// ID names the relay (its journal), for the app's stored progress.
+	ID() string
+	PID() int
+	// Next blocks for the next stdout line or the end. An error means the
+	// link broke (the relay died or the connection closed).
+	Next() (RemoteFrame, error)
+	WriteLine(b []byte) error
+	CloseStdin() error
+	Signal(sig syscall.Signal) error
+	Stop(grace time.Duration, reason string) error
+	// Ack says every frame up to seq is stored.
+	Ack(seq uint64) error
+	// Detach leaves the process running (the app quits with "keep").
+	Detach() error
+}
+
+// RemoteFrame is one stdout line (Seq > 0) or the end (Exit != nil).
+type RemoteFrame struct {
+	Seq     uint64
+	Line    []byte
+	TooLong bool
+	// Replay marks a frame the app stored already, sent again so that a
+	// fresh normalizer (and the backend's books) catch up on an adopted
+	// process; it is not stored twice (Batch.Replayed).
+	Replay bool
+	Exit   *RemoteExit
+}
+
+// RemoteExit is how a remote process ended.
+type RemoteExit struct {
+	Seq     uint64
+	Code    int
+	Signal  int
+	Err     string
+	Stderr  string
+	Stopped bool
+	Reason  string
+}
+
+// ackEvery is the least time between two acks sent to a relay.
+const ackEvery = 2 * time.Millisecond
+
+// ErrRelayLost is the end of a process whose relay went away.
+var ErrRelayLost = errors.New("relay lost")
+
+type ctxKeyTask struct{}
+
+// WithTaskID tells the transport which task a process belongs to.
+func WithTaskID(ctx context.Context, taskID string) context.Context {
+	return context.WithValue(ctx, ctxKeyTask{}, taskID)
+}
+
+// TaskIDFrom is the task id WithTaskID stored ("" if none).
+func TaskIDFrom(ctx context.Context) string {
+	s, _ := ctx.Value(ctxKeyTask{}).(string)
+	return s
+}
+
+// remoteState is a Process's side of a Remote.
+type remoteState struct {
+	r       Remote
+	cur     atomic.Uint64 // seq of the frame OnFrame is handling
+	replay  atomic.Bool   // that frame is a replay
+	manual  atomic.Bool   // a bound Stream acks (after the store); else OnFrame's return acks
+	mu      sync.Mutex
+	acked   uint64
+	sent    uint64 // the last ack sent
+	exitSeq uint64
+	exit    *RemoteExit
+	lost    error
+	kick    chan struct{} // wakes the ack sender (cap 1)
+	quit    chan struct{}
+}
+
+func newRemoteState(r Remote) *remoteState {
+	rs := &remoteState{r: r, kick: make(chan struct{}, 1), quit: make(chan struct{})}
+	go rs.sendAcks()
+	return rs
+}
+
+// ack records that everything up to seq is stored. Acks are cumulative, so
+// the sender coalesces them: under a firehose one message covers many frames.
+func (rs *remoteState) ack(seq uint64) {
+	rs.mu.Lock()
+	if seq <= rs.acked {
+		rs.mu.Unlock()
+		return
+	}
+	rs.acked = seq
+	rs.mu.Unlock()
+	select {
+	case rs.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (rs *remoteState) sendAcks() {
+	for {
+		select {
+		case <-rs.kick:
+		case <-rs.quit:
+			return
+		}
+		rs.mu.Lock()
+		seq := rs.acked
+		if rs.exitSeq > 0 && seq+1 >= rs.exitSeq {
+			seq = rs.exitSeq // everything before the end is stored: the relay may go
+		}
+		if seq <= rs.sent {
+			rs.mu.Unlock()
+			continue
+		}
+		rs.sent = seq
+		last := rs.exitSeq > 0 && seq == rs.exitSeq
+		rs.mu.Unlock()
+		if rs.r.Ack(seq) != nil || last {
+			return
+		}
+		time.Sleep(ackEvery) // acks only rotate the journal: a few per 10 ms is plenty
+	}
+}
+
+func (rs *remoteState) stopAcks() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	select {
+	case <-rs.quit:
+	default:
+		close(rs.quit)
+	}
+}
+
+func (rs *remoteState) ended(ex *RemoteExit) {
+	rs.mu.Lock()
+	rs.exit, rs.exitSeq = ex, ex.Seq
+	rs.mu.Unlock()
+	select {
+	case rs.kick <- struct{}{}:
+	default:
+	}
+}
+
+// AdoptProcess wraps a Remote the app attached to (a relay found at start)
+// in a Process: frames from the relay's journal, then live, go to
+// spec.OnFrame as for a process just started.
+func AdoptProcess(spec ProcSpec, r Remote) *Process {
+	if spec.WaitDelay <= 0 {
+		spec.WaitDelay = 3 * time.Second
+	}
+	p := &Process{spec: spec, exited: make(chan struct{}), done: make(chan struct{}), rs: newRemoteState(r)}
+	// Not recorded in app_processes: a relayed agent must survive the next
+	// start's clean-up; the app finds it in the relays' directory instead.
+	go p.remoteLoop()
+	return p
+}
+
+func startRemote(ctx context.Context, t Transport, spec ProcSpec) (*Process, error) {
+	r, err := t.Start(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: start %s: %w", spec.Name, spec.Path, err)
+	}
+	return AdoptProcess(spec, r), nil
+}
+
+func (p *Process) remoteLoop() {
+	rs := p.rs
+	defer close(p.done)
+	for {
+		f, err := rs.r.Next()
+		if err != nil {
+			rs.mu.Lock()
+			rs.lost = fmt.Errorf("%s: %w: %w", p.spec.Name, ErrRelayLost, err)
+			rs.mu.Unlock()
+			rs.stopAcks()
+			break
+		}
+		if f.Exit != nil {
+			rs.ended(f.Exit)
+			break
+		}
+		rs.cur.Store(f.Seq)
+		rs.replay.Store(f.Replay)
+		if p.spec.OnFrame != nil {
+			var ferr error
+			if f.TooLong {
+				ferr = fmt.Errorf("%w (over %d bytes): line skipped", ErrFrameTooLong, MaxFrameBytes)
+			}
+			p.spec.OnFrame(f.Line, time.Now(), ferr)
+		}
+		if !rs.manual.Load() && !f.Replay {
+			rs.ack(f.Seq)
+		}
+	}
+	close(p.exited)
+}
+
+// remoteExitError is ExitError for a remote process.
+func (p *Process) remoteExitError() error {
+	rs := p.rs
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.lost != nil {
+		return rs.lost
+	}
+	ex := rs.exit
+	if ex == nil || (ex.Code == 0 && ex.Err == "") || ex.Stopped {
+		return nil
+	}
+	msg := ex.Err
+	if msg == "" {
+		msg = fmt.Sprintf("exit status %d", ex.Code)
+	}
+	if ex.Stderr != "" {
+		return fmt.Errorf("%s: %s; stderr: %s", p.spec.Name, msg, ex.Stderr)
+	}
+	return fmt.Errorf("%s: %s", p.spec.Name, msg)
+}
+
+// Detacher is an optional ability of a Session whose process may run behind
+// a relay: Detach leaves the agent running (the app quits with "keep") and
+// reports false when the process is a direct child (nothing was done).
+type Detacher interface {
+	Detach(ctx context.Context) (bool, error)
+}
+
+// Relayed reports whether the process runs behind a relay.
+func (p *Process) Relayed() bool { return p.rs != nil }
+
+// Detach leaves a relayed process running and closes the link (quit with
+// "keep"); for a direct child it is Stop.
+func (p *Process) Detach(ctx context.Context) error {
+	if p.rs == nil {
+		return p.Stop(ctx, 0)
+	}
+	p.rs.stopAcks()
+	return p.rs.r.Detach()
+}
+
+// RelayExit is how a relayed process ended (nil while running, for a
+// direct child, or when the relay was lost).
+func (p *Process) RelayExit() *RemoteExit {
+	if p.rs == nil {
+		return nil
+	}
+	p.rs.mu.Lock()
+	defer p.rs.mu.Unlock()
+	return p.rs.exit
+}
+
+// stopRemote asks the relay to end the process and waits for its end.
+func (p *Process) stopRemote(ctx context.Context, grace time.Duration) error {
+	p.writeMu.Lock()
+	p.stdinClosed = true
+	p.writeMu.Unlock()
+	if err := p.rs.r.Stop(grace, "stopped by the app"); err != nil && !isDone(p.done) {
+		return fmt.Errorf("%s: stop: %w", p.spec.Name, err)
+	}
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		_ = p.rs.r.Signal(syscall.SIGKILL)
+		return fmt.Errorf("%s: stop: %w", p.spec.Name, ctx.Err())
+	}
+}

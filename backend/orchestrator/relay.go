@@ -1,0 +1,281 @@
+package orchestrator
+
+// Tasks that outlive the app (docs/relay.md): with Options.Relays every
+// agent runs behind a relay; Recover adopts the relays a previous app left
+// (live ones continue live, dead ones give up their journal), and Close
+// either stops the agents or leaves them running (Options.KeepOnQuit).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/relay"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// Reasons shown with a relayed task.
+const (
+	ReasonContinued = "continued after restart"
+	ReasonKept      = "Jean-Claude was closed; the agent kept running under its relay"
+)
+
+// relayRecorder is the sessions' recorder when relays are on: it records
+// direct children as before and puts agents behind relays.
+type relayRecorder struct {
+	*store.ProcessLog
+	t agent.Transport
+}
+
+var _ agent.TransportProvider = relayRecorder{}
+
+type ctxKeyAdopt struct{}
+
+// TransportFor implements agent.TransportProvider: an agent with stdio of a
+// known task runs behind a relay (or attaches to the one being adopted);
+// servers (OpenCode's) and processes without a task stay children.
+func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) agent.Transport {
+	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
+		return t
+	}
+	if agent.TaskIDFrom(ctx) == "" || !strings.HasPrefix(spec.Role, "agent ") {
+		return nil
+	}
+	return r.t
+}
+
+func (o *Orchestrator) recorder() agent.ProcessRecorder {
+	if o.opt.Relays == nil {
+		return o.procLog
+	}
+	return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays}
+}
+
+// startCtx is the context a backend starts a session with: the app's, with
+// the task id, and the adopting transport when Recover adopts a relay.
+func (o *Orchestrator) startCtx(ctx context.Context, taskID string) context.Context {
+	sc := agent.WithTaskID(o.ctx, taskID)
+	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
+		sc = context.WithValue(sc, ctxKeyAdopt{}, t)
+	}
+	return sc
+}
+
+// ackStored tells the relays that bs are stored (acks are cumulative: the
+// last one covers the rest).
+func ackStored(bs []agent.Batch) {
+	for i := len(bs) - 1; i >= 0; i-- {
+		if bs[i].Ack != nil {
+			bs[i].Ack()
+			return
+		}
+	}
+}
+
+// SetKeepOnQuit sets what Close does to relayed agents: keep them running
+// (true) or stop them (the "quitRunningTasks" setting, read at quit).
+func (o *Orchestrator) SetKeepOnQuit(keep bool) {
+	o.mu.Lock()
+	o.opt.KeepOnQuit = keep
+	o.mu.Unlock()
+}
+
+// detachOnClose leaves a relayed agent running when the app closes with
+// "keep"; it reports whether it did.
+func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
+	d, ok := r.sess.(agent.Detacher)
+	o.mu.Lock()
+	keep := o.opt.KeepOnQuit
+	o.mu.Unlock()
+	if !keep || !ok {
+		return false
+	}
+	unlock := o.lock(r.taskID)
+	r.stopReason = ReasonKept
+	unlock()
+	did, err := d.Detach(ctx)
+	if !did {
+		return false
+	}
+	if err != nil {
+		o.log.Warn("orchestrator: detach relay", "task", r.taskID, "err", err)
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+	}
+	o.log.Info("orchestrator: relay kept running", "task", r.taskID)
+	return true
+}
+
+// adoptRelays adopts every relay a previous app left: a live one continues
+// live from the last stored frame; a dead one (its relay killed, or ended
+// with nobody to take its journal) gives up every journaled frame, then
+// the task ends (interrupted with the reason when the relay died).
+func (o *Orchestrator) adoptRelays(ctx context.Context) {
+	if o.opt.Relays == nil {
+		return
+	}
+	metas, err := relay.List(o.opt.Relays.Dir)
+	if err != nil {
+		o.log.Warn("orchestrator: list relays", "dir", o.opt.Relays.Dir, "err", err)
+		return
+	}
+	o.log.Info("orchestrator: relays found", "count", len(metas), "dir", o.opt.Relays.Dir)
+	for _, m := range metas {
+		if err := o.adoptRelay(ctx, m); err != nil {
+			o.log.Warn("orchestrator: adopt relay", "relay", m.ID, "task", m.TaskID, "err", err)
+		}
+	}
+}
+
+func (o *Orchestrator) adoptRelay(ctx context.Context, m relay.Meta) error {
+	t, err := store.LoadTaskRun(ctx, o.db.R, m.TaskID)
+	if err != nil {
+		_ = m.KillAgent()
+		m.Remove()
+		o.log.Info("orchestrator: relay cleaned up (no such task)", "relay", m.ID, "task", m.TaskID)
+		return nil
+	}
+	seq, err := store.RelayProgress(ctx, o.db.R, m.ID)
+	if err != nil {
+		return err
+	}
+	unlock := o.lock(t.ID)
+	defer unlock()
+	if o.getRun(t.ID) != nil {
+		return fmt.Errorf("task %s already runs", t.ID)
+	}
+	alive := m.Alive()
+	var tr agent.Transport = adoptTransport{m: m, stored: seq}
+	reason := ReasonContinued
+	if !alive {
+		_ = m.KillAgent() // its relay is gone: nothing can reach it any more
+		tr = &journalTransport{m: m, stored: seq}
+		reason = fmt.Sprintf("its relay (pid %d) ended while Jean-Claude was away; every frame it journaled was kept", m.RelayPID)
+	}
+	actx := context.WithValue(ctx, ctxKeyAdopt{}, tr)
+	if err := o.startLocked(actx, t, t.SessionID, ""); err != nil {
+		return err
+	}
+	o.markAdopted(ctx, t.ID, reason, m, alive)
+	o.log.Info("orchestrator: relay adopted", "relay", m.ID, "task", t.ID, "alive", alive, "from", seq+1)
+	return nil
+}
+
+// markAdopted shows why the task runs again; a task whose relay died ends
+// interrupted with reason once its journal is stored.
+func (o *Orchestrator) markAdopted(ctx context.Context, taskID, reason string, m relay.Meta, alive bool) {
+	r := o.getRun(taskID)
+	if r == nil {
+		return
+	}
+	if !alive {
+		r.stopping, r.stopReason = true, reason
+		go func() { // every journaled frame is stored once the run ended
+			<-r.done
+			m.Remove()
+			o.log.Info("orchestrator: relay cleaned up", "relay", m.ID, "task", taskID)
+		}()
+	}
+	err := o.db.Tx(ctx, func(tx *txT) error {
+		return store.SetTaskStatus(ctx, tx, taskID, store.StatusRunning, reason, store.Now())
+	})
+	if err != nil {
+		o.log.Warn("orchestrator: mark adopted", "task", taskID, "err", err)
+	}
+	o.emitTask(ctx, taskID)
+}
+
+// adoptTransport attaches to a live relay instead of starting a process.
+// It replays the journal from its start, the frames already stored marked
+// as such, so that the new session's normalizer continues the message the
+// agent was writing.
+type adoptTransport struct {
+	m      relay.Meta
+	stored uint64
+}
+
+func (a adoptTransport) Start(ctx context.Context, _ agent.ProcSpec) (agent.Remote, error) {
+	return relay.AdoptReplaying(ctx, a.m, a.stored)
+}
+
+// journalTransport replays the journal of a relay that is gone. Writes to
+// the agent are dropped (it is gone too); the files are removed once every
+// frame is stored.
+type journalTransport struct {
+	m      relay.Meta
+	stored uint64
+}
+
+func (j *journalTransport) Start(_ context.Context, _ agent.ProcSpec) (agent.Remote, error) {
+	jr := &journalRemote{m: j.m, stored: j.stored}
+	ex, err := relay.ReadJournal(j.m.Journal, 1, func(r relay.Record) error {
+		jr.recs = append(jr.recs, r)
+		return nil
+	})
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	jr.exit = ex
+	if len(jr.recs) == 0 && ex == nil {
+		jr.m.Remove()
+	}
+	return jr, nil
+}
+
+type journalRemote struct {
+	m      relay.Meta
+	stored uint64
+	recs   []relay.Record
+	exit   *relay.Exit
+	mu     sync.Mutex
+	i      int
+}
+
+func (j *journalRemote) ID() string { return j.m.ID }
+func (j *journalRemote) PID() int   { return j.m.AgentPID }
+
+func (j *journalRemote) Next() (agent.RemoteFrame, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.i < len(j.recs) {
+		r := j.recs[j.i]
+		j.i++
+		return agent.RemoteFrame{Seq: r.Seq, Line: r.Payload, TooLong: r.Kind == 'L', Replay: r.Seq <= j.stored}, nil
+	}
+	if j.exit != nil && j.i == len(j.recs) {
+		j.i++
+		ex := j.exit
+		return agent.RemoteFrame{Exit: &agent.RemoteExit{Seq: ex.Seq, Code: ex.Code, Signal: ex.Signal, Err: ex.Err,
+			Stderr: ex.Stderr, Stopped: ex.Stopped, Reason: ex.Reason}}, nil
+	}
+	return agent.RemoteFrame{}, fmt.Errorf("relay pid %d is gone: %w", j.m.RelayPID, io.EOF)
+}
+
+func (j *journalRemote) WriteLine([]byte) error           { return nil }
+func (j *journalRemote) CloseStdin() error                { return nil }
+func (j *journalRemote) Signal(syscall.Signal) error      { return nil }
+func (j *journalRemote) Stop(time.Duration, string) error { return nil }
+func (j *journalRemote) Detach() error                    { return nil }
+
+// Ack removes the relay's files once its last record is stored.
+func (j *journalRemote) Ack(seq uint64) error {
+	last := uint64(0)
+	if n := len(j.recs); n > 0 {
+		last = j.recs[n-1].Seq
+	}
+	if j.exit != nil {
+		last = j.exit.Seq
+	}
+	if seq >= last {
+		j.m.Remove()
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package orchestrator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
+	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/relay"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// relayDir is a short directory for relay sockets (a unix socket path has
+// ~107 bytes; t.TempDir() can be long).
+func relayDir(t *testing.T) string {
+	d, err := os.MkdirTemp("", "jcr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ms, _ := relay.List(filepath.Join(d, "relays"))
+		for _, m := range ms {
+			_ = m.KillAgent()
+			if m.Alive() {
+				_ = syscall.Kill(m.RelayPID, syscall.SIGKILL)
+			}
+		}
+		os.RemoveAll(d)
+	})
+	return filepath.Join(d, "relays")
+}
+
+// killChildAppMidStream runs the child app (relays on) until it emitted
+// `after` messages, then kill -9s it.
+func killChildAppMidStream(t *testing.T, dbPath, rdir, outLog string, after int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childAppEnv+"=1", "CHILD_DB="+dbPath, "CHILD_FAKE="+agenttest.BuildFakeClaude(t),
+		"CHILD_SCRIPT=400", "CHILD_RELAY_DIR="+rdir, "CHILD_OUT_LOG="+outLog)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	sc := bufio.NewScanner(stdout)
+	for n < after && sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "ERR") {
+			t.Fatalf("child app: %s", sc.Text())
+		}
+		if strings.HasPrefix(sc.Text(), "EMIT") {
+			n++
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+}
+
+func relayOrchestrator(t *testing.T, db *store.DB, rdir string, keep bool) *Orchestrator {
+	t.Helper()
+	reg := claudeRegistry(t)
+	o, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db), Formats: agent.NewFormats(claude.Format()),
+		Relays: &relay.Transport{Dir: rdir}, KeepOnQuit: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	return o
+}
+
+// rawStream is every stored raw frame of the task, one a line.
+func rawStream(t *testing.T, db *store.DB, taskID string) []byte {
+	var b bytes.Buffer
+	for f, err := range store.RawFrames(context.Background(), db.R, taskID) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(f.Data, []byte(`"type":"user"`)) && bytes.Contains(f.Data, []byte(`"text":"long job"`)) {
+			continue // the app's own prompt (a frame it wrote, not the agent)
+		}
+		b.Write(f.Data)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// kill -9 of the app mid-stream; the relay keeps the agent running and
+// journaling; the next app adopts it: the task is still running ("continued
+// after restart"), every line the agent wrote is stored exactly once and
+// in order (compared with the agent's own record), the stream continues
+// to the end, and the relay then removes itself.
+func TestRelayAppKilledMidStreamAdopted(t *testing.T) {
+	dir := t.TempDir()
+	dbPath, outLog, rdir := filepath.Join(dir, "app.db"), filepath.Join(dir, "agent.out"), relayDir(t)
+	db := openDBAt(t, dbPath)
+	addTask(t, db, "t1", "claude-code", "long job")
+	killChildAppMidStream(t, dbPath, rdir, outLog, 30)
+
+	metas, err := relay.List(rdir)
+	if err != nil || len(metas) != 1 || !metas[0].Alive() || metas[0].TaskID != "t1" {
+		t.Fatalf("relays after the app died: %+v %v", metas, err)
+	}
+	before, _ := store.CountRawFrames(context.Background(), db.R, "t1")
+	o := relayOrchestrator(t, db, rdir, false)
+	if _, err := o.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if tr := loadTask(t, db, "t1"); tr.Status != store.StatusRunning || tr.StatusReason != ReasonContinued {
+		t.Fatalf("after adoption: %s %q", tr.Status, tr.StatusReason)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	want, err := os.ReadFile(outLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rawStream(t, db, "t1")
+	if !bytes.Equal(got, want) {
+		_ = os.WriteFile("/tmp/relay_got.txt", got, 0o600)
+		_ = os.WriteFile("/tmp/relay_want.txt", want, 0o600)
+		t.Fatalf("stored raw frames (%d bytes) differ from what the agent wrote (%d bytes)", len(got), len(want))
+	}
+	checkTranscriptMatchesRaw(t, db, "t1")
+	after, _ := store.CountRawFrames(context.Background(), db.R, "t1")
+	t.Logf("app killed after %d frames stored; %d after adoption", before, after)
+	// Quit with "stop": the agent and its relay end, the relay's files go.
+	if err := o.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "relay to remove itself", func() bool { ms, _ := relay.List(rdir); return len(ms) == 0 && !metas[0].Alive() })
+	if syscall.Kill(metas[0].AgentPID, 0) == nil {
+		if p, err := readProc(metas[0].AgentPID); err == nil && !p.zombie {
+			t.Fatalf("agent %d still running after quit-stop", metas[0].AgentPID)
+		}
+	}
+}
+
+// kill -9 of the relay while the app is away: the next app keeps every
+// frame it journaled and marks the task interrupted with the reason.
+func TestRelayKilledTaskInterruptedWithReason(t *testing.T) {
+	dir := t.TempDir()
+	dbPath, outLog, rdir := filepath.Join(dir, "app.db"), filepath.Join(dir, "agent.out"), relayDir(t)
+	db := openDBAt(t, dbPath)
+	addTask(t, db, "t1", "claude-code", "long job")
+	killChildAppMidStream(t, dbPath, rdir, outLog, 30)
+	metas, _ := relay.List(rdir)
+	if len(metas) != 1 {
+		t.Fatalf("relays %+v", metas)
+	}
+	time.Sleep(200 * time.Millisecond) // the agent journals on without an app
+	if err := syscall.Kill(metas[0].RelayPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "relay gone", func() bool { return !metas[0].Alive() })
+	var journaled int
+	_, _ = relay.ReadJournal(metas[0].Journal, 1, func(relay.Record) error { journaled++; return nil })
+
+	o := relayOrchestrator(t, db, rdir, false)
+	if _, err := o.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tr := waitStatus(t, db, "t1", store.StatusInterrupted)
+	if !strings.Contains(tr.StatusReason, "relay") {
+		t.Fatalf("reason %q", tr.StatusReason)
+	}
+	frames, _ := store.CountRawFrames(context.Background(), db.R, "t1")
+	if frames < journaled {
+		t.Fatalf("stored %d frames, the relay journaled %d", frames, journaled)
+	}
+	checkTranscriptMatchesRaw(t, db, "t1")
+	waitFor(t, "journal removed", func() bool { ms, _ := relay.List(rdir); return len(ms) == 0 })
+}
+
+// Quit with "keep" right after the start: the agent runs on under its
+// relay and asks a permission while no app is there; the next app adopts
+// it, shows the question, the answer reaches the agent, the turn
+// completes, and a follow-up is answered too.
+func TestRelayQuitKeepPermissionWhileAwayThenFollowUp(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	rdir := relayDir(t)
+	reg := claudeRegistry(t, "FAKE_CLAUDE_SCRIPT="+agenttest.ClaudeRecording(t, "bidi_perm_allow"), "FAKE_CLAUDE_LINE_DELAY=30ms")
+	addTask(t, db, "t1", "claude-code", "touch a file")
+	o1, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db), Formats: agent.NewFormats(claude.Format()),
+		Relays: &relay.Transport{Dir: rdir}, KeepOnQuit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o1.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := o1.Close(ctx); err != nil { // quit with "keep"
+		t.Fatal(err)
+	}
+	metas, _ := relay.List(rdir)
+	if len(metas) != 1 || !metas[0].Alive() {
+		t.Fatalf("relays after quit-keep: %+v", metas)
+	}
+	if tr := loadTask(t, db, "t1"); tr.StatusReason != ReasonKept {
+		t.Fatalf("after quit-keep: %s %q", tr.Status, tr.StatusReason)
+	}
+	time.Sleep(500 * time.Millisecond) // the agent asks while nobody is there
+
+	o2 := relayOrchestrator(t, db, rdir, false)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusWaiting)
+	reqs, _ := o2.PendingRequests(ctx, "t1")
+	if len(reqs) != 1 || reqs[0].Request.ToolName != "Bash" {
+		t.Fatalf("pending after restart %+v", reqs)
+	}
+	if err := o2.RespondToPermission(ctx, "t1", reqs[0].RequestID, PermissionAnswer{Behavior: agent.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	if err := o2.SendMessage(ctx, "t1", "and one more"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the follow-up answered", func() bool {
+		tr := loadTask(t, db, "t1")
+		var n int
+		_ = db.R.QueryRow(`SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%and one more%'`).Scan(&n)
+		return tr.Status == store.StatusCompleted && n > 0
+	})
+	checkTranscriptMatchesRaw(t, db, "t1")
+}

@@ -1,0 +1,123 @@
+package relay
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Client is an app's connection to one relay, over any byte stream (a unix
+// socket, or the stdio of `ssh host jean-claude relay dial SOCK`). One
+// goroutine reads with Next; the control methods may be called from any
+// goroutine.
+type Client struct {
+	rw      io.ReadWriteCloser
+	br      *bufio.Reader
+	wmu     sync.Mutex
+	Welcome Welcome
+}
+
+// ErrRefused is returned when the relay refuses the Hello (bad token).
+var ErrRefused = errors.New("relay: refused")
+
+// Attach says Hello over rw and reads the Welcome. from is the first
+// sequence wanted (the last one the app stored + 1; 1 for everything).
+func Attach(rw io.ReadWriteCloser, token string, from uint64) (*Client, error) {
+	c := &Client{rw: rw, br: bufio.NewReaderSize(rw, 64<<10)}
+	if err := WriteJSON(rw, MsgHello, Hello{Version: Version, Token: token, From: from}); err != nil {
+		rw.Close()
+		return nil, fmt.Errorf("relay: hello: %w", err)
+	}
+	m, err := ReadMsg(c.br)
+	if err != nil {
+		rw.Close()
+		return nil, fmt.Errorf("relay: welcome: %w", err)
+	}
+	switch m.Type {
+	case MsgWelcome:
+		if err := m.JSON(&c.Welcome); err != nil {
+			rw.Close()
+			return nil, err
+		}
+		return c, nil
+	case MsgError:
+		var e ErrorMsg
+		_ = m.JSON(&e)
+		rw.Close()
+		return nil, fmt.Errorf("%w: %s", ErrRefused, e.Error)
+	default:
+		rw.Close()
+		return nil, fmt.Errorf("relay: welcome: got %q: %w", m.Type, ErrBadMessage)
+	}
+}
+
+// Dial connects to a relay's unix socket and attaches.
+func Dial(ctx context.Context, socket, token string, from uint64) (*Client, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return nil, fmt.Errorf("relay: dial %s: %w", socket, err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	c, err := Attach(conn, token, from)
+	if err != nil {
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// Next returns the next Frame, TooLong or Exit message (io.EOF when the
+// relay closed the connection).
+func (c *Client) Next() (Msg, error) { return ReadMsg(c.br) }
+
+func (c *Client) send(typ byte, seq uint64, hasSeq bool, payload []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := WriteMsg(c.rw, typ, seq, hasSeq, payload); err != nil {
+		return fmt.Errorf("relay: send %q: %w", typ, err)
+	}
+	return nil
+}
+
+// WriteLine sends one line for the agent's stdin (the relay adds the newline).
+func (c *Client) WriteLine(b []byte) error { return c.send(MsgStdin, 0, false, b) }
+
+// CloseStdin closes the agent's stdin.
+func (c *Client) CloseStdin() error { return c.send(MsgCloseStdin, 0, false, nil) }
+
+// Signal signals the agent's process group.
+func (c *Client) Signal(sig syscall.Signal) error {
+	return c.send(MsgSignal, 0, false, binary.BigEndian.AppendUint32(nil, uint32(sig)))
+}
+
+// Stop asks the relay to end the agent (stdin closed, SIGTERM after grace,
+// SIGKILL after the relay's WaitDelay); the Exit message follows.
+func (c *Client) Stop(grace time.Duration, reason string) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return WriteJSON(c.rw, MsgStop, Stop{GraceMS: grace.Milliseconds(), Reason: reason})
+}
+
+// Ack tells the relay that everything up to seq is stored: the journal may
+// rotate, and once the Exit's sequence is acknowledged the relay removes
+// its files and ends.
+func (c *Client) Ack(seq uint64) error { return c.send(MsgAck, seq, true, nil) }
+
+// Detach says goodbye and closes; the agent keeps running.
+func (c *Client) Detach() error {
+	_ = c.send(MsgBye, 0, false, nil)
+	return c.rw.Close()
+}
+
+// Close closes the connection without a goodbye (as a crash would).
+func (c *Client) Close() error { return c.rw.Close() }

@@ -1,0 +1,167 @@
+package relay
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The test binary plays three parts: the tests, `jean-claude relay` (when
+// its first argument is "relay"), and a fake agent (JC_FAKE_AGENT set).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "relay" {
+		os.Exit(Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if os.Getenv("JC_FAKE_BENCH") != "" {
+		benchAgent()
+		os.Exit(0)
+	}
+	if os.Getenv("JC_FAKE_AGENT") != "" {
+		fakeAgent()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeAgent writes JC_FAKE_LINES lines {"n":i} (JC_FAKE_EVERY apart),
+// each also appended to its own record file JC_FAKE_RECORD; then, if
+// JC_FAKE_ASK is set, asks {"ask":"perm"} and waits for one stdin line;
+// then echoes every stdin line as {"echo":...} until "exit".
+func fakeAgent() {
+	n, _ := strconv.Atoi(os.Getenv("JC_FAKE_LINES"))
+	every, _ := time.ParseDuration(os.Getenv("JC_FAKE_EVERY"))
+	rec, _ := os.OpenFile(os.Getenv("JC_FAKE_RECORD"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	out := bufio.NewWriter(os.Stdout)
+	emit := func(v any) {
+		b, _ := json.Marshal(v)
+		if rec != nil { // its own record first: a reader of stdout may compare at once
+			rec.Write(append(b, '\n'))
+		}
+		out.Write(append(b, '\n'))
+		if every > 0 {
+			out.Flush()
+		}
+	}
+	for i := 1; i <= n; i++ {
+		emit(map[string]int{"n": i})
+		if every > 0 {
+			time.Sleep(every)
+		}
+	}
+	in := bufio.NewScanner(os.Stdin)
+	if os.Getenv("JC_FAKE_ASK") != "" {
+		emit(map[string]string{"ask": "perm"})
+		out.Flush()
+		if !in.Scan() {
+			os.Exit(3)
+		}
+		emit(map[string]string{"answered": in.Text()})
+	}
+	out.Flush()
+	for in.Scan() {
+		if in.Text() == "exit" {
+			out.Flush()
+			return
+		}
+		emit(map[string]string{"echo": in.Text()})
+		out.Flush()
+	}
+}
+
+type fake struct {
+	lines  int
+	every  time.Duration
+	ask    bool
+	record string
+}
+
+// launch starts a relay of the test binary over a fake agent.
+func launch(t *testing.T, f fake, tune func(*Spec)) (Spec, Meta) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "jcr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	id, token := NewID()
+	env := append(os.Environ(), "JC_FAKE_AGENT=1", fmt.Sprintf("JC_FAKE_LINES=%d", f.lines),
+		"JC_FAKE_EVERY="+f.every.String(), "JC_FAKE_RECORD="+f.record)
+	if f.ask {
+		env = append(env, "JC_FAKE_ASK=1")
+	}
+	spec := Spec{Dir: filepath.Join(dir, "relays"), ID: id, Token: token, TaskID: "task-1", Role: "agent fake",
+		Name: "fake", Path: exe, Env: env, Stdin: true, WaitDelay: time.Second}
+	if tune != nil {
+		tune(&spec)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	m, err := Launch(ctx, exe, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if m.Alive() {
+			_ = killGroupPid(m.AgentPID)
+			_ = killPid(m.RelayPID)
+		}
+	})
+	return spec, m
+}
+
+func dial(t *testing.T, m Meta, from uint64) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, m.Socket, m.Token, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// next reads the next message with a timeout.
+func next(t *testing.T, c *Client) Msg {
+	t.Helper()
+	type r struct {
+		m   Msg
+		err error
+	}
+	ch := make(chan r, 1)
+	go func() {
+		m, err := c.Next()
+		ch <- r{m, err}
+	}()
+	select {
+	case got := <-ch:
+		if got.err != nil {
+			t.Fatalf("next: %v", got.err)
+		}
+		return got.m
+	case <-time.After(15 * time.Second):
+		t.Fatal("next: timeout")
+	}
+	return Msg{}
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if !pidAlive(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("pid %d still alive", pid)
+}

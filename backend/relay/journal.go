@@ -1,0 +1,257 @@
+package relay
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Journal records. Each is
+//
+//	length (4, BE, of the payload) | crc32c (4, of kind+seq+payload) | kind (1) | seq (8, BE) | payload
+//
+// A record torn by a crash of the relay (short, or a bad checksum) ends the
+// journal: it was never sent to any app, since the relay sends a frame only
+// after its record is written.
+const (
+	recFrame   byte = 'F' // an stdout line
+	recTooLong byte = 'L' // the first KiB of a line over the limit
+	recExit    byte = 'X' // the agent ended: JSON Exit
+	recHdr          = 17
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// Record is one journal entry.
+type Record struct {
+	Kind    byte
+	Seq     uint64
+	Payload []byte
+}
+
+// Fsync policy: every record is written with write(2) before it is sent to
+// an app, so a kill -9 of the app or of the relay loses nothing (the kernel
+// holds the page). fsync only matters for a crash of the machine; the
+// journal is synced at most once per SyncEvery while records arrive and
+// always on the exit record and on close, so a power loss costs at most
+// SyncEvery of output (the app's own SQLite runs with synchronous=NORMAL in
+// WAL mode, which makes the same trade).
+const SyncEvery = time.Second
+
+// journal is the relay's append side. Readers follow it with a tail.
+type journal struct {
+	path string
+
+	mu       sync.Mutex
+	f        *os.File
+	size     int64
+	gen      int    // bumped on each rotation
+	next     uint64 // next sequence
+	first    uint64 // oldest sequence in the file
+	acked    uint64 // highest sequence an app stored
+	exit     *Exit
+	notify   chan struct{} // closed and replaced on every change
+	lastSync time.Time
+	dirty    bool
+}
+
+func openJournal(path string) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("relay: journal: %w", err)
+	}
+	return &journal{path: path, f: f, next: 1, first: 1, notify: make(chan struct{})}, nil
+}
+
+// append writes one record and returns its sequence.
+func (j *journal) append(kind byte, payload []byte) (uint64, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	seq := j.next
+	rec := encodeRecord(kind, seq, payload)
+	if _, err := j.f.WriteAt(rec, j.size); err != nil {
+		return 0, fmt.Errorf("relay: journal write: %w", err)
+	}
+	j.size += int64(len(rec))
+	j.next++
+	j.dirty = true
+	if kind == recExit || time.Since(j.lastSync) >= SyncEvery {
+		j.syncLocked()
+	}
+	j.wakeLocked()
+	return seq, nil
+}
+
+// appendBatch writes recs in one write(2), with consecutive sequences.
+func (j *journal) appendBatch(recs []pendingRec) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var buf []byte
+	for i, r := range recs {
+		buf = appendRecord(buf, r.kind, j.next+uint64(i), r.line)
+	}
+	if _, err := j.f.WriteAt(buf, j.size); err != nil {
+		return fmt.Errorf("relay: journal write: %w", err)
+	}
+	j.size += int64(len(buf))
+	j.next += uint64(len(recs))
+	j.dirty = true
+	if time.Since(j.lastSync) >= SyncEvery {
+		j.syncLocked()
+	}
+	j.wakeLocked()
+	return nil
+}
+
+func (j *journal) syncLocked() {
+	if j.dirty {
+		_ = j.f.Sync()
+		j.dirty = false
+	}
+	j.lastSync = time.Now()
+}
+
+func (j *journal) wakeLocked() {
+	close(j.notify)
+	j.notify = make(chan struct{})
+}
+
+// ack records that an app stored everything up to seq, and rotates the file
+// (truncates it) once everything written was stored and it is over limit.
+func (j *journal) ack(seq uint64, limit int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if seq <= j.acked {
+		return
+	}
+	j.acked = min(seq, j.next-1)
+	if j.acked == j.next-1 && j.size > limit && j.exit == nil {
+		if err := j.f.Truncate(0); err == nil {
+			j.size, j.first = 0, j.next
+			j.gen++
+		}
+	}
+	j.wakeLocked()
+}
+
+// unacked is the number of bytes written and not yet stored by an app.
+func (j *journal) state() (next, acked uint64, size int64, ch <-chan struct{}) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.next, j.acked, j.size, j.notify
+}
+
+func (j *journal) close() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.syncLocked()
+	j.f.Close()
+}
+
+func encodeRecord(kind byte, seq uint64, payload []byte) []byte {
+	return appendRecord(make([]byte, 0, recHdr+len(payload)), kind, seq, payload)
+}
+
+func appendRecord(buf []byte, kind byte, seq uint64, payload []byte) []byte {
+	start := len(buf)
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(payload)))
+	buf = append(buf, 0, 0, 0, 0, kind)
+	buf = binary.BigEndian.AppendUint64(buf, seq)
+	buf = append(buf, payload...)
+	binary.BigEndian.PutUint32(buf[start+4:start+8], crc32.Checksum(buf[start+8:], crcTable))
+	return buf
+}
+
+// errTorn marks the end of the readable journal.
+var errTorn = errors.New("relay: torn journal record")
+
+// readRecord reads the record at off of r; io.EOF at a clean end, errTorn
+// for a partial or corrupt record.
+func readRecord(r io.ReaderAt, off int64) (Record, int64, error) {
+	var hdr [recHdr]byte
+	n, err := r.ReadAt(hdr[:], off)
+	if n == 0 && errors.Is(err, io.EOF) {
+		return Record{}, 0, io.EOF
+	}
+	if n < recHdr {
+		return Record{}, 0, errTorn
+	}
+	ln := binary.BigEndian.Uint32(hdr[0:4])
+	if ln > MaxMsgBytes {
+		return Record{}, 0, errTorn
+	}
+	body := make([]byte, 9+int(ln))
+	copy(body, hdr[8:])
+	if m, _ := r.ReadAt(body[9:], off+recHdr); m < int(ln) {
+		return Record{}, 0, errTorn
+	}
+	if crc32.Checksum(body, crcTable) != binary.BigEndian.Uint32(hdr[4:8]) {
+		return Record{}, 0, errTorn
+	}
+	rec := Record{Kind: body[0], Seq: binary.BigEndian.Uint64(body[1:9]), Payload: body[9:]}
+	return rec, recHdr + int64(ln), nil
+}
+
+// ReadJournal reads a journal file (of a relay that is gone) and yields its
+// records from sequence from on; a torn last record ends it quietly. The
+// app uses it after a relay crashed, to keep every frame it had journaled.
+func ReadJournal(path string, from uint64, yield func(Record) error) (*Exit, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("relay: journal: %w", err)
+	}
+	defer f.Close()
+	var off int64
+	for {
+		rec, n, err := readRecord(f, off)
+		if err == io.EOF || errors.Is(err, errTorn) {
+			return nil, nil
+		}
+		off += n
+		if rec.Seq < from {
+			continue
+		}
+		if rec.Kind == recExit {
+			var ex Exit
+			if err := json.Unmarshal(rec.Payload, &ex); err != nil {
+				return nil, fmt.Errorf("relay: journal exit record: %w", err)
+			}
+			return &ex, nil
+		}
+		if err := yield(rec); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// appendExit journals the agent's end as the last record.
+func (j *journal) appendExit(ex *Exit) (uint64, error) {
+	j.mu.Lock()
+	ex.Seq = j.next
+	j.exit = ex
+	j.mu.Unlock()
+	b, err := json.Marshal(ex)
+	if err != nil {
+		return 0, err
+	}
+	return j.append(recExit, b)
+}
+
+func (j *journal) firstSeq() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.first
+}
+
+// tail is where a reader of the live journal stands.
+func (j *journal) at() (gen int, size int64, ch <-chan struct{}) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.gen, j.size, j.notify
+}

@@ -1,0 +1,182 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
+
+// keepRemote is a Transport that remembers the links it made (to drop one
+// as a crashing app would).
+type keepRemote struct {
+	*Transport
+	mu   sync.Mutex
+	last *Remote
+}
+
+func (k *keepRemote) Start(ctx context.Context, ps agent.ProcSpec) (agent.Remote, error) {
+	r, err := k.Transport.Start(ctx, ps)
+	if err == nil {
+		k.mu.Lock()
+		k.last = r.(*Remote)
+		k.mu.Unlock()
+	}
+	return r, err
+}
+
+// store is the app's database in miniature: frames stored in order, each
+// acknowledged after it is stored (as the orchestrator does after commit).
+type store struct {
+	mu     sync.Mutex
+	frames [][]byte
+	last   uint64
+}
+
+func (s *store) consume(st *agent.Stream) {
+	for b := range st.Events() {
+		if b.Frame == nil {
+			continue
+		}
+		s.mu.Lock()
+		s.frames = append(s.frames, b.Frame)
+		s.mu.Unlock()
+		if b.Ack != nil {
+			b.Ack()
+		}
+	}
+}
+
+func (s *store) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.frames)
+}
+
+type nopNorm struct{}
+
+func (nopNorm) Feed([]byte) []agent.Event { return nil }
+func (nopNorm) Flush() []agent.Event      { return nil }
+
+func fakeSpec(t *testing.T, f fake) agent.ProcSpec {
+	exe, _ := os.Executable()
+	env := append(os.Environ(), "JC_FAKE_AGENT=1", "JC_FAKE_LINES="+itoa(f.lines), "JC_FAKE_EVERY="+f.every.String(),
+		"JC_FAKE_RECORD="+f.record)
+	if f.ask {
+		env = append(env, "JC_FAKE_ASK=1")
+	}
+	return agent.ProcSpec{Name: "fake", Path: exe, Env: env, Stdin: true, Role: "agent fake", WaitDelay: time.Second}
+}
+
+// The same Process API over a relay; the app "crashes" (its link drops
+// without a goodbye, frames queued but unstored are lost with it), a new
+// app adopts the relay from the last stored frame: every line stored
+// exactly once and in order, the stream goes on, a follow-up is answered.
+func TestProcessOverRelayAdoptedAfterAppCrash(t *testing.T) {
+	dir, _ := os.MkdirTemp("", "jcr")
+	defer os.RemoveAll(dir)
+	record := filepath.Join(dir, "agent.record")
+	tr := &keepRemote{Transport: &Transport{Dir: filepath.Join(dir, "relays")}}
+	spec := fakeSpec(t, fake{lines: 600, every: time.Millisecond, record: record})
+	db := &store{}
+	st := agent.NewStream("fake", nopNorm{})
+	spec.OnFrame = func(line []byte, at time.Time, err error) { st.Frame(line, at) }
+	spec.Transport = tr
+	p, err := agent.StartProcess(agent.WithTaskID(context.Background(), "t1"), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Bind(p)
+	consumed := make(chan struct{})
+	go func() { db.consume(st); close(consumed) }()
+	for db.count() < 150 {
+		time.Sleep(time.Millisecond)
+	}
+	tr.mu.Lock()
+	meta := tr.last.Meta
+	tr.last.C.Close() // the app dies
+	tr.mu.Unlock()
+	<-p.Done()
+	if p.ExitError() == nil {
+		t.Fatal("a lost link must be an error for the old app")
+	}
+	st.Close()
+	<-consumed // the old app stored what it had taken
+	if meta.TaskID != "t1" {
+		t.Fatalf("meta %+v", meta)
+	}
+
+	// The next app: adopt from the last stored sequence.
+	metas, _ := List(filepath.Dir(meta.Socket))
+	if len(metas) != 1 || !metas[0].Alive() {
+		t.Fatalf("relays %+v", metas)
+	}
+	r, err := Adopt(context.Background(), metas[0], uint64(db.count())+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2 := agent.NewStream("fake", nopNorm{})
+	spec.OnFrame = func(line []byte, at time.Time, err error) { st2.Frame(line, at) }
+	p2 := agent.AdoptProcess(spec, r)
+	st2.Bind(p2)
+	go db.consume(st2)
+	deadline := time.Now().Add(20 * time.Second)
+	for db.count() < 600 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := p2.WriteLine([]byte("follow-up")); err != nil {
+		t.Fatal(err)
+	}
+	for db.count() < 601 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := p2.WriteLine([]byte("exit")); err != nil {
+		t.Fatal(err)
+	}
+	<-p2.Done()
+	st2.Close()
+	<-st2.Done()
+	if err := p2.Wait(); err != nil || p2.ExitCode() != 0 {
+		t.Fatalf("wait %v code %d", err, p2.ExitCode())
+	}
+	want, _ := os.ReadFile(record)
+	got := append(bytes.Join(db.frames, []byte("\n")), '\n')
+	if !bytes.Equal(got, want) {
+		t.Fatalf("stored %d frames (%d bytes), agent wrote %d bytes", len(db.frames), len(got), len(want))
+	}
+	waitGone(t, meta.RelayPID) // exit stored → relay removed itself
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(meta.Socket), "*")); len(left) != 0 {
+		t.Fatalf("left %v", left)
+	}
+}
+
+// Quit with "stop": no process left.
+func TestProcessOverRelayStopLeavesNothing(t *testing.T) {
+	dir, _ := os.MkdirTemp("", "jcr")
+	defer os.RemoveAll(dir)
+	tr := &keepRemote{Transport: &Transport{Dir: filepath.Join(dir, "relays")}}
+	spec := fakeSpec(t, fake{lines: 1})
+	spec.Transport = tr
+	lines := make(chan []byte, 10)
+	spec.OnFrame = func(line []byte, at time.Time, err error) { lines <- line }
+	p, err := agent.StartProcess(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-lines
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.Stop(ctx, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatalf("stop is not an error: %v", err)
+	}
+	waitGone(t, p.PID())
+	waitGone(t, tr.last.Meta.RelayPID)
+}

@@ -1,0 +1,185 @@
+// Package relay keeps an agent running when the app is gone. A relay is the
+// jean-claude binary run as `jean-claude relay`: in its own session and
+// process group, with no window, it starts one agent (never through a
+// shell), owns the agent's stdio, appends every stdout line with a sequence
+// number to a per-task journal file, and serves the app over a unix socket
+// (mode 0600, token checked on every connection). The app reads and controls
+// the agent only through the relay; when the app exits or crashes the agent
+// keeps running and journaling, and the next app attaches again and takes
+// the journal from the last sequence it stored.
+//
+// The protocol (protocol.go) runs over any io.ReadWriter, so the same client
+// works over a unix socket, a pipe, or `ssh host jean-claude relay dial SOCK`.
+// See docs/relay.md.
+package relay
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Version is the protocol version sent in Hello and Welcome.
+const Version = 1
+
+// MaxMsgBytes bounds one protocol message (a frame is at most
+// agent.MaxFrameBytes plus its header).
+const MaxMsgBytes = 64 << 20
+
+// Message types. Every message is
+//
+//	type (1 byte) | length (4 bytes, big endian) | payload (length bytes)
+//
+// Payloads: JSON for Hello, Welcome, Exit, Stop and Error; for Frame,
+// TooLong and Ack an 8-byte big-endian sequence number (then, for Frame and
+// TooLong, the line without its newline); for Signal a 4-byte signal
+// number; for Stdin the line (the relay adds the newline); empty otherwise.
+const (
+	// client → relay
+	MsgHello      byte = 'H' // Hello: must be the first message
+	MsgStdin      byte = 'I' // one line for the agent's stdin
+	MsgCloseStdin byte = 'C' // close the agent's stdin
+	MsgSignal     byte = 'S' // signal the agent's process group
+	MsgStop       byte = 'T' // Stop: end the agent gracefully
+	MsgAck        byte = 'A' // everything up to this sequence is stored
+	MsgBye        byte = 'B' // detach; the agent keeps running
+	// relay → client
+	MsgWelcome byte = 'W' // Welcome: the answer to Hello
+	MsgFrame   byte = 'F' // one stdout line with its sequence
+	MsgTooLong byte = 'L' // a line over the limit: its first KiB
+	MsgExit    byte = 'X' // Exit: the agent ended (its sequence is Exit.Seq)
+	MsgError   byte = 'E' // ErrorMsg: the relay refuses (bad token) and closes
+)
+
+// Hello opens a connection.
+type Hello struct {
+	Version int    `json:"version"`
+	Token   string `json:"token"`
+	// From is the first sequence the client wants (its last stored + 1);
+	// the relay replays the journal from there, then goes on live.
+	From uint64 `json:"from"`
+}
+
+// Welcome answers Hello.
+type Welcome struct {
+	Version  int    `json:"version"`
+	TaskID   string `json:"taskId"`
+	Role     string `json:"role"`
+	RelayPID int    `json:"relayPid"`
+	AgentPID int    `json:"agentPid"`
+	// First is the oldest sequence still journaled (earlier ones were
+	// acknowledged and rotated away); Next is the next sequence to be written.
+	First uint64 `json:"first"`
+	Next  uint64 `json:"next"`
+	// Exited is set when the agent has already ended (an Exit follows the replay).
+	Exited bool `json:"exited"`
+}
+
+// Exit is the agent's end, journaled as the last record.
+type Exit struct {
+	Seq    uint64 `json:"seq"`
+	Code   int    `json:"code"`             // -1 when killed by a signal
+	Signal int    `json:"signal,omitempty"` // the signal that ended it
+	Err    string `json:"err,omitempty"`    // the wait error, if any
+	Stderr string `json:"stderr,omitempty"` // the tail of its stderr
+	// Stopped is set when the end was asked for (Stop, or the relay's idle
+	// stop); Reason says why in words.
+	Stopped bool   `json:"stopped,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Stop asks the relay to end the agent: stdin closed, after Grace SIGTERM to
+// the group, after a further WaitDelay SIGKILL.
+type Stop struct {
+	GraceMS int64  `json:"graceMs"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// ErrorMsg is the payload of MsgError.
+type ErrorMsg struct {
+	Error string `json:"error"`
+}
+
+// ErrBadMessage is returned for a malformed message.
+var ErrBadMessage = errors.New("relay: malformed message")
+
+// Msg is one decoded message. Payload is owned by the caller.
+type Msg struct {
+	Type    byte
+	Seq     uint64 // Frame, TooLong, Ack
+	Payload []byte // the line (Frame, TooLong, Stdin), JSON, or signal bytes
+}
+
+// WriteMsg writes one message with an optional sequence prefix (hasSeq) and
+// payload; it is one Write call when w is unbuffered.
+func WriteMsg(w io.Writer, typ byte, seq uint64, hasSeq bool, payload []byte) error {
+	n := len(payload)
+	if hasSeq {
+		n += 8
+	}
+	if n > MaxMsgBytes {
+		return fmt.Errorf("relay: message of %d bytes: %w", n, ErrBadMessage)
+	}
+	buf := make([]byte, 5, 5+n)
+	buf[0] = typ
+	binary.BigEndian.PutUint32(buf[1:5], uint32(n))
+	if hasSeq {
+		buf = binary.BigEndian.AppendUint64(buf, seq)
+	}
+	buf = append(buf, payload...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// WriteJSON writes a message whose payload is v as JSON.
+func WriteJSON(w io.Writer, typ byte, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return WriteMsg(w, typ, 0, false, b)
+}
+
+// hasSeq reports whether a message type carries a sequence prefix.
+func hasSeq(typ byte) bool { return typ == MsgFrame || typ == MsgTooLong || typ == MsgAck }
+
+// ReadMsg reads one message (use a bufio.Reader for r).
+func ReadMsg(r io.Reader) (Msg, error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return Msg{}, err
+	}
+	n := binary.BigEndian.Uint32(hdr[1:])
+	if n > MaxMsgBytes {
+		return Msg{}, fmt.Errorf("relay: message of %d bytes: %w", n, ErrBadMessage)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return Msg{}, fmt.Errorf("relay: short message: %w", noEOF(err))
+	}
+	m := Msg{Type: hdr[0], Payload: buf}
+	if hasSeq(m.Type) {
+		if n < 8 {
+			return Msg{}, fmt.Errorf("relay: message %q without sequence: %w", m.Type, ErrBadMessage)
+		}
+		m.Seq, m.Payload = binary.BigEndian.Uint64(buf), buf[8:]
+	}
+	return m, nil
+}
+
+// JSON decodes m's payload into v.
+func (m Msg) JSON(v any) error {
+	if err := json.Unmarshal(m.Payload, v); err != nil {
+		return fmt.Errorf("relay: message %q: %w (%w)", m.Type, err, ErrBadMessage)
+	}
+	return nil
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

@@ -1,0 +1,147 @@
+package relay
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"net"
+)
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// sendJournal sends the journal's records from sequence from on to c, then
+// follows it live, until quit is closed or a write fails. Replay and live
+// are one path: a frame is sent only after it is journaled, so an app that
+// attaches at any moment misses nothing and sees nothing twice.
+func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
+	bw := bufio.NewWriterSize(c, 64<<10)
+	jr := chunkReader{f: s.j.f}
+	var off int64
+	gen := -1
+	for {
+		g, size, ch := s.j.at()
+		if g != gen {
+			gen, off = g, 0 // rotated (only ever after everything was stored)
+			jr.reset()
+		}
+		if off >= size {
+			if bw.Flush() != nil {
+				return
+			}
+			select {
+			case <-ch:
+				continue
+			case <-quit:
+				return
+			}
+		}
+		for off < size {
+			rec, n, err := jr.read(off, size)
+			if err != nil {
+				if g2, _, _ := s.j.at(); g2 != g {
+					break // a rotation raced the read: start again at 0
+				}
+				return // cannot happen (records are written whole before size moves): the app dials again
+			}
+			off += n
+			if rec.Seq >= from && writeRecord(bw, rec) != nil {
+				return
+			}
+		}
+	}
+}
+
+// chunkReader reads journal records through a buffer (one pread per 256
+// KiB, not two per record).
+type chunkReader struct {
+	f    io.ReaderAt
+	buf  []byte
+	base int64 // file offset of buf[0]
+}
+
+func (r *chunkReader) reset() { r.buf, r.base = r.buf[:0], 0 }
+
+// read returns the record at off (below size); its payload aliases the
+// buffer until the next read.
+func (r *chunkReader) read(off, size int64) (Record, int64, error) {
+	if rec, n, ok := r.parse(off); ok {
+		return rec, n, nil
+	}
+	want := max(256<<10, int(size-off))
+	if want > 16<<20 { // one huge record: size it exactly
+		want = recHdr
+		if hdr, _, ok := r.header(off); ok {
+			want += int(hdr)
+		}
+	}
+	if cap(r.buf) < want {
+		r.buf = make([]byte, want)
+	}
+	r.buf = r.buf[:min(int64(want), size-off)]
+	n, err := r.f.ReadAt(r.buf, off)
+	r.buf, r.base = r.buf[:n], off
+	if rec, m, ok := r.parse(off); ok {
+		return rec, m, nil
+	}
+	if err == nil {
+		err = errTorn
+	}
+	return Record{}, 0, err
+}
+
+func (r *chunkReader) header(off int64) (uint32, []byte, bool) {
+	i := off - r.base
+	if i < 0 || i+recHdr > int64(len(r.buf)) {
+		return 0, nil, false
+	}
+	h := r.buf[i : i+recHdr]
+	return binary.BigEndian.Uint32(h[0:4]), h, true
+}
+
+func (r *chunkReader) parse(off int64) (Record, int64, bool) {
+	ln, h, ok := r.header(off)
+	i := off - r.base
+	if !ok || i+recHdr+int64(ln) > int64(len(r.buf)) {
+		return Record{}, 0, false
+	}
+	body := r.buf[i+8 : i+recHdr+int64(ln)]
+	if crc32.Checksum(body, crcTable) != binary.BigEndian.Uint32(h[4:8]) {
+		return Record{}, 0, false
+	}
+	return Record{Kind: body[0], Seq: binary.BigEndian.Uint64(body[1:9]), Payload: body[9:]}, recHdr + int64(ln), true
+}
+
+var errShort = errors.New("relay: short write")
+
+// writeRecord writes rec as its protocol message into w.
+func writeRecord(w *bufio.Writer, rec Record) error {
+	typ := MsgExit
+	switch rec.Kind {
+	case recFrame:
+		typ = MsgFrame
+	case recTooLong:
+		typ = MsgTooLong
+	case recExit:
+	default:
+		return nil
+	}
+	var hdr [13]byte
+	hdr[0] = typ
+	n := 5
+	ln := len(rec.Payload)
+	if typ != MsgExit {
+		binary.BigEndian.PutUint64(hdr[5:13], rec.Seq)
+		n, ln = 13, ln+8
+	}
+	binary.BigEndian.PutUint32(hdr[1:5], uint32(ln))
+	if _, err := w.Write(hdr[:n]); err != nil {
+		return err
+	}
+	if m, err := w.Write(rec.Payload); err != nil || m != len(rec.Payload) {
+		return errors.Join(err, errShort)
+	}
+	return nil
+}

@@ -1,0 +1,404 @@
+package relay
+
+import (
+	"bufio"
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
+)
+
+// server is one running relay.
+type server struct {
+	spec Spec
+	j    *journal
+	ln   net.Listener
+	cmd  *exec.Cmd
+	errT *proc.Tail
+	meta Meta
+
+	stdinMu     sync.Mutex
+	stdin       io.WriteCloser
+	stdinClosed bool
+
+	mu         sync.Mutex
+	client     net.Conn // the attached app, if any
+	lastActive time.Time
+	stopping   bool
+	stopReason string
+	exitSeq    uint64 // set once the exit record is written
+
+	exited chan struct{} // agent reaped and exit journaled
+	finish chan string   // why the relay ends
+}
+
+// Serve runs a relay for spec until its work is done: the agent ended and an
+// app stored everything (files removed), or nobody came for the agent's end
+// (files kept for the next app). ready is called once the socket and the
+// meta file exist.
+func Serve(ctx context.Context, spec Spec, ready func(Meta)) error {
+	spec.defaults()
+	if err := spec.check(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(spec.Dir, 0o700); err != nil {
+		return fmt.Errorf("relay: %w", err)
+	}
+	s := &server{spec: spec, errT: proc.NewTail(16 << 10), exited: make(chan struct{}), finish: make(chan string, 4), lastActive: time.Now()}
+	j, err := openJournal(journalPath(spec.Dir, spec.ID))
+	if err != nil {
+		return err
+	}
+	s.j = j
+	defer j.close()
+	if err := s.listen(); err != nil {
+		return err
+	}
+	defer s.ln.Close()
+	if err := s.startAgent(); err != nil {
+		s.removeFiles()
+		return err
+	}
+	s.meta = Meta{ID: spec.ID, TaskID: spec.TaskID, Role: spec.Role, Name: spec.Name, RelayPID: os.Getpid(),
+		AgentPID: s.cmd.Process.Pid, Socket: sockPath(spec.Dir, spec.ID), Journal: j.path,
+		Token: spec.Token, Started: time.Now().UTC(), Extra: spec.Extra}
+	if err := writeMeta(spec.Dir, s.meta); err != nil {
+		_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
+		s.removeFiles()
+		return err
+	}
+	if ready != nil {
+		ready(s.meta)
+	}
+	go s.accept()
+	go s.watchIdle(ctx)
+	select {
+	case why := <-s.finish:
+		if why == finishTaken {
+			s.removeFiles()
+		}
+	case <-ctx.Done():
+		s.stop(0, "relay ended")
+		<-s.exited
+	}
+	s.dropClient(nil)
+	return nil
+}
+
+// Reasons the relay ends.
+const (
+	finishTaken = "taken"  // an app stored the exit: remove everything
+	finishIdle  = "nobody" // the agent ended and no app came: keep the files
+)
+
+func (s *server) removeFiles() {
+	for _, p := range []string{sockPath(s.spec.Dir, s.spec.ID), metaPath(s.spec.Dir, s.spec.ID), s.j.path, filepath.Join(s.spec.Dir, s.spec.ID+".log")} {
+		_ = os.Remove(p)
+	}
+}
+
+func (s *server) listen() error {
+	p := sockPath(s.spec.Dir, s.spec.ID)
+	_ = os.Remove(p)
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", p)
+	syscall.Umask(old)
+	if err != nil {
+		return fmt.Errorf("relay: listen: %w", err)
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("relay: chmod socket: %w", err)
+	}
+	s.ln = ln
+	return nil
+}
+
+func (s *server) startAgent() error {
+	sp := s.spec
+	cmd := exec.Command(sp.Path, sp.Args...)
+	cmd.Dir, cmd.Env, cmd.Stderr = sp.WorkDir, sp.Env, s.errT
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if sp.Stdin {
+		w, err := cmd.StdinPipe()
+		if err != nil {
+			return fmt.Errorf("relay: stdin: %w", err)
+		}
+		s.stdin = w
+	} else if sp.StdinData != nil {
+		cmd.Stdin = bytesReader(sp.StdinData)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("relay: stdout: %w", err)
+	}
+	cmd.Stdout = outW
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		return fmt.Errorf("%s: start %s: %w", sp.Name, sp.Path, err)
+	}
+	outW.Close()
+	s.cmd = cmd
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		s.readLoop(outR)
+	}()
+	go s.reap(outR, readDone)
+	return nil
+}
+
+func (s *server) waitRoom() {
+	for {
+		_, _, size, ch := s.j.state()
+		if size <= s.spec.MaxUnacked {
+			return
+		}
+		<-ch
+	}
+}
+
+func (s *server) reap(outR *os.File, readDone chan struct{}) {
+	err := s.cmd.Wait()
+	_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
+	select {
+	case <-readDone:
+	case <-time.After(s.spec.WaitDelay):
+		outR.Close()
+		<-readDone
+	}
+	outR.Close()
+	ex := Exit{Code: s.cmd.ProcessState.ExitCode(), Stderr: s.errT.String()}
+	if err != nil {
+		ex.Err = err.Error()
+	}
+	if st, ok := s.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+		ex.Signal = int(st.Signal())
+	}
+	s.mu.Lock()
+	ex.Stopped, ex.Reason = s.stopping, s.stopReason
+	s.mu.Unlock()
+	seq, jerr := s.j.appendExit(&ex)
+	if jerr != nil {
+		s.errT.Write([]byte(jerr.Error() + "\n"))
+	}
+	s.mu.Lock()
+	s.exitSeq = seq
+	s.lastActive = time.Now()
+	s.mu.Unlock()
+	close(s.exited)
+}
+
+func (s *server) touch() {
+	s.mu.Lock()
+	s.lastActive = time.Now()
+	s.mu.Unlock()
+}
+
+// stop ends the agent: stdin closed, after grace SIGTERM, after WaitDelay SIGKILL.
+func (s *server) stop(grace time.Duration, reason string) {
+	s.mu.Lock()
+	if s.stopping {
+		s.mu.Unlock()
+		return
+	}
+	s.stopping, s.stopReason = true, reason
+	s.mu.Unlock()
+	s.closeStdin()
+	go func() {
+		for _, st := range []struct {
+			wait time.Duration
+			sig  syscall.Signal
+		}{{grace, syscall.SIGTERM}, {s.spec.WaitDelay, syscall.SIGKILL}} {
+			if agent.WaitFor(context.Background(), s.exited, st.wait) {
+				return
+			}
+			_ = proc.KillGroup(s.cmd, st.sig)
+		}
+	}()
+}
+
+func (s *server) writeStdin(line []byte) {
+	s.stdinMu.Lock()
+	defer s.stdinMu.Unlock()
+	if s.stdin == nil || s.stdinClosed {
+		return
+	}
+	_, _ = s.stdin.Write(append(line, '\n'))
+}
+
+func (s *server) closeStdin() {
+	s.stdinMu.Lock()
+	defer s.stdinMu.Unlock()
+	if s.stdin != nil && !s.stdinClosed {
+		s.stdinClosed = true
+		s.stdin.Close()
+	}
+}
+
+// watchIdle stops an agent nobody attends, and ends a relay whose agent
+// ended and that no app came for.
+func (s *server) watchIdle(ctx context.Context) {
+	tick := min(time.Second, s.spec.IdleExit/4)
+	if s.spec.IdleStop > 0 {
+		tick = min(tick, s.spec.IdleStop/4)
+	}
+	t := time.NewTicker(max(tick, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		idle := s.client == nil && time.Since(s.lastActive) > 0
+		since := time.Since(s.lastActive)
+		s.mu.Unlock()
+		select {
+		case <-s.exited:
+			if idle && since >= s.spec.IdleExit {
+				s.finish <- finishIdle
+				return
+			}
+			continue
+		default:
+		}
+		if idle && s.spec.IdleStop > 0 && since >= s.spec.IdleStop {
+			s.stop(0, fmt.Sprintf("no app for %s while the agent waited", s.spec.IdleStop))
+		}
+	}
+}
+
+func (s *server) accept() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		go s.serveConn(c)
+	}
+}
+
+// serveConn runs one app connection: Hello, Welcome, then the journal
+// from Hello.From (replay, then live) one way and commands the other.
+func (s *server) serveConn(c net.Conn) {
+	br := bufio.NewReaderSize(c, 64<<10)
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	m, err := ReadMsg(br)
+	var h Hello
+	if err == nil && m.Type == MsgHello {
+		err = m.JSON(&h)
+	} else if err == nil {
+		err = ErrBadMessage
+	}
+	if err != nil || subtle.ConstantTimeCompare([]byte(h.Token), []byte(s.spec.Token)) != 1 {
+		_ = WriteJSON(c, MsgError, ErrorMsg{Error: "relay: bad hello or token"})
+		c.Close()
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	s.dropClient(c)
+	next, _, _, _ := s.j.state()
+	w := Welcome{Version: Version, TaskID: s.spec.TaskID, Role: s.spec.Role, RelayPID: os.Getpid(),
+		AgentPID: s.cmd.Process.Pid, First: s.j.firstSeq(), Next: next, Exited: isClosed(s.exited)}
+	if err := WriteJSON(c, MsgWelcome, w); err != nil {
+		s.dropClient(nil)
+		return
+	}
+	done, quit := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer c.Close() // a failed write ends the commands side too
+		s.sendJournal(c, max(h.From, 1), quit)
+	}()
+	s.commands(c, br)
+	close(quit)
+	c.Close()
+	<-done
+	s.detached(c)
+}
+
+// dropClient makes c the attached client, closing the previous one (a new
+// app takes over from a stale connection).
+func (s *server) dropClient(c net.Conn) {
+	s.mu.Lock()
+	old := s.client
+	s.client = c
+	s.lastActive = time.Now()
+	s.mu.Unlock()
+	if old != nil && old != c {
+		old.Close()
+	}
+}
+
+func (s *server) detached(c net.Conn) {
+	s.mu.Lock()
+	if s.client == c {
+		s.client = nil
+		s.lastActive = time.Now()
+	}
+	s.mu.Unlock()
+}
+
+func (s *server) commands(c net.Conn, br *bufio.Reader) {
+	for {
+		m, err := ReadMsg(br)
+		if err != nil {
+			return
+		}
+		switch m.Type {
+		case MsgStdin:
+			s.writeStdin(m.Payload)
+		case MsgCloseStdin:
+			s.closeStdin()
+		case MsgSignal:
+			if len(m.Payload) == 4 {
+				sig := syscall.Signal(int32(uint32(m.Payload[0])<<24 | uint32(m.Payload[1])<<16 | uint32(m.Payload[2])<<8 | uint32(m.Payload[3])))
+				_ = proc.KillGroup(s.cmd, sig)
+			}
+		case MsgStop:
+			var st Stop
+			if m.JSON(&st) == nil {
+				s.stop(time.Duration(st.GraceMS)*time.Millisecond, st.Reason)
+			}
+		case MsgAck:
+			s.onAck(m.Seq)
+		case MsgBye:
+			return
+		}
+	}
+}
+
+func (s *server) onAck(seq uint64) {
+	s.j.ack(seq, s.spec.RotateBytes)
+	s.mu.Lock()
+	taken := s.exitSeq != 0 && seq >= s.exitSeq
+	s.mu.Unlock()
+	if taken {
+		select {
+		case s.finish <- finishTaken:
+		default:
+		}
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

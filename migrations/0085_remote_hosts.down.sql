@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS project_hosts;
+DROP TABLE IF EXISTS remote_hosts;
