@@ -202,3 +202,12 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// TaskOfKey returns the task id an item key names ("" when it is not a key).
+func TaskOfKey(key string) string {
+	parts := strings.SplitN(key, ":", 3)
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[1]
+}
