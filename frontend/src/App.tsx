@@ -11,7 +11,9 @@ import { useColumns } from "./features/layout/columns";
 import { ColumnsRail } from "./features/layout/ColumnsToggle";
 import { AddProjectDialog } from "./features/projects/AddProjectDialog";
 import { TaskList } from "./features/tasks/TaskList";
-import { AgentsScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
+import { AgentsScreen, InboxView, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
+import { inboxTitle } from "./features/inbox/model";
+import { setWindowTitle } from "./bridge/bound";
 import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
 import { SearchPalette } from "./features/search/SearchPalette";
 import { ImportLauncher } from "./features/import/ImportDialog";
@@ -37,7 +39,7 @@ export function App({ store }: { store?: AppStore }) {
   );
 }
 
-/** handleShortcut: Ctrl/Cmd+N new task, Ctrl/Cmd+, settings, Ctrl/Cmd+Shift+O add project. */
+/** handleShortcut: Ctrl/Cmd+N new task, Ctrl/Cmd+, settings, Ctrl/Cmd+Shift+O add project, Ctrl/Cmd+I the inbox. */
 export function handleShortcut(e: KeyboardEvent, store: AppStore): boolean {
   if (!(e.ctrlKey || e.metaKey) || e.altKey) return false;
   const s = store.getState();
@@ -48,6 +50,8 @@ export function handleShortcut(e: KeyboardEvent, store: AppStore): boolean {
     s.openScreen({ kind: "settings" });
   } else if (key === "o" && e.shiftKey) {
     s.setAddProjectOpen(true);
+  } else if (key === "i" && !e.shiftKey) {
+    s.openScreen({ kind: "inbox" });
   } else {
     return false;
   }
@@ -78,6 +82,9 @@ function Shell() {
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [store]);
+
+  const inboxCount = useApp((s) => s.inbox.length);
+  useEffect(() => setWindowTitle(inboxTitle(inboxCount)), [inboxCount]);
 
   const columns = useColumns();
   return (
@@ -174,6 +181,8 @@ function MainPane() {
       return <SettingsScreen />;
     case "agents":
       return <AgentsScreen />;
+    case "inbox":
+      return <InboxView />;
     case "empty":
       return (
         <div className="jc-welcome">
