@@ -23,6 +23,7 @@ import {
   type InboxOption,
   type InboxState,
 } from "./model";
+import "../../parts/parts.css";
 import "../task-view/task-view.css";
 import "./inbox.css";
 
@@ -171,11 +172,15 @@ function InboxList({ state, onSelect }: { state: InboxState; onSelect: (key: str
           onClick={() => onSelect(it.key)}
         >
           <span className={`jc-inbox__kind jc-inbox__kind--${it.kind}`}>{KIND_LABEL[it.kind]}</span>
-          <span className="jc-inbox__where">
-            {it.projectName} · {it.taskName}
+          <span className="jc-inbox__where" title={it.taskName}>
+            {it.taskName}
           </span>
-          <span className="jc-inbox__age jc-meta">{age(it.at, now)}</span>
-          <span className="jc-inbox__summary">{it.summary}</span>
+          <span className="jc-inbox__summary" title={it.summary}>
+            {it.summary}
+          </span>
+          <span className="jc-inbox__meta jc-meta">
+            {it.projectName} · {age(it.at, now)}
+          </span>
         </li>
       ))}
     </ul>
