@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -152,15 +153,84 @@ func (d *DBus) forget(id uint32) {
 	}
 }
 
-// NewDesktop returns the actionable D-Bus notifier when the session's
-// notification server offers actions, else beeep (no click-through).
-func NewDesktop(appName, icon string, onAction func(key string), log *slog.Logger) Notifier {
-	d, err := NewDBus(appName, icon, onAction, log)
-	if err == nil {
-		return d
+// Desktop is the app's notifier: the actionable DBus notifier when the
+// session's notification server offers actions, beeep otherwise. It looks
+// for the server at the first notification and again at most every
+// RetryEvery while it has none (a desktop's daemon may start after the
+// app, or be activated on demand), and falls back to beeep when a D-Bus
+// call fails.
+type Desktop struct {
+	appName, icon string
+	onAction      func(key string)
+	log           *slog.Logger
+	beeep         *Beeep
+	// RetryEvery bounds how often a missing server is looked for again.
+	RetryEvery time.Duration
+
+	mu      sync.Mutex
+	d       *DBus
+	tried   time.Time
+	lastErr error
+}
+
+// NewDesktop returns the app's notifier; onAction gets the key of a
+// clicked notification.
+func NewDesktop(appName, icon string, onAction func(key string), log *slog.Logger) *Desktop {
+	if log == nil {
+		log = slog.Default()
 	}
-	if log != nil {
-		log.Info("desktop notifications without actions (beeep)", "why", err)
+	return &Desktop{appName: appName, icon: icon, onAction: onAction, log: log,
+		beeep: NewBeeep(appName, icon), RetryEvery: 5 * time.Second}
+}
+
+// Actionable reports whether notifications go out with a default action
+// (it looks for the server when it may).
+func (x *Desktop) Actionable() bool { return x.dbus() != nil }
+
+func (x *Desktop) dbus() *DBus {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.d != nil || (!x.tried.IsZero() && time.Since(x.tried) < x.RetryEvery) {
+		return x.d
 	}
-	return NewBeeep(appName, icon)
+	x.tried = time.Now()
+	d, err := NewDBus(x.appName, x.icon, x.onAction, x.log)
+	if err != nil {
+		if x.lastErr == nil || x.lastErr.Error() != err.Error() {
+			x.log.Info("desktop notifications without actions (beeep)", "why", err)
+		}
+		x.lastErr = err
+		return nil
+	}
+	x.d = d
+	return d
+}
+
+// Notify implements Notifier.
+func (x *Desktop) Notify(ctx context.Context, n Notification) error {
+	if d := x.dbus(); d != nil {
+		err := d.Notify(ctx, n)
+		if err == nil {
+			return nil
+		}
+		x.log.Warn("actionable notification failed; using beeep", "err", err)
+		x.mu.Lock()
+		if x.d == d {
+			x.d = nil
+			_ = d.Close()
+		}
+		x.mu.Unlock()
+	}
+	return x.beeep.Notify(ctx, n)
+}
+
+// Withdraw implements Withdrawer (a no-op without the D-Bus server).
+func (x *Desktop) Withdraw(ctx context.Context, key string) error {
+	x.mu.Lock()
+	d := x.d
+	x.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	return d.Withdraw(ctx, key)
 }

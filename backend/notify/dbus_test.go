@@ -75,7 +75,7 @@ func TestDBusActions(t *testing.T) {
 }
 
 // TestDBusWithoutActions: a server without "actions" is refused, and
-// NewDesktop falls back to beeep.
+// Desktop falls back to beeep (a notification without actions).
 func TestDBusWithoutActions(t *testing.T) {
 	if !notifytest.InSession(t, "TestDBusWithoutActions") {
 		return
@@ -88,8 +88,37 @@ func TestDBusWithoutActions(t *testing.T) {
 	if _, err := notify.NewDBus("Jean-Claude", "", nil, nil); !errors.Is(err, notify.ErrNoActions) {
 		t.Fatalf("NewDBus = %v, want ErrNoActions", err)
 	}
-	if _, ok := notify.NewDesktop("Jean-Claude", "", nil, nil).(*notify.Beeep); !ok {
-		t.Fatal("NewDesktop did not fall back to beeep")
+	d := notify.NewDesktop("Jean-Claude", "", nil, nil)
+	if d.Actionable() {
+		t.Fatal("Desktop says actionable without the actions capability")
+	}
+	must(t, d.Notify(context.Background(), notify.Notification{Key: "k", Title: "t", Body: "b"}))
+	waitEvent(t, srv, "notify 1")
+	if s := srv.Shown(); len(s) != 1 || len(s[0].Actions) != 0 {
+		t.Fatalf("the beeep fallback sent %+v", s)
+	}
+	must(t, d.Withdraw(context.Background(), "k")) // nothing to withdraw
+}
+
+// TestDesktopFindsLateServer: no server when the app starts; once one
+// appears (after RetryEvery) notifications get their actions.
+func TestDesktopFindsLateServer(t *testing.T) {
+	if !notifytest.InSession(t, "TestDesktopFindsLateServer") {
+		return
+	}
+	d := notify.NewDesktop("Jean-Claude", "", nil, nil)
+	d.RetryEvery = 50 * time.Millisecond
+	if d.Actionable() {
+		t.Fatal("actionable without a server")
+	}
+	srv, err := notifytest.Start("actions", "body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	time.Sleep(60 * time.Millisecond)
+	if !d.Actionable() {
+		t.Fatal("the server that appeared later was not found")
 	}
 }
 

@@ -61,6 +61,9 @@ func Start(caps ...string) (*Server, error) {
 	return s, nil
 }
 
+// Done is closed when the server's bus connection ends (the bus went away).
+func (s *Server) Done() <-chan struct{} { return s.conn.Context().Done() }
+
 // Close releases the name and the connection.
 func (s *Server) Close() error { return s.conn.Close() }
 

@@ -7,8 +7,10 @@
 // Screenshots: docs/screenshots/inbox-{light,dark}.png (the four items,
 // the plan selected) and frontend/test-results/inbox-*.png.
 
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND, REPO } from "../lib/app.mjs";
 
@@ -153,4 +155,81 @@ test("inbox: a permission, a question and a plan from three projects answered wi
   await page.getByTestId("inbox-nav").click();
   await waitKinds(page, (k) => k.length === 3 && !k.includes("error"), "the opened error read");
   assertEqual(await page.title(), "(3) Jean-Claude", "title follows");
+});
+
+// The notification daemon: backend/notify/notifytest/fakenotifyd, activated
+// by the app's private session bus (dbus-run-session in lib/app.mjs) from a
+// .service file in the app's XDG_DATA_HOME, the first time the app looks
+// for org.freedesktop.Notifications after the file appears.
+const notifyBin = mkdtempSync(join(tmpdir(), "jc-e2e-notifyd-"));
+execFileSync("go", ["build", "-o", join(notifyBin, "fakenotifyd"), "./backend/notify/notifytest/fakenotifyd"], { cwd: REPO, stdio: "inherit" });
+
+function readJSONL(path) {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+async function until(what, fn, timeout = 20000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test("notifications: clicking one brings the window up on exactly its item; answering it in the app withdraws it", async ({ page, open, makeRepo, fakeClaude }) => {
+  await open();
+  const repo = makeRepo("notify-perm");
+  fakeClaude(repo, { FAKE_CLAUDE_SCRIPT: join(REC, "bidi_perm_allow.jsonl") });
+  const tmp = dirname(dirname(repo)); // the app's temp dir (lib/app.mjs: tmp/repos/NAME)
+  const notes = join(tmp, "notes");
+  const services = join(tmp, "home/.local/share/dbus-1/services");
+  mkdirSync(services, { recursive: true });
+  writeFileSync(
+    join(services, "org.freedesktop.Notifications.service"),
+    `[D-BUS Service]\nName=org.freedesktop.Notifications\nExec=${join(notifyBin, "fakenotifyd")} -dir ${notes}\n`,
+  );
+  // The app looks for a notification server again at most every 5 s.
+  await page.waitForTimeout(5500);
+  // Notifications only go out while the window is in the background.
+  await page.evaluate(() => window.go.services.SessionService.SetWindowFocused(false));
+  const taskId = await startTask(page, repo, "Notify me", "Create the marker file");
+
+  const shown = await until("the permission's notification", () =>
+    readJSONL(join(notes, "shown.jsonl")).find((n) => n.Body.includes("touch perm_test.txt")),
+  );
+  assertEqual(shown.Actions.join(","), "default,Open", "a default action");
+  assert(shown.Summary.includes("Notify me"), `the title names the task: ${shown.Summary}`);
+
+  // The user is elsewhere in the app when the notification is clicked.
+  await page.getByRole("button", { name: "Settings" }).click();
+  writeFileSync(join(notes, "click"), String(shown.ID));
+  const detail = page.locator('[data-testid="inbox-detail"][data-kind="permission"]');
+  await detail.waitFor({ timeout: 10000 });
+  const selected = await page.locator('[data-testid="inbox-item"][aria-selected="true"]').getAttribute("data-key");
+  assert(selected.startsWith(`request:${taskId}:`), `the clicked item is selected: ${selected}`);
+  await page.screenshot({ path: join(shots, "inbox-notification-opened.png") });
+
+  // Still in the background (the result's notification must go out too).
+  await page.evaluate(() => window.go.services.SessionService.SetWindowFocused(false));
+  await page.keyboard.press("1");
+  // A clicked notification is closed by the server; the task's result gets
+  // one of its own, which reading the result in the app withdraws.
+  const done = await until("the result's notification", () =>
+    readJSONL(join(notes, "shown.jsonl")).find((n) => n.Body.startsWith("Done:") && n.Summary.includes("Notify me")),
+  );
+  const key = `result:${taskId}`;
+  await page.locator(`[data-testid="inbox-item"][data-key="${key}"]`).waitFor({ timeout: 10000 });
+  const keys = await page.getByTestId("inbox-item").evaluateAll((els) => els.map((e) => e.dataset.key));
+  const at = await page.getByTestId("inbox-item").evaluateAll((els) => els.findIndex((e) => e.getAttribute("aria-selected") === "true"));
+  const want = keys.indexOf(key);
+  for (let i = 0; i < Math.abs(want - at); i++) await page.keyboard.press(want > at ? "j" : "k");
+  await page.locator('[data-testid="inbox-detail"][data-kind="result"]').waitFor();
+  await page.keyboard.press("1"); // Mark read
+  await until("the result's notification withdrawn", () => readJSONL(join(notes, "closed.jsonl")).some((c) => c.id === done.ID));
 });
