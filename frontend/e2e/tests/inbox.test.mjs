@@ -155,7 +155,7 @@ test("inbox: a permission, a question and a plan from three projects answered wi
   await page.getByTestId("inbox-nav").click();
   await waitKinds(page, (k) => k.length === 3 && !k.includes("error"), "the opened error read");
   assertEqual(await page.title(), "(3) Jean-Claude", "title follows");
-});
+}, { timeoutMs: 180000 });
 
 // The notification daemon: backend/notify/notifytest/fakenotifyd, activated
 // by the app's private session bus (dbus-run-session in lib/app.mjs) from a
@@ -207,10 +207,11 @@ test("notifications: clicking one brings the window up on exactly its item; answ
   assert(shown.Summary.includes("Notify me"), `the title names the task: ${shown.Summary}`);
 
   // The user is elsewhere in the app when the notification is clicked.
-  await page.getByRole("button", { name: "Settings" }).click();
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
   writeFileSync(join(notes, "click"), String(shown.ID));
+  await until("the daemon to click", () => !existsSync(join(notes, "click")));
   const detail = page.locator('[data-testid="inbox-detail"][data-kind="permission"]');
-  await detail.waitFor({ timeout: 10000 });
+  await detail.waitFor({ timeout: 20000 });
   const selected = await page.locator('[data-testid="inbox-item"][aria-selected="true"]').getAttribute("data-key");
   assert(selected.startsWith(`request:${taskId}:`), `the clicked item is selected: ${selected}`);
   await page.screenshot({ path: join(shots, "inbox-notification-opened.png") });
@@ -232,4 +233,4 @@ test("notifications: clicking one brings the window up on exactly its item; answ
   await page.locator('[data-testid="inbox-detail"][data-kind="result"]').waitFor();
   await page.keyboard.press("1"); // Mark read
   await until("the result's notification withdrawn", () => readJSONL(join(notes, "closed.jsonl")).some((c) => c.id === done.ID));
-});
+}, { timeoutMs: 120000 });

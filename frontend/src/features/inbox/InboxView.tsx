@@ -75,8 +75,14 @@ export function InboxView() {
   const focusAt = screen.kind === "inbox" ? screen.focusAt : undefined;
 
   useEffect(() => dispatch({ type: "load", items }), [items]);
+  // A clicked notification selects its item once it is listed (the
+  // inbox:updated that lists it may come after inbox:open), and only once.
+  const focused = useRef("");
   useEffect(() => {
-    if (focusKey) dispatch({ type: "select", key: focusKey });
+    const id = `${focusKey}@${focusAt}`;
+    if (!focusKey || focused.current === id || !items.some((i) => i.key === focusKey)) return;
+    focused.current = id;
+    dispatch({ type: "select", key: focusKey });
   }, [focusKey, focusAt, items]);
 
   const choose = useCallback(

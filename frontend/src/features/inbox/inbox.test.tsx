@@ -152,6 +152,17 @@ describe("InboxView", () => {
     expect(screen.getAllByTestId("inbox-item")).toHaveLength(3);
   });
 
+  test("inbox:open before its item is listed selects it once listed, and only once", async () => {
+    const { api, user } = await setup([perm, question]);
+    act(() => api.emit("inbox:open", { key: plan.key, taskId: "t3" }));
+    expect(await screen.findByTestId("inbox-detail")).toHaveAttribute("data-kind", "permission");
+    act(() => api.emit("inbox:updated", { items: [perm, question, plan], count: 3 }));
+    expect(await screen.findByTestId("inbox-detail")).toHaveAttribute("data-kind", "plan");
+    await user.keyboard("k");
+    act(() => api.emit("inbox:updated", { items: [perm, question, plan, done], count: 4 }));
+    expect(screen.getByTestId("inbox-detail")).toHaveAttribute("data-kind", "question");
+  });
+
   test("empty inbox says so", async () => {
     const api = fakeApi();
     const store = createAppStore({ ...api, inbox: fakeInboxApi([]) }, memoryStorage());
