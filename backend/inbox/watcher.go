@@ -39,6 +39,7 @@ type Watcher struct {
 	Delay    time.Duration   // coalescing delay; 0 means 30 ms
 	Log      *slog.Logger    // may be nil
 
+	run     sync.Mutex // one refresh at a time: updates are emitted in order
 	mu      sync.Mutex
 	pending bool
 	last    map[string]bool
@@ -69,6 +70,8 @@ func (w *Watcher) Touch(name string) {
 func (w *Watcher) Refresh() { w.refresh() }
 
 func (w *Watcher) refresh() {
+	w.run.Lock()
+	defer w.run.Unlock()
 	w.mu.Lock()
 	w.pending = false
 	w.mu.Unlock()
