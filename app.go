@@ -10,6 +10,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/inbox"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/term"
@@ -30,6 +31,9 @@ type App struct {
 	appSvc *services.AppService
 	// terms are the embedded terminals (set by main); closed at shutdown.
 	terms *term.Manager
+	// inbox recomputes the attention inbox after each emitted change (set
+	// by main; nil in the bindings build).
+	inbox *inbox.Watcher
 
 	mu  sync.RWMutex
 	ctx context.Context // the Wails runtime context; nil before startup
@@ -48,6 +52,9 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Unlock()
 	if a.sessions != nil {
 		a.sessions.start(ctx)
+	}
+	if a.inbox != nil {
+		go a.inbox.Refresh() // the title's count before anything changes
 	}
 	if a.appSvc != nil && a.db != nil {
 		// Corrupt pages are reported in the window, not only on stderr;
@@ -99,6 +106,34 @@ func (a *App) Emit(name string, payload any) {
 	if ctx := a.runtimeCtx(); ctx != nil {
 		runtime.EventsEmit(ctx, name, payload)
 	}
+	a.inbox.Touch(name) // a stored change may have changed the inbox
+}
+
+// setInboxCount shows the inbox count in the window title.
+func (a *App) setInboxCount(n int) {
+	if ctx := a.runtimeCtx(); ctx != nil {
+		runtime.WindowSetTitle(ctx, inboxTitle(n))
+	}
+}
+
+// inboxTitle is the window title for n items waiting on the user.
+func inboxTitle(n int) string {
+	if n <= 0 {
+		return "Jean-Claude"
+	}
+	return fmt.Sprintf("(%d) Jean-Claude", n)
+}
+
+// openInboxItem brings the window up on one inbox item: a desktop
+// notification for it was clicked.
+func (a *App) openInboxItem(key string) {
+	ctx := a.runtimeCtx()
+	if ctx == nil {
+		return
+	}
+	runtime.WindowUnminimise(ctx)
+	runtime.WindowShow(ctx)
+	runtime.EventsEmit(ctx, inbox.EventOpen, inbox.OpenRequest{Key: key, TaskID: inbox.TaskOfKey(key)})
 }
 
 // OpenURL implements services.Browser with the Wails runtime: the default

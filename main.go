@@ -23,6 +23,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/cli"
 	"github.com/jean-claude/jean-claude/backend/gitx"
+	"github.com/jean-claude/jean-claude/backend/inbox"
 	"github.com/jean-claude/jean-claude/backend/instance"
 	"github.com/jean-claude/jean-claude/backend/remote"
 	"github.com/jean-claude/jean-claude/backend/services"
@@ -122,12 +123,17 @@ func run() int {
 			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, Hosts: store.NewHosts(db)})
 		}
 	}
-	sess, err := newSessions(ctx, db, reg, app, workspaces)
+	sess, err := newSessions(ctx, db, reg, app, workspaces, app.openInboxItem)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
 		return cli.ExitError
 	}
 	app.sessions = sess
+	if db != nil {
+		// The attention inbox: recomputed after every stored change the
+		// window is told about; its notifications withdrawn when answered.
+		app.inbox = &inbox.Watcher{DB: db, Out: app, Withdraw: sess.notifier, OnCount: app.setInboxCount}
+	}
 	// The embedded terminal (agent sign-in); every PTY is killed at exit.
 	app.terms = term.NewManager(app)
 	workspaces.SetTerminals(services.CloseTaskTerminals(app.terms)) // a deleted task's shells die with it
@@ -167,6 +173,7 @@ func run() int {
 			services.NewOpenService(ctx, db, workspaces, app),
 			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }, workspaces),
 			services.NewHistoryService(ctx, db),
+			services.NewInboxService(ctx, db, sess.o),
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

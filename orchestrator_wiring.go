@@ -32,12 +32,15 @@ type sessions struct {
 
 // newSessions builds the orchestrator over db and reg, emitting through
 // emit. ws may be nil (agents then run in the project folder).
-func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces) (*sessions, error) {
+// onAction is called with the inbox key of a clicked desktop notification.
+func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces, onAction func(key string)) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	n := notify.NewAsync(notify.NewBeeep("Jean-Claude", ""), 32, log)
+	// Clickable notifications over D-Bus where the server offers actions
+	// (issue 17), beeep otherwise.
+	n := notify.NewAsync(notify.NewDesktop("Jean-Claude", "", onAction, log), 32, log)
 	cwd, onEnd := services.WorkspaceHooks(ws, log)
 	var mcp *mcpserver.Server // set below: the server needs the orchestrator
 	o, err := orchestrator.New(orchestrator.Options{

@@ -37,13 +37,36 @@ func (k Kind) SettingKey() string { return "notify." + string(k) }
 type Notification struct {
 	Kind   Kind
 	TaskID string
-	Title  string
-	Body   string
+	// Key names the inbox item it is about (RequestKey, ResultKey): a
+	// second notification with the same key replaces the first, a click
+	// opens that item, and Withdraw(key) takes it back.
+	Key   string
+	Title string
+	Body  string
+}
+
+// RequestKey is the inbox key of a pending permission request, question
+// or plan approval.
+func RequestKey(taskID, requestID string) string { return "request:" + taskID + ":" + requestID }
+
+// ResultKey is the inbox key of a task's unread result ("error:" when it
+// failed).
+func ResultKey(taskID string, failed bool) string {
+	if failed {
+		return "error:" + taskID
+	}
+	return "result:" + taskID
 }
 
 // Notifier shows notifications.
 type Notifier interface {
 	Notify(ctx context.Context, n Notification) error
+}
+
+// Withdrawer is a Notifier that can take a notification back by its key
+// (DBus; beeep cannot).
+type Withdrawer interface {
+	Withdraw(ctx context.Context, key string) error
 }
 
 // NotifierFunc adapts a function to Notifier.
@@ -91,7 +114,7 @@ var ErrClosed = errors.New("notifier closed")
 type Async struct {
 	inner  Notifier
 	log    *slog.Logger
-	ch     chan Notification
+	ch     chan op
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -109,32 +132,62 @@ func NewAsync(inner Notifier, size int, log *slog.Logger) *Async {
 		log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &Async{inner: inner, log: log, ch: make(chan Notification, size), ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	a := &Async{inner: inner, log: log, ch: make(chan op, size), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	go a.loop()
 	return a
 }
 
+// op is a queued notification, or (withdraw set) the key of one to take back.
+type op struct {
+	n        Notification
+	withdraw string
+}
+
 func (a *Async) loop() {
 	defer close(a.done)
-	for n := range a.ch {
-		if err := a.inner.Notify(a.ctx, n); err != nil {
-			a.log.Warn("desktop notification failed", "kind", n.Kind, "task", n.TaskID, "err", err)
+	for o := range a.ch {
+		if o.withdraw != "" {
+			if w, ok := a.inner.(Withdrawer); ok {
+				if err := w.Withdraw(a.ctx, o.withdraw); err != nil {
+					a.log.Warn("withdrawing a desktop notification failed", "item", o.withdraw, "err", err)
+				}
+			}
+			continue
+		}
+		if err := a.inner.Notify(a.ctx, o.n); err != nil {
+			a.log.Warn("desktop notification failed", "kind", o.n.Kind, "task", o.n.TaskID, "err", err)
 		}
 	}
 }
 
 // Notify queues n and returns at once.
 func (a *Async) Notify(_ context.Context, n Notification) error {
+	if err := a.push(op{n: n}); err != nil {
+		a.log.Warn("desktop notification dropped", "kind", n.Kind, "task", n.TaskID, "title", n.Title, "err", err)
+		return err
+	}
+	return nil
+}
+
+// Withdraw queues taking back the notification of key (a no-op when the
+// inner notifier cannot) and returns at once.
+func (a *Async) Withdraw(_ context.Context, key string) error {
+	if _, ok := a.inner.(Withdrawer); !ok || key == "" {
+		return nil
+	}
+	return a.push(op{withdraw: key})
+}
+
+func (a *Async) push(o op) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
 		return ErrClosed
 	}
 	select {
-	case a.ch <- n:
+	case a.ch <- o:
 		return nil
 	default:
-		a.log.Warn("desktop notification dropped: queue full", "kind", n.Kind, "task", n.TaskID, "title", n.Title)
 		return ErrQueueFull
 	}
 }

@@ -39,20 +39,37 @@ func (o *Orchestrator) taskNote(taskID string, kind notify.Kind, detail string) 
 	if kind == notify.KindError {
 		word = notify.WordFailed
 	}
-	return notify.Notification{Kind: kind, TaskID: taskID, Title: title, Body: notify.Body(word, detail)}
+	return notify.Notification{Kind: kind, TaskID: taskID, Key: notify.ResultKey(taskID, kind == notify.KindError),
+		Title: title, Body: notify.Body(word, detail)}
 }
 
 // requestNote says what the agent waits for: "Bash wants to run: npm test".
 func (o *Orchestrator) requestNote(taskID, kind string, req agent.Request) notify.Notification {
 	title, _ := o.title(taskID)
+	key := notify.RequestKey(taskID, req.RequestID)
 	if kind == store.RequestQuestion {
 		q := req.Question
 		if q == "" && len(req.Questions) > 0 {
 			q = req.Questions[0].Question
 		}
-		return notify.Notification{Kind: notify.KindQuestion, TaskID: taskID, Title: title, Body: notify.Body(notify.WordWaiting, "Question: "+firstLine(q))}
+		return notify.Notification{Kind: notify.KindQuestion, TaskID: taskID, Key: key, Title: title, Body: notify.Body(notify.WordWaiting, "Question: "+firstLine(q))}
 	}
-	return notify.Notification{Kind: notify.KindPermission, TaskID: taskID, Title: title, Body: notify.Body(notify.WordWaiting, PermissionSummary(req))}
+	what := PermissionSummary(req)
+	if plan := planText(req); plan != "" {
+		what = "Plan ready for approval: " + firstLine(strings.TrimLeft(strings.TrimSpace(plan), "# "))
+	}
+	return notify.Notification{Kind: notify.KindPermission, TaskID: taskID, Key: key, Title: title, Body: notify.Body(notify.WordWaiting, what)}
+}
+
+// planText is the plan a permission request asks to approve (Claude's
+// ExitPlanMode, or any request whose input carries a "plan"), or "".
+func planText(req agent.Request) string {
+	var in map[string]any
+	_ = json.Unmarshal(req.Input, &in)
+	if p, ok := in["plan"].(string); ok {
+		return p
+	}
+	return ""
 }
 
 // PermissionSummary says a permission request in one line.

@@ -11,7 +11,9 @@ import { useColumns } from "./features/layout/columns";
 import { ColumnsRail } from "./features/layout/ColumnsToggle";
 import { AddProjectDialog } from "./features/projects/AddProjectDialog";
 import { TaskList } from "./features/tasks/TaskList";
-import { AgentsScreen, HostsScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
+import { AgentsScreen, HostsScreen, InboxView, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
+import { inboxTitle } from "./features/inbox/model";
+import { setWindowTitle } from "./bridge/bound";
 import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
 import { SearchPalette } from "./features/search/SearchPalette";
 import { ImportLauncher } from "./features/import/ImportDialog";
@@ -50,7 +52,7 @@ export function App({ store }: { store?: AppStore }) {
   );
 }
 
-/** handleShortcut: Ctrl/Cmd+N new task, Ctrl/Cmd+, settings, Ctrl/Cmd+Shift+O add project. */
+/** handleShortcut: Ctrl/Cmd+N new task, Ctrl/Cmd+, settings, Ctrl/Cmd+Shift+O add project, Ctrl/Cmd+I the inbox. */
 export function handleShortcut(e: KeyboardEvent, store: AppStore): boolean {
   if (!(e.ctrlKey || e.metaKey) || e.altKey) return false;
   const s = store.getState();
@@ -61,6 +63,8 @@ export function handleShortcut(e: KeyboardEvent, store: AppStore): boolean {
     s.openScreen({ kind: "settings" });
   } else if (key === "o" && e.shiftKey) {
     s.setAddProjectOpen(true);
+  } else if (key === "i" && !e.shiftKey) {
+    s.openScreen({ kind: "inbox" });
   } else {
     return false;
   }
@@ -91,6 +95,9 @@ function Shell() {
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [store]);
+
+  const inboxCount = useApp((s) => s.inbox.length);
+  useEffect(() => setWindowTitle(inboxTitle(inboxCount)), [inboxCount]);
 
   const columns = useColumns();
   return (
@@ -189,6 +196,8 @@ function MainPane() {
       return <AgentsScreen />;
     case "hosts":
       return <HostsScreen />;
+    case "inbox":
+      return <InboxView />;
     case "empty":
       return (
         <div className="jc-welcome">

@@ -12,3 +12,4 @@ export const SettingsScreen = lazyScreen(() => import("./features/settings/Setti
 export const ProjectSettings = lazyScreen(() => import("./features/projects/ProjectSettings").then((m) => m.ProjectSettings));
 export const NewTaskForm = lazyScreen(() => import("./features/tasks/NewTaskForm").then((m) => m.NewTaskForm));
 export const HostsScreen = lazyScreen(() => import("./features/hosts/HostsScreen").then((m) => m.HostsScreen));
+export const InboxView = lazyScreen(() => import("./features/inbox/InboxView").then((m) => m.InboxView));

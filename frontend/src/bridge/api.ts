@@ -3,6 +3,7 @@
 // generated bindings.
 
 import type { BackendInfo, CreateTaskInput, Project, Task } from "./types";
+import type { InboxApi } from "../features/inbox/api";
 
 export interface ProjectsApi {
   pickDirectory(): Promise<string>;
@@ -70,6 +71,8 @@ export interface Api {
   events: EventsApi;
   /** The orchestrator's SessionService; absent until it is bound. */
   sessions?: SessionsApi;
+  /** The attention inbox (InboxService); absent in tests that do not need it. */
+  inbox?: InboxApi;
 }
 
 type Raw = Record<string, unknown>;

@@ -4,7 +4,7 @@
 // browser, tests, an older backend); every subscription goes through the
 // generated runtime (./wailsjs/runtime).
 
-import { EventsOn } from "./wailsjs/runtime/runtime";
+import { EventsOn, WindowSetTitle } from "./wailsjs/runtime/runtime";
 
 type Services = Record<string, Record<string, unknown> | undefined>;
 
@@ -33,4 +33,16 @@ export function call<R>(fn: (...a: never[]) => Promise<unknown>, name: string, .
 export function onEvent<T>(name: string, cb: (payload: T) => void): () => void {
   if (!(window as unknown as { runtime?: unknown }).runtime) return () => {};
   return EventsOn(name, (...data: unknown[]) => cb(data[0] as T));
+}
+
+/** setWindowTitle sets the document's title and, in Wails, the window's
+ * (the inbox count; Go sets the window's too when the inbox changes). */
+export function setWindowTitle(title: string): void {
+  document.title = title;
+  if (!(window as unknown as { runtime?: unknown }).runtime) return;
+  try {
+    WindowSetTitle(title);
+  } catch {
+    // a runtime without windows: the document title is enough
+  }
 }

@@ -11,6 +11,7 @@ import * as SessionService from "./wailsjs/go/services/SessionService";
 import * as AppService from "./wailsjs/go/services/AppService";
 import { bound, onEvent } from "./bound";
 import { services } from "./wailsjs/go/models";
+import { wailsInboxApi } from "../features/inbox/api";
 
 /** hasWails reports whether the page runs inside Wails (window or dev server). */
 export function hasWails(): boolean {
@@ -54,6 +55,7 @@ export function wailsApi(): Api {
         ((await bound(SessionService.NotificationSettings, "SessionService.NotificationSettings")()) ?? {}) as Record<string, boolean>,
       setNotificationEnabled: bound(SessionService.SetNotificationEnabled, "SessionService.SetNotificationEnabled"),
     },
+    inbox: wailsInboxApi,
     events: {
       on: (name, cb) => onEvent(name, cb),
     },

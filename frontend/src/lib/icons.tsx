@@ -91,3 +91,9 @@ export const AlertIcon = (p: P) => (
     <path d="M8 6.5v3M8 11.5v.01" />
   </Icon>
 );
+export const InboxIcon = (p: P) => (
+  <Icon {...p}>
+    <path d="M2.5 9.5 4 3.5h8l1.5 6v3h-11z" />
+    <path d="M2.5 9.5h3l1 1.5h3l1-1.5h3" />
+  </Icon>
+);

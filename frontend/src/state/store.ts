@@ -8,6 +8,7 @@ import { toTask } from "../bridge/api";
 import type { BackendInfo, CreateTaskInput, Project, Task } from "../bridge/types";
 import { errorMessage } from "../lib/errors";
 import { removeTask, sortTasks, upsertTask } from "./taskList";
+import type { InboxItem, InboxPayload } from "../features/inbox/model";
 
 export type Theme = "system" | "light" | "dark";
 
@@ -20,7 +21,9 @@ export type Screen =
   | { kind: "project-settings"; projectId: string }
   | { kind: "settings" }
   | { kind: "agents" }
-  | { kind: "hosts" };
+  | { kind: "hosts" }
+  /** The attention inbox; focusKey selects one item (a clicked notification), focusAt tells two clicks apart. */
+  | { kind: "inbox"; focusKey?: string; focusAt?: number };
 
 export interface AppState {
   /** The bridge, for screens that keep their own data (the Agents page). */
@@ -41,6 +44,9 @@ export interface AppState {
   renormalize: { done: number; total: number } | null;
   /** Why starting a task's session failed, by task id. */
   startErrors: Record<string, string>;
+  /** Everything waiting on the user across projects, oldest first ("inbox:updated"). */
+  inbox: InboxItem[];
+  loadInbox(): Promise<void>;
 
   init(): Promise<void>;
   dispose(): void;
@@ -110,6 +116,13 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
       startErrors: {},
       notifications: null,
       renormalize: null,
+      inbox: [],
+
+      async loadInbox() {
+        if (!api.inbox) return;
+        const p = await api.inbox.items();
+        set({ inbox: p.items ?? [] });
+      },
 
       async init() {
         get().dispose();
@@ -125,7 +138,16 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
             const id = (payload as { id?: string } | null)?.id;
             if (id) get().forgetTask(id);
           }),
+          api.events.on("inbox:updated", (payload) => set({ inbox: (payload as InboxPayload | null)?.items ?? [] })),
+          // A desktop notification was clicked: show exactly that item.
+          api.events.on("inbox:open", (payload) => {
+            const key = (payload as { key?: string } | null)?.key;
+            get().openScreen({ kind: "inbox", focusKey: key || undefined, focusAt: Date.now() });
+          }),
         ];
+        void get()
+          .loadInbox()
+          .catch(() => {});
         try {
           const [projects, backends, defaultBackend] = await Promise.all([
             api.projects.list(),
@@ -209,6 +231,9 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
           const selectedProjectId = s.selectedProjectId === id ? (projects[0]?.id ?? null) : s.selectedProjectId;
           return { projects, tasksByProject, selectedProjectId, screen: { kind: "empty" } };
         });
+        void get()
+          .loadInbox()
+          .catch(() => {});
       },
 
       async setProjectBackend(id, backend) {

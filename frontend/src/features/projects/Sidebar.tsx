@@ -3,7 +3,7 @@
 import { useApp } from "../../state/context";
 import { projectActivity, unreadCount } from "../tasks/reducers";
 import { cx } from "../../lib/cx";
-import { FolderIcon, GearIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
+import { FolderIcon, GearIcon, InboxIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
 import { IconButton } from "../../lib/ui";
 import type { Theme } from "../../state/store";
 import { ColumnsToggle } from "../layout/ColumnsToggle";
@@ -33,6 +33,8 @@ export function Sidebar() {
         <span className="jc-sidebar__spacer" />
         <ColumnsToggle columns="all" />
       </div>
+
+      <InboxEntry />
 
       <div className="jc-sidebar__section">
         <span>Projects</span>
@@ -108,6 +110,31 @@ export function Sidebar() {
         </IconButton>
       </div>
     </nav>
+  );
+}
+
+/** InboxEntry opens the attention inbox and shows how many items wait on the user. */
+function InboxEntry() {
+  const count = useApp((s) => s.inbox.length);
+  const active = useApp((s) => s.screen.kind === "inbox");
+  const openScreen = useApp((s) => s.openScreen);
+  return (
+    <button
+      type="button"
+      className={cx("jc-sidebar__inbox", active && "jc-sidebar__inbox--active")}
+      aria-current={active ? "page" : undefined}
+      data-testid="inbox-nav"
+      title="Everything waiting on you (Ctrl+I)"
+      onClick={() => openScreen({ kind: "inbox" })}
+    >
+      <InboxIcon size={14} />
+      Inbox
+      {count > 0 ? (
+        <span className="jc-count" aria-label={`${count} waiting`} data-testid="inbox-nav-count">
+          {count}
+        </span>
+      ) : null}
+    </button>
   );
 }
 

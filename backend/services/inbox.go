@@ -1,0 +1,95 @@
+package services
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/inbox"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// InboxItem is one thing waiting on the user (see backend/inbox).
+type InboxItem = inbox.Item
+
+// InboxPayload is the whole inbox: its items, oldest first, and their
+// count; also the "inbox:updated" event's payload.
+type InboxPayload = inbox.Payload
+
+// Plan answers (AnswerPlan).
+const (
+	PlanApprove            = "approve"
+	PlanApproveAcceptEdits = "approve-accept-edits"
+	PlanKeepPlanning       = "keep-planning"
+)
+
+// InboxService is the attention inbox: everything waiting on the user
+// across all projects. Permissions and questions are answered through
+// SessionService; plans and results here. Changes come as "inbox:updated"
+// (InboxPayload); a clicked desktop notification sends "inbox:open".
+type InboxService struct {
+	ctx context.Context
+	db  *store.DB
+	o   *orchestrator.Orchestrator
+}
+
+// NewInboxService returns the service; ctx bounds its calls.
+func NewInboxService(ctx context.Context, db *store.DB, o *orchestrator.Orchestrator) *InboxService {
+	return &InboxService{ctx: ctx, db: db, o: o}
+}
+
+// Items returns the inbox, oldest first.
+func (s *InboxService) Items() (InboxPayload, error) {
+	if s.db == nil {
+		return InboxPayload{Items: []InboxItem{}}, nil
+	}
+	items, err := inbox.Load(s.ctx, s.db.R)
+	if err != nil {
+		return InboxPayload{}, userErr(err)
+	}
+	return InboxPayload{Items: items, Count: len(items)}, nil
+}
+
+// AnswerPlan answers a plan approval: "approve", "approve-accept-edits"
+// (approve, then switch the task to accept-edits) or "keep-planning" (the
+// agent is told to go on planning; message, when given, says what to
+// change).
+func (s *InboxService) AnswerPlan(taskID, requestID, choice, message string) error {
+	if err := need("taskId", taskID); err != nil {
+		return err
+	}
+	if err := need("requestId", requestID); err != nil {
+		return err
+	}
+	ans := orchestrator.PermissionAnswer{Behavior: agent.Allow, Scope: store.ScopeOnce}
+	switch choice {
+	case PlanApprove, PlanApproveAcceptEdits:
+	case PlanKeepPlanning:
+		if message == "" {
+			message = "The user wants you to keep planning: do not start on the plan yet."
+		}
+		ans = orchestrator.PermissionAnswer{Behavior: agent.Deny, Scope: store.ScopeOnce, Message: message}
+	default:
+		return invalid("choice", nil, "unknown plan answer %q", choice)
+	}
+	if err := s.o.RespondToPermission(s.ctx, taskID, requestID, ans); err != nil {
+		return userErr(err)
+	}
+	if choice == PlanApproveAcceptEdits {
+		// After the approval: approving ends plan mode, this sets the next one.
+		if err := s.o.SetMode(s.ctx, taskID, agent.ModeAcceptEdits); err != nil && !errors.Is(err, agent.ErrUnsupported) {
+			return userErr(err)
+		}
+	}
+	return nil
+}
+
+// Dismiss marks a task's finished result (or error) read: it leaves the
+// inbox.
+func (s *InboxService) Dismiss(taskID string) error {
+	if err := need("taskId", taskID); err != nil {
+		return err
+	}
+	return userErr(s.o.MarkRead(s.ctx, taskID))
+}
