@@ -103,7 +103,7 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v: tasks run in the project folder\n", gitErr)
 	}
 	workspaces := services.NewWorkspaces(db, gitRunner)
-	sess, err := newSessions(ctx, db, reg, app, workspaces)
+	sess, err := newSessions(ctx, db, reg, app, workspaces, aw.resolver())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
 		return cli.ExitError

@@ -26,16 +26,25 @@ type sessions struct {
 
 // newSessions builds the orchestrator over db and reg, emitting through
 // emit. ws may be nil (agents then run in the project folder).
-func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces) (*sessions, error) {
+// resolve finds the summary agent's CLI (nil: no summaries).
+func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces,
+	resolve services.BinaryResolver) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	n := notify.NewAsync(notify.NewBeeep("Jean-Claude", ""), 32, log)
 	cwd, onEnd := services.WorkspaceHooks(ws, log)
+	sum := &services.Summaries{DB: db, Emit: emit, Resolve: resolve, Log: log}
+	runEnded := func(ctx context.Context, taskID string) {
+		if onEnd != nil {
+			onEnd(ctx, taskID)
+		}
+		sum.RunEnded(ctx, taskID)
+	}
 	o, err := orchestrator.New(orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
-		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: onEnd,
+		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded,
 	})
 	if err != nil {
 		return nil, err

@@ -42,6 +42,7 @@ type SearchHit struct {
 	TaskID       string `json:"taskId"`
 	TaskName     string `json:"taskName"`
 	TaskPrompt   string `json:"taskPrompt"`
+	TaskSummary  string `json:"taskSummary"`
 	ProjectID    string `json:"projectId"`
 	ProjectName  string `json:"projectName"`
 	Agent        string `json:"agent"`
@@ -356,7 +357,7 @@ func searchRows(ctx context.Context, q SQLRunner, sq SearchQuery, p searchPlan, 
 		p.add(`s.rowid <= ?`, r.hi)
 	}
 	query := `SELECT s.rowid, ` + p.snippet + `, ` + p.body + `, m.taskId, m.messageId, m.messageIndex, m.role, m.createdAt,
-		t.name, t.prompt, t.agentBackend, t.projectId, pr.name
+		t.name, t.prompt, t.summary, t.agentBackend, t.projectId, pr.name
 		FROM ` + p.table + ` s
 		JOIN agent_messages m ON m.id = s.rowid
 		JOIN tasks t ON t.id = m.taskId
@@ -373,7 +374,7 @@ func searchRows(ctx context.Context, q SQLRunner, sq SearchQuery, p searchPlan, 
 		var h SearchHit
 		var text string
 		if err := rows.Scan(&h.RowID, &h.Snippet, &text, &h.TaskID, &h.MessageID, &h.MessageIndex, &h.Role,
-			&h.CreatedAt, &h.TaskName, &h.TaskPrompt, &h.Agent, &h.ProjectID, &h.ProjectName); err != nil {
+			&h.CreatedAt, &h.TaskName, &h.TaskPrompt, &h.TaskSummary, &h.Agent, &h.ProjectID, &h.ProjectName); err != nil {
 			return nil, fmt.Errorf("store: search %q: %w", sq.Text, err)
 		}
 		if p.body != `''` {

@@ -10,6 +10,10 @@ import (
 const (
 	// SettingDefaultBackend is the backend new projects start with.
 	SettingDefaultBackend = "defaultAgentBackend"
+	// SettingSummaryAgent is the backend whose CLI writes a task's one-line
+	// summary when it finishes ("" or absent = no summary: it costs a
+	// model call).
+	SettingSummaryAgent = "summaryAgent"
 )
 
 // Settings is the key/value settings table.

@@ -46,17 +46,18 @@ type TaskRun struct {
 	UpdatedAt       int64
 	StartedAt       int64 // 0 when never started
 	EndedAt         int64 // 0 while not ended
+	Summary         string
 }
 
 const taskRunCols = `t.id, t.projectId, p.name, p.path, t.name, t.prompt, t.status, t.statusReason,
 	t.agentBackend, t.model, t.interactionMode, t.sessionId, t.hasUnread, t.createdAt, t.updatedAt,
-	coalesce(t.startedAt, 0), coalesce(t.endedAt, 0)`
+	coalesce(t.startedAt, 0), coalesce(t.endedAt, 0), t.summary`
 
 func scanTaskRun(sc interface{ Scan(...any) error }) (TaskRun, error) {
 	var t TaskRun
 	err := sc.Scan(&t.ID, &t.ProjectID, &t.ProjectName, &t.ProjectPath, &t.Name, &t.Prompt, &t.Status,
 		&t.StatusReason, &t.AgentBackend, &t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread,
-		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt)
+		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt, &t.Summary)
 	return t, err
 }
 
