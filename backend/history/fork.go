@@ -89,12 +89,13 @@ type ForkInput struct {
 
 // NativeFork lists the backends whose CLI can fork a session itself from
 // its end (agent.Config.ForkSession): Claude Code's --resume ID
-// --fork-session, OpenCode's POST /session/{id}/fork. Claude Code 2.1.330
+// --fork-session, OpenCode's POST /session/{id}/fork, the Codex
+// app-server's thread/fork. Claude Code 2.1.330
 // has no resume-at-message option, so a fork from an earlier message is a
 // seeded one (OpenCode's fork takes a messageID, not used yet: its copy
 // stops before that message, and Jean-Claude's message ids would have to
 // be mapped to OpenCode's).
-var NativeFork = map[agent.BackendType]bool{agent.BackendClaudeCode: true, agent.BackendOpenCode: true}
+var NativeFork = map[agent.BackendType]bool{agent.BackendClaudeCode: true, agent.BackendOpenCode: true, agent.BackendCodex: true}
 
 // Fork creates a task (in the task's project) that continues from the
 // message, linked to the task as a fork. Natively when it can: the message
