@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/secrets"
+	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -60,4 +62,23 @@ func newAgentsWiring(ctx context.Context, db *store.DB, dbPath string) *agentsWi
 		opt.OpenCodeEnv = mgr.OpenCodeEnv(ctx)
 	}
 	return &agentsWiring{mgr: mgr, opt: opt, specs: specs}
+}
+
+// resolver finds a backend's CLI the way the backends do: the Agents
+// page's path, then PATH, then the app's own install.
+func (aw *agentsWiring) resolver() services.BinaryResolver {
+	return func(ctx context.Context, b agent.BackendType) (string, error) {
+		for _, spec := range aw.specs {
+			if spec.Backend != b {
+				continue
+			}
+			set, err := aw.mgr.Settings(ctx, b)
+			if err != nil {
+				return "", err
+			}
+			p, _, err := aw.mgr.Resolve(spec, set.BinaryPath)
+			return p, err
+		}
+		return "", fmt.Errorf("%s: %w", b, agent.ErrBinaryNotFound)
+	}
 }

@@ -123,7 +123,7 @@ func run() int {
 			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, Hosts: store.NewHosts(db)})
 		}
 	}
-	sess, err := newSessions(ctx, db, reg, app, workspaces, app.openInboxItem)
+	sess, err := newSessions(ctx, db, reg, app, workspaces, app.openInboxItem, aw.resolver())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
 		return cli.ExitError

@@ -32,8 +32,10 @@ type sessions struct {
 
 // newSessions builds the orchestrator over db and reg, emitting through
 // emit. ws may be nil (agents then run in the project folder).
-// onAction is called with the inbox key of a clicked desktop notification.
-func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces, onAction func(key string)) (*sessions, error) {
+// onAction is called with the inbox key of a clicked desktop notification;
+// resolve finds the summary agent's CLI (nil: no summaries).
+func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces,
+	onAction func(key string), resolve services.BinaryResolver) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
 	}
@@ -42,10 +44,17 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	// (issue 17), beeep otherwise.
 	n := notify.NewAsync(notify.NewDesktop("Jean-Claude", "", onAction, log), 32, log)
 	cwd, onEnd := services.WorkspaceHooks(ws, log)
+	sum := &services.Summaries{DB: db, Emit: emit, Resolve: resolve, Log: log}
+	runEnded := func(ctx context.Context, taskID string) {
+		if onEnd != nil {
+			onEnd(ctx, taskID)
+		}
+		sum.RunEnded(ctx, taskID)
+	}
 	var mcp *mcpserver.Server // set below: the server needs the orchestrator
 	o, err := orchestrator.New(orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
-		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: onEnd, Relays: relaysOf(ctx, db),
+		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relaysOf(ctx, db),
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil

@@ -27,6 +27,11 @@ type Config struct {
 	// so far, set with SessionID: a backend that cannot resume that session
 	// may seed the new one with it (and says so).
 	Transcript string `json:"-"`
+	// ForkSession, with SessionID, continues a copy of that session under a
+	// new session id (a native fork: Claude Code's --fork-session); the
+	// session itself is left as it was. Only a backend whose Info says
+	// Capabilities.Fork is given it.
+	ForkSession bool `json:"forkSession,omitempty"`
 	// Recorder, when set, records every process the session starts (see
 	// ProcessRecorder); the orchestrator sets it.
 	Recorder ProcessRecorder `json:"-"`

@@ -45,3 +45,33 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("unknown --from: %+v", r)
 	}
 }
+
+// TestImportCommandCodexGemini imports the sessions the real Codex and
+// Gemini CLI saved, each by --from and by its session file.
+func TestImportCommandCodexGemini(t *testing.T) {
+	for _, c := range []struct{ format, id, file string }{
+		{"codex", "01a20c51-cb83-7571-96c4-ec4f6dc980d6", ".codex/sessions/2026/11/24/rollout-2026-11-24T06-50-17-01a20c51-cb83-7571-96c4-ec4f6dc980d6.jsonl"},
+		{"gemini", "07e6ffe4-fef7-41c1-acc8-2d5f40e6ec9a", ".gemini/tmp/gemini-project/chats/session-2026-11-24T06-51-07e6ffe4.jsonl"},
+	} {
+		home, err := filepath.Abs("../history/importer/testdata/" + c.format + "/home")
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := filepath.Join(t.TempDir(), "jc.db")
+		r := run(t, "", "--db", db, "import", "--from", c.format, "--home", home, "--list")
+		if r.code != 0 || !strings.Contains(r.stdout, c.id) || !strings.Contains(r.stdout, "Create notes.md with a café note") {
+			t.Fatalf("%s: import --list: %+v", c.format, r)
+		}
+		r = run(t, "", "--db", db, "import", "--home", home, filepath.Join(home, c.file))
+		if r.code != 0 || !strings.Contains(r.stdout, "imported: task ") {
+			t.Fatalf("%s: import FILE: %+v", c.format, r)
+		}
+		r = run(t, "", "--db", db, "import", "--from", c.format, "--home", home)
+		if r.code != 0 || !strings.Contains(r.stdout, "already imported: task ") {
+			t.Errorf("%s: import again: %+v", c.format, r)
+		}
+		if r = run(t, "", "--db", db, "search", "notes.md", "lines"); r.code != 0 || !strings.Contains(r.stdout, "Create notes.md") {
+			t.Errorf("%s: search after import: %+v", c.format, r)
+		}
+	}
+}

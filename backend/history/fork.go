@@ -87,24 +87,68 @@ type ForkInput struct {
 	Prompt  string
 }
 
+// NativeFork lists the backends whose CLI can fork a session itself from
+// its end (agent.Config.ForkSession): Claude Code's --resume ID
+// --fork-session, OpenCode's POST /session/{id}/fork, the Codex
+// app-server's thread/fork. Claude Code 2.1.330
+// has no resume-at-message option, so a fork from an earlier message is a
+// seeded one (OpenCode's fork takes a messageID, not used yet: its copy
+// stops before that message, and Jean-Claude's message ids would have to
+// be mapped to OpenCode's).
+var NativeFork = map[agent.BackendType]bool{agent.BackendClaudeCode: true, agent.BackendOpenCode: true, agent.BackendCodex: true}
+
 // Fork creates a task (in the task's project) that continues from the
-// message: a new session seeded with the transcript up to it, linked to
-// the task as a fork. It is created, not started.
-func Fork(ctx context.Context, db *store.DB, in ForkInput) (store.Task, error) {
+// message, linked to the task as a fork. Natively when it can: the message
+// ends the task's session (only result or system messages follow it), the
+// fork runs on the same backend and that backend is in NativeFork — the new
+// task then resumes a copy of the session (prompt: in.Prompt, or "Continue
+// from there."). Otherwise a new session seeded with the transcript up to
+// the message. It is created, not started; native says which.
+func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native bool, err error) {
 	parent, err := store.NewTasks(db).Get(ctx, in.TaskID)
 	if err != nil {
-		return store.Task{}, err
+		return store.Task{}, false, err
 	}
 	msgs, err := store.Messages(ctx, db.R, in.TaskID)
 	if err != nil {
-		return store.Task{}, err
+		return store.Task{}, false, err
 	}
 	prompt, err := SeedPrompt(parent, msgs, in.MessageID, in.Prompt)
 	if err != nil {
-		return store.Task{}, err
+		return store.Task{}, false, err
 	}
 	name := "Fork of " + cmpOr(parent.Name, "task")
-	return child(ctx, db, parent, in.Backend, name, prompt, store.LinkFork, in.MessageID)
+	native = parent.SessionID != "" && NativeFork[parent.AgentBackend] &&
+		(in.Backend == "" || in.Backend == parent.AgentBackend) && endsSession(msgs, in.MessageID)
+	if native {
+		prompt = cmpOr(strings.TrimSpace(in.Prompt), "Continue from there.")
+	}
+	t, err = child(ctx, db, parent, in.Backend, name, prompt, store.LinkFork, in.MessageID)
+	if err != nil || !native {
+		return t, native, err
+	}
+	if err := store.SetForkSession(ctx, db.W, t.ID, parent.SessionID); err != nil {
+		return store.Task{}, false, err
+	}
+	t.SessionID = parent.SessionID
+	return t, true, nil
+}
+
+// endsSession reports whether only result or system messages follow the
+// message id in msgs.
+func endsSession(msgs []agent.Message, id string) bool {
+	for i, m := range msgs {
+		if m.ID != id {
+			continue
+		}
+		for _, after := range msgs[i+1:] {
+			if after.Role != agent.RoleResult && after.Role != agent.RoleSystem {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Spawn creates a sub-task of the task (same project, any backend) with

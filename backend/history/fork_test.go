@@ -43,9 +43,9 @@ func TestForkAndSpawn(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	fork, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: "r1", Backend: agent.BackendOpenCode, Prompt: "Now rename it in the docs too"})
-	if err != nil {
-		t.Fatal(err)
+	fork, native, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: "r1", Backend: agent.BackendOpenCode, Prompt: "Now rename it in the docs too"})
+	if err != nil || native {
+		t.Fatal(err, native)
 	}
 	for _, want := range []string{"Rename loadConfig", "[tool Bash: {\"command\":\"grep -rn loadConfig\"}]", "[tool result: a.go:1: loadConfig()]", "Now rename it in the docs too"} {
 		if !strings.Contains(fork.Prompt, want) {
@@ -58,7 +58,7 @@ func TestForkAndSpawn(t *testing.T) {
 	if fork.AgentBackend != agent.BackendOpenCode || fork.Model != "" || fork.Name != "Fork of Refactor" || fork.ProjectID != p.ID {
 		t.Errorf("fork = %+v", fork)
 	}
-	if _, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: "nope"}); !errors.Is(err, history.ErrNoMessage) {
+	if _, _, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: "nope"}); !errors.Is(err, history.ErrNoMessage) {
 		t.Errorf("fork from a missing message: %v", err)
 	}
 
@@ -89,5 +89,72 @@ func TestForkAndSpawn(t *testing.T) {
 	}
 	if up, _, err := store.TaskLinks(ctx, db.R, sub.ID); err != nil || up != nil {
 		t.Errorf("after the parent's deletion: %+v %v", up, err)
+	}
+}
+
+// TestNativeFork: a fork from the end of a Claude Code session, on Claude
+// Code, holds the parent's session id to fork on its first start; a fork
+// from an earlier message, or onto another backend, is seeded. The flag
+// clears once the fork's own session id is stored.
+func TestNativeFork(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: agent.BackendClaudeCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		for i, m := range []agent.Message{
+			{ID: "u1", Role: agent.RoleUser, Parts: []agent.Part{{Type: agent.PartText, Text: "Rename loadConfig"}}},
+			{ID: "a1", Role: agent.RoleAssistant, Parts: []agent.Part{{Type: agent.PartText, Text: "Renamed."}}},
+			{ID: "res", Role: agent.RoleResult, Result: "Renamed."},
+		} {
+			if _, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: parent.ID, Message: m, Format: "claude-code", Version: 1, Now: int64(i + 1)}); err != nil {
+				return err
+			}
+		}
+		return store.SetTaskSessionID(ctx, tx, parent.ID, "sess-parent", 5)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		msg     string
+		backend agent.BackendType
+		native  bool
+	}{{"a1", "", true}, {"res", agent.BackendClaudeCode, true}, {"u1", "", false}, {"a1", agent.BackendOpenCode, false}} {
+		fork, native, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: c.msg, Backend: c.backend})
+		if err != nil || native != c.native {
+			t.Fatalf("fork from %s on %q: native %v, %v; want native %v", c.msg, c.backend, native, err, c.native)
+		}
+		run, err := store.LoadTaskRun(ctx, db.R, fork.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.native && (run.SessionID != "sess-parent" || !run.ForkSession || run.Prompt != "Continue from there.") {
+			t.Errorf("native fork = %+v", run)
+		}
+		if !c.native && (run.SessionID != "" || run.ForkSession || !strings.Contains(run.Prompt, "<transcript>")) {
+			t.Errorf("seeded fork = %+v", run)
+		}
+		if !c.native {
+			continue
+		}
+		// The CLI announces the fork's own session: the task owns it and no
+		// later start forks again.
+		if err := store.SetTaskSessionID(ctx, db.W, fork.ID, "sess-fork-"+c.msg, 9); err != nil {
+			t.Fatal(err)
+		}
+		if run, _ = store.LoadTaskRun(ctx, db.R, fork.ID); run.SessionID != "sess-fork-"+c.msg || run.ForkSession {
+			t.Errorf("after the fork's session id: %+v", run)
+		}
+	}
+	if run, _ := store.LoadTaskRun(ctx, db.R, parent.ID); run.SessionID != "sess-parent" || run.ForkSession {
+		t.Errorf("parent = %+v", run)
 	}
 }

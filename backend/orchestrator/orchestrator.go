@@ -275,7 +275,11 @@ func (o *Orchestrator) Start(ctx context.Context, taskID string) error {
 	if t.Status != store.StatusCreated {
 		return fmt.Errorf("orchestrator: start task %s: status is %s (use Resume or SendMessage): %w", taskID, t.Status, ErrInvalid)
 	}
-	return o.startLocked(ctx, t, "", t.Prompt)
+	sessionID := ""
+	if t.ForkSession {
+		sessionID = t.SessionID // a native fork: resume a copy of the parent's session
+	}
+	return o.startLocked(ctx, t, sessionID, t.Prompt)
 }
 
 // Resume restarts a finished task's session by its stored session id, with
@@ -348,6 +352,8 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		Model:     t.Model,
 		SessionID: sessionID,
 		Recorder:  o.recorder(),
+		// A native fork's first start (history.Fork): resume a copy.
+		ForkSession: t.ForkSession && sessionID != "" && sessionID == t.SessionID,
 	}
 	if sessionID != "" {
 		cfg.Transcript = o.transcript(ctx, t.ID)

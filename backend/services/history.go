@@ -61,10 +61,12 @@ type ForkInput struct {
 	Prompt    string `json:"prompt"`
 }
 
-// Fork creates (without starting) a task continuing from the message: a new
-// session seeded with the transcript up to it, linked to the task.
+// Fork creates (without starting) a task continuing from the message,
+// linked to the task: a native fork of the CLI's session when the message
+// ends it and the CLI can (history.NativeFork), else a new session seeded
+// with the transcript up to it.
 func (s *HistoryService) Fork(in ForkInput) (Task, error) {
-	t, err := history.Fork(s.ctx, s.db, history.ForkInput{TaskID: in.TaskID, MessageID: in.MessageID,
+	t, _, err := history.Fork(s.ctx, s.db, history.ForkInput{TaskID: in.TaskID, MessageID: in.MessageID,
 		Backend: agent.BackendType(in.Backend), Prompt: in.Prompt})
 	if err != nil {
 		return Task{}, fmt.Errorf("fork: %w", err)

@@ -59,7 +59,7 @@ func TaskViewOf(t store.TaskRun) any {
 		AgentBackend: agent.BackendType(t.AgentBackend), Model: t.Model,
 		InteractionMode: agent.InteractionMode(t.InteractionMode), SessionID: t.SessionID,
 		HasUnread: t.HasUnread, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		StartedAt: t.StartedAt, EndedAt: t.EndedAt,
+		StartedAt: t.StartedAt, EndedAt: t.EndedAt, Summary: t.Summary,
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/history/oneshot"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -39,4 +40,26 @@ func (s *SettingsService) SetDefaultBackend(backend string) error {
 // in registration order.
 func (s *SettingsService) ListBackends() ([]agent.Info, error) {
 	return s.reg.List(), nil
+}
+
+// GetSummaryAgent returns the backend whose CLI writes a finished task's
+// one-line summary ("" = none, the default: each summary is a model call).
+func (s *SettingsService) GetSummaryAgent() (string, error) {
+	v, _, err := s.settings.Get(s.ctx, store.SettingSummaryAgent)
+	return v, err
+}
+
+// SetSummaryAgent chooses it: "" turns summaries off; else a registered
+// backend with a one-shot mode (Claude Code, Codex).
+func (s *SettingsService) SetSummaryAgent(backend string) error {
+	if backend != "" {
+		b, err := checkBackend(s.reg, backend)
+		if err != nil {
+			return err
+		}
+		if _, err := oneshot.CommandFor(b, "x", ""); err != nil {
+			return invalid("summaryAgent", err, "%v", err)
+		}
+	}
+	return s.settings.Set(s.ctx, store.SettingSummaryAgent, backend)
 }

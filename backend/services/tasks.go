@@ -84,6 +84,9 @@ type Task struct {
 	UpdatedAt       int64                 `json:"updatedAt"`
 	StartedAt       *int64                `json:"startedAt,omitempty"` // absent: never ran
 	EndedAt         *int64                `json:"endedAt,omitempty"`   // absent: not ended
+	// Summary is the one-line summary written when the task finished, by a
+	// one-shot call of the summary agent (Settings); "" = none.
+	Summary string `json:"summary"`
 }
 
 // NewTaskDTO maps a stored task to its DTO (also the "task:updated"
@@ -105,6 +108,7 @@ func NewTaskDTO(t store.Task) Task {
 		HasUnread:       t.HasUnread,
 		CreatedAt:       t.CreatedAt,
 		UpdatedAt:       t.UpdatedAt,
+		Summary:         t.Summary,
 	}
 	if t.StartedAt != 0 {
 		d.StartedAt = &t.StartedAt

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -41,6 +42,7 @@ type SearchHit struct {
 	TaskID       string `json:"taskId"`
 	TaskName     string `json:"taskName"`
 	TaskPrompt   string `json:"taskPrompt"`
+	TaskSummary  string `json:"taskSummary"`
 	ProjectID    string `json:"projectId"`
 	ProjectName  string `json:"projectName"`
 	Agent        string `json:"agent"`
@@ -56,8 +58,11 @@ type SearchHit struct {
 // searchTerms turns text into an FTS5 MATCH expression for message_search
 // (match) and the CJK terms: long ones as a MATCH expression for
 // message_search_cjk (cjkMatch), short ones for LIKE (cjkShort). A term
-// without any letter or digit is dropped (it holds no word).
-func searchTerms(text string) (match, cjkMatch string, cjkShort []string) {
+// without any letter or digit is dropped (it holds no word). With prefix,
+// the last term's last word, when it has four characters or more, is also a
+// prefix (the word being typed); canPrefix tells whether the text has such
+// a word.
+func searchTerms(text string, prefix bool) (match, cjkMatch string, cjkShort []string, canPrefix bool) {
 	var words, cjk []string
 	fields := strings.Fields(text)
 	for i, f := range fields {
@@ -67,14 +72,38 @@ func searchTerms(text string) (match, cjkMatch string, cjkShort []string) {
 			cjk = append(cjk, quoted)
 		case hasCJK(f):
 			cjkShort = append(cjkShort, f)
-		case strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0:
-			if i == len(fields)-1 && utf8.RuneCountInString(f) >= 4 {
-				quoted += "*" // the word being typed; short prefixes would merge too many words
+		case strings.IndexFunc(f, isWordRune) >= 0:
+			// Short prefixes would merge too many words, and FTS5 merges
+			// the whole doclist of every word a prefix matches: src/x/main.go
+			// with go* cost 150-370 ms at 1M messages.
+			if i == len(fields)-1 && utf8.RuneCountInString(lastWord(f)) >= 4 {
+				canPrefix = true
+				if prefix {
+					quoted += "*"
+				}
 			}
 			words = append(words, quoted)
 		}
 	}
-	return strings.Join(words, " AND "), strings.Join(cjk, " AND "), cjkShort
+	return strings.Join(words, " AND "), strings.Join(cjk, " AND "), cjkShort, canPrefix
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// lastWord is the last run of letters and digits of f (the last token
+// unicode61 makes of it).
+func lastWord(f string) string {
+	end := strings.LastIndexFunc(f, isWordRune)
+	if end < 0 {
+		return ""
+	}
+	_, size := utf8.DecodeRuneInString(f[end:])
+	start := strings.LastIndexFunc(f[:end], func(r rune) bool { return !isWordRune(r) })
+	_, skip := utf8.DecodeRuneInString(f[max(start, 0):])
+	if start < 0 {
+		skip, start = 0, 0
+	}
+	return f[start+skip : end+size]
 }
 
 // hasCJK reports whether s holds a character of the ranges migration 0070
@@ -112,8 +141,8 @@ func (p *searchPlan) add(cond string, v ...any) {
 // planSearch chooses the index: message_search when the query has a word
 // (CJK terms then restrict it by rowid), message_search_cjk when it has
 // only CJK terms. ok is false for a query without any term.
-func planSearch(sq SearchQuery) (p searchPlan, ok bool) {
-	match, cjkMatch, cjkShort := searchTerms(sq.Text)
+func planSearch(sq SearchQuery, prefix, tags bool) (p searchPlan, ok bool) {
+	match, cjkMatch, cjkShort, _ := searchTerms(sq.Text, prefix)
 	if match == "" && cjkMatch == "" && len(cjkShort) == 0 {
 		return p, false
 	}
@@ -130,6 +159,9 @@ func planSearch(sq SearchQuery) (p searchPlan, ok bool) {
 		p.table = "message_search"
 		p.snippet = `snippet(message_search, 0, '` + MarkStart + `', '` + MarkEnd + `', '…', 24)`
 		expr := "{body} : (" + match + ")"
+		if !tags {
+			sq.Role, sq.Agent, sq.ProjectID = "", "", ""
+		}
 		if sq.Role != "" {
 			expr += " AND " + tagFilter("role", sq.Role)
 		}
@@ -161,16 +193,145 @@ func planSearch(sq SearchQuery) (p searchPlan, ok bool) {
 }
 
 // Search runs q against the index and returns up to q.Limit hits, newest
-// first. An empty query returns no hits.
+// first. An empty query returns no hits. The exact words are searched first;
+// when the last word can be a prefix (the word being typed) and the exact
+// words fill less than a page, the search is run again with that prefix.
 func Search(ctx context.Context, q SQLRunner, sq SearchQuery) ([]SearchHit, error) {
-	p, ok := planSearch(sq)
+	if sq.Limit <= 0 {
+		sq.Limit = 50
+	}
+	_, _, _, canPrefix := searchTerms(sq.Text, false)
+	ranges, err := searchRanges(ctx, q, sq)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := searchInRanges(ctx, q, sq, false, ranges)
+	if err != nil || !canPrefix || len(hits) >= sq.Limit {
+		return hits, err
+	}
+	return searchInRanges(ctx, q, sq, true, ranges)
+}
+
+// rowRange is an inclusive range of agent_messages ids.
+type rowRange struct{ lo, hi int64 }
+
+// maxRanges bounds the row id ranges a date filter is searched in one by
+// one; past it, the search runs once over the range that spans them all.
+const maxRanges = 64
+
+// searchRanges turns the date filter and Before into row id ranges, newest
+// first, from message_time_blocks (migration 0115): the blocks of 1,024 ids
+// whose createdAt span overlaps the dates. No range: nothing can match.
+func searchRanges(ctx context.Context, q SQLRunner, sq SearchQuery) ([]rowRange, error) {
+	top := int64(math.MaxInt64)
+	if sq.Before != 0 {
+		top = sq.Before - 1
+	}
+	if sq.From == 0 && sq.To == 0 {
+		return []rowRange{{0, top}}, nil
+	}
+	to := sq.To
+	if to == 0 {
+		to = math.MaxInt64
+	}
+	rows, err := q.QueryContext(ctx, `SELECT block FROM message_time_blocks
+		WHERE maxAt >= ? AND minAt <= ? AND block <= ? ORDER BY block DESC`, sq.From, to, top>>10)
+	if err != nil {
+		return nil, fmt.Errorf("store: search dates: %w", err)
+	}
+	defer rows.Close()
+	var out []rowRange
+	for rows.Next() {
+		var b int64
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("store: search dates: %w", err)
+		}
+		lo, hi := b<<10, min(top, b<<10+1023)
+		if n := len(out); n > 0 && out[n-1].lo == hi+1 {
+			out[n-1].lo = lo
+			continue
+		}
+		out = append(out, rowRange{lo, hi})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: search dates: %w", err)
+	}
+	if len(out) > maxRanges {
+		out = []rowRange{{out[len(out)-1].lo, out[0].hi}}
+	}
+	return out, nil
+}
+
+// searchInRanges searches each range, newest first, until a page is full.
+func searchInRanges(ctx context.Context, q SQLRunner, sq SearchQuery, prefix bool, ranges []rowRange) ([]SearchHit, error) {
+	hits := []SearchHit{}
+	for _, r := range ranges {
+		got, err := searchRange(ctx, q, sq, prefix, r, sq.Limit-len(hits))
+		if err != nil {
+			return nil, err
+		}
+		if hits = append(hits, got...); len(hits) >= sq.Limit {
+			break
+		}
+	}
+	return hits, nil
+}
+
+// probeRows (a variable for the tests) is how many of the newest matches a filtered search checks by
+// joining before it asks the index to intersect the filter tags.
+var probeRows = 2000
+
+// searchRange searches one row id range. A project, agent or role filter
+// is checked first on the newest probeRows matches of the words alone (a
+// few ms of joins; intersecting a rare word with a tag phrase that every
+// message holds costs 100-400 ms at 1M messages); only what is left below
+// them, when they did not fill the page, is searched with the tags in the
+// MATCH (which is what keeps a small project's search from joining every
+// match of a frequent word).
+func searchRange(ctx context.Context, q SQLRunner, sq SearchQuery, prefix bool, r rowRange, limit int) ([]SearchHit, error) {
+	plain, ok := planSearch(sq, prefix, false)
 	if !ok {
 		return []SearchHit{}, nil
 	}
-	limit := sq.Limit
-	if limit <= 0 {
-		limit = 50
+	if sq.ProjectID == "" && sq.Agent == "" && sq.Role == "" {
+		return searchRows(ctx, q, sq, plain, r, limit)
 	}
+	low, n, err := probeLow(ctx, q, plain, r)
+	if err != nil {
+		return nil, err
+	}
+	if n < probeRows {
+		return searchRows(ctx, q, sq, plain, r, limit)
+	}
+	hits, err := searchRows(ctx, q, sq, plain, rowRange{low, r.hi}, limit)
+	if err != nil || len(hits) >= limit || low <= r.lo {
+		return hits, err
+	}
+	tagged, _ := planSearch(sq, prefix, true)
+	rest, err := searchRows(ctx, q, sq, tagged, rowRange{r.lo, low - 1}, limit-len(hits))
+	return append(hits, rest...), err
+}
+
+// probeLow returns the lowest row id of the newest probeRows matches of p
+// in r, and how many there were.
+func probeLow(ctx context.Context, q SQLRunner, p searchPlan, r rowRange) (low int64, n int, err error) {
+	p.where, p.args = append([]string{}, p.where...), append([]any{}, p.args...)
+	if r.lo > 0 {
+		p.add(`s.rowid >= ?`, r.lo)
+	}
+	if r.hi < math.MaxInt64 {
+		p.add(`s.rowid <= ?`, r.hi)
+	}
+	err = q.QueryRowContext(ctx, `SELECT coalesce(min(rowid), 0), count(*) FROM (SELECT s.rowid FROM `+p.table+` s
+		WHERE `+strings.Join(p.where, " AND ")+` ORDER BY s.rowid DESC LIMIT ?)`, append(p.args, probeRows)...).Scan(&low, &n)
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: search probe: %w", err)
+	}
+	return low, n, nil
+}
+
+// searchRows runs one search plan over one row id range.
+func searchRows(ctx context.Context, q SQLRunner, sq SearchQuery, p searchPlan, r rowRange, limit int) ([]SearchHit, error) {
 	if sq.ProjectID != "" {
 		p.add(`t.projectId = ?`, sq.ProjectID)
 	}
@@ -181,21 +342,22 @@ func Search(ctx context.Context, q SQLRunner, sq SearchQuery) ([]SearchHit, erro
 		p.add(`m.role = ?`, sq.Role)
 	}
 	// The unary + keeps the planner from driving the query from an index
-	// on createdAt and probing the full-text index once per message. (Row
-	// id bounds computed from the dates were tried: exact ones need
-	// min/max(id) over the whole date range, which cost ~750 ms at 1M
-	// messages; the full-text side itself answers bounded queries in < 1 ms.)
+	// on createdAt and probing the full-text index once per message; the
+	// row id range (searchRanges) is what bounds the scan.
 	if sq.From != 0 {
 		p.add(`+m.createdAt >= ?`, sq.From)
 	}
 	if sq.To != 0 {
 		p.add(`+m.createdAt <= ?`, sq.To)
 	}
-	if sq.Before != 0 {
-		p.add(`s.rowid < ?`, sq.Before)
+	if r.lo > 0 {
+		p.add(`s.rowid >= ?`, r.lo)
+	}
+	if r.hi < math.MaxInt64 {
+		p.add(`s.rowid <= ?`, r.hi)
 	}
 	query := `SELECT s.rowid, ` + p.snippet + `, ` + p.body + `, m.taskId, m.messageId, m.messageIndex, m.role, m.createdAt,
-		t.name, t.prompt, t.agentBackend, t.projectId, pr.name
+		t.name, t.prompt, t.summary, t.agentBackend, t.projectId, pr.name
 		FROM ` + p.table + ` s
 		JOIN agent_messages m ON m.id = s.rowid
 		JOIN tasks t ON t.id = m.taskId
@@ -212,7 +374,7 @@ func Search(ctx context.Context, q SQLRunner, sq SearchQuery) ([]SearchHit, erro
 		var h SearchHit
 		var text string
 		if err := rows.Scan(&h.RowID, &h.Snippet, &text, &h.TaskID, &h.MessageID, &h.MessageIndex, &h.Role,
-			&h.CreatedAt, &h.TaskName, &h.TaskPrompt, &h.Agent, &h.ProjectID, &h.ProjectName); err != nil {
+			&h.CreatedAt, &h.TaskName, &h.TaskPrompt, &h.TaskSummary, &h.Agent, &h.ProjectID, &h.ProjectName); err != nil {
 			return nil, fmt.Errorf("store: search %q: %w", sq.Text, err)
 		}
 		if p.body != `''` {

@@ -16,6 +16,10 @@ const (
 	// SettingQuitRunning says what quitting does to running relayed tasks:
 	// "keep" them running or "stop" them (default).
 	SettingQuitRunning = "quitRunningTasks"
+	// SettingSummaryAgent is the backend whose CLI writes a task's one-line
+	// summary when it finishes ("" or absent = no summary: it costs a
+	// model call).
+	SettingSummaryAgent = "summaryAgent"
 )
 
 // Settings is the key/value settings table.

@@ -54,6 +54,9 @@ type Task struct {
 	UpdatedAt       int64
 	StartedAt       int64 // first time it ran; 0 = never
 	EndedAt         int64 // when the last run ended; 0 = not ended
+	// Summary is the one-line summary a one-shot agent call wrote when the
+	// task finished ("" = none; migration 0116).
+	Summary string
 }
 
 // NewTask is what Tasks.Create needs. The backend is decided by the caller
@@ -74,12 +77,12 @@ type Tasks struct{ db *DB }
 func NewTasks(db *DB) *Tasks { return &Tasks{db: db} }
 
 const taskCols = `id, projectId, name, prompt, status, statusReason, agentBackend, model, interactionMode,
-	sessionId, hasUnread, createdAt, updatedAt, coalesce(startedAt, 0), coalesce(endedAt, 0)`
+	sessionId, hasUnread, createdAt, updatedAt, coalesce(startedAt, 0), coalesce(endedAt, 0), summary`
 
 func scanTask(row interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	err := row.Scan(&t.ID, &t.ProjectID, &t.Name, &t.Prompt, &t.Status, &t.StatusReason, &t.AgentBackend,
-		&t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread, &t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt)
+		&t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread, &t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt, &t.Summary)
 	return t, err
 }
 
@@ -259,4 +262,17 @@ func (r *Tasks) update(ctx context.Context, id string, change func(tx *sql.Tx, n
 func isForeignKey(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+// SetTaskSummary stores a task's one-line summary (without touching
+// updatedAt: the summary describes the task, it is not activity).
+func SetTaskSummary(ctx context.Context, q SQLRunner, id, summary string) error {
+	res, err := q.ExecContext(ctx, `UPDATE tasks SET summary = ? WHERE id = ?`, summary, id)
+	if err != nil {
+		return fmt.Errorf("store: summary of task %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: task %s: %w", id, ErrNotFound)
+	}
+	return nil
 }

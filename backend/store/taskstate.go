@@ -46,17 +46,21 @@ type TaskRun struct {
 	UpdatedAt       int64
 	StartedAt       int64 // 0 when never started
 	EndedAt         int64 // 0 while not ended
+	Summary         string
+	// ForkSession: SessionID is the session this task forks from on its
+	// next start (migration 0117), not its own yet.
+	ForkSession bool
 }
 
 const taskRunCols = `t.id, t.projectId, p.name, p.path, t.name, t.prompt, t.status, t.statusReason,
 	t.agentBackend, t.model, t.interactionMode, t.sessionId, t.hasUnread, t.createdAt, t.updatedAt,
-	coalesce(t.startedAt, 0), coalesce(t.endedAt, 0)`
+	coalesce(t.startedAt, 0), coalesce(t.endedAt, 0), t.summary, t.forkSession`
 
 func scanTaskRun(sc interface{ Scan(...any) error }) (TaskRun, error) {
 	var t TaskRun
 	err := sc.Scan(&t.ID, &t.ProjectID, &t.ProjectName, &t.ProjectPath, &t.Name, &t.Prompt, &t.Status,
 		&t.StatusReason, &t.AgentBackend, &t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread,
-		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt)
+		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt, &t.Summary, &t.ForkSession)
 	return t, err
 }
 

@@ -75,6 +75,7 @@ func (b *Backend) Info() agent.Info {
 		DisplayName: "Claude Code",
 		Capabilities: agent.Capabilities{
 			Resume:      true,
+			Fork:        true, // --resume ID --fork-session (from the end of a session)
 			Interrupt:   true,
 			SetMode:     true,
 			SetModel:    true,
@@ -109,6 +110,9 @@ func Args(cfg agent.Config) ([]string, error) {
 	}
 	if cfg.SessionID != "" {
 		args = append(args, "--resume="+cfg.SessionID)
+		if cfg.ForkSession {
+			args = append(args, "--fork-session")
+		}
 	}
 	if len(cfg.SessionAllowedTools) > 0 {
 		args = append(args, "--allowedTools="+strings.Join(cfg.SessionAllowedTools, ","))

@@ -546,7 +546,7 @@ func TestArgs(t *testing.T) {
 	if _, err := Args(agent.Config{Mode: "yolo"}); err == nil {
 		t.Error("unknown mode accepted")
 	}
-	if info := New(Options{}).Info(); info.Name != agent.BackendClaudeCode || !info.Capabilities.Permissions || info.Capabilities.Fork {
+	if info := New(Options{}).Info(); info.Name != agent.BackendClaudeCode || !info.Capabilities.Permissions || !info.Capabilities.Fork {
 		t.Errorf("info: %+v", info)
 	}
 }
@@ -643,5 +643,22 @@ func TestArgsNoValueBecomesAFlag(t *testing.T) {
 	}
 	if !slices.Contains(args, "--model=--dangerously-skip-permissions") {
 		t.Fatalf("args = %q", args)
+	}
+}
+
+// TestArgsForkSession: a native fork resumes the parent's session with
+// --fork-session (Claude Code gives the copy a new session id); without a
+// session id the flag means nothing and is not passed.
+func TestArgsForkSession(t *testing.T) {
+	args, err := Args(agent.Config{Mode: agent.ModeAsk, SessionID: "sess-1", ForkSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(args); n < 2 || args[n-2] != "--resume=sess-1" || args[n-1] != "--fork-session" {
+		t.Errorf("args = %q", args)
+	}
+	args, _ = Args(agent.Config{Mode: agent.ModeAsk, ForkSession: true})
+	if slices.Contains(args, "--fork-session") {
+		t.Errorf("fork without a session: %q", args)
 	}
 }

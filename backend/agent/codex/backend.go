@@ -54,6 +54,7 @@ func (b *Backend) Info() agent.Info {
 		DisplayName: "Codex",
 		Capabilities: agent.Capabilities{
 			Resume:      true,
+			Fork:        true, // thread/fork (from the end of a thread)
 			Interrupt:   true,
 			SetMode:     true, // from the next turn on
 			SetModel:    true, // from the next turn on
@@ -336,7 +337,13 @@ func (s *session) handshake(ctx context.Context) error {
 		params["config"] = c
 	}
 	method := "thread/start"
-	if s.cfg.SessionID != "" {
+	switch {
+	case s.cfg.SessionID != "" && s.cfg.ForkSession:
+		// A native fork: the app-server copies the thread and answers
+		// with the copy, whose id the task owns from then on.
+		method = "thread/fork"
+		params["threadId"] = s.cfg.SessionID
+	case s.cfg.SessionID != "":
 		method = "thread/resume"
 		params["threadId"] = s.cfg.SessionID
 		params["excludeTurns"] = true

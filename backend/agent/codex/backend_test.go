@@ -202,6 +202,21 @@ func TestProcessResume(t *testing.T) {
 	}
 }
 
+// TestProcessFork: a native fork (Config.ForkSession) asks the app-server
+// for thread/fork, and the copy's id is the session's.
+func TestProcessFork(t *testing.T) {
+	b := New(Options{Binary: fakeAppServer(t)})
+	ctx := context.Background()
+	s, err := b.Start(ctx, agent.Config{Cwd: t.TempDir(), SessionID: "old-thread", ForkSession: true, Env: map[string]string{"FAKE_MODE": "slow"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(ctx) })
+	if ev := next(t, s, "session id", is(agent.EventSessionID)); ev.SessionID != "forked-old-thread" {
+		t.Errorf("session id %q: thread/fork not used", ev.SessionID)
+	}
+}
+
 func TestMissingBinary(t *testing.T) {
 	_, err := New(Options{Binary: "no-such-codex"}).Start(context.Background(), agent.Config{Cwd: t.TempDir()}, "hi")
 	if !errors.Is(err, agent.ErrBinaryNotFound) {

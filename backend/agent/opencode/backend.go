@@ -82,6 +82,7 @@ func (b *Backend) Info() agent.Info {
 		DisplayName: "OpenCode",
 		Capabilities: agent.Capabilities{
 			Resume:      true,
+			Fork:        true, // POST /session/{id}/fork (from the end of a session)
 			Interrupt:   true,
 			SetMode:     true,
 			SetModel:    true,
@@ -125,7 +126,17 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	if cfg.Model != "" {
 		s.model = parseModel(cfg.Model)
 	}
-	if cfg.SessionID != "" {
+	if cfg.SessionID != "" && cfg.ForkSession {
+		// A native fork: continue a copy of the session, under its own id.
+		raw, err := c.forkSession(ctx, cfg.SessionID)
+		if err != nil {
+			return nil, fmt.Errorf("opencode: fork session %s: %w", cfg.SessionID, err)
+		}
+		if err := s.adopt(raw); err != nil {
+			return nil, fmt.Errorf("opencode: fork session %s: %w", cfg.SessionID, err)
+		}
+		_ = c.updateSessionPermission(ctx, s.id, modeRules(cfg.Mode))
+	} else if cfg.SessionID != "" {
 		if _, err := c.getSession(ctx, cfg.SessionID); err != nil {
 			return nil, fmt.Errorf("opencode: resume session %s: %w", cfg.SessionID, err)
 		}
@@ -138,14 +149,9 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		if err != nil {
 			return nil, fmt.Errorf("opencode: create session: %w", err)
 		}
-		var info wireSession
-		if err := json.Unmarshal(raw, &info); err != nil || info.ID == "" {
-			return nil, fmt.Errorf("opencode: create session: bad answer %.200s", raw)
+		if err := s.adopt(raw); err != nil {
+			return nil, fmt.Errorf("opencode: create session: %w", err)
 		}
-		s.id = info.ID
-		// The stream connects after the session exists, so its
-		// session.created is rebuilt from the answer.
-		s.created, _ = json.Marshal(map[string]any{"type": "session.created", "properties": map[string]any{"sessionID": info.ID, "info": raw}})
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.runCtx, s.cancel = runCtx, cancel
@@ -429,4 +435,17 @@ func (s *Session) deliverSynthetic(evs []agent.Event) {
 		return
 	}
 	go s.send(agent.Batch{Format: FormatName, Events: evs, ReceivedAt: time.Now()})
+}
+
+// adopt makes the new session raw (a Session, from a create or a fork) the
+// session's. The stream connects after the session exists, so its
+// session.created is rebuilt from the answer.
+func (s *Session) adopt(raw json.RawMessage) error {
+	var info wireSession
+	if err := json.Unmarshal(raw, &info); err != nil || info.ID == "" {
+		return fmt.Errorf("bad answer %.200s", raw)
+	}
+	s.id = info.ID
+	s.created, _ = json.Marshal(map[string]any{"type": "session.created", "properties": map[string]any{"sessionID": info.ID, "info": raw}})
+	return nil
 }

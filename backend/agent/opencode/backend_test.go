@@ -629,3 +629,43 @@ func firstUser(t *testing.T, evs []agent.Event) string {
 	t.Fatal("no user message")
 	return ""
 }
+
+// TestForkSession: a native fork (Config.ForkSession) copies the session
+// with POST /session/{id}/fork and runs the copy, which announces its own
+// session id; the original session is not prompted.
+func TestForkSession(t *testing.T) {
+	f, b := newFake(t, "serve-basic.sse")
+	ctx := context.Background()
+	s1, err := b.Start(ctx, agent.Config{Cwd: "/p"}, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveRun(t, s1, 1, nil)
+	parent := s1.(*Session).ID()
+	_ = s1.Stop(ctx)
+	s2, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: parent, ForkSession: true, Mode: agent.ModeBypass}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Stop(ctx)
+	fork := s2.(*Session).ID()
+	if fork == parent || len(findLog(f, "POST /session/"+parent+"/fork")) != 1 {
+		t.Fatalf("fork %s of %s; log: %q", fork, parent, findLog(f, "POST /session/"))
+	}
+	if err := s2.SendMessage(ctx, "continue"); err != nil {
+		t.Fatal(err)
+	}
+	evs := eventsOf(liveRun(t, s2, 1, nil))
+	announced := ""
+	for _, ev := range evs {
+		if ev.Type == agent.EventSessionID {
+			announced = ev.SessionID
+		}
+	}
+	if announced != fork {
+		t.Errorf("session id announced %q, want the fork's %q", announced, fork)
+	}
+	if n := len(findLog(f, "POST /session/"+parent+"/prompt_async")); n != 1 {
+		t.Errorf("the parent session was prompted %d times after the fork (want only its own first turn)", n)
+	}
+}

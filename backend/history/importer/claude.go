@@ -157,8 +157,8 @@ func (c Claude) scan(path string) (s Session, ok bool, err error) {
 	s = Session{Format: c.Format(), Path: path, ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
 	s.Size, err = readLines(path, func(line []byte) {
 		var r claudeRecord
-		if json.Unmarshal(line, &r) != nil || (r.Type != "user" && r.Type != "assistant") {
-			return
+		if json.Unmarshal(line, &r) != nil || (r.Type != "user" && r.Type != "assistant") || len(r.Message) == 0 {
+			return // (a Gemini CLI chat has user records too, without message)
 		}
 		ok = true
 		if s.Cwd == "" && r.Cwd != "" {

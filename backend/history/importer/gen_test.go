@@ -28,8 +28,16 @@ func TestGenerateFixtures(t *testing.T) {
 	if bin == "" || os.Getenv("JC_IMPORT_GEN") != "1" {
 		t.Skip("set JC_REALCLI_BIN and JC_IMPORT_GEN=1 to regenerate the import fixtures with the real CLIs")
 	}
-	t.Run("claude-code", func(t *testing.T) { genClaude(t, filepath.Join(bin, "claude")) })
-	t.Run("opencode", func(t *testing.T) { genOpenCode(t, filepath.Join(bin, "opencode")) })
+	only := os.Getenv("JC_IMPORT_GEN_ONLY") // one format, e.g. codex
+	run := func(name string, gen func(*testing.T, string), cli string) {
+		if only == "" || only == name {
+			t.Run(name, func(t *testing.T) { gen(t, filepath.Join(bin, cli)) })
+		}
+	}
+	run("claude-code", genClaude, "claude")
+	run("opencode", genOpenCode, "opencode")
+	run("codex", genCodex, "codex")
+	run("gemini", genGemini, "gemini")
 }
 
 // genEnv is a private HOME and the model server's address.
@@ -169,6 +177,116 @@ func genOpenCode(t *testing.T, oc string) {
 		}
 	}
 	if err := os.WriteFile(filepath.Join("testdata", "opencode", "cwd.txt"), []byte(proj+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// genScript is the two-tool scenario every generator plays.
+func genScript(proj string) map[string]fakemodel.Script {
+	return map[string]fakemodel.Script{
+		"import": {
+			{Text: "I'll create notes.md.", Tools: []fakemodel.ToolCall{fakemodel.Write(filepath.Join(proj, "notes.md"), "# Notes\nparse_config_file() café 東京\n")}},
+			{Text: "Now a shell command.", Tools: []fakemodel.ToolCall{fakemodel.Shell("wc -l notes.md", "Count lines")}},
+			{Text: "Done: notes.md has 2 lines."},
+		},
+	}
+}
+
+// genCodex runs `codex exec` (a write and a shell command), then `codex
+// exec resume` for a follow-up, against the model server's Responses API,
+// and copies $CODEX_HOME/sessions to testdata/codex/.
+func genCodex(t *testing.T, codexBin string) {
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	proj := filepath.Join(home, "work", "codex_project")
+	for _, d := range []string{proj, codexHome, filepath.Join(home, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runCLI(t, proj, nil, "git", "init", "-q")
+	model, err := fakemodel.Start(fakemodel.Options{Scripts: genScript(proj)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	cfg := `model = "gpt-5.5"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "Fake model server"
+base_url = "` + model.OpenAIBaseURL() + `"
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+request_max_retries = 1
+stream_max_retries = 1
+
+[analytics]
+enabled = false
+`
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(genEnv(home, model.URL()), "CODEX_HOME="+codexHome, "OPENAI_API_KEY=test", "RUST_LOG=warn")
+	out := runCLI(t, proj, env, codexBin, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox",
+		"[scenario:import] Create notes.md with a café note")
+	t.Logf("codex exec: %s", out)
+	matches, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(matches) != 1 {
+		t.Fatalf("sessions on disk: %v", matches)
+	}
+	var id string
+	if i := strings.LastIndex(matches[0], "-"); i > 0 {
+		id = strings.TrimSuffix(filepath.Base(matches[0]), ".jsonl")
+		id = id[len(id)-36:]
+	}
+	out = runCLI(t, proj, env, codexBin, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "resume", id, "And what is in it?")
+	t.Logf("codex exec resume: %s", out)
+	dst := filepath.Join("testdata", "codex", "home", ".codex", "sessions")
+	os.RemoveAll(dst)
+	copyTree(t, filepath.Join(codexHome, "sessions"), dst)
+	if err := os.WriteFile(filepath.Join("testdata", "codex", "cwd.txt"), []byte(proj+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// genGemini runs `gemini -p` (a write and a shell command) and a
+// `--resume latest` follow-up against the model server's Gemini API, and
+// copies ~/.gemini/tmp (the saved chats) to testdata/gemini/.
+func genGemini(t *testing.T, geminiBin string) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "work", "gemini_project")
+	for _, d := range []string{proj, filepath.Join(home, ".gemini"), filepath.Join(home, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settings := `{
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false, "maxAttempts": 1},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}
+}`
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model, err := fakemodel.Start(fakemodel.Options{Scripts: genScript(proj)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	env := append(genEnv(home, model.URL()), "GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL="+model.URL(),
+		"GEMINI_CLI_TRUST_WORKSPACE=true", "NO_BROWSER=1")
+	out := runCLI(t, proj, env, geminiBin, "-p", "[scenario:import] Create notes.md with a café note", "--yolo",
+		"--output-format", "stream-json")
+	t.Logf("gemini: %s", out)
+	out = runCLI(t, proj, env, geminiBin, "-p", "And what is in it?", "--resume", "latest", "--yolo", "--output-format", "stream-json")
+	t.Logf("gemini resume: %s", out)
+	dst := filepath.Join("testdata", "gemini", "home", ".gemini", "tmp")
+	os.RemoveAll(dst)
+	copyTree(t, filepath.Join(home, ".gemini", "tmp"), dst)
+	if err := os.WriteFile(filepath.Join("testdata", "gemini", "cwd.txt"), []byte(proj+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

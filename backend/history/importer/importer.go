@@ -64,7 +64,7 @@ type Source interface {
 }
 
 // Sources are the formats the importer reads.
-func Sources() []Source { return []Source{Claude{}, OpenCode{}} }
+func Sources() []Source { return []Source{Claude{}, OpenCode{}, Codex{}, Gemini{}} }
 
 // SourceNamed returns the source with that format name.
 func SourceNamed(name string) (Source, error) {

@@ -30,6 +30,9 @@ export interface TasksApi {
 export interface SettingsApi {
   getDefaultBackend(): Promise<string>;
   setDefaultBackend(backend: string): Promise<void>;
+  /** the backend whose CLI writes a finished task's one-line summary ("" = off). */
+  getSummaryAgent(): Promise<string>;
+  setSummaryAgent(backend: string): Promise<void>;
   listBackends(): Promise<BackendInfo[]>;
 }
 
@@ -121,5 +124,6 @@ export function toTask(raw: unknown): Task {
     updatedAt: num(r.updatedAt),
     startedAt: r.startedAt == null ? null : num(r.startedAt),
     endedAt: r.endedAt == null ? null : num(r.endedAt),
+    summary: str(r.summary),
   };
 }

@@ -74,6 +74,8 @@ export interface Task {
   updatedAt: number;
   startedAt?: number | null;
   endedAt?: number | null;
+  /** summary is the one-line summary written when the task finished ("" = none). */
+  summary?: string;
 }
 
 export interface CreateTaskInput {

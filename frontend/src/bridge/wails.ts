@@ -44,6 +44,8 @@ export function wailsApi(): Api {
     settings: {
       getDefaultBackend: bound(SettingsService.GetDefaultBackend, "SettingsService.GetDefaultBackend"),
       setDefaultBackend: bound(SettingsService.SetDefaultBackend, "SettingsService.SetDefaultBackend"),
+      getSummaryAgent: bound(SettingsService.GetSummaryAgent, "SettingsService.GetSummaryAgent"),
+      setSummaryAgent: bound(SettingsService.SetSummaryAgent, "SettingsService.SetSummaryAgent"),
       listBackends: async () =>
         ((await bound(SettingsService.ListBackends, "SettingsService.ListBackends")()) ?? []) as unknown as BackendInfo[],
     },

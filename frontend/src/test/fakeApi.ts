@@ -68,6 +68,7 @@ export function fakeApi(init: { projects?: Project[]; tasks?: Task[]; existingDi
   const dirs = new Set(init.existingDirs ?? ["/src/beta"]);
   let seq = 0;
   let defaultBackend = "claude-code";
+  let summaryAgent = "";
   const api: FakeApi = {
     calls: [],
     projectsDb: [...(init.projects ?? [])],
@@ -163,6 +164,13 @@ export function fakeApi(init: { projects?: Project[]; tasks?: Task[]; existingDi
       },
     },
     settings: {
+      async getSummaryAgent() {
+        return summaryAgent;
+      },
+      async setSummaryAgent(b) {
+        api.calls.push(`setSummaryAgent ${b}`);
+        summaryAgent = b;
+      },
       async getDefaultBackend() {
         return defaultBackend;
       },

@@ -2,7 +2,7 @@ import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { App } from "../../App";
 import { createAppStore } from "../../state/store";
-import { fakeApi, makeProject, memoryStorage } from "../../test/fakeApi";
+import { fakeApi, makeProject, makeTask, memoryStorage } from "../../test/fakeApi";
 
 async function setup(opts: Parameters<typeof fakeApi>[0] = {}) {
   const api = fakeApi(opts);
@@ -123,6 +123,28 @@ describe("global settings", () => {
     // jsdom has no colour-scheme preference: "system" resolves to light.
     expect(document.documentElement.getAttribute("data-theme")).toBe("light");
     expect(screen.getByRole("table")).toHaveTextContent("claude-code");
+  });
+});
+
+describe("task summaries", () => {
+  test("the summary agent is off by default and can be chosen", async () => {
+    const { api, user } = await setup();
+    await user.click(screen.getByRole("button", { name: "Settings" }));
+    const select = await screen.findByLabelText("Summary agent");
+    await vi.waitFor(() => expect(select).not.toBeDisabled());
+    expect(select).toHaveValue("");
+    expect(within(select).getAllByRole("option").map((o) => o.textContent)).toEqual(["Off", "Claude Code"]);
+    await user.selectOptions(select, "claude-code");
+    expect(api.calls).toContain("setSummaryAgent claude-code");
+    await user.selectOptions(select, "");
+    expect(api.calls).toContain("setSummaryAgent ");
+  });
+
+  test("a task's summary shows in its row", async () => {
+    const p = makeProject({ id: "p1", name: "alpha" });
+    await setup({ projects: [p], tasks: [makeTask({ id: "t1", projectId: "p1", name: "Fix login", summary: "Fixed the login redirect and added a test." })] });
+    const summary = await screen.findByTestId("task-summary");
+    expect(summary).toHaveTextContent("Fixed the login redirect and added a test.");
   });
 });
 

@@ -138,7 +138,10 @@ function SearchDialog({ api: given, onClose }: { api?: SearchApi; onClose: () =>
               onClick={() => openHit(h)}
             >
               <div className="jc-search__meta">
-                <span className="jc-search__task">{h.projectName} / {h.taskName || h.taskPrompt.split("\n")[0]}</span>
+                <span className="jc-search__task" title={h.taskSummary || undefined}>
+                  {h.projectName} / {h.taskName || h.taskPrompt.split("\n")[0]}
+                  {h.taskSummary ? <span className="jc-search__summary"> — {h.taskSummary}</span> : null}
+                </span>
                 <span>{h.agent} · {h.role} · {new Date(h.createdAt).toLocaleString()}</span>
               </div>
               <div className="jc-search__snippet">

@@ -26,7 +26,7 @@ test("shortcuts and days", () => {
 });
 
 const hit: SearchHit = {
-  rowId: 7, taskId: "t1", taskName: "Fix login", taskPrompt: "p", projectId: "p1", projectName: "alpha",
+  rowId: 7, taskId: "t1", taskName: "Fix login", taskPrompt: "p", taskSummary: "Fixed the login redirect.", projectId: "p1", projectName: "alpha",
   agent: "claude-code", messageId: "m3", messageIndex: 2, role: "assistant", createdAt: 1, snippet: "use \u0002loadSettings\u0003 here",
 };
 
@@ -51,6 +51,7 @@ test("Ctrl+K opens the search; typing searches with the filters; a hit opens its
   await userEvent.selectOptions(screen.getByLabelText("Role"), "assistant");
   await userEvent.type(input, "loadSettings");
   const option = await within(screen.getByRole("listbox", { name: "Results" })).findByRole("option");
+  expect(option).toHaveTextContent("alpha / Fix login — Fixed the login redirect.");
   expect(option.querySelector("mark")?.textContent).toBe("loadSettings");
   expect(calls.at(-1)?.[0]).toBe("loadSettings");
   expect((calls.at(-1)?.[1] as { role: string }).role).toBe("assistant");

@@ -2,7 +2,7 @@
 // the theme, and the installed backends with their capabilities.
 
 import { EditorSetting } from "./EditorSetting";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useApp } from "../../state/context";
 import { backendInfo, type Theme } from "../../state/store";
 import { errorMessage } from "../../lib/errors";
@@ -75,6 +75,8 @@ export function SettingsScreen() {
         </div>
       </section>
 
+      <TaskSummaries />
+
       <Notifications />
 
       <section className="jc-card">
@@ -102,6 +104,62 @@ export function SettingsScreen() {
         </table>
       </section>
     </div>
+  );
+}
+
+/** SUMMARY_AGENTS are the backends with a one-shot mode a summary can use. */
+const SUMMARY_AGENTS = ["claude-code", "codex"];
+
+/** TaskSummaries chooses the agent that writes a one-line summary when a task finishes (off by default: each is a model call). */
+function TaskSummaries() {
+  const api = useApp((s) => s.api);
+  const backends = useApp((s) => s.backends);
+  const [value, setValue] = useState<string | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    let live = true;
+    api.settings.getSummaryAgent().then(
+      (v) => live && setValue(v),
+      (err: unknown) => live && setError(errorMessage(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  const choices = backends.filter((b) => SUMMARY_AGENTS.includes(b.name));
+  async function change(v: string) {
+    setError("");
+    try {
+      await api.settings.setSummaryAgent(v);
+      setValue(v);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  }
+  return (
+    <section className="jc-card">
+      <h2 className="jc-card__title">Task summaries</h2>
+      <p className="jc-card__desc">
+        When a task finishes, one short call of this agent writes a one-line summary, shown in the task list and in search. Off by default: each
+        summary costs a model call.
+      </p>
+      <Field label="Summary agent" error={error}>
+        <select
+          className="jc-select"
+          data-testid="summary-agent"
+          value={value ?? ""}
+          disabled={value === null}
+          onChange={(e) => void change(e.target.value)}
+        >
+          <option value="">Off</option>
+          {choices.map((b) => (
+            <option key={b.name} value={b.name}>
+              {b.displayName || b.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </section>
   );
 }
 

@@ -160,6 +160,11 @@ function VirtualTaskRows({ tasks, activeTaskId, onOpen }: { tasks: Task[]; activ
                   <span className="jc-task-row__meta">
                     <BackendBadge name={t.backend} displayName={info?.displayName} />
                     {t.model ? <span className="jc-task-row__model">{t.model}</span> : null}
+                    {t.summary ? (
+                      <span className="jc-task-row__summary" data-testid="task-summary" title={t.summary}>
+                        {t.summary}
+                      </span>
+                    ) : null}
                   </span>
                 </span>
                 <span className="jc-task-row__side">

@@ -139,6 +139,17 @@ func slow() {
 			}
 			_ = json.Unmarshal(m["params"], &p)
 			write(map[string]any{"id": id, "result": map[string]any{"thread": map[string]any{"id": "resumed-" + p.ThreadID, "model": "fake-model"}}})
+		case "thread/fork":
+			var p struct {
+				ThreadID     string `json:"threadId"`
+				ExcludeTurns *bool  `json:"excludeTurns"`
+			}
+			_ = json.Unmarshal(m["params"], &p)
+			if p.ExcludeTurns != nil {
+				write(map[string]any{"id": id, "error": map[string]any{"code": -32602, "message": "unknown field excludeTurns"}})
+				break
+			}
+			write(map[string]any{"id": id, "result": map[string]any{"thread": map[string]any{"id": "forked-" + p.ThreadID, "forkedFromId": p.ThreadID, "model": "fake-model"}}})
 		case "turn/start":
 			write(map[string]any{"id": id, "result": map[string]any{"turn": map[string]any{"id": "tu-slow", "status": "inProgress"}}})
 			write(map[string]any{"method": "turn/started", "params": map[string]any{"threadId": "th-slow", "turn": map[string]any{"id": "tu-slow", "status": "inProgress"}}})

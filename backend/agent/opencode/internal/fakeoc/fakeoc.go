@@ -360,6 +360,13 @@ func (f *Fake) serveSession(w http.ResponseWriter, r *http.Request, id, rest str
 		writeJSON(w, map[string]any{"id": id, "title": "fake"})
 	case rest == "" && r.Method == http.MethodPatch:
 		writeJSON(w, map[string]any{"id": id, "title": "fake"})
+	case rest == "fork" && r.Method == http.MethodPost:
+		f.mu.Lock()
+		f.nextID++
+		fork := fmt.Sprintf("ses_fork%03d", f.nextID)
+		f.newSession(fork)
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"id": fork, "title": "fake (fork)", "parentID": nil})
 	case rest == "prompt_async" && r.Method == http.MethodPost:
 		f.mu.Lock()
 		busy := s.playing

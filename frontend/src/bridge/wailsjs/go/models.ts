@@ -1408,6 +1408,7 @@ export namespace services {
 	    updatedAt: number;
 	    startedAt?: number;
 	    endedAt?: number;
+	    summary: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Task(source);
@@ -1432,6 +1433,7 @@ export namespace services {
 	        this.updatedAt = source["updatedAt"];
 	        this.startedAt = source["startedAt"];
 	        this.endedAt = source["endedAt"];
+	        this.summary = source["summary"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1799,6 +1801,7 @@ export namespace store {
 	    taskId: string;
 	    taskName: string;
 	    taskPrompt: string;
+	    taskSummary: string;
 	    projectId: string;
 	    projectName: string;
 	    agent: string;
@@ -1818,6 +1821,7 @@ export namespace store {
 	        this.taskId = source["taskId"];
 	        this.taskName = source["taskName"];
 	        this.taskPrompt = source["taskPrompt"];
+	        this.taskSummary = source["taskSummary"];
 	        this.projectId = source["projectId"];
 	        this.projectName = source["projectName"];
 	        this.agent = source["agent"];

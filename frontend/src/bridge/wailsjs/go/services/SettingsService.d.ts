@@ -4,6 +4,10 @@ import {agent} from '../models';
 
 export function GetDefaultBackend():Promise<string>;
 
+export function GetSummaryAgent():Promise<string>;
+
 export function ListBackends():Promise<Array<agent.Info>>;
 
 export function SetDefaultBackend(arg1:string):Promise<void>;
+
+export function SetSummaryAgent(arg1:string):Promise<void>;

@@ -6,10 +6,18 @@ export function GetDefaultBackend() {
   return window['go']['services']['SettingsService']['GetDefaultBackend']();
 }
 
+export function GetSummaryAgent() {
+  return window['go']['services']['SettingsService']['GetSummaryAgent']();
+}
+
 export function ListBackends() {
   return window['go']['services']['SettingsService']['ListBackends']();
 }
 
 export function SetDefaultBackend(arg1) {
   return window['go']['services']['SettingsService']['SetDefaultBackend'](arg1);
+}
+
+export function SetSummaryAgent(arg1) {
+  return window['go']['services']['SettingsService']['SetSummaryAgent'](arg1);
 }

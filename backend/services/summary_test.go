@@ -1,0 +1,109 @@
+package services
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/history/oneshot"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// TestMain lets the test binary act as a fake one-shot Claude Code
+// ($JC_FAKE_ONESHOT=claude): `claude -p --output-format text` answering a
+// summary of what it reads on stdin.
+func TestMain(m *testing.M) {
+	if os.Getenv("JC_FAKE_ONESHOT") == "claude" {
+		in, _ := io.ReadAll(os.Stdin)
+		if strings.Join(os.Args[1:], " ") != "-p --output-format text" || !strings.Contains(string(in), "fix the parser") {
+			fmt.Fprintf(os.Stderr, "unexpected call %q / %q", os.Args[1:], in)
+			os.Exit(2)
+		}
+		fmt.Println("Fixed the parser's off-by-one and added a test.")
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type taskEvents struct {
+	ch chan Task
+}
+
+func (e *taskEvents) Emit(name string, payload any) {
+	if name == orchestrator.EventTaskUpdated {
+		e.ch <- payload.(Task)
+	}
+}
+
+// TestSummaryWhenTaskFinishes: with a summary agent set, a completed task
+// gets the fake CLI's one-line summary, stored and emitted; without the
+// setting (the default) nothing runs.
+func TestSummaryWhenTaskFinishes(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "fix", Prompt: "fix the parser", AgentBackend: agent.BackendClaudeCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: task.ID, Format: "claude-code", Version: 1, Now: 1,
+			Message: agent.Message{ID: "a", Role: agent.RoleAssistant, Parts: []agent.Part{{Type: agent.PartText, Text: "Fixed it."}}}}); err != nil {
+			return err
+		}
+		return store.SetTaskStatus(ctx, tx, task.ID, store.StatusCompleted, "", 2)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &taskEvents{ch: make(chan Task, 4)}
+	s := &Summaries{DB: db, Emit: ev,
+		Resolve: func(context.Context, agent.BackendType) (string, error) { return os.Args[0], nil },
+		Command: func(b agent.BackendType, bin, model string) (oneshot.Command, error) {
+			c, err := oneshot.CommandFor(b, bin, model)
+			c.Env = append(os.Environ(), "JC_FAKE_ONESHOT=claude")
+			return c, err
+		}}
+	s.RunEnded(ctx, task.ID) // no summary agent set: nothing
+	select {
+	case got := <-ev.ch:
+		t.Fatalf("a summary without the setting: %+v", got)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := store.NewSettings(db).Set(ctx, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
+		t.Fatal(err)
+	}
+	s.RunEnded(ctx, task.ID)
+	select {
+	case got := <-ev.ch:
+		if got.ID != task.ID || got.Summary != "Fixed the parser's off-by-one and added a test." || got.Name != "fix" {
+			t.Errorf("emitted %+v", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no summary emitted")
+	}
+	stored, err := store.NewTasks(db).Get(ctx, task.ID)
+	if err != nil || stored.Summary != "Fixed the parser's off-by-one and added a test." {
+		t.Errorf("stored summary %q, %v", stored.Summary, err)
+	}
+	// Searchable next to its task.
+	hits, err := store.Search(ctx, db.R, store.SearchQuery{Text: "Fixed"})
+	if err != nil || len(hits) != 1 || hits[0].TaskSummary != stored.Summary {
+		t.Errorf("search hits %+v, %v", hits, err)
+	}
+}
