@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
+	"github.com/jean-claude/jean-claude/backend/agent/claude"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -334,6 +336,46 @@ func TestFloodBoundedAndStoppable(t *testing.T) {
 		t.Errorf("Stop took %v (bound %v)", d, bound)
 	}
 	if st := loadTask(t, db, "t1").Status; st != store.StatusInterrupted {
+		t.Errorf("status after Stop = %s", st)
+	}
+	checkTranscriptMatchesRaw(t, db, "t1")
+}
+
+// TestStopFloodingStubbornAgentWithDefaults: with the Claude backend's
+// default stop settings (not the short ones of the other process tests),
+// Stop on an agent that floods its stdout and ignores the interrupt, the
+// end of its stdin and SIGTERM returns, and the task has left running,
+// within 2 s.
+func TestStopFloodingStubbornAgentWithDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods")
+	}
+	db := openDB(t)
+	reg := agent.NewRegistry()
+	reg.Register(claude.New(claude.Options{Binary: agenttest.BuildFakeClaude(t),
+		Env: []string{"FAKE_CLAUDE_REPEAT=200000", "FAKE_CLAUDE_STUBBORN=1"}}))
+	o, _ := newProcHarness(t, db, reg)
+	addTask(t, db, "t1", "claude-code", "flood")
+	ctx := context.Background()
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the flood to be under way", func() bool { n, _ := store.CountRawFrames(ctx, db.R, "t1"); return n > 2000 })
+	t0 := time.Now()
+	if err := o.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	bound := 2 * time.Second
+	if raceEnabled {
+		bound = 10 * time.Second
+	}
+	st := loadTask(t, db, "t1").Status
+	t.Logf("Stop took %v; status %s", took, st)
+	if took > bound {
+		t.Errorf("Stop took %v (bound %v)", took, bound)
+	}
+	if st == store.StatusRunning || st == store.StatusWaiting {
 		t.Errorf("status after Stop = %s", st)
 	}
 	checkTranscriptMatchesRaw(t, db, "t1")
