@@ -380,3 +380,44 @@ func TestStopFloodingStubbornAgentWithDefaults(t *testing.T) {
 	}
 	checkTranscriptMatchesRaw(t, db, "t1")
 }
+
+// TestSearchFindsStreamedTextWithinLag: the search index is updated in
+// batches (migration 0110), not per write, yet search finds the text of a
+// message still streaming and of a finished one within a bounded time:
+// store.SearchLag after its row is written (rowInterval after its delta).
+func TestSearchFindsStreamedTextWithinLag(t *testing.T) {
+	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	n := newDeltaNorm()
+	found := func(word string) bool {
+		hits, err := store.Search(ctx, h.db.R, store.SearchQuery{Text: word})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits) > 0
+	}
+	bound := rowInterval + store.SearchLag + time.Second // + scheduling under a loaded machine
+	if raceEnabled {
+		bound += 5 * time.Second
+	}
+	t0 := time.Now()
+	streamSession(s, n, `{"id":"a1","text":"Hel"}`, `{"id":"a1","delta":"lo zanzibarquux"}`)
+	waitFor(t, "the streaming text to be found", func() bool { return found("zanzibarquux") })
+	if d := time.Since(t0); d > bound {
+		t.Errorf("streaming text found after %v (bound %v)", d, bound)
+	}
+	t0 = time.Now()
+	streamSession(s, n, `{"id":"a1","delta":" and xylophonezed"}`, `{"done":true}`)
+	waitFor(t, "the finished text to be found", func() bool { return found("xylophonezed") })
+	if d := time.Since(t0); d > bound {
+		t.Errorf("finished text found after %v (bound %v)", d, bound)
+	}
+	if !found("zanzibarquux") {
+		t.Error("the earlier text is no longer found")
+	}
+}
