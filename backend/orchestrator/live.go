@@ -31,6 +31,7 @@ type liveMsg struct {
 	created int64
 	wrote   time.Time
 	dirty   bool
+	stored  bool // its row exists (written or loaded)
 }
 
 // liveSnap is a liveMsg's state before a group touched it, restored when the
@@ -45,17 +46,18 @@ type liveSnap struct {
 	created int64
 	wrote   time.Time
 	dirty   bool
+	stored  bool
 }
 
 func snapLive(lm *liveMsg) liveSnap {
 	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, chunks: lm.chunks, created: lm.created,
-		wrote: lm.wrote, dirty: lm.dirty}
+		wrote: lm.wrote, dirty: lm.dirty, stored: lm.stored}
 }
 
 func (s liveSnap) restore() {
 	s.acc.Reset(s.mark)
 	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, chunks: s.chunks, format: s.lm.format, created: s.created,
-		wrote: s.wrote, dirty: s.dirty}
+		wrote: s.wrote, dirty: s.dirty, stored: s.stored}
 }
 
 // liveFor returns the group's working copy of message id: the run's (its
@@ -86,7 +88,7 @@ func (g *group) liveFor(id string, mustExist bool) (*liveMsg, error) {
 	lm = &liveMsg{id: id, format: g.format, created: created}
 	switch {
 	case ok:
-		lm.acc = agent.NewAccumulator(m)
+		lm.acc, lm.stored = agent.NewAccumulator(m), true
 		var err error
 		if lm.raw, lm.chunks, err = store.MessageRaw(g.ctx, g.tx, g.r.taskID, id); err != nil {
 			return nil, err
@@ -217,14 +219,14 @@ func (g *group) asStored(lm *liveMsg) agent.Message {
 // !keep).
 func (g *group) writeLive(lm *liveMsg, raw []byte, keep bool) error {
 	_, created, err := store.UpsertMessageCreated(g.ctx, g.tx, store.MessageWrite{TaskID: g.r.taskID, Message: lm.acc.Message(),
-		Raw: raw, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created})
+		Raw: raw, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created, Exists: lm.stored})
 	if err != nil {
 		return err
 	}
 	if created != 0 {
 		lm.created = created
 	}
-	lm.wrote, lm.dirty = time.Now(), false
+	lm.wrote, lm.dirty, lm.stored = time.Now(), false, true
 	return nil
 }
 
