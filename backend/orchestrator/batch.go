@@ -374,7 +374,11 @@ func (g *group) commitTo(r *run, seq int64) {
 	for id, lm := range g.live {
 		if lm == nil {
 			delete(r.live, id)
+			delete(r.known, id)
 			continue
+		}
+		if lm.stored && r.known != nil {
+			r.known[id] = true
 		}
 		r.live[id] = lm
 		r.liveOrder = append(r.liveOrder, id)

@@ -79,7 +79,7 @@ func (g *group) liveFor(id string, mustExist bool) (*liveMsg, error) {
 	var m agent.Message
 	var created int64
 	var ok bool
-	if !touched {
+	if !touched && (g.r.known == nil || g.r.known[id]) {
 		var err error
 		if m, created, ok, err = store.MessageByID(g.ctx, g.tx, g.r.taskID, id); err != nil {
 			return nil, err
