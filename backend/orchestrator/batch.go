@@ -41,13 +41,14 @@ type group struct {
 	echoUsed                   []string
 	live                       map[string]*liveMsg // messages this group touched (nil: removed)
 	snaps                      []liveSnap          // their state before, restored if the group fails
-	flushes                    map[string]bool     // live messages whose row was written
+	pending                    map[string]*pendingRow
+	pendingOrder               []string
 }
 
 func (r *run) newGroup(ctx context.Context, tx store.SQLRunner, now int64) *group {
 	return &group{r: r, ctx: ctx, tx: tx, now: now, em: r.o.emitter(r.taskID),
 		status: r.status, idle: r.idle, turnFatal: r.turnFatal, rateLimited: r.rateLimited,
-		live: map[string]*liveMsg{}, flushes: map[string]bool{}}
+		live: map[string]*liveMsg{}, pending: map[string]*pendingRow{}}
 }
 
 func (g *group) setTaskStatus(s, why string) {
@@ -93,6 +94,9 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 			return seq, err
 		}
 	}
+	if err := g.flushPending(false); err != nil {
+		return seq, err
+	}
 	if g.setStatus {
 		if err := store.SetTaskStatus(g.ctx, g.tx, g.r.taskID, g.status, g.reason, g.now); err != nil {
 			return seq, err
@@ -134,7 +138,8 @@ func (g *group) handle(ev agent.Event) error {
 	return nil
 }
 
-// onMessage stores a whole message (a structural change: written at once).
+// onMessage takes a whole message (a structural change: its row is written
+// at the group's end, once, whatever number of versions the group saw).
 func (g *group) onMessage(ev agent.Event) error {
 	if ev.Message == nil {
 		return nil
@@ -143,6 +148,8 @@ func (g *group) onMessage(ev agent.Event) error {
 		if err := store.DeleteMessage(g.ctx, g.tx, g.r.taskID, id); err != nil {
 			return err
 		}
+		g.dropPending(id)
+		g.live[id] = nil
 		g.echoUsed = append(g.echoUsed, ev.Message.Parts[0].Text)
 		g.emit(agent.Event{Type: agent.EventMessageRemoved, MessageID: id})
 	}
@@ -150,15 +157,9 @@ func (g *group) onMessage(ev agent.Event) error {
 	if err != nil {
 		return err
 	}
-	keep, err := lm.adoptRaw(g, ev.Raw)
-	if err != nil {
-		return err
-	}
+	g.adoptRaw(lm, ev.Raw)
 	lm.acc, lm.format = agent.NewAccumulator(*ev.Message), g.format
-	m, err := g.writeLive(lm, ev.Raw, keep)
-	if err != nil {
-		return err
-	}
+	m := g.asStored(lm)
 	if g.rateLimited && g.status == store.StatusRunning {
 		g.rateLimited = false
 		g.setTaskStatus(store.StatusRunning, "")
@@ -171,8 +172,8 @@ func (g *group) onMessage(ev agent.Event) error {
 	return nil
 }
 
-// onDelta appends streamed text: the frame is kept as a raw chunk of the
-// message (linear storage), the message row is rewritten at most every
+// onDelta appends streamed text: the frame joins the message's raw chunk of
+// this group (linear storage), the message row is rewritten at most every
 // rowInterval (the loop flushes the rest), and the delta alone is emitted.
 func (g *group) onDelta(ev agent.Event) error {
 	if ev.Delta == nil || ev.MessageID == "" {
@@ -185,15 +186,8 @@ func (g *group) onDelta(ev agent.Event) error {
 	if !lm.acc.Apply(*ev.Delta) {
 		return nil
 	}
-	if err := lm.appendRaw(g, ev.Raw); err != nil {
-		return err
-	}
+	g.appendRaw(lm, ev.Raw)
 	lm.dirty = true
-	if time.Since(lm.wrote) >= rowInterval {
-		if _, err := g.writeLive(lm, nil, true); err != nil {
-			return err
-		}
-	}
 	received := g.received
 	g.emits = append(g.emits, func() { g.em.delta(ev, received) })
 	return nil
@@ -204,6 +198,7 @@ func (g *group) onRemoved(ev agent.Event) error {
 		return err
 	}
 	g.live[ev.MessageID] = nil
+	g.dropPending(ev.MessageID)
 	g.emit(ev)
 	return nil
 }
@@ -392,7 +387,11 @@ func (g *group) commitTo(r *run, seq int64) {
 	for id, lm := range g.live {
 		if lm == nil {
 			delete(r.live, id)
+			delete(r.known, id)
 			continue
+		}
+		if lm.stored && r.known != nil {
+			r.known[id] = true
 		}
 		r.live[id] = lm
 		r.liveOrder = append(r.liveOrder, id)

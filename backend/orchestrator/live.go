@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"bytes"
+	"slices"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -30,6 +31,7 @@ type liveMsg struct {
 	created int64
 	wrote   time.Time
 	dirty   bool
+	stored  bool // its row exists (written or loaded)
 }
 
 // liveSnap is a liveMsg's state before a group touched it, restored when the
@@ -44,111 +46,192 @@ type liveSnap struct {
 	created int64
 	wrote   time.Time
 	dirty   bool
+	stored  bool
 }
 
 func snapLive(lm *liveMsg) liveSnap {
 	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, chunks: lm.chunks, created: lm.created,
-		wrote: lm.wrote, dirty: lm.dirty}
+		wrote: lm.wrote, dirty: lm.dirty, stored: lm.stored}
 }
 
 func (s liveSnap) restore() {
 	s.acc.Reset(s.mark)
 	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, chunks: s.chunks, format: s.lm.format, created: s.created,
-		wrote: s.wrote, dirty: s.dirty}
+		wrote: s.wrote, dirty: s.dirty, stored: s.stored}
 }
 
 // liveFor returns the group's working copy of message id: the run's (its
 // state saved for a rollback), else the stored message, else (unless
-// mustExist) a new one. It is nil when mustExist and nothing is stored.
+// mustExist) a new one. It is nil when mustExist and nothing is stored. A
+// message the group removed comes back new.
 func (g *group) liveFor(id string, mustExist bool) (*liveMsg, error) {
-	if lm, ok := g.live[id]; ok && lm != nil {
+	lm, touched := g.live[id]
+	if lm != nil {
 		return lm, nil
 	}
-	if lm := g.r.live[id]; lm != nil {
-		g.snaps = append(g.snaps, snapLive(lm))
-		g.live[id] = lm
-		return lm, nil
+	if !touched {
+		if lm := g.r.live[id]; lm != nil {
+			g.snaps = append(g.snaps, snapLive(lm))
+			g.live[id] = lm
+			return lm, nil
+		}
 	}
-	m, created, ok, err := store.MessageByID(g.ctx, g.tx, g.r.taskID, id)
-	if err != nil {
-		return nil, err
+	var m agent.Message
+	var created int64
+	var ok bool
+	if !touched && (g.r.known == nil || g.r.known[id]) {
+		var err error
+		if m, created, ok, err = store.MessageByID(g.ctx, g.tx, g.r.taskID, id); err != nil {
+			return nil, err
+		}
 	}
-	lm := &liveMsg{id: id, format: g.format, created: created}
+	lm = &liveMsg{id: id, format: g.format, created: created}
 	switch {
 	case ok:
-		lm.acc = agent.NewAccumulator(m)
+		lm.acc, lm.stored = agent.NewAccumulator(m), true
+		var err error
 		if lm.raw, lm.chunks, err = store.MessageRaw(g.ctx, g.tx, g.r.taskID, id); err != nil {
 			return nil, err
 		}
 	case mustExist:
 		return nil, nil
 	default:
-		// Not stored yet: it will be inserted now, so its createdAt is
-		// known (no second lookup when its timestamp is stamped).
+		// Not stored yet: it will be inserted by this group, so its
+		// createdAt is known (no second lookup when its timestamp is
+		// stamped).
 		lm.acc, lm.created = agent.NewAccumulator(agent.Message{ID: id}), g.now
 	}
 	g.live[id] = lm
 	return lm, nil
 }
 
-// adoptRaw stores a whole message event's raw data: when it only extends
-// what is stored, the new frames become one chunk (keep = true: the row's
-// rawData stays); else the caller rewrites rawData whole.
-func (lm *liveMsg) adoptRaw(g *group, raw []byte) (keep bool, err error) {
-	if len(lm.raw) > 0 && len(raw) >= len(lm.raw) && bytes.HasPrefix(raw, lm.raw) {
-		if suffix := raw[len(lm.raw):]; len(suffix) > 0 {
-			if err := store.AppendMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, suffix); err != nil {
-				return false, err
-			}
-			lm.chunks++
-			lm.raw = append(lm.raw, suffix...)
-		}
-		return true, nil
-	}
-	if lm.chunks > 0 {
-		if err := store.ClearMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id); err != nil {
-			return false, err
-		}
-	}
-	lm.raw, lm.chunks = bytes.Clone(raw), 0
-	return false, nil
+// pendingRow is what a group owes the store for one message: written once,
+// at the group's end (or before anything that reads it), whatever number of
+// events changed it — the last version wins.
+type pendingRow struct {
+	lm      *liveMsg
+	row     bool // a structural change: the row is written
+	rewrite bool // rawData is rewritten whole (it does not extend what is stored)
+	from    int  // lm.raw[from:] is not stored yet (appended as one chunk)
 }
 
-// appendRaw stores a delta's frame as the message's next raw chunk (frames
-// are newline-separated, as the normalizers join them).
-func (lm *liveMsg) appendRaw(g *group, frame []byte) error {
+// pendingFor returns lm's pending write, made when the group first touches it.
+func (g *group) pendingFor(lm *liveMsg) *pendingRow {
+	if p := g.pending[lm.id]; p != nil && p.lm == lm {
+		return p
+	}
+	p := &pendingRow{lm: lm, from: len(lm.raw)}
+	g.pending[lm.id] = p
+	g.pendingOrder = append(g.pendingOrder, lm.id)
+	return p
+}
+
+// dropPending forgets message id's pending write (it was deleted).
+func (g *group) dropPending(id string) {
+	delete(g.pending, id)
+}
+
+// adoptRaw takes a whole message event's raw data: when it only extends
+// what the message holds, the new frames are appended (stored as one chunk
+// at the group's end); else rawData is rewritten whole.
+func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
+	p := g.pendingFor(lm)
+	p.row = true
+	if !p.rewrite && len(lm.raw) > 0 && len(raw) >= len(lm.raw) && bytes.HasPrefix(raw, lm.raw) {
+		lm.raw = append(lm.raw, raw[len(lm.raw):]...)
+		return
+	}
+	lm.raw, p.rewrite = bytes.Clone(raw), true
+}
+
+// appendRaw appends a delta's frame to the message's raw data (frames are
+// newline-separated, as the normalizers join them); it is stored with the
+// group.
+func (g *group) appendRaw(lm *liveMsg, frame []byte) {
 	if len(frame) == 0 {
-		return nil
+		return
 	}
-	chunk := frame
+	g.pendingFor(lm)
 	if len(lm.raw) > 0 && lm.raw[len(lm.raw)-1] != '\n' {
-		chunk = append([]byte{'\n'}, frame...)
+		lm.raw = append(lm.raw, '\n')
 	}
-	if err := store.AppendMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, chunk); err != nil {
-		return err
+	lm.raw = append(lm.raw, frame...)
+}
+
+// flushPending stores what the group owes for each message it touched, in
+// the order it first touched them (new rows take their messageIndex in
+// that order): the new raw frames as one chunk, and the row when it
+// changed structurally, when force, or when its deltas are rowInterval old.
+func (g *group) flushPending(force bool) error {
+	for _, id := range g.pendingOrder {
+		p := g.pending[id]
+		if p == nil {
+			continue
+		}
+		delete(g.pending, id)
+		if err := g.storePending(p, force); err != nil {
+			return err
+		}
 	}
-	lm.chunks++
-	lm.raw = append(lm.raw, chunk...)
+	g.pendingOrder = g.pendingOrder[:0]
 	return nil
 }
 
+func (g *group) storePending(p *pendingRow, force bool) error {
+	lm := p.lm
+	if p.rewrite {
+		if lm.chunks > 0 {
+			if err := store.ClearMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id); err != nil {
+				return err
+			}
+			lm.chunks = 0
+		}
+		return g.writeLive(lm, lm.raw, false)
+	}
+	if len(lm.raw) > p.from {
+		if err := store.AppendMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, lm.raw[p.from:]); err != nil {
+			return err
+		}
+		lm.chunks++
+	}
+	if p.row || (lm.dirty && (force || time.Since(lm.wrote) >= rowInterval)) {
+		return g.writeLive(lm, nil, true)
+	}
+	return nil
+}
+
+// asStored is lm's message as its row holds it once written (an empty
+// timestamp stamped with the row's createdAt).
+func (g *group) asStored(lm *liveMsg) agent.Message {
+	m := lm.acc.Message()
+	if m.Parts == nil {
+		m.Parts = []agent.Part{}
+	}
+	created := lm.created
+	if created == 0 {
+		created = g.now
+	}
+	store.StampTimestamp(&m, created)
+	return m
+}
+
 // writeLive writes the message's normalized row (raw: its rawData when
-// !keep) and returns it as stored.
-func (g *group) writeLive(lm *liveMsg, raw []byte, keep bool) (agent.Message, error) {
-	m, created, err := store.UpsertMessageCreated(g.ctx, g.tx, store.MessageWrite{TaskID: g.r.taskID, Message: lm.acc.Message(),
-		Raw: raw, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created})
+// !keep).
+func (g *group) writeLive(lm *liveMsg, raw []byte, keep bool) error {
+	_, created, err := store.UpsertMessageCreated(g.ctx, g.tx, store.MessageWrite{TaskID: g.r.taskID, Message: lm.acc.Message(),
+		Raw: raw, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created, Exists: lm.stored})
 	if err != nil {
-		return m, err
+		return err
 	}
 	if created != 0 {
 		lm.created = created
 	}
-	lm.wrote, lm.dirty = time.Now(), false
-	g.flushes[lm.id] = true
-	return m, nil
+	lm.wrote, lm.dirty, lm.stored = time.Now(), false, true
+	return nil
 }
 
-// flushAllLive writes every message with deltas not yet in its row.
+// flushAllLive writes every message with deltas not yet in its row, and
+// everything else the group owes.
 func (g *group) flushAllLive() error {
 	for _, id := range g.r.liveOrder {
 		if lm := g.r.live[id]; lm != nil && lm.dirty {
@@ -158,14 +241,22 @@ func (g *group) flushAllLive() error {
 			}
 		}
 	}
-	for _, lm := range g.live {
+	for _, id := range sortedDirty(g.live) {
+		g.pendingFor(g.live[id])
+	}
+	return g.flushPending(true)
+}
+
+// sortedDirty lists the dirty messages of live in a stable order.
+func sortedDirty(live map[string]*liveMsg) []string {
+	var ids []string
+	for id, lm := range live {
 		if lm != nil && lm.dirty {
-			if _, err := g.writeLive(lm, nil, true); err != nil {
-				return err
-			}
+			ids = append(ids, id)
 		}
 	}
-	return nil
+	slices.Sort(ids)
+	return ids
 }
 
 // evictLive keeps at most maxLive messages in memory, never a dirty one.

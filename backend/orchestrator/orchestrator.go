@@ -392,10 +392,14 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		}
 		if prompt != "" {
 			m, err := r.storeStartPrompt(ctx, tx, prompt, now)
+			if err != nil {
+				return err
+			}
 			stored = &m
-			return err
 		}
-		return nil
+		known, err := store.MessageIDs(ctx, tx, t.ID)
+		r.known = known
+		return err
 	})
 	if err != nil {
 		_ = sess.Stop(context.Background())

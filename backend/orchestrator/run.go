@@ -38,6 +38,10 @@ type run struct {
 	decisions map[string]store.PermissionDecision
 	// created is the createdAt of messages stored during this run, by id.
 	created map[string]int64
+	// known holds the ids of the task's stored messages (loaded at the
+	// start, then kept by the run, the only writer of a running task's
+	// messages), so a new message costs no lookup; nil: look every id up.
+	known map[string]bool
 	// live are the messages that stream (see liveMsg), most recent last in
 	// liveOrder; dirty says one waits for its row write.
 	live      map[string]*liveMsg
@@ -57,6 +61,9 @@ func (r *run) storeUserMessage(ctx context.Context, tx *txT, text string, now in
 	})
 	if err == nil {
 		r.echo[text] = m.ID
+		if r.known != nil {
+			r.known[m.ID] = true
+		}
 	}
 	return m, err
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
+	"github.com/jean-claude/jean-claude/backend/agent/claude"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -128,20 +130,31 @@ func TestDeltasStoredLinearAndRenormalized(t *testing.T) {
 	if deltas != 501 || whole != 2 {
 		t.Errorf("emitted %d deltas and %d whole messages, want 501 and 2", deltas, whole)
 	}
-	// Linear raw: rawData is the first frame; the rest came as chunks.
+	// Linear raw: rawData is the frames of the group that first stored the
+	// message; every later group appended its frames as one chunk (a group
+	// writes each message once), so nothing was rewritten.
 	var head string
 	if err := h.db.R.QueryRow(`SELECT rawData FROM agent_messages WHERE taskId='t1' AND messageId='a1'`).Scan(&head); err != nil {
 		t.Fatal(err)
 	}
-	if head != frames[0] {
-		t.Errorf("rawData = %.100q, want only the first frame", head)
+	joined := strings.Join(frames[:len(frames)-1], "\n")
+	if !strings.HasPrefix(head, frames[0]) || !strings.HasPrefix(joined, head) {
+		t.Errorf("rawData = %.100q (%d bytes), want the first group's frames only", head, len(head))
 	}
 	raw, chunks, err := store.MessageRaw(ctx, h.db.R, "t1", "a1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if chunks != 502 || string(raw) != strings.Join(frames[:len(frames)-1], "\n") {
+	if chunks < 1 || chunks > 502 || string(raw) != joined {
 		t.Errorf("raw data: %d chunks, %d bytes", chunks, len(raw))
+	}
+	var stored int
+	if err := h.db.R.QueryRow(`SELECT length(rawData) + (SELECT coalesce(sum(length(data)), 0) FROM message_raw_chunks
+		WHERE taskId='t1' AND messageId='a1') FROM agent_messages WHERE taskId='t1' AND messageId='a1'`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored != len(joined) {
+		t.Errorf("stored raw bytes = %d, want %d (linear: each frame once)", stored, len(joined))
 	}
 	// Re-normalization reproduces exactly what live stored.
 	re, err := Renormalized(deltaFormat, raw, "a1")
@@ -326,4 +339,85 @@ func TestFloodBoundedAndStoppable(t *testing.T) {
 		t.Errorf("status after Stop = %s", st)
 	}
 	checkTranscriptMatchesRaw(t, db, "t1")
+}
+
+// TestStopFloodingStubbornAgentWithDefaults: with the Claude backend's
+// default stop settings (not the short ones of the other process tests),
+// Stop on an agent that floods its stdout and ignores the interrupt, the
+// end of its stdin and SIGTERM returns, and the task has left running,
+// within 2 s.
+func TestStopFloodingStubbornAgentWithDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods")
+	}
+	db := openDB(t)
+	reg := agent.NewRegistry()
+	reg.Register(claude.New(claude.Options{Binary: agenttest.BuildFakeClaude(t),
+		Env: []string{"FAKE_CLAUDE_REPEAT=200000", "FAKE_CLAUDE_STUBBORN=1"}}))
+	o, _ := newProcHarness(t, db, reg)
+	addTask(t, db, "t1", "claude-code", "flood")
+	ctx := context.Background()
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the flood to be under way", func() bool { n, _ := store.CountRawFrames(ctx, db.R, "t1"); return n > 2000 })
+	t0 := time.Now()
+	if err := o.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	bound := 2 * time.Second
+	if raceEnabled {
+		bound = 10 * time.Second
+	}
+	st := loadTask(t, db, "t1").Status
+	t.Logf("Stop took %v; status %s", took, st)
+	if took > bound {
+		t.Errorf("Stop took %v (bound %v)", took, bound)
+	}
+	if st == store.StatusRunning || st == store.StatusWaiting {
+		t.Errorf("status after Stop = %s", st)
+	}
+	checkTranscriptMatchesRaw(t, db, "t1")
+}
+
+// TestSearchFindsStreamedTextWithinLag: the search index is updated in
+// batches (migration 0110), not per write, yet search finds the text of a
+// message still streaming and of a finished one within a bounded time:
+// store.SearchLag after its row is written (rowInterval after its delta).
+func TestSearchFindsStreamedTextWithinLag(t *testing.T) {
+	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	n := newDeltaNorm()
+	found := func(word string) bool {
+		hits, err := store.Search(ctx, h.db.R, store.SearchQuery{Text: word})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits) > 0
+	}
+	bound := rowInterval + store.SearchLag + time.Second // + scheduling under a loaded machine
+	if raceEnabled {
+		bound += 5 * time.Second
+	}
+	t0 := time.Now()
+	streamSession(s, n, `{"id":"a1","text":"Hel"}`, `{"id":"a1","delta":"lo zanzibarquux"}`)
+	waitFor(t, "the streaming text to be found", func() bool { return found("zanzibarquux") })
+	if d := time.Since(t0); d > bound {
+		t.Errorf("streaming text found after %v (bound %v)", d, bound)
+	}
+	t0 = time.Now()
+	streamSession(s, n, `{"id":"a1","delta":" and xylophonezed"}`, `{"done":true}`)
+	waitFor(t, "the finished text to be found", func() bool { return found("xylophonezed") })
+	if d := time.Since(t0); d > bound {
+		t.Errorf("finished text found after %v (bound %v)", d, bound)
+	}
+	if !found("zanzibarquux") {
+		t.Error("the earlier text is no longer found")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -17,6 +18,11 @@ const maxWriteJobs = 64
 // turns one commit per frame into one commit per round, which is what keeps
 // the single SQLite writer ahead of the agents.
 //
+// The search index is not updated per transaction: the messages written
+// are queued (migration 0110) and indexed in one batch at most every
+// store.SearchLag, in the transaction of a round or on a timer when no
+// round comes.
+//
 // Lock order: a loop holds its task lock while it waits for its job; the
 // writer takes no task lock, so it never waits on a loop.
 type writer struct {
@@ -26,6 +32,9 @@ type writer struct {
 	jobs chan *writeJob // unbuffered: a job sent is a job taken
 	stop chan struct{}
 	done chan struct{}
+
+	unindexed bool      // rounds committed since the search index was brought up to date
+	indexed   time.Time // when it was
 }
 
 type writeJob struct {
@@ -54,7 +63,13 @@ func (w *writer) do(fn func(tx *sql.Tx) error) error {
 func (w *writer) run() {
 	defer close(w.done)
 	for {
+		var due <-chan time.Time
+		if w.unindexed {
+			due = time.After(store.SearchLag - time.Since(w.indexed))
+		}
 		select {
+		case <-due:
+			w.commit(nil)
 		case j := <-w.jobs:
 			js := append(make([]*writeJob, 0, 8), j)
 		more:
@@ -76,26 +91,26 @@ func (w *writer) run() {
 func (w *writer) commit(js []*writeJob) {
 	ctx := context.Background()
 	errs := make([]error, len(js))
-	err := w.db.Tx(ctx, func(tx *sql.Tx) error {
-		if len(js) == 1 {
-			errs[0] = js[0].fn(tx)
-			return errs[0]
+	index := time.Since(w.indexed) >= store.SearchLag
+	indexed := false
+	err := w.db.TxDeferIndex(ctx, func(tx *sql.Tx) error {
+		if err := w.runJobs(ctx, tx, js, errs); err != nil {
+			return err
 		}
-		for i, j := range js {
-			if _, err := tx.ExecContext(ctx, `SAVEPOINT job`); err != nil {
-				return err
-			}
-			if errs[i] = j.fn(tx); errs[i] != nil {
-				if _, err := tx.ExecContext(ctx, `ROLLBACK TO job`); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `RELEASE job`); err != nil {
-				return err
+		if index {
+			// A failed index leaves the queue for a later round (not
+			// before SearchLag); the jobs' writes stand.
+			err := store.IndexPending(ctx, w.prep.In(tx))
+			if indexed = err == nil; err != nil {
+				w.log.Warn("orchestrator: search index", "err", err)
 			}
 		}
 		return nil
 	})
+	if index {
+		w.indexed = time.Now()
+	}
+	w.unindexed = (w.unindexed || len(js) > 0) && !(indexed && err == nil)
 	for i, j := range js {
 		if errs[i] == nil {
 			errs[i] = err
@@ -105,6 +120,29 @@ func (w *writer) commit(js []*writeJob) {
 	if err := w.prep.Warm(ctx); err != nil {
 		w.log.Warn("orchestrator: prepare statements", "err", err)
 	}
+}
+
+// runJobs runs the round's jobs in tx, each in its own savepoint (one alone
+// needs none: its failure fails the transaction).
+func (w *writer) runJobs(ctx context.Context, tx *sql.Tx, js []*writeJob, errs []error) error {
+	if len(js) == 1 {
+		errs[0] = js[0].fn(tx)
+		return errs[0]
+	}
+	for i, j := range js {
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT job`); err != nil {
+			return err
+		}
+		if errs[i] = j.fn(tx); errs[i] != nil {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO job`); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE job`); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // close stops the writer; jobs sent later fail with ErrClosed.

@@ -26,6 +26,10 @@ type MessageWrite struct {
 	// CreatedAt, when not 0, is the row's known createdAt (the caller saw
 	// the first insert), which saves a lookup when the timestamp is stamped.
 	CreatedAt int64
+	// Exists says the caller knows the row exists: it is updated in place
+	// (one index lookup) rather than through the insert's conflict path;
+	// if it is gone after all, it is inserted.
+	Exists bool
 }
 
 // StampTimestamp fills an empty message timestamp from the row's createdAt
@@ -77,6 +81,18 @@ func UpsertMessageCreated(ctx context.Context, q SQLRunner, w MessageWrite) (age
 	var raw any
 	if w.Raw != nil {
 		raw = string(w.Raw)
+	}
+	if w.Exists {
+		res, err := q.ExecContext(ctx, `UPDATE agent_messages SET role = ?, normalizedData = ?,
+			rawData = CASE WHEN ? THEN rawData ELSE ? END, rawFormat = ?, normalizedVersion = ?, updatedAt = ?
+			WHERE taskId = ? AND messageId = ?`,
+			string(m.Role), string(data), w.KeepRaw, raw, w.Format, w.Version, w.Now, w.TaskID, m.ID)
+		if err != nil {
+			return m, 0, fmt.Errorf("store: update message %s of task %s: %w", m.ID, w.TaskID, err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 1 {
+			return m, created, nil
+		}
 	}
 	_, err = q.ExecContext(ctx, `INSERT INTO agent_messages
 		(taskId, messageId, messageIndex, role, normalizedData, rawData, rawFormat, normalizedVersion, createdAt, updatedAt)

@@ -59,6 +59,9 @@ type DB struct {
 	W    *sql.DB
 	R    *sql.DB
 	Path string
+	// searchQueue: the schema queues messages for the search index
+	// (migration 0110), which Tx then indexes.
+	searchQueue bool
 }
 
 // Options tune Open.
@@ -137,18 +140,46 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	return &DB{W: w, R: r, Path: path}, nil
+	db := &DB{W: w, R: r, Path: path}
+	var n int
+	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'message_search_pending'`).Scan(&n); err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db.searchQueue = n > 0
+	// Messages a crash left waiting for the search index.
+	if err := db.Tx(ctx, func(*sql.Tx) error { return nil }); err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return db, nil
 }
 
-// Close closes both pools, checkpointing the WAL first.
+// Close closes both pools, checkpointing the WAL first (messages still
+// waiting for the search index are indexed before).
 func (db *DB) Close() error {
+	_ = db.Tx(context.Background(), func(*sql.Tx) error { return nil })
 	_, _ = db.W.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 	return errors.Join(db.R.Close(), db.W.Close())
 }
 
 // Tx runs fn in one immediate write transaction. fn's error (or a panic)
-// rolls the transaction back.
+// rolls the transaction back. The messages fn wrote are indexed for search
+// before the commit (IndexPending), so search finds them once committed.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.tx(ctx, fn, true)
+}
+
+// TxDeferIndex is Tx without the search-index step: the caller runs
+// IndexPending itself, within SearchLag (the orchestrator's writer, which
+// indexes many transactions' messages in one batch).
+func (db *DB) TxDeferIndex(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.tx(ctx, fn, false)
+}
+
+func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error, index bool) error {
 	tx, err := db.W.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
@@ -156,6 +187,11 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	if err := fn(tx); err != nil {
 		return err
+	}
+	if index && db.searchQueue {
+		if err := IndexPending(ctx, tx); err != nil {
+			return err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)

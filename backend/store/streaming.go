@@ -127,6 +127,24 @@ func QuickCheck(ctx context.Context, q SQLRunner) ([]string, error) {
 	return out, rows.Err()
 }
 
+// MessageIDs returns the ids of task taskID's stored messages.
+func MessageIDs(ctx context.Context, q SQLRunner, taskID string) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT messageId FROM agent_messages WHERE taskId = ?`, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("store: message ids of task %s: %w", taskID, err)
+	}
+	defer rows.Close()
+	ids := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: message ids of task %s: %w", taskID, err)
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
 // MessageByID returns one stored message and its row's createdAt; ok is
 // false when the task has no message with that id.
 func MessageByID(ctx context.Context, q SQLRunner, taskID, messageID string) (m agent.Message, created int64, ok bool, err error) {

@@ -28,12 +28,20 @@ type Options struct {
 	Env []string
 	// GracePeriod is how long Stop waits for the process to exit after
 	// closing its stdin before it sends SIGTERM to the process group
-	// (default 3s).
+	// (default 400ms).
 	GracePeriod time.Duration
 	// WaitDelay is how long after SIGTERM the group gets SIGKILL
-	// (default 3s).
+	// (default 400ms).
 	WaitDelay time.Duration
-	// InterruptTimeout bounds the interrupt Stop sends first (default 2s).
+	// InterruptTimeout bounds the interrupt Stop sends first (default
+	// 400ms).
+	//
+	// The defaults keep Stop under 2 s even for an agent that floods its
+	// stdout and ignores the interrupt, stdin's end and SIGTERM: SIGKILL
+	// after 1.2 s, then what was already read is stored
+	// (orchestrator.TestStopFloodingStubbornAgentWithDefaults; with the
+	// former 2 s + 3 s + 3 s it took 6.5 s). A cooperative Claude Code
+	// answers the interrupt and exits at stdin's end well within them.
 	InterruptTimeout time.Duration
 }
 
@@ -51,19 +59,23 @@ var (
 	_ agent.ProcessOwner = (*Session)(nil)
 )
 
+// stopStep is the default of each of Stop's three waits (interrupt, stdin's
+// end, SIGTERM): Stop reaches SIGKILL within 3 × stopStep (1.2 s).
+const stopStep = 400 * time.Millisecond
+
 // New returns a Claude Code backend.
 func New(opt Options) *Backend {
 	if opt.Binary == "" {
 		opt.Binary = "claude"
 	}
 	if opt.GracePeriod <= 0 {
-		opt.GracePeriod = 3 * time.Second
+		opt.GracePeriod = stopStep
 	}
 	if opt.WaitDelay <= 0 {
-		opt.WaitDelay = 3 * time.Second
+		opt.WaitDelay = stopStep
 	}
 	if opt.InterruptTimeout <= 0 {
-		opt.InterruptTimeout = 2 * time.Second
+		opt.InterruptTimeout = stopStep
 	}
 	return &Backend{opt: opt}
 }

@@ -115,7 +115,6 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	s := &Session{
 		b:        b,
 		cfg:      cfg,
-		events:   make(chan agent.Batch, 64),
 		norm:     NewNormalizer(),
 		children: map[string]bool{},
 		done:     make(chan struct{}),
@@ -154,7 +153,8 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		}
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	s.runCtx, s.cancel = runCtx, cancel
+	s.cancel = cancel
+	s.stream = agent.NewStream(FormatName, noFlush{s.norm})
 	b.sessions.Add(s)
 	go s.run(runCtx)
 
@@ -163,10 +163,10 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	select {
 	case <-s.ready:
 	case <-ctx.Done():
-		_ = s.Stop(context.Background())
+		s.abandon()
 		return nil, ctx.Err()
 	case <-t.C:
-		_ = s.Stop(context.Background())
+		s.abandon()
 		s.mu.Lock()
 		last := s.lastErr
 		s.mu.Unlock()
@@ -178,7 +178,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	s.addMCP(ctx, c)
 	if prompt != "" {
 		if err := s.SendMessage(ctx, prompt); err != nil {
-			_ = s.Stop(context.Background())
+			s.abandon()
 			return nil, err
 		}
 	}
@@ -237,16 +237,15 @@ type Session struct {
 	id      string
 	created []byte // synthesized session.created frame, delivered first
 
-	events   chan agent.Batch
-	norm     *Normalizer     // owned by run
+	// stream is the shared runtime's bounded frame pipeline: run feeds it
+	// each payload of this session, and blocks while the consumer lags
+	// (it then stops reading the SSE response: backpressure).
+	stream   *agent.Stream
+	norm     *Normalizer     // fed by run's goroutine only (directly by prime, else through stream)
 	children map[string]bool // sub-agent session ids, owned by run
 	cancel   context.CancelFunc
 	ready    chan struct{} // closed once the event stream is connected
-	done     chan struct{} // closed when run has returned and events is closed
-
-	runCtx context.Context
-	sendMu sync.Mutex // serializes the normalizer and sends on events
-	closed bool       // events is closed (under sendMu)
+	done     chan struct{} // closed when run has returned and stream is closed
 
 	mu       sync.Mutex
 	mode     agent.InteractionMode
@@ -268,7 +267,24 @@ var (
 func (s *Session) ID() string { return s.id }
 
 // Events implements agent.Session.
-func (s *Session) Events() <-chan agent.Batch { return s.events }
+func (s *Session) Events() <-chan agent.Batch { return s.stream.Events() }
+
+// abandon ends a session Start could not hand out: nobody will read its
+// events, so they are drained here.
+func (s *Session) abandon() {
+	go func() {
+		for range s.stream.Events() {
+		}
+	}()
+	_ = s.Stop(context.Background())
+}
+
+// noFlush is a normalizer whose end-of-stream flush emits nothing: when
+// the session stops following OpenCode's session, the turn is not over on
+// the server (it is aborted there, or goes on), so no turn end is made up.
+type noFlush struct{ *Normalizer }
+
+func (noFlush) Flush() []agent.Event { return nil }
 
 func (s *Session) client(ctx context.Context) (*client, error) {
 	s.mu.Lock()
@@ -424,8 +440,8 @@ func (s *Session) Wait() error {
 	return s.waitErr
 }
 
-// deliverSynthetic sends events that have no frame (mode changes), from its
-// own goroutine so a caller that also reads Events never deadlocks. It is
+// deliverSynthetic queues events that have no frame (mode changes); it
+// never blocks, so a caller that also reads Events never deadlocks. It is
 // dropped when the session has ended.
 func (s *Session) deliverSynthetic(evs []agent.Event) {
 	s.mu.Lock()
@@ -434,7 +450,7 @@ func (s *Session) deliverSynthetic(evs []agent.Event) {
 	if stopped {
 		return
 	}
-	go s.send(agent.Batch{Format: FormatName, Events: evs, ReceivedAt: time.Now()})
+	s.stream.Synth(evs...)
 }
 
 // adopt makes the new session raw (a Session, from a create or a fork) the

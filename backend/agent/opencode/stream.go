@@ -11,19 +11,17 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
-// run follows the session's events until Stop: it connects GET /event,
-// feeds every payload of this session to the normalizer and delivers one
-// Batch per payload. When the stream breaks (the server died, the network
+// run follows the session's events until Stop: it connects GET /event and
+// feeds every payload of this session to the shared runtime's stream
+// (agent.Stream: normalized in order, one Batch per payload, bounded — when
+// the consumer lags, feed blocks and the response is no longer read). When the stream breaks (the server died, the network
 // hiccupped) it reconnects with exponential backoff (ReconnectMin …
 // ReconnectMax), restarting the server when it is gone, and catches up on
 // what it missed with GET /session/{id}/message and GET /session/status;
 // the normalizer drops what did not change, so nothing is duplicated.
 func (s *Session) run(ctx context.Context) {
 	defer func() {
-		s.sendMu.Lock()
-		s.closed = true
-		close(s.events)
-		s.sendMu.Unlock()
+		s.stream.Close() // Events closes once the consumer took the rest
 		close(s.done)
 	}()
 	delay := s.b.opt.reconnectMin()
@@ -144,9 +142,7 @@ func (s *Session) prime(ctx context.Context, c *client) {
 	if err != nil {
 		return
 	}
-	s.sendMu.Lock()
-	defer s.sendMu.Unlock()
-	for _, m := range msgs {
+	for _, m := range msgs { // run's goroutine: the stream feeds the normalizer from it too
 		frame, _ := json.Marshal(map[string]any{"type": "message.updated", "properties": map[string]any{"sessionID": s.id, "info": m.Info}})
 		s.norm.Feed(frame)
 		for _, p := range m.Parts {
@@ -159,36 +155,15 @@ func (s *Session) prime(ctx context.Context, c *client) {
 	}
 }
 
-// feed normalizes one frame of the stream and delivers it, unless it
-// belongs to another session or is server noise.
+// feed normalizes one frame of the stream and queues it, unless it belongs
+// to another session or is server noise. It blocks while the stream is full
+// (backpressure: the SSE response is not read meanwhile). Called from run
+// only.
 func (s *Session) feed(frame []byte) {
 	if !s.mine(frame) {
 		return
 	}
-	s.sendMu.Lock()
-	defer s.sendMu.Unlock()
-	if s.closed {
-		return
-	}
-	evs := s.norm.Feed(frame)
-	s.sendLocked(agent.Batch{Frame: frame, Format: FormatName, Events: evs, ReceivedAt: time.Now()})
-}
-
-// send delivers a batch that has no frame.
-func (s *Session) send(b agent.Batch) {
-	s.sendMu.Lock()
-	defer s.sendMu.Unlock()
-	if s.closed {
-		return
-	}
-	s.sendLocked(b)
-}
-
-func (s *Session) sendLocked(b agent.Batch) {
-	select {
-	case s.events <- b:
-	case <-s.runCtx.Done():
-	}
+	s.stream.Frame(frame, time.Now())
 }
 
 // mine reports whether a payload is for this session or one of its

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// SearchLag bounds how long a stored message's text may wait before search
+// finds it when its writer defers indexing (DB.TxDeferIndex): the
+// orchestrator's group-commit writer indexes what is pending at most this
+// long after the write.
+const SearchLag = 500 * time.Millisecond
+
+// The statements of IndexPending (migration 0110): drop the queued messages
+// from both indexes, index their current text, queue nothing. The body is
+// the text of migration 0070: text and reasoning in full, a tool's name and
+// input, a file's path, a tool result's title and content (the first 2,000
+// characters) and a result's summary; tags are the filter words.
+var indexPendingSQL = []string{
+	`DELETE FROM message_search WHERE rowid IN (SELECT id FROM message_search_pending)`,
+	`DELETE FROM message_search_cjk WHERE rowid IN (SELECT id FROM message_search_pending)`,
+	`INSERT INTO message_search (rowid, body, tags)
+	SELECT m.id, coalesce((SELECT group_concat(t, char(10)) FROM (
+		SELECT CASE json_extract(p.value, '$.type')
+			WHEN 'text' THEN json_extract(p.value, '$.text')
+			WHEN 'reasoning' THEN json_extract(p.value, '$.text')
+			WHEN 'system-status' THEN json_extract(p.value, '$.text')
+			WHEN 'tool-use' THEN concat_ws(' ', json_extract(p.value, '$.toolName'),
+				substr(json_extract(p.value, '$.input'), 1, 2000))
+			WHEN 'tool-result' THEN concat_ws(' ', json_extract(p.value, '$.title'),
+				substr(json_extract(p.value, '$.content'), 1, 2000))
+			WHEN 'file' THEN json_extract(p.value, '$.path')
+		END AS t
+		FROM json_each(m.normalizedData, '$.parts') p
+		UNION ALL SELECT json_extract(m.normalizedData, '$.result')
+	) WHERE t IS NOT NULL AND t != ''), ''),
+		(SELECT 'role ' || m.role || ' agent ' || t.agentBackend || ' endagent project ' || t.projectId
+		FROM tasks t WHERE t.id = m.taskId)
+	FROM message_search_pending q JOIN agent_messages m ON m.id = q.id`,
+	`INSERT INTO message_search_cjk (rowid, body)
+	SELECT rowid, body FROM message_search WHERE rowid IN (SELECT id FROM message_search_pending)
+		AND body GLOB '*[⺀-鿿가-힯豈-﫿＀-￯]*'`,
+	`DELETE FROM message_search_pending`,
+}
+
+// IndexPending brings the search index up to date with the messages
+// written since it last ran (queued by migration 0110's triggers), in a few
+// statements whatever their number. Run it inside the writing transaction.
+func IndexPending(ctx context.Context, q SQLRunner) error {
+	var any int
+	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM message_search_pending)`).Scan(&any)
+	if err != nil || any == 0 {
+		if err != nil {
+			return fmt.Errorf("store: search index: %w", err)
+		}
+		return nil
+	}
+	for _, s := range indexPendingSQL {
+		if _, err := q.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("store: search index: %w", err)
+		}
+	}
+	return nil
+}
