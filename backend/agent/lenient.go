@@ -199,20 +199,25 @@ func (a Anomalies) Into(meta map[string]any) map[string]any {
 	return meta
 }
 
-// Decode unmarshals data into v leniently: a field whose value has another
-// type than v declares is left as decoded so far (encoding/json carries on
-// past it) and reported as an anomaly; only data that is not JSON, or not
-// the JSON kind v is (an object for a struct), is an error.
+// Decode unmarshals data into v (a pointer) leniently: when the typed
+// decode fails, v is filled field by field (decodeFields), so a value of
+// another type or out of range degrades that field only and is reported as
+// an anomaly with its path; an integer written as a whole float is
+// converted. Only data that is not JSON, or not the JSON kind v is (an
+// object for a struct), is an error.
 func Decode(data []byte, v any) (Anomalies, error) {
 	err := json.Unmarshal(data, v)
 	var te *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		return nil, nil
-	case errors.As(err, &te) && te.Field != "":
-		return Anomalies{fmt.Sprintf("%s: %s where %s expected", te.Field, te.Value, te.Type)}, nil
+	if err == nil || !errors.As(err, &te) {
+		return nil, err
 	}
-	return nil, err
+	rv := reflect.ValueOf(v).Elem()
+	rv.Set(reflect.Zero(rv.Type()))
+	var a Anomalies
+	if !decodeFields(data, rv, "", &a) {
+		return nil, err
+	}
+	return a, nil
 }
 
 var (

@@ -25,7 +25,7 @@ func TestLenientNumbers(t *testing.T) {
 	if w.A.V != 5 || w.B.V != 1500 || w.C.V != math.MaxInt64 || w.D.V != math.MaxFloat64 || w.E.V != 12 || w.F != nil || w.G.V != 0.25 || w.T != 3 {
 		t.Errorf("values: %+v", w)
 	}
-	want := []string{"s: number where string expected", "c: 1e400 out of range", "d: 1e400 out of range", "e: a string: 12"}
+	want := []string{"s: 7 where string expected", "c: 1e400 out of range", "d: 1e400 out of range", "e: a string: 12"}
 	if len(a) != len(want) {
 		t.Fatalf("anomalies %q, want %q", a, want)
 	}
@@ -70,5 +70,38 @@ func TestApplyDeltaAndTextDeltas(t *testing.T) {
 	var d Delta
 	if err := json.Unmarshal(b, &d); err != nil || d.Field != DeltaText {
 		t.Errorf("read back %+v %v", d, err)
+	}
+}
+
+// Every field of the wrong type is degraded and noted (not only the first),
+// nested ones with their path; whole floats fill int fields.
+func TestDecodeDegradesEachField(t *testing.T) {
+	var w struct {
+		N     int    `json:"n"`
+		Name  string `json:"name"`
+		Inner struct {
+			Count int      `json:"count"`
+			Tags  []string `json:"tags"`
+		} `json:"inner"`
+		List []struct {
+			ID int `json:"id"`
+		} `json:"list"`
+	}
+	a, err := Decode([]byte(`{"n":3.0,"name":{"x":1},"inner":{"count":"7","tags":["a",2,"c"]},"list":[{"id":1},{"id":"two"}]}`), &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.N != 3 || w.Name != "" || w.Inner.Count != 0 || len(w.Inner.Tags) != 2 || len(w.List) != 2 || w.List[0].ID != 1 {
+		t.Fatalf("decoded %+v", w)
+	}
+	want := []string{`name: {"x":1} where string expected`, `inner.count: "7" where int expected`,
+		`inner.tags[1]: 2 where string expected`, `list[1].id: "two" where int expected`}
+	if len(a) != len(want) {
+		t.Fatalf("anomalies %q, want %q", a, want)
+	}
+	for i := range want {
+		if a[i] != want[i] {
+			t.Errorf("anomaly %d = %q, want %q", i, a[i], want[i])
+		}
 	}
 }

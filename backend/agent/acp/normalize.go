@@ -634,7 +634,8 @@ func (t *turn) emit() agent.Event {
 		if t.msg.Metadata == nil {
 			t.msg.Metadata = map[string]any{}
 		}
-		t.msg.Metadata["unreadFields"] = slices.Clone(t.unread)
+		// Replaced, not appended: unread holds the turn's first few.
+		t.msg.Metadata[agent.AnomaliesKey] = slices.Clone(t.unread)
 	}
 	t.sync()
 	t.emitted, t.dirty = len(t.msg.Parts), false
