@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -44,11 +43,19 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
 		return t
 	}
-	if agent.TaskIDFrom(ctx) == "" || !strings.HasPrefix(spec.Role, "agent ") {
+	if agent.TaskIDFrom(ctx) == "" || !relayedRoles[spec.Role] {
 		return nil
 	}
 	return r.t
 }
+
+// relayedRoles are the agents that run behind relays. Every backend's
+// Process works behind one (the runtime is shared), but adoption restarts
+// the backend's session over the replayed journal: Claude Code's handshake
+// (one initialize control request, answered again harmlessly) is safe to
+// repeat; Codex's app-server and ACP's JSON-RPC handshakes are not yet, and
+// Gemini starts one process per turn without a task context.
+var relayedRoles = map[string]bool{"agent " + string(agent.BackendClaudeCode): true}
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {
 	if o.opt.Relays == nil {

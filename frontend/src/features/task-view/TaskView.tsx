@@ -32,6 +32,9 @@ import "../../parts/parts.css";
 // The diff view is its own chunk, loaded the first time the Diff pane opens.
 const DiffView = lazyScreen(() => import("../diff/DiffView").then((m) => m.DiffView));
 
+/** The status reason of a task whose relay was adopted at start (orchestrator.ReasonContinued). */
+export const CONTINUED_AFTER_RESTART = "continued after restart";
+
 export interface TaskViewProps {
   taskId: string;
   /** signIn runs the agent's sign-in (resolves false when cancelled). */
@@ -238,6 +241,10 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
       ) : (task?.status === "errored" || task?.status === "store-error") && task.statusReason ? (
         <div className="jc-tv-notice is-error jc-task-view__banner" role="alert" title={task.statusReason}>
           <strong>{taskStatus(task.status).label}:</strong> {task.status === "errored" ? readableError(task.statusReason).text : task.statusReason}
+        </div>
+      ) : task?.statusReason === CONTINUED_AFTER_RESTART && (task.status === "running" || task.status === "waiting") ? (
+        <div className="jc-tv-notice jc-task-view__banner" role="status">
+          Continued after restart: this agent kept running under its relay while Jean-Claude was closed.
         </div>
       ) : null}
       {pane === "diff" ? (
