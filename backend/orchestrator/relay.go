@@ -107,7 +107,10 @@ func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
 	r.stopReason = ReasonKept
 	unlock()
 	did, err := d.Detach(ctx)
-	if !did {
+	if !did { // a direct child: it is stopped as before
+		unlock := o.lock(r.taskID)
+		r.stopReason = ReasonAppClosed
+		unlock()
 		return false
 	}
 	if err != nil {

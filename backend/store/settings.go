@@ -16,6 +16,9 @@ const (
 	// SettingQuitRunning says what quitting does to running relayed tasks:
 	// "keep" them running or "stop" them (default).
 	SettingQuitRunning = "quitRunningTasks"
+	// SettingRelayIdleStop is how long a relay whose agent waits for input
+	// keeps it running with no app attached (a Go duration, default 30m).
+	SettingRelayIdleStop = "relayIdleStop"
 )
 
 // Settings is the key/value settings table.
