@@ -128,21 +128,25 @@ func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
 // live from the last stored frame; a dead one (its relay killed, or ended
 // with nobody to take its journal) gives up every journaled frame, then
 // the task ends (interrupted with the reason when the relay died).
-func (o *Orchestrator) adoptRelays(ctx context.Context) {
+func (o *Orchestrator) adoptRelays(ctx context.Context) map[string]bool {
+	adopted := map[string]bool{}
 	if o.opt.Relays == nil {
-		return
+		return adopted
 	}
 	metas, err := relay.List(o.opt.Relays.Dir)
 	if err != nil {
 		o.log.Warn("orchestrator: list relays", "dir", o.opt.Relays.Dir, "err", err)
-		return
+		return adopted
 	}
 	o.log.Info("orchestrator: relays found", "count", len(metas), "dir", o.opt.Relays.Dir)
 	for _, m := range metas {
 		if err := o.adoptRelay(ctx, m); err != nil {
 			o.log.Warn("orchestrator: adopt relay", "relay", m.ID, "task", m.TaskID, "err", err)
+			continue
 		}
+		adopted[m.TaskID] = true
 	}
+	return adopted
 }
 
 func (o *Orchestrator) adoptRelay(ctx context.Context, m relay.Meta) error {

@@ -41,11 +41,11 @@ func relayDir(t *testing.T) string {
 
 // killChildAppMidStream runs the child app (relays on) until it emitted
 // `after` messages, then kill -9s it.
-func killChildAppMidStream(t *testing.T, dbPath, rdir, outLog, script string, after int) {
+func killChildAppMidStream(t *testing.T, dbPath, rdir, outLog, script, delay string, after int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childAppEnv+"=1", "CHILD_DB="+dbPath, "CHILD_FAKE="+agenttest.BuildFakeClaude(t),
-		"CHILD_SCRIPT="+script, "CHILD_RELAY_DIR="+rdir, "CHILD_OUT_LOG="+outLog)
+		"CHILD_SCRIPT="+script, "CHILD_LINE_DELAY="+delay, "CHILD_RELAY_DIR="+rdir, "CHILD_OUT_LOG="+outLog)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -106,7 +106,7 @@ func TestRelayAppKilledMidStreamAdopted(t *testing.T) {
 	dbPath, outLog, rdir := filepath.Join(dir, "app.db"), filepath.Join(dir, "agent.out"), relayDir(t)
 	db := openDBAt(t, dbPath)
 	addTask(t, db, "t1", "claude-code", "long job")
-	killChildAppMidStream(t, dbPath, rdir, outLog, "400", 30)
+	killChildAppMidStream(t, dbPath, rdir, outLog, "400", "5ms", 30)
 
 	metas, err := relay.List(rdir)
 	if err != nil || len(metas) != 1 || !metas[0].Alive() || metas[0].TaskID != "t1" {
@@ -153,7 +153,7 @@ func TestRelayKilledTaskInterruptedWithReason(t *testing.T) {
 	dbPath, outLog, rdir := filepath.Join(dir, "app.db"), filepath.Join(dir, "agent.out"), relayDir(t)
 	db := openDBAt(t, dbPath)
 	addTask(t, db, "t1", "claude-code", "long job")
-	killChildAppMidStream(t, dbPath, rdir, outLog, "3000", 30) // a long turn: still running when its relay dies
+	killChildAppMidStream(t, dbPath, rdir, outLog, "3000", "40ms", 30) // a long turn: still running when its relay dies
 	metas, _ := relay.List(rdir)
 	if len(metas) != 1 {
 		t.Fatalf("relays %+v", metas)
