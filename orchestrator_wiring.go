@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
@@ -99,7 +100,13 @@ func relaysOf(ctx context.Context, db *store.DB) *relay.Transport {
 	if err != nil || v != "on" {
 		return nil
 	}
-	return &relay.Transport{Dir: filepath.Join(filepath.Dir(db.Path), "relays")}
+	t := &relay.Transport{Dir: filepath.Join(filepath.Dir(db.Path), "relays")}
+	if v, ok, _ := store.NewSettings(db).Get(ctx, store.SettingRelayIdleStop); ok {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			t.Tune = func(s *relay.Spec) { s.IdleStop = d }
+		}
+	}
+	return t
 }
 
 // start recovers tasks a previous run left running and re-normalizes old

@@ -503,7 +503,7 @@ func (o *Orchestrator) markInterrupted(ctx context.Context, taskID, reason strin
 // session (the app was closed or killed while they ran) interrupted with
 // ReasonAppClosed, and clears their pending requests. Run it at startup.
 func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
-	o.adoptRelays(ctx) // before the clean-up: an adopted agent is not a leftover
+	adopted := o.adoptRelays(ctx) // before the clean-up: an adopted agent is not a leftover
 	o.killLeftovers(ctx)
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting)
 	if err != nil {
@@ -512,7 +512,7 @@ func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 	n := 0
 	for _, t := range tasks {
 		unlock := o.lock(t.ID)
-		if o.getRun(t.ID) == nil {
+		if o.getRun(t.ID) == nil && !adopted[t.ID] { // an adopted run may have ended already
 			if err := o.markInterrupted(ctx, t.ID, ReasonAppClosed); err != nil {
 				unlock()
 				return n, err

@@ -379,7 +379,11 @@ func childApp() int {
 		return 1
 	}
 	reg := agent.NewRegistry()
-	reg.Register(claude.New(claude.Options{Binary: fake, Env: []string{"FAKE_CLAUDE_REPEAT=" + script, "FAKE_CLAUDE_LINE_DELAY=5ms",
+	delay := "5ms"
+	if d := os.Getenv("CHILD_LINE_DELAY"); d != "" {
+		delay = d
+	}
+	reg.Register(claude.New(claude.Options{Binary: fake, Env: []string{"FAKE_CLAUDE_REPEAT=" + script, "FAKE_CLAUDE_LINE_DELAY=" + delay,
 		"FAKE_CLAUDE_SPAWN_CHILD=1", "FAKE_CLAUDE_OUT_LOG=" + os.Getenv("CHILD_OUT_LOG")}}))
 	out := bufio.NewWriter(os.Stdout)
 	emit := EmitterFunc(func(name string, payload any) {

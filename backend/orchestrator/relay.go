@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -44,11 +43,19 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
 		return t
 	}
-	if agent.TaskIDFrom(ctx) == "" || !strings.HasPrefix(spec.Role, "agent ") {
+	if agent.TaskIDFrom(ctx) == "" || !relayedRoles[spec.Role] {
 		return nil
 	}
 	return r.t
 }
+
+// relayedRoles are the agents that run behind relays. Every backend's
+// Process works behind one (the runtime is shared), but adoption restarts
+// the backend's session over the replayed journal: Claude Code's handshake
+// (one initialize control request, answered again harmlessly) is safe to
+// repeat; Codex's app-server and ACP's JSON-RPC handshakes are not yet, and
+// Gemini starts one process per turn without a task context.
+var relayedRoles = map[string]bool{"agent " + string(agent.BackendClaudeCode): true}
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {
 	if o.opt.Relays == nil {
@@ -100,7 +107,10 @@ func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
 	r.stopReason = ReasonKept
 	unlock()
 	did, err := d.Detach(ctx)
-	if !did {
+	if !did { // a direct child: it is stopped as before
+		unlock := o.lock(r.taskID)
+		r.stopReason = ReasonAppClosed
+		unlock()
 		return false
 	}
 	if err != nil {
@@ -118,21 +128,25 @@ func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
 // live from the last stored frame; a dead one (its relay killed, or ended
 // with nobody to take its journal) gives up every journaled frame, then
 // the task ends (interrupted with the reason when the relay died).
-func (o *Orchestrator) adoptRelays(ctx context.Context) {
+func (o *Orchestrator) adoptRelays(ctx context.Context) map[string]bool {
+	adopted := map[string]bool{}
 	if o.opt.Relays == nil {
-		return
+		return adopted
 	}
 	metas, err := relay.List(o.opt.Relays.Dir)
 	if err != nil {
 		o.log.Warn("orchestrator: list relays", "dir", o.opt.Relays.Dir, "err", err)
-		return
+		return adopted
 	}
 	o.log.Info("orchestrator: relays found", "count", len(metas), "dir", o.opt.Relays.Dir)
 	for _, m := range metas {
 		if err := o.adoptRelay(ctx, m); err != nil {
 			o.log.Warn("orchestrator: adopt relay", "relay", m.ID, "task", m.TaskID, "err", err)
+			continue
 		}
+		adopted[m.TaskID] = true
 	}
+	return adopted
 }
 
 func (o *Orchestrator) adoptRelay(ctx context.Context, m relay.Meta) error {

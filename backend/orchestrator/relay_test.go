@@ -41,11 +41,11 @@ func relayDir(t *testing.T) string {
 
 // killChildAppMidStream runs the child app (relays on) until it emitted
 // `after` messages, then kill -9s it.
-func killChildAppMidStream(t *testing.T, dbPath, rdir, outLog string, after int) {
+func killChildAppMidStream(t *testing.T, dbPath, rdir, outLog, script, delay string, after int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childAppEnv+"=1", "CHILD_DB="+dbPath, "CHILD_FAKE="+agenttest.BuildFakeClaude(t),
-		"CHILD_SCRIPT=400", "CHILD_RELAY_DIR="+rdir, "CHILD_OUT_LOG="+outLog)
+		"CHILD_SCRIPT="+script, "CHILD_LINE_DELAY="+delay, "CHILD_RELAY_DIR="+rdir, "CHILD_OUT_LOG="+outLog)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -106,7 +106,7 @@ func TestRelayAppKilledMidStreamAdopted(t *testing.T) {
 	dbPath, outLog, rdir := filepath.Join(dir, "app.db"), filepath.Join(dir, "agent.out"), relayDir(t)
 	db := openDBAt(t, dbPath)
 	addTask(t, db, "t1", "claude-code", "long job")
-	killChildAppMidStream(t, dbPath, rdir, outLog, 30)
+	killChildAppMidStream(t, dbPath, rdir, outLog, "400", "5ms", 30)
 
 	metas, err := relay.List(rdir)
 	if err != nil || len(metas) != 1 || !metas[0].Alive() || metas[0].TaskID != "t1" {
@@ -120,7 +120,7 @@ func TestRelayAppKilledMidStreamAdopted(t *testing.T) {
 	if tr := loadTask(t, db, "t1"); tr.Status != store.StatusRunning || tr.StatusReason != ReasonContinued {
 		t.Fatalf("after adoption: %s %q", tr.Status, tr.StatusReason)
 	}
-	waitStatus(t, db, "t1", store.StatusCompleted)
+	waitLong(t, "task completed", func() bool { return loadTask(t, db, "t1").Status == store.StatusCompleted })
 	want, err := os.ReadFile(outLog)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestRelayKilledTaskInterruptedWithReason(t *testing.T) {
 	dbPath, outLog, rdir := filepath.Join(dir, "app.db"), filepath.Join(dir, "agent.out"), relayDir(t)
 	db := openDBAt(t, dbPath)
 	addTask(t, db, "t1", "claude-code", "long job")
-	killChildAppMidStream(t, dbPath, rdir, outLog, 30)
+	killChildAppMidStream(t, dbPath, rdir, outLog, "3000", "40ms", 30) // a long turn: still running when its relay dies
 	metas, _ := relay.List(rdir)
 	if len(metas) != 1 {
 		t.Fatalf("relays %+v", metas)
@@ -170,7 +170,8 @@ func TestRelayKilledTaskInterruptedWithReason(t *testing.T) {
 	if _, err := o.Recover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tr := waitStatus(t, db, "t1", store.StatusInterrupted)
+	waitLong(t, "task interrupted", func() bool { return loadTask(t, db, "t1").Status == store.StatusInterrupted })
+	tr := loadTask(t, db, "t1")
 	if !strings.Contains(tr.StatusReason, "relay") {
 		t.Fatalf("reason %q", tr.StatusReason)
 	}
@@ -235,4 +236,18 @@ func TestRelayQuitKeepPermissionWhileAwayThenFollowUp(t *testing.T) {
 		return tr.Status == store.StatusCompleted && n > 0
 	})
 	checkTranscriptMatchesRaw(t, db, "t1")
+}
+
+// waitLong is waitFor with room for -race on a loaded machine (a whole
+// recorded turn is stored after the adoption).
+func waitLong(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
 }

@@ -20,6 +20,9 @@ const (
 	// summary when it finishes ("" or absent = no summary: it costs a
 	// model call).
 	SettingSummaryAgent = "summaryAgent"
+	// SettingRelayIdleStop is how long a relay whose agent waits for input
+	// keeps it running with no app attached (a Go duration, default 30m).
+	SettingRelayIdleStop = "relayIdleStop"
 )
 
 // Settings is the key/value settings table.

@@ -34,6 +34,9 @@ const DiffView = lazyScreen(() => import("../diff/DiffView").then((m) => m.DiffV
 // The task's shells (xterm.js) too, the first time the Terminal pane opens.
 const TaskTerminals = lazyScreen(() => import("../terminal/TaskTerminals").then((m) => m.TaskTerminals));
 
+/** The status reason of a task whose relay was adopted at start (orchestrator.ReasonContinued). */
+export const CONTINUED_AFTER_RESTART = "continued after restart";
+
 export interface TaskViewProps {
   taskId: string;
   /** signIn runs the agent's sign-in (resolves false when cancelled). */
@@ -249,6 +252,10 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
       ) : (task?.status === "errored" || task?.status === "store-error") && task.statusReason ? (
         <div className="jc-tv-notice is-error jc-task-view__banner" role="alert" title={task.statusReason}>
           <strong>{taskStatus(task.status).label}:</strong> {task.status === "errored" ? readableError(task.statusReason).text : task.statusReason}
+        </div>
+      ) : task?.statusReason === CONTINUED_AFTER_RESTART && (task.status === "running" || task.status === "waiting") ? (
+        <div className="jc-tv-notice jc-task-view__banner" role="status">
+          Continued after restart: this agent kept running under its relay while Jean-Claude was closed.
         </div>
       ) : null}
       {pane === "diff" ? (
