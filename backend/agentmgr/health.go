@@ -87,17 +87,10 @@ func (m *Manager) health(ctx context.Context, spec Spec) (string, error) {
 			`{"type":"control_request","request_id":"jc_health_1","request":{"subtype":"initialize"}}`, answer)
 	case ProbeACP:
 		args := append(append([]string{}, spec.Args...), set.ExtraArgs...)
-		return m.stdioProbe(ctx, path, args, env, dir,
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}`,
-			acpAnswer)
+		return m.probeWithModels(ctx, spec.Backend, path, args, env, dir, acpProbeRequests(dir), acpAnswer, acpModels)
 	case ProbeCodex:
 		args := append([]string{"app-server"}, set.ExtraArgs...)
-		match, initialized := m.codexModelsAnswer(ctx, spec.Backend)
-		d, err := m.stdioProbe(ctx, path, args, env, dir, codexProbeRequests, match)
-		if err != nil && initialized() != "" { // an app-server without model/list
-			return initialized(), nil
-		}
-		return d, err
+		return m.probeWithModels(ctx, spec.Backend, path, args, env, dir, codexProbeRequests, codexAnswer, codexModels)
 	case ProbeOpenCode:
 		return m.openCodeProbe(ctx, path, env, dir)
 	default:
@@ -158,28 +151,39 @@ func codexAnswer(line []byte) (string, bool, error) {
 	return "app-server initialize answered", true, nil
 }
 
+// acpProbeRequests: initialize, then session/new in the probe's empty
+// folder, whose answer lists the agent's models (an agent that needs a
+// sign-in first refuses it; the probe keeps the initialize answer).
+func acpProbeRequests(dir string) string {
+	cwd, _ := json.Marshal(dir)
+	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}` +
+		"\n" + `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":` + string(cwd) + `,"mcpServers":[]}}`
+}
+
 // codexProbeRequests: initialize, then model/list (pipelined; the server
 // reads them in order).
 const codexProbeRequests = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"jean-claude","title":"Jean-Claude","version":"health"},"capabilities":{"experimentalApi":true}}}
 {"jsonrpc":"2.0","method":"initialized"}
 {"jsonrpc":"2.0","id":2,"method":"model/list","params":{}}`
 
-// codexModelsAnswer waits for the initialize answer, then for model/list's
-// (remembered for the model picker). initialized returns the initialize
-// answer once it came, so a server that never answers model/list still
-// passes the health check.
-func (m *Manager) codexModelsAnswer(ctx context.Context, b agent.BackendType) (match func([]byte) (string, bool, error), initialized func() string) {
+// withModels makes a probe's answer matcher that waits for the initialize
+// answer (first), then for the answer that lists the agent's models (models;
+// ok false for other lines), remembered for the model picker. initialized
+// returns the initialize answer once it came, so an agent that never
+// answers the second request still passes the health check.
+func (m *Manager) withModels(ctx context.Context, b agent.BackendType, first func([]byte) (string, bool, error),
+	models func([]byte) ([]Model, bool)) (match func([]byte) (string, bool, error), initialized func() string) {
 	var init string
 	return func(line []byte) (string, bool, error) {
 		if init == "" {
-			d, ok, err := codexAnswer(line)
+			d, ok, err := first(line)
 			if !ok || err != nil {
 				return d, ok, err
 			}
 			init = d
 			return "", false, nil
 		}
-		ms, ok := codexModels(line)
+		ms, ok := models(line)
 		if !ok {
 			return "", false, nil
 		}
@@ -189,6 +193,17 @@ func (m *Manager) codexModelsAnswer(ctx context.Context, b agent.BackendType) (m
 		}
 		return init, true, nil
 	}, func() string { return init }
+}
+
+// probeWithModels runs a stdio probe whose second answer lists models.
+func (m *Manager) probeWithModels(ctx context.Context, b agent.BackendType, path string, args, env []string, dir, requests string,
+	first func([]byte) (string, bool, error), models func([]byte) ([]Model, bool)) (string, error) {
+	match, initialized := m.withModels(ctx, b, first, models)
+	d, err := m.stdioProbe(ctx, path, args, env, dir, requests, match)
+	if err != nil && initialized() != "" {
+		return initialized(), nil
+	}
+	return d, err
 }
 
 // acpAnswer recognizes the initialize result.

@@ -75,6 +75,55 @@ func codexModels(line []byte) (ms []Model, ok bool) {
 	return ms, true
 }
 
+// acpModels reads session/new's answer (id 2): the session's models
+// (models.availableModels, ACP's unstable model selection) or else the
+// options of a config option of category "model" (codex-acp). An error
+// answer lists none. ok is false for any other line.
+func acpModels(line []byte) (ms []Model, ok bool) {
+	var f struct {
+		ID     json.RawMessage `json:"id"`
+		Result *struct {
+			Models *struct {
+				Available []struct {
+					ModelID string `json:"modelId"`
+					Name    string `json:"name"`
+				} `json:"availableModels"`
+			} `json:"models"`
+			ConfigOptions []struct {
+				Category string `json:"category"`
+				Options  []struct {
+					Value string `json:"value"`
+					Name  string `json:"name"`
+				} `json:"options"`
+			} `json:"configOptions"`
+		} `json:"result"`
+	}
+	if _, err := agent.Decode(line, &f); err != nil || string(f.ID) != "2" {
+		return nil, false
+	}
+	if f.Result == nil {
+		return nil, true
+	}
+	if f.Result.Models != nil {
+		for _, a := range f.Result.Models.Available {
+			if a.ModelID != "" {
+				ms = append(ms, Model{ID: a.ModelID, Name: a.Name})
+			}
+		}
+	}
+	for _, c := range f.Result.ConfigOptions {
+		if len(ms) > 0 || c.Category != "model" {
+			continue
+		}
+		for _, o := range c.Options {
+			if o.Value != "" {
+				ms = append(ms, Model{ID: o.Value, Name: o.Name})
+			}
+		}
+	}
+	return ms, true
+}
+
 // openCodeModels reads GET /config/providers: every provider's models as
 // "provider/model", the providers' defaults first.
 func openCodeModels(body []byte) []Model {
@@ -121,14 +170,14 @@ func (m *Manager) rememberModels(ctx context.Context, b agent.BackendType, ms []
 
 // Models returns the models spec's agent offered when last asked (its
 // health check asks: Claude Code's initialize, Codex's model/list,
-// OpenCode's /config/providers); without a cache and with
+// OpenCode's /config/providers, an ACP agent's session/new); without a cache and with
 // the agent installed, it asks now. Nil when the agent cannot tell.
 func (m *Manager) Models(ctx context.Context, spec Spec) []Model {
 	if got := m.cachedModels(ctx, spec.Backend); got != nil {
 		return got
 	}
-	if spec.Probe != ProbeClaude && spec.Probe != ProbeCodex && spec.Probe != ProbeOpenCode {
-		return nil
+	if !slices.Contains([]Probe{ProbeClaude, ProbeCodex, ProbeOpenCode, ProbeACP}, spec.Probe) {
+		return nil // its probe lists no models
 	}
 	if h := m.Health(ctx, spec); !h.OK && !h.NotSignedIn {
 		return nil

@@ -28,7 +28,7 @@ func TestCodexModels(t *testing.T) {
 
 func TestCodexProbeReadsInitializeThenModels(t *testing.T) {
 	m := New(Options{DataDir: t.TempDir()})
-	answer, initialized := m.codexModelsAnswer(t.Context(), "codex")
+	answer, initialized := m.withModels(t.Context(), "codex", codexAnswer, codexModels)
 	for _, line := range []string{`{"id":1,"result":{"userAgent":"jc/0.169.0"}}`, `{"method":"remoteControl/status/changed","params":{}}`} {
 		if _, ok, err := answer([]byte(line)); ok || err != nil {
 			t.Fatalf("%s ended the probe (%v)", line, err)
@@ -58,5 +58,26 @@ func TestOpenCodeModels(t *testing.T) {
 	}
 	if openCodeModels([]byte(`<html>`)) != nil {
 		t.Fatal("garbage made models")
+	}
+}
+
+func TestACPModels(t *testing.T) {
+	// codex-acp 0.16.0's session/new answer (trimmed): models as a config option.
+	codexACP := `{"jsonrpc":"2.0","result":{"sessionId":"s","modes":{"currentModeId":"read-only"},"configOptions":[` +
+		`{"id":"mode","category":"mode","options":[{"value":"auto","name":"Default"}]},` +
+		`{"id":"model","category":"model","currentValue":"gpt-5.5","options":[{"value":"gpt-5.5","name":"GPT-5.5"},{"value":"gpt-5.4","name":"gpt-5.4"}]}]},"id":2}`
+	got, ok := acpModels([]byte(codexACP))
+	if want := []Model{{ID: "gpt-5.5", Name: "GPT-5.5"}, {ID: "gpt-5.4", Name: "gpt-5.4"}}; !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("codex-acp = %+v %v", got, ok)
+	}
+	spec := `{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s","models":{"currentModelId":"a","availableModels":[{"modelId":"a","name":"A"},{"modelId":"b","name":"B"}]}}}`
+	if got, ok := acpModels([]byte(spec)); !ok || len(got) != 2 || got[1].ID != "b" {
+		t.Fatalf("spec models = %+v %v", got, ok)
+	}
+	if got, ok := acpModels([]byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Authentication required"}}`)); !ok || got != nil {
+		t.Fatalf("an auth error = %+v %v", got, ok)
+	}
+	if _, ok := acpModels([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}`)); ok {
+		t.Fatal("initialize taken for session/new")
 	}
 }
