@@ -91,8 +91,10 @@ describe("project settings", () => {
 
   test("default model is saved", async () => {
     const { api, user } = await openSettings();
-    await user.type(screen.getByLabelText("Default model"), "opus");
-    await user.click(screen.getByRole("button", { name: "Save" }));
+    const input = screen.getByLabelText("Default model");
+    await user.type(input, "opus");
+    // The settings page has several cards with a Save: the model's own form.
+    await user.click(within(input.closest("form")!).getByRole("button", { name: "Save" }));
     expect(api.calls).toContain("setProjectModel p1 opus");
   });
 
