@@ -38,6 +38,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/limits"
 	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -106,6 +107,10 @@ type Options struct {
 	// OnRunEnd is called (on the session's goroutine, without locks) after
 	// a session ended and its end was stored, e.g. to record the git head.
 	OnRunEnd func(ctx context.Context, taskID string)
+	// OnLimit is called (after the frame that reported it was stored,
+	// without locks) when an agent reports a usage limit with a reset time
+	// (limits.Detect on every raw frame).
+	OnLimit func(taskID string, l limits.Limit)
 }
 
 // Orchestrator runs agent sessions for tasks.
