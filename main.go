@@ -103,12 +103,15 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v: tasks run in the project folder\n", gitErr)
 	}
 	workspaces := services.NewWorkspaces(db, gitRunner)
-	sess, err := newSessions(ctx, db, reg, app, workspaces)
+	cw := newCompareWiring(ctx, db) // usage limits, dashboard, comparisons (issue 17)
+	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, cw.options)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
 		return cli.ExitError
 	}
 	app.sessions = sess
+	cw.finish(reg, app, workspaces, sess.o)
+	defer cw.stop()
 	// The embedded terminal (agent sign-in); every PTY is killed at exit.
 	app.terms = term.NewManager(app)
 	if lock != nil {
@@ -141,6 +144,8 @@ func run() int {
 			services.NewOpenService(ctx, db, workspaces, app),
 			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }),
 			services.NewHistoryService(ctx, db),
+			cw.usage,
+			cw.compare,
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

@@ -26,17 +26,21 @@ type sessions struct {
 
 // newSessions builds the orchestrator over db and reg, emitting through
 // emit. ws may be nil (agents then run in the project folder).
-func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces) (*sessions, error) {
+func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces, extra ...func(*orchestrator.Options)) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	n := notify.NewAsync(notify.NewBeeep("Jean-Claude", ""), 32, log)
 	cwd, onEnd := services.WorkspaceHooks(ws, log)
-	o, err := orchestrator.New(orchestrator.Options{
+	opt := orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
 		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: onEnd,
-	})
+	}
+	for _, f := range extra {
+		f(&opt)
+	}
+	o, err := orchestrator.New(opt)
 	if err != nil {
 		return nil, err
 	}
