@@ -23,7 +23,8 @@ type compareWiring struct {
 	db      *store.DB
 	sched   *limits.Scheduler
 	usage   *services.UsageService
-	compare *services.CompareService
+	compare *services.Comparisons
+	bound   *services.CompareService
 }
 
 func newCompareWiring(ctx context.Context, db *store.DB) *compareWiring {
@@ -66,7 +67,8 @@ func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *s
 	}
 	tasks := services.NewTaskService(w.ctx, w.db, reg, emit, ws, o)
 	w.usage = services.NewUsageService(w.ctx, w.db, w.sched)
-	w.compare = services.NewCompareService(w.ctx, w.db, tasks, ws, starter, emit)
+	w.compare = services.NewComparisons(w.ctx, w.db, tasks, ws, starter, emit)
+	w.bound = services.NewCompareService(w.compare)
 }
 
 // stop disarms the retries (before the orchestrator closes).

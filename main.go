@@ -145,7 +145,7 @@ func run() int {
 			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }),
 			services.NewHistoryService(ctx, db),
 			cw.usage,
-			cw.compare,
+			cw.bound,
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

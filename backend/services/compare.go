@@ -79,8 +79,9 @@ type TaskStarter interface {
 	Stop(ctx context.Context, taskID string) error
 }
 
-// CompareService runs one prompt on several agents and compares them.
-type CompareService struct {
+// Comparisons runs one prompt on several agents and compares them; the
+// bound CompareService is its thin front (TaskChanged and Wait are Go-only).
+type Comparisons struct {
 	ctx     context.Context
 	db      *store.DB
 	tasks   *TaskService
@@ -94,18 +95,18 @@ type CompareService struct {
 	wg      sync.WaitGroup
 }
 
-// NewCompareService returns the compare service; run may be nil (nothing starts).
-func NewCompareService(ctx context.Context, db *store.DB, tasks *TaskService, ws *Workspaces, run TaskStarter, emit Emitter) *CompareService {
+// NewComparisons returns the comparisons; run may be nil (nothing starts).
+func NewComparisons(ctx context.Context, db *store.DB, tasks *TaskService, ws *Workspaces, run TaskStarter, emit Emitter) *Comparisons {
 	if emit == nil {
 		emit = nopEmitter{}
 	}
-	return &CompareService{ctx: ctx, db: db, tasks: tasks, ws: ws, run: run, emit: emit,
+	return &Comparisons{ctx: ctx, db: db, tasks: tasks, ws: ws, run: run, emit: emit,
 		timeout: compare.DefaultTimeout, checked: map[string]int64{}}
 }
 
 // Create makes one task per agent (each in its own worktree), records the
 // group and starts them all.
-func (s *CompareService) Create(in CreateCompareInput) (CompareView, error) {
+func (s *Comparisons) Create(in CreateCompareInput) (CompareView, error) {
 	if n := len(in.Agents); n < 2 || n > 5 {
 		return CompareView{}, invalid("agents", nil, "choose 2 to 5 agents to compare (got %d)", n)
 	}
@@ -150,14 +151,14 @@ func (s *CompareService) Create(in CreateCompareInput) (CompareView, error) {
 
 func ptr[T any](v T) *T { return &v }
 
-func (s *CompareService) deleteTasks(ids []string) {
+func (s *Comparisons) deleteTasks(ids []string) {
 	for _, id := range ids {
 		_ = s.tasks.DeleteDiscardingChanges(id)
 	}
 }
 
 // Get returns a group side by side.
-func (s *CompareService) Get(groupID string) (CompareView, error) {
+func (s *Comparisons) Get(groupID string) (CompareView, error) {
 	g, err := store.GetCompareGroup(s.ctx, s.db.R, groupID)
 	if err != nil {
 		return CompareView{}, err
@@ -177,7 +178,7 @@ func (s *CompareService) Get(groupID string) (CompareView, error) {
 	return v, nil
 }
 
-func (s *CompareService) member(taskID string) (CompareMember, error) {
+func (s *Comparisons) member(taskID string) (CompareMember, error) {
 	t, err := s.tasks.Get(taskID)
 	if err != nil {
 		return CompareMember{}, err
@@ -216,23 +217,23 @@ func (s *CompareService) member(taskID string) (CompareMember, error) {
 }
 
 // Groups lists a project's comparisons, newest first.
-func (s *CompareService) Groups(projectID string) ([]store.CompareGroup, error) {
+func (s *Comparisons) Groups(projectID string) ([]store.CompareGroup, error) {
 	return store.CompareGroups(s.ctx, s.db.R, projectID)
 }
 
 // GroupOfTask returns the comparison a task belongs to ("" when none).
-func (s *CompareService) GroupOfTask(taskID string) (string, error) {
+func (s *Comparisons) GroupOfTask(taskID string) (string, error) {
 	return store.CompareGroupOf(s.ctx, s.db.R, taskID)
 }
 
 // CheckCommand returns a project's check command ("" when none).
-func (s *CompareService) CheckCommand(projectID string) (string, error) {
+func (s *Comparisons) CheckCommand(projectID string) (string, error) {
 	return store.ProjectCheck(s.ctx, s.db.R, projectID)
 }
 
 // SetCheckCommand stores a project's check command (empty removes it); it
 // must parse as an argv (quotes allowed, no shell features).
-func (s *CompareService) SetCheckCommand(projectID, command string) (string, error) {
+func (s *Comparisons) SetCheckCommand(projectID, command string) (string, error) {
 	command = strings.TrimSpace(command)
 	if command != "" {
 		if _, err := compare.SplitArgs(command); err != nil {
@@ -245,11 +246,11 @@ func (s *CompareService) SetCheckCommand(projectID, command string) (string, err
 
 // RunCheck runs the project's check command in the task's worktree now and
 // returns its result (also stored).
-func (s *CompareService) RunCheck(taskID string) (store.CheckRun, error) {
+func (s *Comparisons) RunCheck(taskID string) (store.CheckRun, error) {
 	return s.runCheck(s.ctx, taskID)
 }
 
-func (s *CompareService) runCheck(ctx context.Context, taskID string) (store.CheckRun, error) {
+func (s *Comparisons) runCheck(ctx context.Context, taskID string) (store.CheckRun, error) {
 	t, err := s.ws.task(ctx, taskID)
 	if err != nil {
 		return store.CheckRun{}, err
@@ -280,7 +281,7 @@ func (s *CompareService) runCheck(ctx context.Context, taskID string) (store.Che
 // TaskChanged is called with every "task:updated" payload: when a compared
 // task's agent finished (completed or errored), the check command runs in
 // its worktree, once per finish.
-func (s *CompareService) TaskChanged(t Task) {
+func (s *Comparisons) TaskChanged(t Task) {
 	if t.EndedAt == nil || (t.Status != store.StatusCompleted && t.Status != store.StatusErrored) {
 		return
 	}
@@ -307,12 +308,12 @@ func (s *CompareService) TaskChanged(t Task) {
 }
 
 // Wait waits for the check runs under way (tests, shutdown).
-func (s *CompareService) Wait() { s.wg.Wait() }
+func (s *Comparisons) Wait() { s.wg.Wait() }
 
 // Keep merges the chosen task's work into its source branch (its changes
 // committed first) and removes the other tasks' worktrees and branches
 // from disk, their agents stopped first. The UI asks for confirmation.
-func (s *CompareService) Keep(groupID, taskID string) (KeepOutcome, error) {
+func (s *Comparisons) Keep(groupID, taskID string) (KeepOutcome, error) {
 	g, err := store.GetCompareGroup(s.ctx, s.db.R, groupID)
 	if err != nil {
 		return KeepOutcome{}, err
@@ -394,4 +395,42 @@ func (w *taskWatcher) Emit(name string, payload any) {
 			f(t)
 		}
 	}
+}
+
+// CompareService is the bound front of Comparisons.
+type CompareService struct{ c *Comparisons }
+
+// NewCompareService binds c.
+func NewCompareService(c *Comparisons) *CompareService { return &CompareService{c: c} }
+
+// Create makes one task per agent, each in its own worktree, and starts them.
+func (s *CompareService) Create(in CreateCompareInput) (CompareView, error) { return s.c.Create(in) }
+
+// Get returns a comparison side by side.
+func (s *CompareService) Get(groupID string) (CompareView, error) { return s.c.Get(groupID) }
+
+// Groups lists a project's comparisons, newest first.
+func (s *CompareService) Groups(projectID string) ([]store.CompareGroup, error) {
+	return s.c.Groups(projectID)
+}
+
+// GroupOfTask returns the comparison a task belongs to ("" when none).
+func (s *CompareService) GroupOfTask(taskID string) (string, error) { return s.c.GroupOfTask(taskID) }
+
+// CheckCommand returns a project's check command.
+func (s *CompareService) CheckCommand(projectID string) (string, error) {
+	return s.c.CheckCommand(projectID)
+}
+
+// SetCheckCommand stores a project's check command.
+func (s *CompareService) SetCheckCommand(projectID, command string) (string, error) {
+	return s.c.SetCheckCommand(projectID, command)
+}
+
+// RunCheck runs the check command in the task's worktree now.
+func (s *CompareService) RunCheck(taskID string) (store.CheckRun, error) { return s.c.RunCheck(taskID) }
+
+// Keep merges the chosen task and removes the others' worktrees and branches.
+func (s *CompareService) Keep(groupID, taskID string) (KeepOutcome, error) {
+	return s.c.Keep(groupID, taskID)
 }

@@ -78,10 +78,10 @@ func TestCompareThreeAgentsCheckAndKeep(t *testing.T) {
 	tasks := services.NewTaskService(ctx, f.db, reg, nil, ws, nil)
 	agents := &fakeAgents{t: t, db: f.db, ws: ws, answer: map[string]string{
 		"claude-code": "good\n", "opencode": "bad\n", "gemini": "good\nand more\n"}}
-	var cs *services.CompareService
+	var cs *services.Comparisons
 	emit := services.WatchTasks(f.rec, func(tk services.Task) { cs.TaskChanged(tk) })
 	agents.emit = emit
-	cs = services.NewCompareService(ctx, f.db, tasks, ws, agents, emit)
+	cs = services.NewComparisons(ctx, f.db, tasks, ws, agents, emit)
 
 	// The check passes when answer.txt starts with "good"; quoting is argv's.
 	if _, err := cs.SetCheckCommand(f.proj.ID, `grep -q "^good" answer.txt`); err != nil {

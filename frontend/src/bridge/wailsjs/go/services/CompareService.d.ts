@@ -18,7 +18,3 @@ export function Keep(arg1:string,arg2:string):Promise<services.KeepOutcome>;
 export function RunCheck(arg1:string):Promise<store.CheckRun>;
 
 export function SetCheckCommand(arg1:string,arg2:string):Promise<string>;
-
-export function TaskChanged(arg1:services.Task):Promise<void>;
-
-export function Wait():Promise<void>;

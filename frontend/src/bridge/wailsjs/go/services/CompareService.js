@@ -33,11 +33,3 @@ export function RunCheck(arg1) {
 export function SetCheckCommand(arg1, arg2) {
   return window['go']['services']['CompareService']['SetCheckCommand'](arg1, arg2);
 }
-
-export function TaskChanged(arg1) {
-  return window['go']['services']['CompareService']['TaskChanged'](arg1);
-}
-
-export function Wait() {
-  return window['go']['services']['CompareService']['Wait']();
-}
