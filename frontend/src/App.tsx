@@ -11,7 +11,9 @@ import { useColumns } from "./features/layout/columns";
 import { ColumnsRail } from "./features/layout/ColumnsToggle";
 import { AddProjectDialog } from "./features/projects/AddProjectDialog";
 import { TaskList } from "./features/tasks/TaskList";
-import { AgentsScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
+import { AgentsScreen, CompareScreen, NewTaskForm, ProjectSettings, SettingsScreen, TaskView, UsageScreen } from "./screens";
+import { LimitBanner } from "./features/usage/LimitBanner";
+import { CompareLink } from "./features/compare/CompareLink";
 import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
 import { SearchPalette } from "./features/search/SearchPalette";
 import { ImportLauncher } from "./features/import/ImportDialog";
@@ -136,7 +138,7 @@ function StartError({ taskId }: { taskId: string }) {
 /** MainPaneGuarded isolates a crashing screen; a new screen gets a fresh boundary. */
 function MainPaneGuarded() {
   const screen = useApp((s) => s.screen);
-  const key = screen.kind === "task" ? `task:${screen.taskId}` : screen.kind === "empty" ? "empty" : `${screen.kind}:${"projectId" in screen ? screen.projectId : ""}`;
+  const key = screen.kind === "task" ? `task:${screen.taskId}` : screen.kind === "empty" ? "empty" : `${screen.kind}:${"projectId" in screen ? screen.projectId : "groupId" in screen ? screen.groupId : ""}`;
   return (
     <ErrorBoundary key={key} what={screen.kind === "task" ? "this task" : "this screen"}>
       <Suspense fallback={<div className="jc-main__loading" aria-busy="true" />}>
@@ -157,6 +159,8 @@ function MainPane() {
       return (
         <div className="jc-task-pane">
           <StartError taskId={screen.taskId} />
+          <LimitBanner key={`limit:${screen.taskId}`} taskId={screen.taskId} />
+          <CompareLink key={`compare:${screen.taskId}`} taskId={screen.taskId} />
           <TaskView
             key={screen.taskId}
             taskId={screen.taskId}
@@ -174,6 +178,10 @@ function MainPane() {
       return <SettingsScreen />;
     case "agents":
       return <AgentsScreen />;
+    case "usage":
+      return <UsageScreen />;
+    case "compare":
+      return <CompareScreen groupId={screen.groupId} />;
     case "empty":
       return (
         <div className="jc-welcome">

@@ -11,3 +11,5 @@ export const AgentsScreen = lazyScreen(() => import("./features/agents/AgentsScr
 export const SettingsScreen = lazyScreen(() => import("./features/settings/SettingsScreen").then((m) => m.SettingsScreen));
 export const ProjectSettings = lazyScreen(() => import("./features/projects/ProjectSettings").then((m) => m.ProjectSettings));
 export const NewTaskForm = lazyScreen(() => import("./features/tasks/NewTaskForm").then((m) => m.NewTaskForm));
+export const UsageScreen = lazyScreen(() => import("./features/usage/UsageScreen").then((m) => m.UsageScreen));
+export const CompareScreen = lazyScreen(() => import("./features/compare/CompareScreen").then((m) => m.CompareScreen));

@@ -91,3 +91,8 @@ export const AlertIcon = (p: P) => (
     <path d="M8 6.5v3M8 11.5v.01" />
   </Icon>
 );
+export const ChartIcon = (p: P) => (
+  <Icon {...p}>
+    <path d="M2 13.5h12M4 11V7.5M7 11V4M10 11V6M13 11V2.5" />
+  </Icon>
+);

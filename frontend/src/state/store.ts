@@ -19,7 +19,11 @@ export type Screen =
   | { kind: "new-task"; projectId: string }
   | { kind: "project-settings"; projectId: string }
   | { kind: "settings" }
-  | { kind: "agents" };
+  | { kind: "agents" }
+  /** A comparison of agents on one prompt (issue 17). */
+  | { kind: "compare"; groupId: string }
+  /** Cost and tokens per project, agent and day; usage-limit settings. */
+  | { kind: "usage" };
 
 export interface AppState {
   /** The bridge, for screens that keep their own data (the Agents page). */

@@ -11,6 +11,7 @@ import { Button, Field } from "../../lib/ui";
 import { BackendSelect, CapabilityList } from "../settings/BackendSelect";
 import { WorktreeSettings } from "../diff/WorktreeSettings";
 import { PermissionRules } from "./PermissionRules";
+import { CheckCommandSettings } from "../compare/CheckCommandSettings";
 
 export function ProjectSettings({ projectId }: { projectId: string }) {
   const project = useApp((s) => s.projects.find((p) => p.id === projectId));
@@ -147,6 +148,14 @@ function ProjectSettingsBody({ project }: { project: Project }) {
           <h2 className="jc-card__title">Git worktrees</h2>
           <p className="jc-card__desc">Each task can work in its own worktree and branch, so agents don't step on each other.</p>
           <WorktreeSettings projectId={project.id} />
+        </section>
+      ) : null}
+
+      {project.isGitRepo ? (
+        <section className="jc-card">
+          <h2 className="jc-card__title">Check command</h2>
+          <p className="jc-card__desc">When agents are compared on one prompt, this runs in each one's worktree as it finishes.</p>
+          <CheckCommandSettings projectId={project.id} />
         </section>
       ) : null}
 

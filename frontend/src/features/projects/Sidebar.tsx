@@ -3,7 +3,7 @@
 import { useApp } from "../../state/context";
 import { projectActivity, unreadCount } from "../tasks/reducers";
 import { cx } from "../../lib/cx";
-import { FolderIcon, GearIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
+import { ChartIcon, FolderIcon, GearIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
 import { IconButton } from "../../lib/ui";
 import type { Theme } from "../../state/store";
 import { ColumnsToggle } from "../layout/ColumnsToggle";
@@ -86,6 +86,14 @@ export function Sidebar() {
         >
           <SparkIcon size={14} />
           Agents
+        </button>
+        <button
+          type="button"
+          className={cx("jc-sidebar__footer-btn", screen.kind === "usage" && "jc-sidebar__footer-btn--active")}
+          onClick={() => openScreen({ kind: "usage" })}
+        >
+          <ChartIcon size={14} />
+          Usage
         </button>
         <button
           type="button"
