@@ -191,13 +191,11 @@ func (s *Comparisons) member(taskID string) (CompareMember, error) {
 		}
 		m.DurationMs = end - *t.StartedAt
 	}
-	err = s.db.R.QueryRowContext(s.ctx, `SELECT COALESCE(SUM(json_extract(data, '$.result.cost.costUsd')), 0),
-		COALESCE(SUM(json_extract(data, '$.result.usage.inputTokens')), 0),
-		COALESCE(SUM(json_extract(data, '$.result.usage.outputTokens')), 0)
-		FROM task_events WHERE taskId = ? AND type = 'complete'`, taskID).Scan(&m.CostUSD, &m.InputTokens, &m.OutputTokens)
+	u, err := store.TaskUsage(s.ctx, s.db.R, taskID)
 	if err != nil {
-		return CompareMember{}, fmt.Errorf("usage of task %s: %w", taskID, err)
+		return CompareMember{}, err
 	}
+	m.CostUSD, m.InputTokens, m.OutputTokens = u.CostUSD, u.InputTokens, u.OutputTokens
 	if s.ws != nil {
 		if d, err := s.ws.Diff(s.ctx, taskID); err == nil {
 			m.Diff = d

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sort"
 )
 
 // CompareGroup is one prompt run on several agents (issue 17).
@@ -190,28 +191,109 @@ type UsageRow struct {
 	Turns        int     `json:"turns"`
 }
 
-// Usage sums the finished turns' cost and tokens (the stored "complete"
-// events) per project, agent and day since since (ms).
-func Usage(ctx context.Context, q SQLRunner, since int64) ([]UsageRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT date(e.createdAt / 1000, 'unixepoch', 'localtime') AS day, t.projectId, p.name, t.agentBackend,
-		COALESCE(SUM(json_extract(e.data, '$.result.cost.costUsd')), 0),
-		COALESCE(SUM(json_extract(e.data, '$.result.usage.inputTokens')), 0),
-		COALESCE(SUM(json_extract(e.data, '$.result.usage.outputTokens')), 0),
-		COUNT(*)
-		FROM task_events e JOIN tasks t ON t.id = e.taskId JOIN projects p ON p.id = t.projectId
-		WHERE e.type = 'complete' AND e.createdAt >= ?
-		GROUP BY day, t.projectId, t.agentBackend ORDER BY day, p.name, t.agentBackend`, since)
+// cumulativeCost: the backends whose turn results carry the session's
+// running total (Claude Code's total_cost_usd), not the turn's own cost;
+// a turn then costs the difference from the previous total, or its whole
+// total when it dropped (a new process). Same rule as timeline/cost.ts.
+func cumulativeCost(backend string) bool { return backend == "claude-code" }
+
+// turnCoster turns results' costs into each turn's own cost, per task.
+type turnCoster map[string]float64
+
+func (c turnCoster) own(taskID, backend string, cost float64) float64 {
+	if !cumulativeCost(backend) {
+		return cost
+	}
+	prev, ok := c[taskID]
+	c[taskID] = cost
+	if ok && cost >= prev {
+		return cost - prev
+	}
+	return cost
+}
+
+const usageSelect = `SELECT e.taskId, e.createdAt, date(e.createdAt / 1000, 'unixepoch', 'localtime'), t.projectId, p.name, t.agentBackend,
+	COALESCE(json_extract(e.data, '$.result.cost.costUsd'), 0),
+	COALESCE(json_extract(e.data, '$.result.usage.inputTokens'), 0),
+	COALESCE(json_extract(e.data, '$.result.usage.outputTokens'), 0)
+	FROM task_events e JOIN tasks t ON t.id = e.taskId JOIN projects p ON p.id = t.projectId
+	WHERE e.type = 'complete'`
+
+// usageEach calls fn with every finished turn (filtered by where/args), in
+// order per task, with the turn's own cost.
+func usageEach(ctx context.Context, q SQLRunner, where string, args []any, fn func(createdAt int64, r UsageRow)) error {
+	rows, err := q.QueryContext(ctx, usageSelect+where+` ORDER BY e.taskId, e.id`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: usage: %w", err)
+		return fmt.Errorf("store: usage: %w", err)
 	}
 	defer rows.Close()
-	var out []UsageRow
+	costs := turnCoster{}
 	for rows.Next() {
+		var taskID string
+		var at int64
 		var r UsageRow
-		if err := rows.Scan(&r.Day, &r.ProjectID, &r.ProjectName, &r.Agent, &r.CostUSD, &r.InputTokens, &r.OutputTokens, &r.Turns); err != nil {
-			return nil, fmt.Errorf("store: usage: %w", err)
+		if err := rows.Scan(&taskID, &at, &r.Day, &r.ProjectID, &r.ProjectName, &r.Agent, &r.CostUSD, &r.InputTokens, &r.OutputTokens); err != nil {
+			return fmt.Errorf("store: usage: %w", err)
 		}
-		out = append(out, r)
+		r.CostUSD = costs.own(taskID, r.Agent, r.CostUSD)
+		r.Turns = 1
+		fn(at, r)
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// Usage sums the finished turns' own cost and tokens (the stored "complete"
+// events) per project, agent and day since since (ms), by day then project
+// name then agent.
+func Usage(ctx context.Context, q SQLRunner, since int64) ([]UsageRow, error) {
+	type key struct{ day, project, agent string }
+	sums := map[key]*UsageRow{}
+	var order []key
+	err := usageEach(ctx, q, "", nil, func(at int64, r UsageRow) {
+		if at < since {
+			return // still read: a cumulative total needs the turns before
+		}
+		k := key{r.Day, r.ProjectID, r.Agent}
+		s, ok := sums[k]
+		if !ok {
+			s = &UsageRow{Day: r.Day, ProjectID: r.ProjectID, ProjectName: r.ProjectName, Agent: r.Agent}
+			sums[k] = s
+			order = append(order, k)
+		}
+		s.CostUSD += r.CostUSD
+		s.InputTokens += r.InputTokens
+		s.OutputTokens += r.OutputTokens
+		s.Turns++
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UsageRow, 0, len(order))
+	for _, k := range order {
+		out = append(out, *sums[k])
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Day != b.Day {
+			return a.Day < b.Day
+		}
+		if a.ProjectName != b.ProjectName {
+			return a.ProjectName < b.ProjectName
+		}
+		return a.Agent < b.Agent
+	})
+	return out, nil
+}
+
+// TaskUsage sums one task's finished turns' own cost and tokens.
+func TaskUsage(ctx context.Context, q SQLRunner, taskID string) (UsageRow, error) {
+	var sum UsageRow
+	err := usageEach(ctx, q, " AND e.taskId = ?", []any{taskID}, func(_ int64, r UsageRow) {
+		sum.ProjectID, sum.ProjectName, sum.Agent = r.ProjectID, r.ProjectName, r.Agent
+		sum.CostUSD += r.CostUSD
+		sum.InputTokens += r.InputTokens
+		sum.OutputTokens += r.OutputTokens
+		sum.Turns++
+	})
+	return sum, err
 }
