@@ -97,7 +97,7 @@ export function CompareScreen({ groupId, api: apiProp }: { groupId: string; api?
           </Button>
         </div>
       ) : null}
-      <div className="jc-compare__grid" style={{ gridTemplateColumns: `repeat(${rows.length}, minmax(240px, 1fr))` }}>
+      <div className="jc-compare__grid" style={{ gridTemplateColumns: `repeat(${rows.length}, minmax(200px, 1fr))` }}>
         {rows.map((r, i) => (
           <MemberColumn
             key={r.taskId}

@@ -62,6 +62,9 @@ describe("compare reducers", () => {
     expect(rows[1].best).toEqual(["cheapest"]);
     expect(rows[2]).toMatchObject({ duration: "2m 05s", best: ["smallest passing diff"] });
     expect(rows[3].finished).toBe(false);
+    // Equal costs and durations: no "cheapest" or "fastest".
+    const tie = memberRows(view([member("a", "x", {}), member("b", "y", {})]));
+    expect(tie.flatMap((r) => r.best)).toEqual([]);
   });
 
   test("keepBlocked: only a finished agent that changed something, once", () => {

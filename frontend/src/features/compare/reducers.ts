@@ -88,7 +88,7 @@ export function memberRows(v: CompareView): MemberRow[] {
       status: m.task.status,
       finished: FINISHED.has(m.task.status),
       duration: formatDuration(m.durationMs),
-      cost: m.costUsd > 0 ? `$${m.costUsd.toFixed(2)}` : "—",
+      cost: m.costUsd > 0 ? `$${m.costUsd.toFixed(m.costUsd < 0.01 ? 4 : 2)}` : "—",
       tokens: m.inputTokens + m.outputTokens > 0 ? `${m.inputTokens + m.outputTokens}` : "—",
       files: m.diff?.files?.length ?? 0,
       added: m.diff?.added ?? 0,
@@ -105,6 +105,7 @@ export function memberRows(v: CompareView): MemberRow[] {
     const cands = done.filter((m) => ok(m) && pick(m) > 0);
     if (cands.length < 2) return;
     const best = cands.reduce((a, b) => (pick(b) < pick(a) ? b : a));
+    if (cands.filter((m) => pick(m) === pick(best)).length > 1) return; // a tie marks none
     rows.find((r) => r.taskId === best.task.id)?.best.push(what);
   };
   mark((m) => m.costUsd, "cheapest");

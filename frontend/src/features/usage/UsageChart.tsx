@@ -6,7 +6,13 @@ import { useEffect, useRef } from "react";
 import type uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { Metric, UsageChart as Chart } from "./reducers";
-import { formatCost, formatTokens } from "./reducers";
+import { formatTokens } from "./reducers";
+
+/** axisCost labels a cost axis finely enough for small amounts. */
+function axisCost(v: number): string {
+  if (v === 0) return "$0";
+  return v < 0.1 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`;
+}
 
 const COLORS = ["#5b5bd6", "#1a8a4a", "#d1383d", "#b86e00", "#2a72d0", "#8e4ec6", "#0f9b9b", "#c2458a"];
 
@@ -30,18 +36,18 @@ export function UsageChart({ chart, metric, width = 720 }: { chart: Chart; metri
 
 function draw(UPlot: typeof uPlot, el: HTMLElement, chart: Chart, metric: Metric, width: number): uPlot {
   const xs = chart.days.map((d) => new Date(`${d}T12:00:00`).getTime() / 1000);
-  const fmt = metric === "cost" ? formatCost : formatTokens;
+  const fmt = metric === "cost" ? axisCost : formatTokens;
   const n = Math.max(1, chart.series.length);
   const bars = UPlot.paths.bars?.({ size: [0.8 / n, 40], align: 0 }) ?? undefined;
   const opts: uPlot.Options = {
     width: Math.max(320, Math.min(width, el.clientWidth || width)),
     height: 240,
-    legend: { show: true },
+    legend: { show: false }, // the table below names the numbers
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     axes: [
       { stroke: "#8b8d96", grid: { show: false } },
-      { stroke: "#8b8d96", values: (_u, vals) => vals.map((v) => fmt(v)), size: 60 },
+      { stroke: "#8b8d96", values: (_u, vals) => vals.map((v) => fmt(v)), size: 78 },
     ],
     series: [
       {},
@@ -51,6 +57,7 @@ function draw(UPlot: typeof uPlot, el: HTMLElement, chart: Chart, metric: Metric
         fill: COLORS[i % COLORS.length] + "cc",
         width: 0,
         paths: bars,
+      points: { show: false },
         value: (_u: uPlot, v: number | null) => (v == null ? "" : fmt(v)),
       })),
     ],
