@@ -35,9 +35,9 @@ type Limit struct {
 
 // prefilter: a frame without any of these is never a limit.
 var prefilter = [][]byte{
-	[]byte("rate_limit_event"), []byte("limit reached"), []byte("rateLimits"),
-	[]byte("try again"), []byte("retry in"), []byte("reset after"), []byte("429"),
-	[]byte("usage limit"), []byte("Try again"), []byte("Retry in"),
+	[]byte("rate_limit_event"), []byte("limit reached"), []byte("rateLimits/updated"),
+	[]byte("try again"), []byte("Try again"), []byte("retry in"), []byte("Retry in"),
+	[]byte("reset after"), []byte("retry-after"), []byte("Retry-After"),
 }
 
 func mayBeLimit(frame []byte) bool {
