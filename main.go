@@ -107,6 +107,7 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v: tasks run in the project folder\n", gitErr)
 	}
 	workspaces := services.NewWorkspaces(db, gitRunner)
+	cw := newCompareWiring(ctx, db) // usage limits, dashboard, comparisons (issue 17)
 	// Remote hosts over the system ssh (issue 21): one multiplexed
 	// connection per host; projects on a host run git there.
 	var sshPool *remote.Pool
@@ -123,7 +124,7 @@ func run() int {
 			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, Hosts: store.NewHosts(db)})
 		}
 	}
-	sess, err := newSessions(ctx, db, reg, app, workspaces, app.openInboxItem, aw.resolver())
+	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, app.openInboxItem, aw.resolver(), cw.options)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
 		return cli.ExitError
@@ -134,6 +135,8 @@ func run() int {
 		// window is told about; its notifications withdrawn when answered.
 		app.inbox = &inbox.Watcher{DB: db, Out: app, Withdraw: sess.notifier, OnCount: app.setInboxCount}
 	}
+	cw.finish(reg, app, workspaces, sess.o)
+	defer cw.stop()
 	// The embedded terminal (agent sign-in); every PTY is killed at exit.
 	app.terms = term.NewManager(app)
 	workspaces.SetTerminals(services.CloseTaskTerminals(app.terms)) // a deleted task's shells die with it
@@ -174,6 +177,8 @@ func run() int {
 			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }, workspaces),
 			services.NewHistoryService(ctx, db),
 			services.NewInboxService(ctx, db, sess.o),
+			cw.usage,
+			cw.bound,
 		},
 		EnumBind: []any{
 			agent.AllPartTypes,

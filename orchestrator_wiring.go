@@ -36,7 +36,7 @@ type sessions struct {
 // onAction is called with the inbox key of a clicked desktop notification;
 // resolve finds the summary agent's CLI (nil: no summaries).
 func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces,
-	onAction func(key string), resolve services.BinaryResolver) (*sessions, error) {
+	onAction func(key string), resolve services.BinaryResolver, extra ...func(*orchestrator.Options)) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
 	}
@@ -53,7 +53,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 		sum.RunEnded(ctx, taskID)
 	}
 	var mcp *mcpserver.Server // set below: the server needs the orchestrator
-	o, err := orchestrator.New(orchestrator.Options{
+	opt := orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
 		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relaysOf(ctx, db),
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
@@ -62,7 +62,11 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 			}
 			return mcp.Grant(t.ID)
 		},
-	})
+	}
+	for _, f := range extra {
+		f(&opt)
+	}
+	o, err := orchestrator.New(opt)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@
 // Files are NNNN_name.up.sql / NNNN_name.down.sql. Version ranges by area, so
 // parallel work does not collide: 0001-0009 foundation, 0010-0019
 // orchestrator, 0020-0029 git worktrees, 0030-0039 agent settings, 0070-0079
-// history (search, import, fork).
+// history (search, import, fork), 0105-0109 usage limits and comparisons.
 package migrations
 
 import "embed"

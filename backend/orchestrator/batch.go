@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/limits"
 	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -82,6 +83,7 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 			}
 			g.seq = seq
 			seq++
+			g.detectLimit(b)
 		}
 		for _, ev := range b.Events {
 			if err := g.handle(ev); err != nil {
@@ -103,6 +105,19 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 		}
 	}
 	return seq, nil
+}
+
+// detectLimit reports a usage limit with a reset time the frame carries
+// (Options.OnLimit), once the group committed.
+func (g *group) detectLimit(b agent.Batch) {
+	on := g.r.o.opt.OnLimit
+	if on == nil {
+		return
+	}
+	if l, ok := limits.Detect(b.Format, b.Frame, g.received); ok {
+		id := g.r.taskID
+		g.after = append(g.after, func() { on(id, l) })
+	}
 }
 
 // handle stores one event and records its effects.

@@ -38,6 +38,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/limits"
 	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -118,6 +119,10 @@ type Options struct {
 	// KeepOnQuit leaves relayed agents running when the app closes ("keep");
 	// false stops them ("stop").
 	KeepOnQuit bool
+	// OnLimit is called (after the frame that reported it was stored,
+	// without locks) when an agent reports a usage limit with a reset time
+	// (limits.Detect on every raw frame).
+	OnLimit func(taskID string, l limits.Limit)
 }
 
 // Orchestrator runs agent sessions for tasks.

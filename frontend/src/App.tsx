@@ -11,9 +11,11 @@ import { useColumns } from "./features/layout/columns";
 import { ColumnsRail } from "./features/layout/ColumnsToggle";
 import { AddProjectDialog } from "./features/projects/AddProjectDialog";
 import { TaskList } from "./features/tasks/TaskList";
-import { AgentsScreen, HostsScreen, InboxView, NewTaskForm, ProjectSettings, SettingsScreen, TaskView } from "./screens";
+import { AgentsScreen, CompareScreen, HostsScreen, InboxView, NewTaskForm, ProjectSettings, SettingsScreen, TaskView, UsageScreen } from "./screens";
 import { inboxTitle } from "./features/inbox/model";
 import { setWindowTitle } from "./bridge/bound";
+import { LimitBanner } from "./features/usage/LimitBanner";
+import { CompareLink } from "./features/compare/CompareLink";
 import { SignInHost, useSignIn } from "./features/signin/SignInDialog";
 import { SearchPalette } from "./features/search/SearchPalette";
 import { ImportLauncher } from "./features/import/ImportDialog";
@@ -156,7 +158,7 @@ function StartError({ taskId }: { taskId: string }) {
 /** MainPaneGuarded isolates a crashing screen; a new screen gets a fresh boundary. */
 function MainPaneGuarded() {
   const screen = useApp((s) => s.screen);
-  const key = screen.kind === "task" ? `task:${screen.taskId}` : screen.kind === "empty" ? "empty" : `${screen.kind}:${"projectId" in screen ? screen.projectId : ""}`;
+  const key = screen.kind === "task" ? `task:${screen.taskId}` : screen.kind === "empty" ? "empty" : `${screen.kind}:${"projectId" in screen ? screen.projectId : "groupId" in screen ? screen.groupId : ""}`;
   return (
     <ErrorBoundary key={key} what={screen.kind === "task" ? "this task" : "this screen"}>
       <Suspense fallback={<div className="jc-main__loading" aria-busy="true" />}>
@@ -177,6 +179,8 @@ function MainPane() {
       return (
         <div className="jc-task-pane">
           <StartError taskId={screen.taskId} />
+          <LimitBanner key={`limit:${screen.taskId}`} taskId={screen.taskId} />
+          <CompareLink key={`compare:${screen.taskId}`} taskId={screen.taskId} />
           <TaskView
             key={screen.taskId}
             taskId={screen.taskId}
@@ -198,6 +202,10 @@ function MainPane() {
       return <HostsScreen />;
     case "inbox":
       return <InboxView />;
+    case "usage":
+      return <UsageScreen />;
+    case "compare":
+      return <CompareScreen groupId={screen.groupId} />;
     case "empty":
       return (
         <div className="jc-welcome">

@@ -13,3 +13,5 @@ export const ProjectSettings = lazyScreen(() => import("./features/projects/Proj
 export const NewTaskForm = lazyScreen(() => import("./features/tasks/NewTaskForm").then((m) => m.NewTaskForm));
 export const HostsScreen = lazyScreen(() => import("./features/hosts/HostsScreen").then((m) => m.HostsScreen));
 export const InboxView = lazyScreen(() => import("./features/inbox/InboxView").then((m) => m.InboxView));
+export const UsageScreen = lazyScreen(() => import("./features/usage/UsageScreen").then((m) => m.UsageScreen));
+export const CompareScreen = lazyScreen(() => import("./features/compare/CompareScreen").then((m) => m.CompareScreen));

@@ -97,3 +97,9 @@ export const InboxIcon = (p: P) => (
     <path d="M2.5 9.5h3l1 1.5h3l1-1.5h3" />
   </Icon>
 );
+
+export const ChartIcon = (p: P) => (
+  <Icon {...p}>
+    <path d="M2 13.5h12M4 11V7.5M7 11V4M10 11V6M13 11V2.5" />
+  </Icon>
+);

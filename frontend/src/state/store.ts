@@ -23,7 +23,11 @@ export type Screen =
   | { kind: "agents" }
   | { kind: "hosts" }
   /** The attention inbox; focusKey selects one item (a clicked notification), focusAt tells two clicks apart. */
-  | { kind: "inbox"; focusKey?: string; focusAt?: number };
+  | { kind: "inbox"; focusKey?: string; focusAt?: number }
+  /** A comparison of agents on one prompt (issue 17). */
+  | { kind: "compare"; groupId: string }
+  /** Cost and tokens per project, agent and day; usage-limit settings. */
+  | { kind: "usage" };
 
 export interface AppState {
   /** The bridge, for screens that keep their own data (the Agents page). */

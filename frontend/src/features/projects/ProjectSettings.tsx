@@ -13,6 +13,7 @@ import { WorktreeSettings } from "../diff/WorktreeSettings";
 import { ProjectHostSetting } from "../hosts/ProjectHostSetting";
 import { PermissionRules } from "./PermissionRules";
 import { ProjectToolSettings } from "./ProjectToolSettings";
+import { CheckCommandSettings } from "../compare/CheckCommandSettings";
 
 export function ProjectSettings({ projectId }: { projectId: string }) {
   const project = useApp((s) => s.projects.find((p) => p.id === projectId));
@@ -163,6 +164,13 @@ function ProjectSettingsBody({ project }: { project: Project }) {
         <p className="jc-card__desc">Make each task's new worktree ready to work in: copy the files git does not carry, then run a setup command.</p>
         <ProjectToolSettings projectId={project.id} />
       </section>
+      {project.isGitRepo ? (
+        <section className="jc-card">
+          <h2 className="jc-card__title">Check command</h2>
+          <p className="jc-card__desc">When agents are compared on one prompt, this runs in each one's worktree as it finishes.</p>
+          <CheckCommandSettings projectId={project.id} />
+        </section>
+      ) : null}
 
       <section className="jc-card">
         <h2 className="jc-card__title">Permission rules</h2>

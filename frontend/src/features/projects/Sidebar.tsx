@@ -3,7 +3,7 @@
 import { useApp } from "../../state/context";
 import { projectActivity, unreadCount } from "../tasks/reducers";
 import { cx } from "../../lib/cx";
-import { FolderIcon, GearIcon, InboxIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
+import { ChartIcon, FolderIcon, GearIcon, InboxIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
 import { IconButton } from "../../lib/ui";
 import type { Theme } from "../../state/store";
 import { ColumnsToggle } from "../layout/ColumnsToggle";
@@ -96,6 +96,14 @@ export function Sidebar() {
           data-testid="open-hosts"
         >
           Hosts
+        </button>
+        <button
+          type="button"
+          className={cx("jc-sidebar__footer-btn", screen.kind === "usage" && "jc-sidebar__footer-btn--active")}
+          onClick={() => openScreen({ kind: "usage" })}
+        >
+          <ChartIcon size={14} />
+          Usage
         </button>
         <button
           type="button"

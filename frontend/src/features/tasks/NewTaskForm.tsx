@@ -16,6 +16,9 @@ import { BackendSelect } from "../settings/BackendSelect";
 import { TaskWorktreeOptions } from "../diff/WorktreeSettings";
 import { wailsGitProjectApi, type GitProjectApi } from "../diff/api";
 import type { TaskGitOptions } from "../diff/types";
+import { CompareAgentsPicker } from "../compare/CompareAgentsPicker";
+import { wailsCompareApi, type CompareAgent, type CompareApi } from "../compare/api";
+import { agentsProblem, initialAgents } from "../compare/reducers";
 
 const DEFAULT_GIT: TaskGitOptions = { useWorktree: null, sourceBranch: "" };
 
@@ -48,14 +51,15 @@ export function modeNotice(info: BackendInfo | undefined, mode: InteractionMode)
   return "";
 }
 
-export function NewTaskForm({ projectId, gitApi }: { projectId: string; gitApi?: GitProjectApi }) {
+export function NewTaskForm({ projectId, gitApi, compareApi }: { projectId: string; gitApi?: GitProjectApi; compareApi?: CompareApi }) {
   const project = useApp((s) => s.projects.find((p) => p.id === projectId));
   if (!project) return <div className="jc-empty">This project no longer exists.</div>;
-  return <NewTaskFormBody key={project.id} project={project} gitApi={gitApi} />;
+  return <NewTaskFormBody key={project.id} project={project} gitApi={gitApi} compareApi={compareApi} />;
 }
 
-function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gitApi?: GitProjectApi }) {
+function NewTaskFormBody({ project, gitApi: gitApiProp, compareApi: compareApiProp }: { project: Project; gitApi?: GitProjectApi; compareApi?: CompareApi }) {
   const gitApi = useMemo(() => gitApiProp ?? wailsGitProjectApi(), [gitApiProp]);
+  const compareApi = useMemo(() => compareApiProp ?? wailsCompareApi(), [compareApiProp]);
   const [git, setGit] = useState<TaskGitOptions>(DEFAULT_GIT);
   const backends = useApp((s) => s.backends);
   const createTask = useApp((s) => s.createTask);
@@ -69,6 +73,9 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
   const [errors, setErrors] = useState<Partial<Record<TaskField, string>>>({});
   const [busy, setBusy] = useState(false);
   const [startNow, setStartNow] = useState(true);
+  // "Run on several agents": the same prompt on 2-5 agents, each in its own worktree.
+  const [several, setSeveral] = useState(false);
+  const [compareAgents, setCompareAgents] = useState<CompareAgent[]>([]);
   const agentStates = useAgentStates();
   const models = useModels(backend || project.defaultBackend);
 
@@ -76,8 +83,28 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
   const notice = modeNotice(info, mode);
   const isOverride = backend !== project.defaultBackend;
 
+  async function submitSeveral() {
+    const problem = agentsProblem(compareAgents);
+    if (problem) {
+      setErrors({ backend: problem });
+      return;
+    }
+    setBusy(true);
+    setErrors({});
+    try {
+      const v = await compareApi.create({ projectId: project.id, prompt, name: name.trim(), interactionMode: mode, agents: compareAgents });
+      openScreen({ kind: "compare", groupId: v.group.id });
+    } catch (err) {
+      const msg = errorMessage(err);
+      setErrors({ [taskFieldForError(msg)]: msg });
+    } finally {
+      setBusy(false);
+    }
+  }
+
   async function submit(e?: FormEvent) {
     e?.preventDefault();
+    if (several) return submitSeveral();
     setBusy(true);
     setErrors({});
     try {
@@ -148,7 +175,26 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
             }}
           />
         </Field>
-        <div className="jc-form__grid">
+        <label className="jc-check">
+          <input
+            type="checkbox"
+            name="several"
+            checked={several}
+            disabled={!project.isGitRepo}
+            onChange={(e) => {
+              setSeveral(e.target.checked);
+              if (e.target.checked && compareAgents.length === 0) setCompareAgents(initialAgents(backend || project.defaultBackend, backends.map((b) => b.name)));
+              clear("backend");
+            }}
+          />
+          Run on several agents{project.isGitRepo ? " (2–5, each in its own worktree, compared side by side)" : " (needs a git repository)"}
+        </label>
+        {several ? (
+          <Field label="Agents" error={errors.backend}>
+            <CompareAgentsPicker agents={compareAgents} backends={backends} onChange={setCompareAgents} />
+          </Field>
+        ) : null}
+        <div className="jc-form__grid" hidden={several}>
           <Field
             label="Backend"
             error={errors.backend}
@@ -216,7 +262,7 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
             ) : null}
           </div>
         </div>
-        <div className="jc-field-indent">
+        <div className="jc-field-indent" hidden={several}>
           <TaskWorktreeOptions projectId={project.id} value={git} onChange={setGit} api={gitApi} />
         </div>
         {notice ? (
@@ -227,10 +273,12 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
         ) : null}
         <FormError error={errors.form} />
         <div className="jc-form__actions">
-          <label className="jc-check">
-            <input type="checkbox" name="start" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} />
-            Start the agent now
-          </label>
+          {several ? null : (
+            <label className="jc-check">
+              <input type="checkbox" name="start" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} />
+              Start the agent now
+            </label>
+          )}
           <span className="jc-form__shortcut">
             <Kbd>Ctrl</Kbd>
             <Kbd>Enter</Kbd>
@@ -239,7 +287,7 @@ function NewTaskFormBody({ project, gitApi: gitApiProp }: { project: Project; gi
             Cancel
           </Button>
           <Button variant="primary" type="submit" busy={busy}>
-            Create task
+            {several ? `Run on ${compareAgents.length} agents` : "Create task"}
           </Button>
         </div>
       </form>

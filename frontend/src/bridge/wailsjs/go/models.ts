@@ -1018,6 +1018,248 @@ export namespace services {
 	        this.dbPath = source["dbPath"];
 	    }
 	}
+	export class CompareAgent {
+	    backend: string;
+	    model: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CompareAgent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.backend = source["backend"];
+	        this.model = source["model"];
+	    }
+	}
+	export class TaskDiff {
+	    taskId: string;
+	    available: boolean;
+	    reason?: string;
+	    base: string;
+	    head: string;
+	    files: gitx.FileChange[];
+	    added: number;
+	    removed: number;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.available = source["available"];
+	        this.reason = source["reason"];
+	        this.base = source["base"];
+	        this.head = source["head"];
+	        this.files = this.convertValues(source["files"], gitx.FileChange);
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.at = source["at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Task {
+	    id: string;
+	    projectId: string;
+	    name: string;
+	    prompt: string;
+	    status: store.TaskStatus;
+	    statusReason: string;
+	    problem?: agentmgr.Problem;
+	    indicator: Indicator;
+	    backend: string;
+	    model: string;
+	    interactionMode: agent.InteractionMode;
+	    sessionId: string;
+	    hasUnread: boolean;
+	    createdAt: number;
+	    updatedAt: number;
+	    startedAt?: number;
+	    endedAt?: number;
+	    summary: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Task(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.projectId = source["projectId"];
+	        this.name = source["name"];
+	        this.prompt = source["prompt"];
+	        this.status = source["status"];
+	        this.statusReason = source["statusReason"];
+	        this.problem = this.convertValues(source["problem"], agentmgr.Problem);
+	        this.indicator = source["indicator"];
+	        this.backend = source["backend"];
+	        this.model = source["model"];
+	        this.interactionMode = source["interactionMode"];
+	        this.sessionId = source["sessionId"];
+	        this.hasUnread = source["hasUnread"];
+	        this.createdAt = source["createdAt"];
+	        this.updatedAt = source["updatedAt"];
+	        this.startedAt = source["startedAt"];
+	        this.endedAt = source["endedAt"];
+	        this.summary = source["summary"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CompareMember {
+	    task: Task;
+	    durationMs: number;
+	    costUsd: number;
+	    inputTokens: number;
+	    outputTokens: number;
+	    diff: TaskDiff;
+	    check?: store.CheckRun;
+	    worktreePath: string;
+	    branch: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CompareMember(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.task = this.convertValues(source["task"], Task);
+	        this.durationMs = source["durationMs"];
+	        this.costUsd = source["costUsd"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.diff = this.convertValues(source["diff"], TaskDiff);
+	        this.check = this.convertValues(source["check"], store.CheckRun);
+	        this.worktreePath = source["worktreePath"];
+	        this.branch = source["branch"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CompareView {
+	    group: store.CompareGroup;
+	    checkCommand: string;
+	    members: CompareMember[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CompareView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.group = this.convertValues(source["group"], store.CompareGroup);
+	        this.checkCommand = source["checkCommand"];
+	        this.members = this.convertValues(source["members"], CompareMember);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CreateCompareInput {
+	    projectId: string;
+	    prompt: string;
+	    name: string;
+	    interactionMode: string;
+	    agents: CompareAgent[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CreateCompareInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.projectId = source["projectId"];
+	        this.prompt = source["prompt"];
+	        this.name = source["name"];
+	        this.interactionMode = source["interactionMode"];
+	        this.agents = this.convertValues(source["agents"], CompareAgent);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class CreateTaskInput {
 	    projectId: string;
 	    prompt: string;
@@ -1165,6 +1407,26 @@ export namespace services {
 		    }
 		    return a;
 		}
+	}
+	export class KeepOutcome {
+	    kept: string;
+	    merge: string;
+	    into: string;
+	    removed: string[];
+	    warning?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeepOutcome(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kept = source["kept"];
+	        this.merge = source["merge"];
+	        this.into = source["into"];
+	        this.removed = source["removed"];
+	        this.warning = source["warning"];
+	    }
 	}
 	export class MergeInput {
 	    squash: boolean;
@@ -1390,116 +1652,8 @@ export namespace services {
 	        this.command = source["command"];
 	    }
 	}
-	export class Task {
-	    id: string;
-	    projectId: string;
-	    name: string;
-	    prompt: string;
-	    status: store.TaskStatus;
-	    statusReason: string;
-	    problem?: agentmgr.Problem;
-	    indicator: Indicator;
-	    backend: string;
-	    model: string;
-	    interactionMode: agent.InteractionMode;
-	    sessionId: string;
-	    hasUnread: boolean;
-	    createdAt: number;
-	    updatedAt: number;
-	    startedAt?: number;
-	    endedAt?: number;
-	    summary: string;
 	
-	    static createFrom(source: any = {}) {
-	        return new Task(source);
-	    }
 	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.projectId = source["projectId"];
-	        this.name = source["name"];
-	        this.prompt = source["prompt"];
-	        this.status = source["status"];
-	        this.statusReason = source["statusReason"];
-	        this.problem = this.convertValues(source["problem"], agentmgr.Problem);
-	        this.indicator = source["indicator"];
-	        this.backend = source["backend"];
-	        this.model = source["model"];
-	        this.interactionMode = source["interactionMode"];
-	        this.sessionId = source["sessionId"];
-	        this.hasUnread = source["hasUnread"];
-	        this.createdAt = source["createdAt"];
-	        this.updatedAt = source["updatedAt"];
-	        this.startedAt = source["startedAt"];
-	        this.endedAt = source["endedAt"];
-	        this.summary = source["summary"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TaskDiff {
-	    taskId: string;
-	    available: boolean;
-	    reason?: string;
-	    base: string;
-	    head: string;
-	    files: gitx.FileChange[];
-	    added: number;
-	    removed: number;
-	    at: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskDiff(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.taskId = source["taskId"];
-	        this.available = source["available"];
-	        this.reason = source["reason"];
-	        this.base = source["base"];
-	        this.head = source["head"];
-	        this.files = this.convertValues(source["files"], gitx.FileChange);
-	        this.added = source["added"];
-	        this.removed = source["removed"];
-	        this.at = source["at"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	
 	export class TaskGitOptions {
 	    useWorktree?: boolean;
@@ -1674,6 +1828,54 @@ export namespace store {
 	    Running = "running",
 	    Waiting = "waiting",
 	}
+	export class CheckRun {
+	    taskId: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    output: string;
+	    startedAt: number;
+	    endedAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.output = source["output"];
+	        this.startedAt = source["startedAt"];
+	        this.endedAt = source["endedAt"];
+	    }
+	}
+	export class CompareGroup {
+	    id: string;
+	    projectId: string;
+	    prompt: string;
+	    createdAt: number;
+	    keptTaskId: string;
+	    keptAt: number;
+	    taskIds: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CompareGroup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.projectId = source["projectId"];
+	        this.prompt = source["prompt"];
+	        this.createdAt = source["createdAt"];
+	        this.keptTaskId = source["keptTaskId"];
+	        this.keptAt = source["keptAt"];
+	        this.taskIds = source["taskIds"];
+	    }
+	}
 	export class PendingRequest {
 	    taskId: string;
 	    requestId: string;
@@ -1832,6 +2034,32 @@ export namespace store {
 	        this.snippet = source["snippet"];
 	    }
 	}
+	export class TaskLimit {
+	    taskId: string;
+	    resetAt: number;
+	    message: string;
+	    kind: string;
+	    state: string;
+	    detectedAt: number;
+	    retriedAt: number;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskLimit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.resetAt = source["resetAt"];
+	        this.message = source["message"];
+	        this.kind = source["kind"];
+	        this.state = source["state"];
+	        this.detectedAt = source["detectedAt"];
+	        this.retriedAt = source["retriedAt"];
+	        this.error = source["error"];
+	    }
+	}
 	export class TaskLink {
 	    taskId: string;
 	    name: string;
@@ -1852,6 +2080,32 @@ export namespace store {
 	        this.backend = source["backend"];
 	        this.status = source["status"];
 	        this.messageId = source["messageId"];
+	    }
+	}
+	export class UsageRow {
+	    day: string;
+	    projectId: string;
+	    projectName: string;
+	    agent: string;
+	    costUsd: number;
+	    inputTokens: number;
+	    outputTokens: number;
+	    turns: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.day = source["day"];
+	        this.projectId = source["projectId"];
+	        this.projectName = source["projectName"];
+	        this.agent = source["agent"];
+	        this.costUsd = source["costUsd"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.turns = source["turns"];
 	    }
 	}
 

@@ -1,0 +1,93 @@
+package services
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/limits"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// EventLimitUpdated carries a store.TaskLimit: a task's usage limit was
+// reported, retried, lifted or cancelled.
+const EventLimitUpdated = "limit:updated"
+
+// UsageService is usage limits (countdown, automatic retry) and the cost
+// and tokens dashboard.
+type UsageService struct {
+	ctx   context.Context
+	db    *store.DB
+	sched *limits.Scheduler
+}
+
+// NewUsageService returns the service; sched may be nil (no limits).
+func NewUsageService(ctx context.Context, db *store.DB, sched *limits.Scheduler) *UsageService {
+	return &UsageService{ctx: ctx, db: db, sched: sched}
+}
+
+// Usage returns cost and tokens per project, agent and day for the last
+// days days (1–366).
+func (s *UsageService) Usage(days int) ([]store.UsageRow, error) {
+	if days < 1 || days > 366 {
+		return nil, invalid("days", nil, "days must be between 1 and 366")
+	}
+	y, m, d := time.Now().Date()
+	since := time.Date(y, m, d, 0, 0, 0, 0, time.Local).AddDate(0, 0, -(days - 1))
+	rows, err := store.Usage(s.ctx, s.db.R, since.UnixMilli())
+	if rows == nil {
+		rows = []store.UsageRow{}
+	}
+	return rows, err
+}
+
+// Limit returns a task's last usage limit (nil when none).
+func (s *UsageService) Limit(taskID string) (*store.TaskLimit, error) {
+	l, ok, err := store.GetTaskLimit(s.ctx, s.db.R, taskID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// CancelRetry stops a task's automatic retry.
+func (s *UsageService) CancelRetry(taskID string) error {
+	if s.sched == nil {
+		return fmt.Errorf("usage limits are not available")
+	}
+	return s.sched.Cancel(s.ctx, taskID)
+}
+
+// AutoRetry says whether tasks retry by themselves when their limit resets.
+func (s *UsageService) AutoRetry() (bool, error) {
+	v, ok, err := store.SettingValue(s.ctx, s.db.R, store.SettingAutoRetry)
+	return err == nil && (!ok || v != "0"), err
+}
+
+// SetAutoRetry turns the automatic retry at a limit's reset on or off.
+func (s *UsageService) SetAutoRetry(on bool) error {
+	v := "0"
+	if on {
+		v = "1"
+	}
+	return store.NewSettings(s.db).Set(s.ctx, store.SettingAutoRetry, v)
+}
+
+// RetryLastMessage is the scheduler's Retrier: it sends the task's last user
+// message (else its prompt) again as a follow-up.
+func RetryLastMessage(db *store.DB, send func(ctx context.Context, taskID, text string) error) limits.Retrier {
+	return func(ctx context.Context, taskID string) error {
+		text, ok, err := store.LastUserText(ctx, db.R, taskID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			t, err := store.LoadTaskRun(ctx, db.R, taskID)
+			if err != nil {
+				return err
+			}
+			text = t.Prompt
+		}
+		return send(ctx, taskID, text)
+	}
+}

@@ -1,0 +1,3 @@
+DROP TABLE check_runs;
+DROP TABLE compare_members;
+DROP TABLE compare_groups;
