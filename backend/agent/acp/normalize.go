@@ -135,7 +135,7 @@ type toolState struct {
 	use      int // index of the tool-use part
 	result   int // index of the tool-result part, -1 until there is one
 	title    string
-	rawInput bool // Input is the agent's rawInput, not synthesized
+	rawInput bool   // Input is the agent's rawInput, not synthesized
 	mcpName  string // mcp__server__tool when rawInput names an MCP call (codex-acp)
 	content  json.RawMessage
 	output   json.RawMessage

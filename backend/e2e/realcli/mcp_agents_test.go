@@ -22,7 +22,11 @@ type mcpCase struct {
 	name      agent.BackendType
 	tool      string // the agent's name for report_progress
 	taskModel string
-	mk        func(model *fakemodel.Server) func(db *store.DB) agent.Backend
+	// asks: in Ask mode the agent asks before running the app's tools
+	// (the ACP agents: their own permission flow); false: they run
+	// without a prompt (Codex and Gemini CLI: the app configures them so).
+	asks bool
+	mk   func(model *fakemodel.Server) func(db *store.DB) agent.Backend
 }
 
 // runProgressMCP runs c in Ask mode: the model calls c.tool, then answers
@@ -64,6 +68,9 @@ func runProgressMCP(t *testing.T, c mcpCase) []string {
 	}
 	noTokenStored(t, h)
 	t.Logf("permissions asked: %v", asked)
+	if c.asks != (len(asked) > 0) {
+		t.Errorf("permissions asked %v, want asked: %v", asked, c.asks)
+	}
 	if t.Failed() {
 		for i, r := range model.Requests() {
 			t.Logf("model request %s turn %d tools %v", r.API, r.Turn, r.Tools)
@@ -103,7 +110,7 @@ func TestGeminiMCP(t *testing.T) {
 
 // acpMCP is an ACP preset's case (mcpServers on session/new).
 func acpMCP(t *testing.T, name agent.BackendType, binary, tool string, env func(*testing.T, *fakemodel.Server) map[string]string) mcpCase {
-	return mcpCase{name: name, tool: tool, mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
+	return mcpCase{name: name, tool: tool, asks: true, mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
 		return wrapped(t, name, env(t, model), acpBackend(t, name, binary))
 	}}
 }
