@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
@@ -14,23 +13,15 @@ import (
 const SystemSettingsEnv = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 
 // MCPSettings is the settings.json carrying the app's MCP server:
-// streamable HTTP (httpUrl), the token in a header, trusted, and policy
-// (policyPaths) the policy file allowing its tools.
-func MCPSettings(m *agent.MCPServer, policy string) ([]byte, error) {
+// streamable HTTP (httpUrl), the token in a header, trusted: its tools run
+// without a confirmation in every mode (headless turns cannot ask; a tool
+// that would ask is hidden from the model). Verified with the real CLI
+// (TestGeminiMCP, Ask mode).
+func MCPSettings(m *agent.MCPServer) ([]byte, error) {
 	return json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
 		m.Name: map[string]any{"httpUrl": m.URL, "headers": map[string]string{"Authorization": m.Header()}, "trust": true,
 			"timeout": 24 * 60 * 60 * 1000}, // ms: ask_user waits for the user
-	}, "policyPaths": []string{policy}}, "", "  ")
-}
-
-// MCPPolicy is a policy file (Gemini CLI's policy engine, TOML) allowing
-// every tool of the app's server. Headless Gemini CLI (0.61) treats a tool
-// its policy would ask for as denied and hides it from the model, trust
-// notwithstanding (verified with the real CLI: TestGeminiMCP); the app's
-// tools only report to or ask the user, so they run without a prompt, in
-// every mode, as with Claude Code.
-func MCPPolicy(m *agent.MCPServer) []byte {
-	return fmt.Appendf(nil, "[[rule]]\nmcpName = %q\ndecision = \"allow\"\npriority = 900\n", m.Name)
+	}}, "", "  ")
 }
 
 // mcpSettings writes MCPSettings into a private dir and returns the
@@ -43,12 +34,7 @@ func mcpSettings(m *agent.MCPServer) (*agent.PrivateDir, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	policy, err := dir.Write("jean-claude-mcp.toml", MCPPolicy(m))
-	if err != nil {
-		dir.Remove()
-		return nil, nil, err
-	}
-	data, err := MCPSettings(m, policy)
+	data, err := MCPSettings(m)
 	if err != nil {
 		dir.Remove()
 		return nil, nil, err
