@@ -27,6 +27,32 @@ func NewPrivateDir(purpose string) (*PrivateDir, error) {
 	return &PrivateDir{Path: dir}, nil
 }
 
+// NewSecurePrivateDir is NewPrivateDir under the user's cache dir
+// (<cache>/jean-claude/private, 0700) rather than the temp dir: some CLIs
+// refuse a settings file when a folder above it is writable by others, as
+// /tmp is on Linux (Gemini CLI skips such a system settings file, so it
+// would get no MCP server). It falls back to the temp dir without a cache
+// dir.
+func NewSecurePrivateDir(purpose string) (*PrivateDir, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return NewPrivateDir(purpose)
+	}
+	base := filepath.Join(cache, "jean-claude", "private")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return nil, fmt.Errorf("agent: private dir: %w", err)
+	}
+	dir, err := os.MkdirTemp(base, purpose+"-")
+	if err != nil {
+		return nil, fmt.Errorf("agent: private dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("agent: private dir: %w", err)
+	}
+	return &PrivateDir{Path: dir}, nil
+}
+
 // Write writes a file (mode 0600) under the dir and returns its path; rel
 // may contain subdirectories (made 0700).
 func (d *PrivateDir) Write(rel string, data []byte) (string, error) {

@@ -135,7 +135,8 @@ type toolState struct {
 	use      int // index of the tool-use part
 	result   int // index of the tool-result part, -1 until there is one
 	title    string
-	rawInput bool // Input is the agent's rawInput, not synthesized
+	rawInput bool   // Input is the agent's rawInput, not synthesized
+	mcpName  string // mcp__server__tool when rawInput names an MCP call (codex-acp)
 	content  json.RawMessage
 	output   json.RawMessage
 }
@@ -827,7 +828,16 @@ func (n *Normalizer) tool(frame []byte, tc toolCall, title *string, content json
 	if len(tc.RawOutput) > 0 {
 		ts.output = tc.RawOutput
 	}
+	if ts.mcpName == "" {
+		ts.mcpName = mcpToolName(tc.RawInput)
+	}
 	p.ToolName = toolName(tc.ToolCallID, ts.title, tc.Kind, p.ToolName)
+	if ts.mcpName != "" {
+		// codex-acp titles its MCP calls "Tool: server/tool", then its
+		// permission request "Approve MCP tool call": name it as Claude
+		// Code does, so the task view shows the server and the tool.
+		p.ToolName = ts.mcpName
+	}
 	if len(tc.RawInput) > 0 {
 		p.Input = tc.RawInput
 		ts.rawInput = true
@@ -874,6 +884,21 @@ func (n *Normalizer) tool(frame []byte, tc toolCall, title *string, content json
 
 // toolName is Gemini's native tool name (its toolCallIds are
 // "<tool>__<tool>_<n>"), else the title, else the ACP kind.
+// mcpToolName is mcp__server__tool when an MCP call's rawInput names its
+// server and tool ({"server", "tool", "arguments"}, as codex-acp sends);
+// "" otherwise.
+func mcpToolName(raw json.RawMessage) string {
+	var in struct {
+		Server    string          `json:"server"`
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &in) != nil || in.Server == "" || in.Tool == "" || len(in.Arguments) == 0 {
+		return ""
+	}
+	return "mcp__" + in.Server + "__" + in.Tool
+}
+
 func toolName(id, title, kind, prev string) string {
 	if i := strings.Index(id, "__"); i > 0 {
 		return id[:i]

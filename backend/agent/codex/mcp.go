@@ -10,11 +10,16 @@ const MCPTokenEnv = "JEAN_CLAUDE_MCP_TOKEN"
 
 // MCPConfig is thread/start's (and thread/resume's) config override adding
 // the app's MCP server (mcp_servers.<name>: url, bearer_token_env_var);
-// nil without a server.
+// nil without a server. default_tools_approval_mode "approve": Codex runs
+// the server's tools without asking, in every mode (without it, Ask mode's
+// approval policy asks through an mcpServer/elicitation/request); they
+// only report to or ask the user, or start a sub-task that asks for its
+// own permissions, as with Claude Code (verified with the real CLI:
+// TestCodexMCP).
 func MCPConfig(m *agent.MCPServer) map[string]any {
 	if m == nil {
 		return nil
 	}
 	return map[string]any{"mcp_servers." + m.Name: map[string]any{"url": m.URL, "bearer_token_env_var": MCPTokenEnv,
-		"tool_timeout_sec": 24 * 60 * 60}} // ask_user waits for the user
+		"default_tools_approval_mode": "approve", "tool_timeout_sec": 24 * 60 * 60}} // ask_user waits for the user
 }

@@ -29,7 +29,7 @@ func TestMCPConfigOnThreadStart(t *testing.T) {
 			start = string(bt.Frame)
 		}
 	}
-	want := `"config":{"mcp_servers.jean-claude":{"bearer_token_env_var":"JEAN_CLAUDE_MCP_TOKEN","tool_timeout_sec":86400,"url":"http://127.0.0.1:9/mcp"}}`
+	want := `"config":{"mcp_servers.jean-claude":{"bearer_token_env_var":"JEAN_CLAUDE_MCP_TOKEN","default_tools_approval_mode":"approve","tool_timeout_sec":86400,"url":"http://127.0.0.1:9/mcp"}}`
 	if !strings.Contains(start, want) {
 		t.Errorf("thread/start = %s\nwant it to contain %s", start, want)
 	}

@@ -13,8 +13,10 @@ import (
 const SystemSettingsEnv = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 
 // MCPSettings is the settings.json carrying the app's MCP server:
-// streamable HTTP (httpUrl), the token in a header, trusted (its tools run
-// without a confirmation, as headless turns cannot ask).
+// streamable HTTP (httpUrl), the token in a header, trusted: its tools run
+// without a confirmation in every mode (headless turns cannot ask; a tool
+// that would ask is hidden from the model). Verified with the real CLI
+// (TestGeminiMCP, Ask mode).
 func MCPSettings(m *agent.MCPServer) ([]byte, error) {
 	return json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
 		m.Name: map[string]any{"httpUrl": m.URL, "headers": map[string]string{"Authorization": m.Header()}, "trust": true,
@@ -28,12 +30,13 @@ func mcpSettings(m *agent.MCPServer) (*agent.PrivateDir, []string, error) {
 	if m == nil {
 		return nil, nil, nil
 	}
-	data, err := MCPSettings(m)
+	dir, err := agent.NewSecurePrivateDir("gemini-mcp")
 	if err != nil {
 		return nil, nil, err
 	}
-	dir, err := agent.NewPrivateDir("gemini-mcp")
+	data, err := MCPSettings(m)
 	if err != nil {
+		dir.Remove()
 		return nil, nil, err
 	}
 	p, err := dir.Write("settings.json", data)

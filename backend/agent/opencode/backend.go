@@ -417,6 +417,7 @@ func (s *Session) Stop(ctx context.Context) error {
 				defer cancel()
 				_ = c.abort(actx, s.id)
 			}()
+			s.dropMCP(c)
 		}
 		s.mu.Lock()
 		s.stopped = true

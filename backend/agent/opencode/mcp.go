@@ -2,7 +2,9 @@ package opencode
 
 import (
 	"context"
+	"net/url"
 	"sync"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
@@ -14,6 +16,31 @@ import (
 type mcpOwners struct {
 	mu    sync.Mutex
 	byDir map[string]*Session
+	ops   map[string]*sync.Mutex // per folder: a registration waits for the last disconnect
+}
+
+// op is dir's lock serializing POST /mcp and its disconnect.
+func (o *mcpOwners) op(dir string) *sync.Mutex {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ops == nil {
+		o.ops = map[string]*sync.Mutex{}
+	}
+	if o.ops[dir] == nil {
+		o.ops[dir] = &sync.Mutex{}
+	}
+	return o.ops[dir]
+}
+
+// release gives up s's hold on dir; false when s did not hold it.
+func (o *mcpOwners) release(dir string, s *Session) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.byDir[dir] != s {
+		return false
+	}
+	delete(o.byDir, dir)
+	return true
 }
 
 func (o *mcpOwners) claim(dir string, s *Session) bool {
@@ -47,6 +74,9 @@ func (s *Session) addMCP(ctx context.Context, c *client) {
 		s.mcpNotice("another task runs OpenCode in this folder with them; run tasks in their own worktrees to give each one its tools")
 		return
 	}
+	l := s.b.mcp.op(s.cfg.Cwd)
+	l.Lock()
+	defer l.Unlock()
 	body := map[string]any{"name": m.Name, "config": map[string]any{"type": "remote", "url": m.URL, "enabled": true,
 		"headers": map[string]string{"Authorization": m.Header()}, "timeout": 24 * 60 * 60 * 1000}}
 	if err := c.do(ctx, "POST", "/mcp", body, nil); err != nil {
@@ -58,4 +88,25 @@ func (s *Session) mcpNotice(why string) {
 	s.deliverSynthetic([]agent.Event{{Type: agent.EventMessage, Message: &agent.Message{ID: "opencode-mcp-" + s.id, Role: agent.RoleSystem,
 		Parts: []agent.Part{{Type: agent.PartSystemStatus, Subtype: agent.MCPNotice, Status: "info",
 			Text: "Jean-Claude's tools (progress, questions, sub-tasks) are not available in this task: " + why}}}}})
+}
+
+// dropMCP disconnects the app's MCP server from the folder's instance
+// when the session that registered it stops (POST /mcp/{name}/disconnect;
+// OpenCode 1.18 has no way to remove one): its tools leave the folder's
+// other OpenCode sessions, and the next task there registers it again.
+// It runs in the background (Stop does not wait); the folder's next
+// registration waits for it.
+func (s *Session) dropMCP(c *client) {
+	m := s.cfg.MCP
+	if m == nil || !s.b.mcp.release(s.cfg.Cwd, s) {
+		return
+	}
+	l := s.b.mcp.op(s.cfg.Cwd)
+	l.Lock()
+	go func() {
+		defer l.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.do(ctx, "POST", "/mcp/"+url.PathEscape(m.Name)+"/disconnect", nil, nil)
+	}()
 }

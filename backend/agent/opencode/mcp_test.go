@@ -34,10 +34,36 @@ func TestMCPRegistered(t *testing.T) {
 	if n := len(findLog(f, "POST /mcp")); n != 1 {
 		t.Errorf("the second task in the folder replaced the server (%d POST /mcp)", n)
 	}
+	waitNotice(t, s2)
+	// When the first task stops, the server leaves the folder's instance,
+	// and the folder's next task registers its own.
+	if err := s1.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_ = s2.Stop(ctx)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(findLog(f, "POST /mcp/jean-claude/disconnect?directory=%2Fp")) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no disconnect after the first task stopped: %v", findLog(f, "POST /mcp"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s3, err := b.Start(ctx, agent.Config{Cwd: "/p", MCP: &agent.MCPServer{Name: "jean-claude", URL: m.URL, Token: "third"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s3.Stop(ctx) })
+	if posts := findLog(f, "POST /mcp?directory=%2Fp "); len(posts) != 2 || !strings.Contains(posts[1], "Bearer third") {
+		t.Errorf("the next task did not register its server: %v", posts)
+	}
+}
+
+func waitNotice(t *testing.T, s agent.Session) {
+	t.Helper()
 	timeout := time.After(5 * time.Second)
 	for {
 		select {
-		case bt := <-s2.Events():
+		case bt := <-s.Events():
 			for _, ev := range bt.Events {
 				if ev.Message != nil && len(ev.Message.Parts) == 1 && ev.Message.Parts[0].Subtype == agent.MCPNotice {
 					return

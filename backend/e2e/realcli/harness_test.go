@@ -133,6 +133,8 @@ type harness struct {
 	task  string
 	start time.Time
 	known map[string]bool // tool ids stored before the current step
+	// mcpTokens are the MCP tokens granted to the task (mcpHarness).
+	mcpTokens func() []string
 }
 
 // newHarness opens a store and an orchestrator over the backend c.mk makes.

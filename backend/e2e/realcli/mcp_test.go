@@ -3,7 +3,9 @@ package realcli
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,10 +188,20 @@ func mcpHarness(t *testing.T, model *fakemodel.Server, proj string, mk func(db *
 	reg := agent.NewRegistry()
 	reg.Register(mk(db))
 	var srv *mcpserver.Server
+	var tokMu sync.Mutex
+	var tokens []string
 	rec := &recorder{}
 	orch, err := orchestrator.New(orchestrator.Options{DB: db, Backends: reg, Formats: agents.Formats(), Emitter: rec,
 		TaskView: services.TaskViewOf,
-		MCP:      func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) { return srv.Grant(t.ID) }})
+		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
+			m, err := srv.Grant(t.ID)
+			if m != nil {
+				tokMu.Lock()
+				tokens = append(tokens, m.Token)
+				tokMu.Unlock()
+			}
+			return m, err
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +225,8 @@ func mcpHarness(t *testing.T, model *fakemodel.Server, proj string, mk func(db *
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, db: db, orch: orch, rec: rec, model: model, proj: proj, task: task.ID, start: time.Now()}
+	h := &harness{t: t, db: db, orch: orch, rec: rec, model: model, proj: proj, task: task.ID, start: time.Now(),
+		mcpTokens: func() []string { tokMu.Lock(); defer tokMu.Unlock(); return slices.Clone(tokens) }}
 	if err := orch.Start(ctx, task.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -261,12 +274,27 @@ func TestOpenCodeMCP(t *testing.T) {
 }
 
 // noTokenStored fails when a stored raw frame of the task carries a bearer
-// token (the app's MCP token must never reach the database).
+// token (the app's MCP token must never reach the database): one of the
+// tokens granted, or any "Bearer " header value but the redacted
+// "Bearer [token]" (the ACP client stores its session/new that way).
 func noTokenStored(t *testing.T, h *harness) {
 	t.Helper()
+	toks := h.mcpTokens()
+	if len(toks) == 0 {
+		t.Error("no MCP token was granted")
+	}
 	for f, err := range store.RawFrames(context.Background(), h.db.R, h.task) {
-		if err == nil && strings.Contains(string(f.Data), "Bearer ") {
+		if err != nil {
+			continue
+		}
+		data := string(f.Data)
+		if strings.Count(data, "Bearer ") != strings.Count(data, "Bearer [token]") {
 			t.Errorf("raw frame %d holds a bearer token", f.Seq)
+		}
+		for _, tok := range toks {
+			if tok != "" && strings.Contains(data, tok) {
+				t.Errorf("raw frame %d holds the MCP token", f.Seq)
+			}
 		}
 	}
 }

@@ -17,10 +17,12 @@ type responsesRequest struct {
 	Stream       bool            `json:"stream"`
 	Instructions string          `json:"instructions"`
 	Input        json.RawMessage `json:"input"`
-	Tools        []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-	} `json:"tools"`
+	Tools        []responsesTool `json:"tools"`
+}
+
+type responsesTool struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
 }
 
 type responsesItem struct {
@@ -111,12 +113,56 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	calls := responsesCalls(turn, rec.Turn, rec.Tools, custom, cwd)
+	canSearch := slices.ContainsFunc(req.Tools, func(t responsesTool) bool { return t.Type == "tool_search" })
+	if search := responsesSearch(calls, rec.Tools, canSearch, items); search != nil {
+		// Codex defers MCP tools behind tool_search: search first (no
+		// text), the same turn is played again once they are loaded.
+		turn.Text, turn.Thinking, calls = "", "", search
+	}
 	s.responsesStream(w, r, req.Model, rec, turn, calls)
 }
 
 type responsesCall struct {
 	id, name, input string
 	custom          bool
+	namespace       string // a namespaced function (Codex's MCP tools)
+	search          bool   // a tool_search call (input: its arguments)
+}
+
+// mcpNameRE is an MCP tool as Claude Code names it: mcp__server__tool.
+var mcpNameRE = regexp.MustCompile(`^mcp__(.+?)__(.+)$`)
+
+// responsesNamespace maps a named call mcp__server__tool onto Codex's
+// namespaced MCP tools (namespace mcp__server with "-" as "_", name
+// tool); ok false when the name is not an MCP tool's.
+func responsesNamespace(name string) (ns, tool string, ok bool) {
+	m := mcpNameRE.FindStringSubmatch(name)
+	if m == nil {
+		return "", "", false
+	}
+	return "mcp__" + strings.ReplaceAll(m[1], "-", "_"), m[2], true
+}
+
+// responsesSearch is the tool_search call to make first when a call
+// names an MCP tool whose namespace Codex has not listed yet (it defers
+// MCP tools behind tool_search) and nothing was searched yet; nil
+// otherwise. Its id is not one of ours, so the turn is played again.
+func responsesSearch(calls []responsesCall, tools []string, canSearch bool, items []responsesItem) []responsesCall {
+	if !canSearch {
+		return nil
+	}
+	for _, it := range items {
+		if it.Type == "tool_search_output" {
+			return nil
+		}
+	}
+	for _, c := range calls {
+		if c.namespace != "" && !slices.Contains(tools, c.namespace) {
+			js, _ := json.Marshal(map[string]any{"query": strings.ReplaceAll(c.namespace+" "+c.name, "_", " "), "limit": 8})
+			return []responsesCall{{id: fmt.Sprintf("search_fake_%06d", msgSeq.Add(1)), input: string(js), search: true}}
+		}
+	}
+	return nil
 }
 
 // responsesCalls maps a Turn's tool calls onto Codex's tools: apply_patch
@@ -130,7 +176,11 @@ func responsesCalls(t Turn, turn int, tools []string, custom map[string]bool, cw
 		switch {
 		case c.Named != nil:
 			js, _ := json.Marshal(c.Named.Input)
-			out = append(out, responsesCall{id: id, name: c.Named.Name, input: string(js)})
+			call := responsesCall{id: id, name: c.Named.Name, input: string(js)}
+			if ns, tool, ok := responsesNamespace(c.Named.Name); ok && !slices.Contains(tools, c.Named.Name) {
+				call.namespace, call.name = ns, tool
+			}
+			out = append(out, call)
 			continue
 		case c.Write != nil && slices.Contains(tools, "apply_patch"):
 			path := c.Write.Path
@@ -287,6 +337,13 @@ func (s *Server) responsesMessage(e *sse, ev evFunc, item itemFunc, turn Turn) b
 }
 
 func responsesToolCall(ev evFunc, item itemFunc, c responsesCall) bool {
+	if c.search {
+		id := fmt.Sprintf("tsc_fake_%06d", msgSeq.Add(1))
+		args := json.RawMessage(c.input)
+		added := map[string]any{"id": id, "type": "tool_search_call", "status": "in_progress", "call_id": c.id, "execution": "client", "arguments": args}
+		done := map[string]any{"id": id, "type": "tool_search_call", "status": "completed", "call_id": c.id, "execution": "client", "arguments": args}
+		return item(added, done, func(string) bool { return true })
+	}
 	typ, field, deltaEv, doneEv := "function_call", "arguments", "response.function_call_arguments.delta", "response.function_call_arguments.done"
 	prefix := "fc"
 	if c.custom {
@@ -296,6 +353,9 @@ func responsesToolCall(ev evFunc, item itemFunc, c responsesCall) bool {
 	id := fmt.Sprintf("%s_fake_%06d", prefix, msgSeq.Add(1))
 	added := map[string]any{"id": id, "type": typ, "status": "in_progress", "call_id": c.id, "name": c.name, field: ""}
 	done := map[string]any{"id": id, "type": typ, "status": "completed", "call_id": c.id, "name": c.name, field: c.input}
+	if c.namespace != "" {
+		added["namespace"], done["namespace"] = c.namespace, c.namespace
+	}
 	return item(added, done, func(id string) bool {
 		for _, p := range pieces(c.input, 32) {
 			if !ev(map[string]any{"type": deltaEv, "item_id": id, "output_index": 0, "delta": p}) {
