@@ -43,12 +43,13 @@ type group struct {
 	snaps                      []liveSnap          // their state before, restored if the group fails
 	pending                    map[string]*pendingRow
 	pendingOrder               []string
+	frames                     map[int64][]byte // the raw frames this group stored plain, by seq
 }
 
 func (r *run) newGroup(ctx context.Context, tx store.SQLRunner, now int64) *group {
 	return &group{r: r, ctx: ctx, tx: tx, now: now, em: r.o.emitter(r.taskID),
 		status: r.status, idle: r.idle, turnFatal: r.turnFatal, rateLimited: r.rateLimited,
-		live: map[string]*liveMsg{}, pending: map[string]*pendingRow{}}
+		live: map[string]*liveMsg{}, pending: map[string]*pendingRow{}, frames: map[int64][]byte{}}
 }
 
 func (g *group) setTaskStatus(s, why string) {
@@ -81,6 +82,9 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 				return seq, err
 			}
 			g.seq = seq
+			if len(b.Frame) <= store.GzipThreshold {
+				g.frames[seq] = b.Frame
+			}
 			seq++
 		}
 		for _, ev := range b.Events {

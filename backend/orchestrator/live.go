@@ -25,7 +25,8 @@ const maxLive = 16
 type liveMsg struct {
 	id      string
 	acc     *agent.Accumulator
-	raw     []byte // owned copy
+	raw     []byte        // owned copy
+	refs    store.RawRefs // the row's head raw data by reference (nil: rawData, or not known)
 	chunks  int
 	format  string
 	created int64
@@ -42,6 +43,7 @@ type liveSnap struct {
 	acc     *agent.Accumulator
 	mark    agent.AccMark
 	raw     []byte
+	refs    store.RawRefs
 	chunks  int
 	created int64
 	wrote   time.Time
@@ -50,13 +52,13 @@ type liveSnap struct {
 }
 
 func snapLive(lm *liveMsg) liveSnap {
-	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, chunks: lm.chunks, created: lm.created,
+	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, refs: lm.refs, chunks: lm.chunks, created: lm.created,
 		wrote: lm.wrote, dirty: lm.dirty, stored: lm.stored}
 }
 
 func (s liveSnap) restore() {
 	s.acc.Reset(s.mark)
-	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, chunks: s.chunks, format: s.lm.format, created: s.created,
+	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, refs: s.refs, chunks: s.chunks, format: s.lm.format, created: s.created,
 		wrote: s.wrote, dirty: s.dirty, stored: s.stored}
 }
 
@@ -113,6 +115,9 @@ type pendingRow struct {
 	row     bool // a structural change: the row is written
 	rewrite bool // rawData is rewritten whole (it does not extend what is stored)
 	from    int  // lm.raw[from:] is not stored yet (appended as one chunk)
+	// seqs: the raw frames of this group added to lm.raw[from:] (or to
+	// all of it when rewrite), to store references rather than copies
+	seqs store.RawRefs
 }
 
 // pendingFor returns lm's pending write, made when the group first touches it.
@@ -139,9 +144,19 @@ func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
 	p.row = true
 	if !p.rewrite && len(lm.raw) > 0 && len(raw) >= len(lm.raw) && bytes.HasPrefix(raw, lm.raw) {
 		lm.raw = append(lm.raw, raw[len(lm.raw):]...)
+		g.noteFrame(p)
 		return
 	}
-	lm.raw, p.rewrite = bytes.Clone(raw), true
+	lm.raw, p.rewrite, p.seqs = bytes.Clone(raw), true, nil
+	g.noteFrame(p)
+}
+
+// noteFrame records that the frame being handled went into p's message.
+func (g *group) noteFrame(p *pendingRow) {
+	if n := len(p.seqs); g.seq < 0 || (n > 0 && p.seqs[n-1][1] >= g.seq) {
+		return
+	}
+	p.seqs = p.seqs.Add(g.seq)
 }
 
 // appendRaw appends a delta's frame to the message's raw data (frames are
@@ -151,11 +166,12 @@ func (g *group) appendRaw(lm *liveMsg, frame []byte) {
 	if len(frame) == 0 {
 		return
 	}
-	g.pendingFor(lm)
+	p := g.pendingFor(lm)
 	if len(lm.raw) > 0 && lm.raw[len(lm.raw)-1] != '\n' {
 		lm.raw = append(lm.raw, '\n')
 	}
 	lm.raw = append(lm.raw, frame...)
+	g.noteFrame(p)
 }
 
 // flushPending stores what the group owes for each message it touched, in
@@ -179,6 +195,7 @@ func (g *group) flushPending(force bool) error {
 
 func (g *group) storePending(p *pendingRow, force bool) error {
 	lm := p.lm
+	writeRow := p.row || (lm.dirty && (force || time.Since(lm.wrote) >= rowInterval))
 	if p.rewrite {
 		if lm.chunks > 0 {
 			if err := store.ClearMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id); err != nil {
@@ -186,18 +203,75 @@ func (g *group) storePending(p *pendingRow, force bool) error {
 			}
 			lm.chunks = 0
 		}
-		return g.writeLive(lm, lm.raw, false)
+		lm.refs = nil
+		if g.refsFor(lm.raw, p.seqs) {
+			lm.refs = p.seqs
+			return g.writeLive(lm, nil, lm.refs, false)
+		}
+		return g.writeLive(lm, lm.raw, nil, false)
 	}
 	if len(lm.raw) > p.from {
-		if err := store.AppendMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, lm.raw[p.from:]); err != nil {
+		if err := g.appendStored(p, writeRow); err != nil {
 			return err
 		}
-		lm.chunks++
 	}
-	if p.row || (lm.dirty && (force || time.Since(lm.wrote) >= rowInterval)) {
-		return g.writeLive(lm, nil, true)
+	if writeRow {
+		return g.writeLive(lm, nil, lm.refs, true)
 	}
 	return nil
+}
+
+// appendStored stores lm.raw[p.from:]: as references to this group's raw
+// frames when it is exactly them (in the row's head when the row is written
+// anyway and its raw data so far is references only), else as a copy.
+func (g *group) appendStored(p *pendingRow, writeRow bool) error {
+	lm := p.lm
+	add, sep := lm.raw[p.from:], []byte(nil)
+	if p.from > 0 && len(add) > 0 && add[0] == '\n' {
+		add, sep = add[1:], []byte{'\n'}
+	}
+	if sep != nil && g.refsFor(add, p.seqs) {
+		if writeRow && lm.chunks == 0 && len(lm.refs) > 0 {
+			lm.refs = lm.refs.Concat(p.seqs)
+			return nil
+		}
+		if err := store.AppendMessageRawRefs(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, sep, p.seqs); err != nil {
+			return err
+		}
+	} else if err := store.AppendMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, lm.raw[p.from:]); err != nil {
+		return err
+	}
+	lm.chunks++
+	return nil
+}
+
+// refsFor reports whether b is exactly the group's frames seqs joined by
+// newlines, each stored plain (so that references can replace a copy).
+func (g *group) refsFor(b []byte, seqs store.RawRefs) bool {
+	if len(seqs) == 0 {
+		return false
+	}
+	first := true
+	for _, fr := range seqs {
+		for s := fr[0]; s <= fr[1]; s++ {
+			f, ok := g.frames[s]
+			if !ok {
+				return false
+			}
+			if !first {
+				if len(b) == 0 || b[0] != '\n' {
+					return false
+				}
+				b = b[1:]
+			}
+			first = false
+			if !bytes.HasPrefix(b, f) {
+				return false
+			}
+			b = b[len(f):]
+		}
+	}
+	return len(b) == 0
 }
 
 // asStored is lm's message as its row holds it once written (an empty
@@ -216,10 +290,10 @@ func (g *group) asStored(lm *liveMsg) agent.Message {
 }
 
 // writeLive writes the message's normalized row (raw: its rawData when
-// !keep).
-func (g *group) writeLive(lm *liveMsg, raw []byte, keep bool) error {
+// !keep; refs, when not empty, its head raw data by reference instead).
+func (g *group) writeLive(lm *liveMsg, raw []byte, refs store.RawRefs, keep bool) error {
 	_, created, err := store.UpsertMessageCreated(g.ctx, g.tx, store.MessageWrite{TaskID: g.r.taskID, Message: lm.acc.Message(),
-		Raw: raw, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created, Exists: lm.stored})
+		Raw: raw, RawRefs: refs, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created, Exists: lm.stored})
 	if err != nil {
 		return err
 	}
