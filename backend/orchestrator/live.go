@@ -115,9 +115,6 @@ type pendingRow struct {
 	row     bool // a structural change: the row is written
 	rewrite bool // rawData is rewritten whole (it does not extend what is stored)
 	from    int  // lm.raw[from:] is not stored yet (appended as one chunk)
-	// seqs: the raw frames of this group added to lm.raw[from:] (or to
-	// all of it when rewrite), to store references rather than copies
-	seqs store.RawRefs
 }
 
 // pendingFor returns lm's pending write, made when the group first touches it.
@@ -144,19 +141,9 @@ func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
 	p.row = true
 	if !p.rewrite && len(lm.raw) > 0 && len(raw) >= len(lm.raw) && bytes.HasPrefix(raw, lm.raw) {
 		lm.raw = append(lm.raw, raw[len(lm.raw):]...)
-		g.noteFrame(p)
 		return
 	}
-	lm.raw, p.rewrite, p.seqs = bytes.Clone(raw), true, nil
-	g.noteFrame(p)
-}
-
-// noteFrame records that the frame being handled went into p's message.
-func (g *group) noteFrame(p *pendingRow) {
-	if n := len(p.seqs); g.seq < 0 || (n > 0 && p.seqs[n-1][1] >= g.seq) {
-		return
-	}
-	p.seqs = p.seqs.Add(g.seq)
+	lm.raw, p.rewrite = bytes.Clone(raw), true
 }
 
 // appendRaw appends a delta's frame to the message's raw data (frames are
@@ -166,12 +153,11 @@ func (g *group) appendRaw(lm *liveMsg, frame []byte) {
 	if len(frame) == 0 {
 		return
 	}
-	p := g.pendingFor(lm)
+	g.pendingFor(lm)
 	if len(lm.raw) > 0 && lm.raw[len(lm.raw)-1] != '\n' {
 		lm.raw = append(lm.raw, '\n')
 	}
 	lm.raw = append(lm.raw, frame...)
-	g.noteFrame(p)
 }
 
 // flushPending stores what the group owes for each message it touched, in
@@ -204,8 +190,8 @@ func (g *group) storePending(p *pendingRow, force bool) error {
 			lm.chunks = 0
 		}
 		lm.refs = nil
-		if g.refsFor(lm.raw, p.seqs) {
-			lm.refs = p.seqs
+		if refs, ok := g.refsOf(lm.raw); ok {
+			lm.refs = refs
 			return g.writeLive(lm, nil, lm.refs, false)
 		}
 		return g.writeLive(lm, lm.raw, nil, false)
@@ -230,12 +216,12 @@ func (g *group) appendStored(p *pendingRow, writeRow bool) error {
 	if p.from > 0 && len(add) > 0 && add[0] == '\n' {
 		add, sep = add[1:], []byte{'\n'}
 	}
-	if sep != nil && g.refsFor(add, p.seqs) {
+	if refs, ok := g.refsOf(add); ok && sep != nil {
 		if writeRow && lm.chunks == 0 && len(lm.refs) > 0 {
-			lm.refs = lm.refs.Concat(p.seqs)
+			lm.refs = lm.refs.Concat(refs)
 			return nil
 		}
-		if err := store.AppendMessageRawRefs(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, sep, p.seqs); err != nil {
+		if err := store.AppendMessageRawRefs(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, sep, refs); err != nil {
 			return err
 		}
 	} else if err := store.AppendMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, lm.raw[p.from:]); err != nil {
@@ -245,33 +231,64 @@ func (g *group) appendStored(p *pendingRow, writeRow bool) error {
 	return nil
 }
 
-// refsFor reports whether b is exactly the group's frames seqs joined by
-// newlines, each stored plain (so that references can replace a copy).
-func (g *group) refsFor(b []byte, seqs store.RawRefs) bool {
-	if len(seqs) == 0 {
-		return false
+// recentFrames: how many of its last raw frames a run keeps to name them
+// in messages' raw data (a message's frames are close to each other).
+const recentFrames = 64
+
+// refsOf returns b as references to recent raw frames (stored plain) when
+// b is exactly such frames joined by newlines, in increasing seq order.
+func (g *group) refsOf(b []byte) (store.RawRefs, bool) {
+	if len(b) == 0 {
+		return nil, false
 	}
-	first := true
-	for _, fr := range seqs {
-		for s := fr[0]; s <= fr[1]; s++ {
-			f, ok := g.frames[s]
-			if !ok {
-				return false
-			}
-			if !first {
-				if len(b) == 0 || b[0] != '\n' {
-					return false
-				}
-				b = b[1:]
-			}
-			first = false
-			if !bytes.HasPrefix(b, f) {
-				return false
-			}
-			b = b[len(f):]
+	lines := bytes.Split(b, []byte{'\n'})
+	seqs := make([]int64, len(lines))
+	next := g.maxSeq
+	for i := len(lines) - 1; i >= 0; i-- {
+		s, ok := g.findFrame(lines[i], next)
+		if !ok {
+			return nil, false
+		}
+		seqs[i], next = s, s-1
+	}
+	var refs store.RawRefs
+	for _, s := range seqs {
+		refs = refs.Add(s)
+	}
+	return refs, true
+}
+
+// findFrame returns the highest seq ≤ max among the recent frames whose
+// bytes are line.
+func (g *group) findFrame(line []byte, max int64) (int64, bool) {
+	for s := max; s >= g.r.nextSeq-recentFrames && s > 0; s-- {
+		f, ok := g.frames[s]
+		if !ok {
+			f, ok = g.r.recent[s]
+		}
+		if ok && len(f) == len(line) && bytes.Equal(f, line) {
+			return s, true
 		}
 	}
-	return len(b) == 0
+	return 0, false
+}
+
+// keepRecent adds a committed group's frames to the run's recent frames
+// and forgets those older than recentFrames before next.
+func (r *run) keepRecent(frames map[int64][]byte, next int64) {
+	if r.recent == nil {
+		r.recent = map[int64][]byte{}
+	}
+	for s, f := range frames {
+		if s > next-1-recentFrames {
+			r.recent[s] = bytes.Clone(f) // the batch's buffer is not the run's to keep
+		}
+	}
+	for s := range r.recent {
+		if s <= next-1-recentFrames {
+			delete(r.recent, s)
+		}
+	}
 }
 
 // asStored is lm's message as its row holds it once written (an empty
