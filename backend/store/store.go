@@ -97,14 +97,6 @@ func dsn(path string, writer bool) string {
 	q.Add("_pragma", "temp_store(MEMORY)")
 	if writer {
 		q.Set("_txlock", "immediate")
-		// The one writer touches many tables' pages per round (raw frames,
-		// messages, their indexes, the search index): a 32 MiB page cache
-		// instead of the default 2 MiB keeps them in memory between
-		// rounds, and a checkpoint every 8,000 WAL pages rather than 1,000
-		// writes a page that many rounds modify once instead of several
-		// times (issue 12, docs/streaming.md).
-		q.Add("_pragma", "cache_size(-32768)")
-		q.Add("_pragma", "wal_autocheckpoint(8000)")
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}
