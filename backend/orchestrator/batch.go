@@ -44,12 +44,14 @@ type group struct {
 	snaps                      []liveSnap          // their state before, restored if the group fails
 	pending                    map[string]*pendingRow
 	pendingOrder               []string
+	frames                     map[int64][]byte // the raw frames this group stored plain, by seq
+	maxSeq                     int64            // the last raw frame's seq
 }
 
 func (r *run) newGroup(ctx context.Context, tx store.SQLRunner, now int64) *group {
 	return &group{r: r, ctx: ctx, tx: tx, now: now, em: r.o.emitter(r.taskID),
 		status: r.status, idle: r.idle, turnFatal: r.turnFatal, rateLimited: r.rateLimited,
-		live: map[string]*liveMsg{}, pending: map[string]*pendingRow{}}
+		live: map[string]*liveMsg{}, pending: map[string]*pendingRow{}, frames: map[int64][]byte{}, maxSeq: r.nextSeq - 1}
 }
 
 func (g *group) setTaskStatus(s, why string) {
@@ -82,6 +84,10 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 				return seq, err
 			}
 			g.seq = seq
+			if len(b.Frame) <= store.GzipThreshold {
+				g.frames[seq] = b.Frame
+			}
+			g.maxSeq = seq
 			seq++
 			g.detectLimit(b)
 		}
@@ -394,6 +400,7 @@ func (g *group) commitTo(r *run, seq int64) {
 	for _, text := range g.echoUsed {
 		delete(r.echo, text)
 	}
+	r.keepRecent(g.frames, seq)
 	for _, d := range g.decided {
 		if d.ToolID != "" {
 			r.decisions[d.ToolID] = d

@@ -89,7 +89,7 @@ func BenchmarkParallelTasks(b *testing.B) {
 func benchParallel(b *testing.B, delay string) {
 	tasks, lines := *benchTasks, *benchLines
 	ctx := context.Background()
-	var frames, emits int
+	var frames, emits, copied int
 	var elapsed, plain, cpu, plainCPU time.Duration
 	var lat []time.Duration
 	for range b.N {
@@ -168,6 +168,7 @@ func benchParallel(b *testing.B, delay string) {
 			}
 		}
 		emits += em.emits
+		copied += rawCopied(b, db)
 		lat = append(lat, em.latencies...)
 		pw, pc := plainInsert(b, db, ids)
 		plain, plainCPU = plain+pw, plainCPU+pc
@@ -184,9 +185,23 @@ func benchParallel(b *testing.B, delay string) {
 	// less sensitive to the machine's load than wall-clock time.
 	b.ReportMetric(plainCPU.Seconds()/cpu.Seconds(), "cpu_ratio_vs_plain")
 	b.ReportMetric(float64(emits)/elapsed.Seconds(), "emits/s")
+	// Bytes of frames stored a second time, as messages' raw data (0 when
+	// every message names its frames: migration 0125).
+	b.ReportMetric(float64(copied)/float64(frames), "raw_copy_B/frame")
 	b.ReportMetric(float64(p99)/float64(time.Millisecond), "p99_ms")
 	b.ReportMetric(float64(p99)/float64(50*time.Millisecond), "p99_x_goal50ms")
 	b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Millisecond), "p50_ms")
+}
+
+// rawCopied is how many bytes of raw data the messages hold as copies
+// (rawData and chunk data) rather than as references to raw_frames.
+func rawCopied(b *testing.B, db *store.DB) int {
+	var n int
+	if err := db.R.QueryRow(`SELECT (SELECT coalesce(sum(length(rawData)), 0) FROM agent_messages) +
+		(SELECT coalesce(sum(length(data)), 0) FROM message_raw_chunks)`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // cpuTime is the CPU time (user + system) this process has used.

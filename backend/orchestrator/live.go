@@ -25,7 +25,8 @@ const maxLive = 16
 type liveMsg struct {
 	id      string
 	acc     *agent.Accumulator
-	raw     []byte // owned copy
+	raw     []byte        // owned copy
+	refs    store.RawRefs // the row's head raw data by reference (nil: rawData, or not known)
 	chunks  int
 	format  string
 	created int64
@@ -42,6 +43,7 @@ type liveSnap struct {
 	acc     *agent.Accumulator
 	mark    agent.AccMark
 	raw     []byte
+	refs    store.RawRefs
 	chunks  int
 	created int64
 	wrote   time.Time
@@ -50,13 +52,13 @@ type liveSnap struct {
 }
 
 func snapLive(lm *liveMsg) liveSnap {
-	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, chunks: lm.chunks, created: lm.created,
+	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, refs: lm.refs, chunks: lm.chunks, created: lm.created,
 		wrote: lm.wrote, dirty: lm.dirty, stored: lm.stored}
 }
 
 func (s liveSnap) restore() {
 	s.acc.Reset(s.mark)
-	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, chunks: s.chunks, format: s.lm.format, created: s.created,
+	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, refs: s.refs, chunks: s.chunks, format: s.lm.format, created: s.created,
 		wrote: s.wrote, dirty: s.dirty, stored: s.stored}
 }
 
@@ -179,6 +181,7 @@ func (g *group) flushPending(force bool) error {
 
 func (g *group) storePending(p *pendingRow, force bool) error {
 	lm := p.lm
+	writeRow := p.row || (lm.dirty && (force || time.Since(lm.wrote) >= rowInterval))
 	if p.rewrite {
 		if lm.chunks > 0 {
 			if err := store.ClearMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id); err != nil {
@@ -186,18 +189,106 @@ func (g *group) storePending(p *pendingRow, force bool) error {
 			}
 			lm.chunks = 0
 		}
-		return g.writeLive(lm, lm.raw, false)
+		lm.refs = nil
+		if refs, ok := g.refsOf(lm.raw); ok {
+			lm.refs = refs
+			return g.writeLive(lm, nil, lm.refs, false)
+		}
+		return g.writeLive(lm, lm.raw, nil, false)
 	}
 	if len(lm.raw) > p.from {
-		if err := store.AppendMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, lm.raw[p.from:]); err != nil {
+		if err := g.appendStored(p, writeRow); err != nil {
 			return err
 		}
-		lm.chunks++
 	}
-	if p.row || (lm.dirty && (force || time.Since(lm.wrote) >= rowInterval)) {
-		return g.writeLive(lm, nil, true)
+	if writeRow {
+		return g.writeLive(lm, nil, lm.refs, true)
 	}
 	return nil
+}
+
+// appendStored stores lm.raw[p.from:]: as references to this group's raw
+// frames when it is exactly them (in the row's head when the row is written
+// anyway and its raw data so far is references only), else as a copy.
+func (g *group) appendStored(p *pendingRow, writeRow bool) error {
+	lm := p.lm
+	add, sep := lm.raw[p.from:], []byte(nil)
+	if p.from > 0 && len(add) > 0 && add[0] == '\n' {
+		add, sep = add[1:], []byte{'\n'}
+	}
+	if refs, ok := g.refsOf(add); ok && sep != nil {
+		if writeRow && lm.chunks == 0 && len(lm.refs) > 0 {
+			lm.refs = lm.refs.Concat(refs)
+			return nil
+		}
+		if err := store.AppendMessageRawRefs(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, sep, refs); err != nil {
+			return err
+		}
+	} else if err := store.AppendMessageRaw(g.ctx, g.tx, g.r.taskID, lm.id, lm.chunks, lm.raw[p.from:]); err != nil {
+		return err
+	}
+	lm.chunks++
+	return nil
+}
+
+// recentFrames: how many of its last raw frames a run keeps to name them
+// in messages' raw data (a message's frames are close to each other).
+const recentFrames = 64
+
+// refsOf returns b as references to recent raw frames (stored plain) when
+// b is exactly such frames joined by newlines, in increasing seq order.
+func (g *group) refsOf(b []byte) (store.RawRefs, bool) {
+	if len(b) == 0 {
+		return nil, false
+	}
+	lines := bytes.Split(b, []byte{'\n'})
+	seqs := make([]int64, len(lines))
+	next := g.maxSeq
+	for i := len(lines) - 1; i >= 0; i-- {
+		s, ok := g.findFrame(lines[i], next)
+		if !ok {
+			return nil, false
+		}
+		seqs[i], next = s, s-1
+	}
+	var refs store.RawRefs
+	for _, s := range seqs {
+		refs = refs.Add(s)
+	}
+	return refs, true
+}
+
+// findFrame returns the highest seq ≤ max among the recent frames whose
+// bytes are line.
+func (g *group) findFrame(line []byte, max int64) (int64, bool) {
+	for s := max; s >= g.r.nextSeq-recentFrames && s > 0; s-- {
+		f, ok := g.frames[s]
+		if !ok {
+			f, ok = g.r.recent[s]
+		}
+		if ok && len(f) == len(line) && bytes.Equal(f, line) {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// keepRecent adds a committed group's frames to the run's recent frames
+// and forgets those older than recentFrames before next.
+func (r *run) keepRecent(frames map[int64][]byte, next int64) {
+	if r.recent == nil {
+		r.recent = map[int64][]byte{}
+	}
+	for s, f := range frames {
+		if s > next-1-recentFrames {
+			r.recent[s] = bytes.Clone(f) // the batch's buffer is not the run's to keep
+		}
+	}
+	for s := range r.recent {
+		if s <= next-1-recentFrames {
+			delete(r.recent, s)
+		}
+	}
 }
 
 // asStored is lm's message as its row holds it once written (an empty
@@ -216,10 +307,10 @@ func (g *group) asStored(lm *liveMsg) agent.Message {
 }
 
 // writeLive writes the message's normalized row (raw: its rawData when
-// !keep).
-func (g *group) writeLive(lm *liveMsg, raw []byte, keep bool) error {
+// !keep; refs, when not empty, its head raw data by reference instead).
+func (g *group) writeLive(lm *liveMsg, raw []byte, refs store.RawRefs, keep bool) error {
 	_, created, err := store.UpsertMessageCreated(g.ctx, g.tx, store.MessageWrite{TaskID: g.r.taskID, Message: lm.acc.Message(),
-		Raw: raw, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created, Exists: lm.stored})
+		Raw: raw, RawRefs: refs, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created, Exists: lm.stored})
 	if err != nil {
 		return err
 	}

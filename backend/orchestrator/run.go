@@ -24,7 +24,10 @@ type run struct {
 	sess      agent.Session
 	done      chan struct{}
 
-	nextSeq     int64  // seq of the next raw frame
+	nextSeq int64 // seq of the next raw frame
+	// recent: the last recentFrames raw frames stored plain, by seq, so a
+	// message's raw data can name them instead of copying them
+	recent      map[int64][]byte
 	status      string // the task's stored status
 	idle        bool   // the turn completed; the session waits for input
 	stopping    bool

@@ -20,6 +20,10 @@ type MessageWrite struct {
 	// KeepRaw leaves an existing row's rawData (and chunks) as they are:
 	// the caller appended the new frames as chunks (AppendMessageRaw).
 	KeepRaw bool
+	// RawRefs, when not empty, is the message's head raw data by
+	// reference (migration 0125): rawData becomes NULL, even with KeepRaw
+	// (its chunks stay).
+	RawRefs RawRefs
 	Format  string
 	Version int
 	Now     int64
@@ -78,15 +82,20 @@ func UpsertMessageCreated(ctx context.Context, q SQLRunner, w MessageWrite) (age
 	if err != nil {
 		return m, 0, fmt.Errorf("store: encode message %s: %w", m.ID, err)
 	}
-	var raw any
+	var raw, refs any
 	if w.Raw != nil {
 		raw = string(w.Raw)
 	}
+	keep := w.KeepRaw
+	if len(w.RawRefs) > 0 {
+		raw, refs, keep = nil, w.RawRefs.String(), false
+	}
 	if w.Exists {
 		res, err := q.ExecContext(ctx, `UPDATE agent_messages SET role = ?, normalizedData = ?,
-			rawData = CASE WHEN ? THEN rawData ELSE ? END, rawFormat = ?, normalizedVersion = ?, updatedAt = ?
+			rawData = CASE WHEN ? THEN rawData ELSE ? END, rawRefs = CASE WHEN ? THEN rawRefs ELSE ? END,
+			rawFormat = ?, normalizedVersion = ?, updatedAt = ?
 			WHERE taskId = ? AND messageId = ?`,
-			string(m.Role), string(data), w.KeepRaw, raw, w.Format, w.Version, w.Now, w.TaskID, m.ID)
+			string(m.Role), string(data), keep, raw, keep, refs, w.Format, w.Version, w.Now, w.TaskID, m.ID)
 		if err != nil {
 			return m, 0, fmt.Errorf("store: update message %s of task %s: %w", m.ID, w.TaskID, err)
 		}
@@ -95,13 +104,14 @@ func UpsertMessageCreated(ctx context.Context, q SQLRunner, w MessageWrite) (age
 		}
 	}
 	_, err = q.ExecContext(ctx, `INSERT INTO agent_messages
-		(taskId, messageId, messageIndex, role, normalizedData, rawData, rawFormat, normalizedVersion, createdAt, updatedAt)
-		VALUES (?, ?, (SELECT coalesce(max(messageIndex), -1) + 1 FROM agent_messages WHERE taskId = ?), ?, ?, ?, ?, ?, ?, ?)
+		(taskId, messageId, messageIndex, role, normalizedData, rawData, rawRefs, rawFormat, normalizedVersion, createdAt, updatedAt)
+		VALUES (?, ?, (SELECT coalesce(max(messageIndex), -1) + 1 FROM agent_messages WHERE taskId = ?), ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (taskId, messageId) DO UPDATE SET
 			role = excluded.role, normalizedData = excluded.normalizedData,
 			rawData = CASE WHEN ? THEN agent_messages.rawData ELSE excluded.rawData END,
+			rawRefs = CASE WHEN ? THEN agent_messages.rawRefs ELSE excluded.rawRefs END,
 			rawFormat = excluded.rawFormat, normalizedVersion = excluded.normalizedVersion, updatedAt = excluded.updatedAt`,
-		w.TaskID, m.ID, w.TaskID, string(m.Role), string(data), raw, w.Format, w.Version, w.Now, w.Now, w.KeepRaw)
+		w.TaskID, m.ID, w.TaskID, string(m.Role), string(data), raw, refs, w.Format, w.Version, w.Now, w.Now, keep, keep)
 	if err != nil {
 		return m, 0, fmt.Errorf("store: upsert message %s of task %s: %w", m.ID, w.TaskID, err)
 	}
@@ -163,35 +173,48 @@ func CountStaleMessages(ctx context.Context, q SQLRunner, version int) (int, err
 }
 
 // StaleMessages returns up to limit rows older than version with a row id
-// above afterRowID, in row id order.
+// above afterRowID, in row id order, each with its whole raw data (head
+// and chunks, references expanded; nil when it has none).
 func StaleMessages(ctx context.Context, q SQLRunner, version int, afterRowID int64, limit int) ([]StoredMessage, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, taskId, messageId, normalizedData,
-			CASE WHEN EXISTS (SELECT 1 FROM message_raw_chunks c WHERE c.taskId = a.taskId AND c.messageId = a.messageId)
-			THEN coalesce(rawData, '') || (SELECT group_concat(CAST(data AS TEXT), '') FROM
-				(SELECT data FROM message_raw_chunks c WHERE c.taskId = a.taskId AND c.messageId = a.messageId ORDER BY idx))
-			ELSE rawData END,
+	rows, err := q.QueryContext(ctx, `SELECT id, taskId, messageId, normalizedData, rawData, rawRefs,
+			EXISTS (SELECT 1 FROM message_raw_chunks c WHERE c.taskId = a.taskId AND c.messageId = a.messageId),
 			rawFormat, normalizedVersion, createdAt
 		FROM agent_messages a WHERE normalizedVersion < ? AND id > ? ORDER BY id LIMIT ?`, version, afterRowID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: stale messages: %w", err)
 	}
-	defer rows.Close()
-	var out []StoredMessage
+	type stale struct {
+		m         StoredMessage
+		raw, refs sql.NullString
+		chunks    bool
+	}
+	var ss []stale
 	for rows.Next() {
-		var m StoredMessage
+		var s stale
 		var data string
-		var raw sql.NullString
-		if err := rows.Scan(&m.RowID, &m.TaskID, &m.MessageID, &data, &raw, &m.Format, &m.Version, &m.CreatedAt); err != nil {
+		if err := rows.Scan(&s.m.RowID, &s.m.TaskID, &s.m.MessageID, &data, &s.raw, &s.refs, &s.chunks,
+			&s.m.Format, &s.m.Version, &s.m.CreatedAt); err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("store: stale messages: %w", err)
 		}
-		m.Data = []byte(data)
-		if raw.Valid {
-			m.Raw = []byte(raw.String)
-		}
-		out = append(out, m)
+		s.m.Data = []byte(data)
+		ss = append(ss, s)
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: stale messages: %w", err)
+	}
+	out := make([]StoredMessage, 0, len(ss))
+	for _, s := range ss {
+		if s.m.Raw, err = messageRawHead(ctx, q, s.m.TaskID, s.raw, s.refs); err != nil {
+			return nil, err
+		}
+		if s.chunks {
+			if s.m.Raw, _, err = messageRawTail(ctx, q, s.m.TaskID, s.m.MessageID, append([]byte{}, s.m.Raw...)); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, s.m)
 	}
 	return out, nil
 }

@@ -31,33 +31,20 @@ func ClearMessageRaw(ctx context.Context, q SQLRunner, taskID, messageID string)
 	return nil
 }
 
-// MessageRaw returns message messageID's whole raw data (rawData, then its
-// chunks) and how many chunks it has.
+// MessageRaw returns message messageID's whole raw data (its head: rawData
+// or rawRefs expanded, then its chunks) and how many chunks it has.
 func MessageRaw(ctx context.Context, q SQLRunner, taskID, messageID string) ([]byte, int, error) {
-	var raw []byte
-	var head *string
-	err := q.QueryRowContext(ctx, `SELECT rawData FROM agent_messages WHERE taskId = ? AND messageId = ?`, taskID, messageID).Scan(&head)
+	var data, refs sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT rawData, rawRefs FROM agent_messages WHERE taskId = ? AND messageId = ?`,
+		taskID, messageID).Scan(&data, &refs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: raw of message %s of task %s: %w", messageID, taskID, err)
 	}
-	if head != nil {
-		raw = []byte(*head)
-	}
-	rows, err := q.QueryContext(ctx, `SELECT data FROM message_raw_chunks WHERE taskId = ? AND messageId = ? ORDER BY idx`, taskID, messageID)
+	raw, err := messageRawHead(ctx, q, taskID, data, refs)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: raw chunks of message %s: %w", messageID, err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, 0, fmt.Errorf("store: raw chunks of message %s: %w", messageID, err)
-		}
-		raw = append(raw, b...)
-		n++
-	}
-	return raw, n, rows.Err()
+	return messageRawTail(ctx, q, taskID, messageID, raw)
 }
 
 // AppProcess is one recorded process the app started.
