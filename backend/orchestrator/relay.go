@@ -49,13 +49,17 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	return r.t
 }
 
-// relayedRoles are the agents that run behind relays. Every backend's
-// Process works behind one (the runtime is shared), but adoption restarts
-// the backend's session over the replayed journal: Claude Code's handshake
-// (one initialize control request, answered again harmlessly) is safe to
-// repeat; Codex's app-server and ACP's JSON-RPC handshakes are not yet, and
-// Gemini starts one process per turn without a task context.
-var relayedRoles = map[string]bool{"agent " + string(agent.BackendClaudeCode): true}
+// relayedRoles are the agents that run behind relays. Adoption starts the
+// backend's session again over the replayed journal (agent.Adopting):
+// Claude Code's handshake (one initialize control request) is repeated
+// harmlessly; Codex's app-server and ACP agents do not repeat theirs and
+// rebuild their JSON-RPC books from the journal. Gemini headless starts a
+// process per turn (no session to adopt: a turn is short) and stays a
+// direct child.
+var relayedRoles = map[string]bool{
+	"agent " + string(agent.BackendClaudeCode): true,
+	"agent " + string(agent.BackendCodex):      true,
+}
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {
 	if o.opt.Relays == nil {
@@ -69,7 +73,7 @@ func (o *Orchestrator) recorder() agent.ProcessRecorder {
 func (o *Orchestrator) startCtx(ctx context.Context, taskID string) context.Context {
 	sc := agent.WithTaskID(o.ctx, taskID)
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
-		sc = context.WithValue(sc, ctxKeyAdopt{}, t)
+		sc = agent.WithAdopting(context.WithValue(sc, ctxKeyAdopt{}, t))
 	}
 	return sc
 }
