@@ -395,7 +395,7 @@ func childApp() int {
 			case agent.EventMessageRemoved:
 				fmt.Fprintf(out, "REMOVED %d %s\n", p.Seq, p.Event.MessageID)
 			case agent.EventDelta:
-				if os.Getenv("CHILD_CODEX") != "" {
+				if os.Getenv("CHILD_CODEX") != "" || os.Getenv("CHILD_ACP") != "" {
 					fmt.Fprintf(out, "EMIT %d delta\n", p.Seq)
 				}
 			}

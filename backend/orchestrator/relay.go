@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -43,7 +44,7 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
 		return t
 	}
-	if agent.TaskIDFrom(ctx) == "" || !relayedRoles[spec.Role] {
+	if agent.TaskIDFrom(ctx) == "" || !relayedRole(spec.Role) {
 		return nil
 	}
 	return r.t
@@ -59,6 +60,12 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 var relayedRoles = map[string]bool{
 	"agent " + string(agent.BackendClaudeCode): true,
 	"agent " + string(agent.BackendCodex):      true,
+}
+
+// relayedRole: Claude Code, Codex app-server and every ACP agent (role
+// "agent acp.<provider>.<name>").
+func relayedRole(role string) bool {
+	return relayedRoles[role] || strings.HasPrefix(role, "agent acp.")
 }
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
 	"github.com/jean-claude/jean-claude/backend/agent/codex"
 	"github.com/jean-claude/jean-claude/backend/relay"
@@ -55,6 +56,13 @@ func fakeCodex(t *testing.T) string {
 // childAppOtherBackends registers the fake Codex in the child app
 // (CHILD_CODEX): a slow turn of CHILD_SCRIPT deltas, CHILD_LINE_DELAY apart.
 func childAppOtherBackends(reg *agent.Registry, script, delay string) {
+	if bin := os.Getenv("CHILD_ACP"); bin != "" {
+		b, err := acp.New(acp.Config{Name: "acp.test.fake", DisplayName: "Fake", Command: bin, Env: map[string]string{
+			"FAKEAGENT_STREAM": script, "FAKEAGENT_DELAY": delay, "FAKEAGENT_OUT_LOG": os.Getenv("CHILD_OUT_LOG")}})
+		if err == nil {
+			reg.Register(b)
+		}
+	}
 	bin := os.Getenv("CHILD_CODEX")
 	if bin == "" {
 		return
