@@ -57,13 +57,15 @@ export function TaskLifetimeSetting({ api = boundApi }: { api?: TaskLifetimeApi 
         Agents can run under a small relay process that outlives the window: closing or a crash of Jean-Claude
         does not interrupt them, and the next start picks them up where they are.
       </p>
-      <label className="jc-check">
+      <label className="jc-toggle">
         <input
           type="checkbox"
+          role="switch"
           checked={value.keepRunning}
           onChange={(e) => save({ ...value, keepRunning: e.target.checked })}
-        />{" "}
-        Keep tasks running when the app closes
+        />
+        <span className="jc-toggle__track" aria-hidden="true" />
+        <span className="jc-toggle__text">Keep tasks running when the app closes</span>
       </label>
       {restart ? <p className="jc-card__desc">Takes effect at the next start of Jean-Claude.</p> : null}
       <label className="jc-field">
