@@ -240,7 +240,7 @@ type journalTransport struct {
 }
 
 func (j *journalTransport) Start(_ context.Context, _ agent.ProcSpec) (agent.Remote, error) {
-	jr := &journalRemote{m: j.m, stored: j.stored}
+	jr := &journalRemote{m: j.m, stored: j.stored, taken: make(chan struct{})}
 	ex, err := relay.ReadJournal(j.m.Journal, 1, func(r relay.Record) error {
 		jr.recs = append(jr.recs, r)
 		return nil
@@ -262,7 +262,16 @@ type journalRemote struct {
 	exit   *relay.Exit
 	mu     sync.Mutex
 	i      int
+	// taken is closed once every record is stored: the link "breaks" only
+	// then, so the backend's Start (Claude Code's initialize) does not race
+	// the end of a replay from memory.
+	taken     chan struct{}
+	takenOnce sync.Once
 }
+
+// linkGrace bounds how long a dead relay's journal waits for its records
+// to be stored before it reports the relay gone.
+const linkGrace = 5 * time.Second
 
 func (j *journalRemote) ID() string { return j.m.ID }
 func (j *journalRemote) PID() int   { return j.m.AgentPID }
@@ -281,6 +290,12 @@ func (j *journalRemote) Next() (agent.RemoteFrame, error) {
 		return agent.RemoteFrame{Exit: &agent.RemoteExit{Seq: ex.Seq, Code: ex.Code, Signal: ex.Signal, Err: ex.Err,
 			Stderr: ex.Stderr, Stopped: ex.Stopped, Reason: ex.Reason}}, nil
 	}
+	j.mu.Unlock()
+	select {
+	case <-j.taken:
+	case <-time.After(linkGrace):
+	}
+	j.mu.Lock()
 	return agent.RemoteFrame{}, fmt.Errorf("relay pid %d is gone: %w", j.m.RelayPID, io.EOF)
 }
 
@@ -300,6 +315,7 @@ func (j *journalRemote) Ack(seq uint64) error {
 		last = j.exit.Seq
 	}
 	if seq >= last {
+		j.takenOnce.Do(func() { close(j.taken) })
 		j.m.Remove()
 	}
 	return nil
