@@ -157,7 +157,8 @@ func run() int {
 			Assets:     assets,
 			Middleware: bootMiddleware(db),
 		},
-		OnStartup: app.startup,
+		OnStartup:     app.startup,
+		OnBeforeClose: app.beforeClose, // quit: keep or stop running tasks, or ask (quit.go)
 		OnShutdown: func(ctx context.Context) {
 			app.shutdown(ctx)
 			if sshPool != nil {

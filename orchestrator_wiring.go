@@ -29,6 +29,7 @@ type sessions struct {
 	notifier *notify.Async
 	svc      *services.SessionService
 	cancel   context.CancelFunc
+	relays   bool // agents run behind relays (the "relays" setting at start)
 }
 
 // newSessions builds the orchestrator over db and reg, emitting through
@@ -53,9 +54,10 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 		sum.RunEnded(ctx, taskID)
 	}
 	var mcp *mcpserver.Server // set below: the server needs the orchestrator
+	relays := relaysOf(ctx, db)
 	opt := orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
-		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relaysOf(ctx, db),
+		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relays,
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil
@@ -85,7 +87,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 		fmt.Fprintf(os.Stderr, "jean-claude: MCP server: %v\n", err)
 		mcp = nil
 	}
-	return &sessions{o: o, db: db, mcp: mcp, notifier: n, svc: services.NewSessionService(ctx, db, o)}, nil
+	return &sessions{o: o, db: db, mcp: mcp, notifier: n, relays: relays != nil, svc: services.NewSessionService(ctx, db, o)}, nil
 }
 
 // backendNames are the registered agents' names.

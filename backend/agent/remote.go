@@ -84,6 +84,30 @@ func WithTaskID(ctx context.Context, taskID string) context.Context {
 	return context.WithValue(ctx, ctxKeyTask{}, taskID)
 }
 
+type ctxKeyAdopting struct{}
+
+// WithAdopting tells a backend's Start that its process is not new: it is
+// an agent the app adopts (a relay found at start). The process's journal
+// is replayed from its start (Stream.Replaying) and the backend must not
+// repeat a handshake the agent already had.
+func WithAdopting(ctx context.Context) context.Context {
+	return context.WithValue(ctx, ctxKeyAdopting{}, true)
+}
+
+// Adopting reports WithAdopting.
+func Adopting(ctx context.Context) bool {
+	b, _ := ctx.Value(ctxKeyAdopting{}).(bool)
+	return b
+}
+
+// AdoptedRequestBase is the first JSON-RPC request id a backend uses on an
+// adopted session: above every id the previous app used (it counted from 1)
+// and above those of an earlier adoption (milliseconds since the epoch
+// grow faster than any session sends requests), below 2^53.
+func AdoptedRequestBase() int {
+	return int(time.Now().UnixMilli())
+}
+
 // TaskIDFrom is the task id WithTaskID stored ("" if none).
 func TaskIDFrom(ctx context.Context) string {
 	s, _ := ctx.Value(ctxKeyTask{}).(string)
@@ -182,6 +206,9 @@ func AdoptProcess(spec ProcSpec, r Remote) *Process {
 		spec.WaitDelay = 3 * time.Second
 	}
 	p := &Process{spec: spec, exited: make(chan struct{}), done: make(chan struct{}), rs: newRemoteState(r)}
+	if spec.Stream != nil {
+		spec.Stream.bindRemote(p.rs)
+	}
 	// Not recorded in app_processes: a relayed agent must survive the next
 	// start's clean-up; the app finds it in the relays' directory instead.
 	go p.remoteLoop()

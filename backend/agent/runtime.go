@@ -90,6 +90,9 @@ type ProcSpec struct {
 	// Transport runs the process elsewhere (behind a relay, see remote.go);
 	// nil asks the Recorder (TransportProvider), else a direct child.
 	Transport Transport
+	// Stream, when set, is bound to the process before its first frame
+	// (Stream.Bind without the race of binding after the start).
+	Stream *Stream
 }
 
 // Process is one running agent process, leader of its own process group.
@@ -448,10 +451,25 @@ func (s *Stream) Bind(p *Process) {
 	if p == nil || p.rs == nil {
 		return
 	}
+	s.bindRemote(p.rs)
+}
+
+func (s *Stream) bindRemote(rs *remoteState) {
 	s.mu.Lock()
-	s.src = p.rs
+	s.src = rs
 	s.mu.Unlock()
-	p.rs.manual.Store(true)
+	rs.manual.Store(true)
+}
+
+// Replaying reports whether the frame the bound process's read loop is
+// handing over (call it from OnFrame) is a replay of one the app stored
+// already (an adopted relay): a backend keeps its books from it but must
+// not answer it again.
+func (s *Stream) Replaying() bool {
+	s.mu.Lock()
+	rs := s.src
+	s.mu.Unlock()
+	return rs != nil && rs.replay.Load()
 }
 
 // NewStream returns a running stream of raw format format normalized by n.

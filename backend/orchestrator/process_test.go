@@ -385,6 +385,7 @@ func childApp() int {
 	}
 	reg.Register(claude.New(claude.Options{Binary: fake, Env: []string{"FAKE_CLAUDE_REPEAT=" + script, "FAKE_CLAUDE_LINE_DELAY=" + delay,
 		"FAKE_CLAUDE_SPAWN_CHILD=1", "FAKE_CLAUDE_OUT_LOG=" + os.Getenv("CHILD_OUT_LOG")}}))
+	childAppOtherBackends(reg, script, delay)
 	out := bufio.NewWriter(os.Stdout)
 	emit := EmitterFunc(func(name string, payload any) {
 		if p, ok := payload.(AgentEventPayload); ok {
@@ -393,6 +394,10 @@ func childApp() int {
 				fmt.Fprintf(out, "EMIT %d %s\n", p.Seq, p.Event.Message.ID)
 			case agent.EventMessageRemoved:
 				fmt.Fprintf(out, "REMOVED %d %s\n", p.Seq, p.Event.MessageID)
+			case agent.EventDelta:
+				if os.Getenv("CHILD_CODEX") != "" || os.Getenv("CHILD_ACP") != "" {
+					fmt.Fprintf(out, "EMIT %d delta\n", p.Seq)
+				}
 			}
 			out.Flush()
 		}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -43,19 +44,29 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
 		return t
 	}
-	if agent.TaskIDFrom(ctx) == "" || !relayedRoles[spec.Role] {
+	if agent.TaskIDFrom(ctx) == "" || !relayedRole(spec.Role) {
 		return nil
 	}
 	return r.t
 }
 
-// relayedRoles are the agents that run behind relays. Every backend's
-// Process works behind one (the runtime is shared), but adoption restarts
-// the backend's session over the replayed journal: Claude Code's handshake
-// (one initialize control request, answered again harmlessly) is safe to
-// repeat; Codex's app-server and ACP's JSON-RPC handshakes are not yet, and
-// Gemini starts one process per turn without a task context.
-var relayedRoles = map[string]bool{"agent " + string(agent.BackendClaudeCode): true}
+// relayedRoles are the agents that run behind relays. Adoption starts the
+// backend's session again over the replayed journal (agent.Adopting):
+// Claude Code's handshake (one initialize control request) is repeated
+// harmlessly; Codex's app-server and ACP agents do not repeat theirs and
+// rebuild their JSON-RPC books from the journal. Gemini headless starts a
+// process per turn (no session to adopt: a turn is short) and stays a
+// direct child.
+var relayedRoles = map[string]bool{
+	"agent " + string(agent.BackendClaudeCode): true,
+	"agent " + string(agent.BackendCodex):      true,
+}
+
+// relayedRole: Claude Code, Codex app-server and every ACP agent (role
+// "agent acp.<provider>.<name>").
+func relayedRole(role string) bool {
+	return relayedRoles[role] || strings.HasPrefix(role, "agent acp.")
+}
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {
 	if o.opt.Relays == nil {
@@ -69,7 +80,7 @@ func (o *Orchestrator) recorder() agent.ProcessRecorder {
 func (o *Orchestrator) startCtx(ctx context.Context, taskID string) context.Context {
 	sc := agent.WithTaskID(o.ctx, taskID)
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
-		sc = context.WithValue(sc, ctxKeyAdopt{}, t)
+		sc = agent.WithAdopting(context.WithValue(sc, ctxKeyAdopt{}, t))
 	}
 	return sc
 }
@@ -229,7 +240,7 @@ type journalTransport struct {
 }
 
 func (j *journalTransport) Start(_ context.Context, _ agent.ProcSpec) (agent.Remote, error) {
-	jr := &journalRemote{m: j.m, stored: j.stored}
+	jr := &journalRemote{m: j.m, stored: j.stored, taken: make(chan struct{})}
 	ex, err := relay.ReadJournal(j.m.Journal, 1, func(r relay.Record) error {
 		jr.recs = append(jr.recs, r)
 		return nil
@@ -251,7 +262,16 @@ type journalRemote struct {
 	exit   *relay.Exit
 	mu     sync.Mutex
 	i      int
+	// taken is closed once every record is stored: the link "breaks" only
+	// then, so the backend's Start (Claude Code's initialize) does not race
+	// the end of a replay from memory.
+	taken     chan struct{}
+	takenOnce sync.Once
 }
+
+// linkGrace bounds how long a dead relay's journal waits for its records
+// to be stored before it reports the relay gone.
+const linkGrace = 5 * time.Second
 
 func (j *journalRemote) ID() string { return j.m.ID }
 func (j *journalRemote) PID() int   { return j.m.AgentPID }
@@ -270,6 +290,12 @@ func (j *journalRemote) Next() (agent.RemoteFrame, error) {
 		return agent.RemoteFrame{Exit: &agent.RemoteExit{Seq: ex.Seq, Code: ex.Code, Signal: ex.Signal, Err: ex.Err,
 			Stderr: ex.Stderr, Stopped: ex.Stopped, Reason: ex.Reason}}, nil
 	}
+	j.mu.Unlock()
+	select {
+	case <-j.taken:
+	case <-time.After(linkGrace):
+	}
+	j.mu.Lock()
 	return agent.RemoteFrame{}, fmt.Errorf("relay pid %d is gone: %w", j.m.RelayPID, io.EOF)
 }
 
@@ -289,6 +315,7 @@ func (j *journalRemote) Ack(seq uint64) error {
 		last = j.exit.Seq
 	}
 	if seq >= last {
+		j.takenOnce.Do(func() { close(j.taken) })
 		j.m.Remove()
 	}
 	return nil

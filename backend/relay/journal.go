@@ -59,7 +59,16 @@ type journal struct {
 	notify   chan struct{} // closed and replaced on every change
 	lastSync time.Time
 	dirty    bool
+	// tail mirrors the file's last bytes (from offset tailOff) so that the
+	// sender gives live frames to the app from memory instead of reading
+	// back what was just written. Its bytes are never written again (a
+	// reset drops the array), so a slice of it stays valid.
+	tail    []byte
+	tailOff int64
 }
+
+// TailBytes is how much of the journal's end the relay keeps in memory.
+const TailBytes = 4 << 20
 
 func openJournal(path string) (*journal, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
@@ -78,6 +87,7 @@ func (j *journal) append(kind byte, payload []byte) (uint64, error) {
 	if _, err := j.f.WriteAt(rec, j.size); err != nil {
 		return 0, fmt.Errorf("relay: journal write: %w", err)
 	}
+	j.keepTail(rec)
 	j.size += int64(len(rec))
 	j.next++
 	j.dirty = true
@@ -99,6 +109,7 @@ func (j *journal) appendBatch(recs []pendingRec) error {
 	if _, err := j.f.WriteAt(buf, j.size); err != nil {
 		return fmt.Errorf("relay: journal write: %w", err)
 	}
+	j.keepTail(buf)
 	j.size += int64(len(buf))
 	j.next += uint64(len(recs))
 	j.dirty = true
@@ -107,6 +118,32 @@ func (j *journal) appendBatch(recs []pendingRec) error {
 	}
 	j.wakeLocked()
 	return nil
+}
+
+// keepTail mirrors rec, written at j.size, in the in-memory tail.
+func (j *journal) keepTail(rec []byte) {
+	if len(j.tail)+len(rec) > TailBytes && len(j.tail) > 0 {
+		j.tail, j.tailOff = nil, j.size // a fresh array: slices handed out stay intact
+	}
+	if len(rec) > TailBytes {
+		j.tailOff = j.size + int64(len(rec))
+		return
+	}
+	if len(j.tail) == 0 {
+		j.tailOff = j.size
+	}
+	j.tail = append(j.tail, rec...) // a grown array is a copy: old slices stay intact
+}
+
+// tailAt is the journal's bytes [off, size) of generation gen from memory
+// (false: not all of them are there).
+func (j *journal) tailAt(gen int, off, size int64) ([]byte, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if gen != j.gen || off < j.tailOff || size > j.tailOff+int64(len(j.tail)) || off >= size {
+		return nil, false
+	}
+	return j.tail[off-j.tailOff : size-j.tailOff : size-j.tailOff], true
 }
 
 func (j *journal) syncLocked() {
@@ -135,6 +172,7 @@ func (j *journal) ack(seq uint64, limit int64) {
 		if err := j.f.Truncate(0); err == nil {
 			j.size, j.first = 0, j.next
 			j.gen++
+			j.tail, j.tailOff = nil, 0
 		}
 	}
 	j.wakeLocked()

@@ -18,7 +18,7 @@ func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 // attaches at any moment misses nothing and sees nothing twice.
 func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
 	bw := bufio.NewWriterSize(c, 64<<10)
-	jr := chunkReader{f: s.j.f}
+	jr := chunkReader{f: s.j.f, mem: s.j.tailAt}
 	var off int64
 	gen := -1
 	for {
@@ -27,6 +27,7 @@ func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
 			gen, off = g, 0 // rotated (only ever after everything was stored)
 			jr.reset()
 		}
+		jr.gen = g
 		if off >= size {
 			if bw.Flush() != nil {
 				return
@@ -55,20 +56,32 @@ func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
 }
 
 // chunkReader reads journal records through a buffer (one pread per 256
-// KiB, not two per record).
+// KiB, not two per record), or straight from the journal's in-memory tail
+// when what is wanted is still there (live frames: no read back).
 type chunkReader struct {
 	f    io.ReaderAt
-	buf  []byte
-	base int64 // file offset of buf[0]
+	mem  func(gen int, off, size int64) ([]byte, bool)
+	gen  int
+	buf  []byte // the current view: own, or a slice of the journal's tail
+	own  []byte // the buffer file reads go to
+	base int64  // file offset of buf[0]
 }
 
-func (r *chunkReader) reset() { r.buf, r.base = r.buf[:0], 0 }
+func (r *chunkReader) reset() { r.buf, r.base = nil, 0 }
 
 // read returns the record at off (below size); its payload aliases the
 // buffer until the next read.
 func (r *chunkReader) read(off, size int64) (Record, int64, error) {
 	if rec, n, ok := r.parse(off); ok {
 		return rec, n, nil
+	}
+	if r.mem != nil {
+		if b, ok := r.mem(r.gen, off, size); ok {
+			r.buf, r.base = b, off
+			if rec, n, ok := r.parse(off); ok {
+				return rec, n, nil
+			}
+		}
 	}
 	want := max(256<<10, int(size-off))
 	if want > 16<<20 { // one huge record: size it exactly
@@ -77,12 +90,12 @@ func (r *chunkReader) read(off, size int64) (Record, int64, error) {
 			want += int(hdr)
 		}
 	}
-	if cap(r.buf) < want {
-		r.buf = make([]byte, want)
+	if cap(r.own) < want {
+		r.own = make([]byte, want)
 	}
-	r.buf = r.buf[:min(int64(want), size-off)]
-	n, err := r.f.ReadAt(r.buf, off)
-	r.buf, r.base = r.buf[:n], off
+	r.own = r.own[:min(int64(want), size-off)]
+	n, err := r.f.ReadAt(r.own, off)
+	r.buf, r.base = r.own[:n], off
 	if rec, m, ok := r.parse(off); ok {
 		return rec, m, nil
 	}

@@ -14,7 +14,7 @@ const (
 	// "on" or "off" (default, docs/relay.md).
 	SettingRelays = "relays"
 	// SettingQuitRunning says what quitting does to running relayed tasks:
-	// "keep" them running or "stop" them (default).
+	// "keep" them running, "stop" them (default), or "ask" each time.
 	SettingQuitRunning = "quitRunningTasks"
 	// SettingSummaryAgent is the backend whose CLI writes a task's one-line
 	// summary when it finishes ("" or absent = no summary: it costs a

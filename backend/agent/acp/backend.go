@@ -172,11 +172,18 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		done:   make(chan struct{}),
 		booted: make(chan struct{}),
 	}
+	if agent.Adopting(ctx) {
+		s.adopt()
+	}
 	if err := s.spawn(ctx, path, b.cfg); err != nil {
 		s.stream.Close()
 		return nil, err
 	}
 	b.sessions.Add(s)
+	if s.ids != nil {
+		close(s.booted) // the agent had its handshake with the previous app
+		return s, nil
+	}
 	go s.boot()
 	if prompt != "" {
 		s.startTurn(prompt) // waits for the handshake
@@ -221,6 +228,9 @@ type session struct {
 	waitErr  error
 	stopOnce sync.Once
 	stopErr  error
+
+	// ids, on an adopted session, renumbers the SDK's requests (adopt.go).
+	ids *idShift
 }
 
 var (
@@ -259,7 +269,7 @@ func (s *session) spawn(ctx context.Context, path string, c Config) error {
 	p, err := agent.StartProcess(ctx, agent.ProcSpec{
 		Name: string(c.Name), Path: path, Args: append(args, s.cfg.ExtraArgs...), Dir: s.root, Env: env,
 		Stdin: true, Role: "agent " + string(c.Name), Recorder: s.cfg.Recorder,
-		OnFrame: s.onFrame,
+		OnFrame: s.onFrame, Stream: s.stream,
 	})
 	if err != nil {
 		scancel()
@@ -287,6 +297,10 @@ func (s *session) spawn(ctx context.Context, path string, c Config) error {
 func (s *session) onFrame(line []byte, at time.Time, err error) {
 	if err != nil {
 		s.stream.Synth(agent.Event{Type: agent.EventError, Error: fmt.Sprintf("%s: %v", s.b.cfg.Name, err)})
+		return
+	}
+	if s.ids != nil {
+		s.onAdoptedFrame(line, at)
 		return
 	}
 	s.notePerms(s.stream.Frame(line, at))
@@ -351,6 +365,7 @@ func (w *teeWriter) Write(p []byte) (int, error) {
 	err := w.s.p.WithStdin(func(write func([]byte) error) error {
 		for _, line := range bytes.Split(p, []byte{'\n'}) {
 			if len(bytes.TrimSpace(line)) > 0 {
+				line = w.s.ids.out(line)
 				w.s.stream.Local(w.s.redact(line))
 				if err := write(line); err != nil {
 					return err

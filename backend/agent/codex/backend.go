@@ -112,11 +112,16 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		perms:   map[string]json.RawMessage{},
 		done:    make(chan struct{}),
 	}
+	s.adopted = agent.Adopting(ctx)
 	if err := s.spawn(ctx, path); err != nil {
 		s.stream.Close()
 		return nil, err
 	}
 	b.sessions.Add(s)
+	if s.adopted {
+		s.adopt()
+		return s, nil
+	}
 	if err := s.handshake(ctx); err != nil {
 		_ = s.Stop(context.Background())
 		return nil, fmt.Errorf("codex: %w (stderr: %s)", err, s.proc.Stderr())
@@ -148,6 +153,9 @@ type session struct {
 	mode     agent.InteractionMode
 	model    string
 	stopping bool
+	// adopted: the app-server runs behind a relay a previous app started;
+	// its handshake is not repeated (adopt.go).
+	adopted bool
 
 	done     chan struct{}
 	waitErr  error
@@ -171,7 +179,7 @@ func (s *session) spawn(ctx context.Context, path string) error {
 	p, err := agent.StartProcess(ctx, agent.ProcSpec{
 		Name: "codex", Path: path, Args: append([]string{"app-server"}, s.cfg.ExtraArgs...), Dir: s.cfg.Cwd,
 		Env: env, Stdin: true, Role: "agent " + string(agent.BackendCodex), Recorder: s.cfg.Recorder,
-		OnFrame: s.onFrame,
+		OnFrame: s.onFrame, Stream: s.stream,
 	})
 	if err != nil {
 		return err
@@ -234,16 +242,20 @@ func (s *session) onFrame(line []byte, at time.Time, err error) {
 	if json.Unmarshal(line, &m) == nil {
 		s.register(&m) // before the Batch: the UI may answer at once
 	}
+	replay := s.stream.Replaying()
+	if s.adopted {
+		s.adoptBooks(&m)
+	}
 	if m.Method == "" && len(m.ID) > 0 {
 		// A response goes to its caller before the frame is queued: the
 		// caller may be the consumer itself (a queued follow-up sent from
 		// the orchestrator's loop), which must not wait on a full stream.
-		s.dispatch(&m)
+		s.dispatch(&m, replay)
 		s.stream.Frame(line, at)
 		return
 	}
 	s.stream.Frame(line, at)
-	s.dispatch(&m)
+	s.dispatch(&m, replay)
 }
 
 // finish records how the process ended and closes the stream.
@@ -266,8 +278,10 @@ func (s *session) finish() {
 }
 
 // dispatch routes a received message: responses to their caller, approval
-// requests to the pending set, turn notifications to the turn state.
-func (s *session) dispatch(m *rpcMessage) {
+// requests to the pending set, turn notifications to the turn state. A
+// replayed message (an adopted session catching up) was answered by the
+// app that stored it: it only updates the books.
+func (s *session) dispatch(m *rpcMessage, replay bool) {
 	switch {
 	case m.Method == "" && len(m.ID) > 0:
 		s.mu.Lock()
@@ -278,6 +292,7 @@ func (s *session) dispatch(m *rpcMessage) {
 		}
 	case isApproval(m.Method):
 		// registered before delivery
+	case len(m.ID) > 0 && m.Method != "" && replay:
 	case len(m.ID) > 0 && m.Method != "":
 		// A server request this client does not serve (user input, MCP
 		// elicitation, dynamic tools): refuse it so the turn goes on.

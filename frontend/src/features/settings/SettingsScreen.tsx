@@ -2,6 +2,7 @@
 // the theme, and the installed backends with their capabilities.
 
 import { EditorSetting } from "./EditorSetting";
+import { TaskLifetimeSetting } from "./TaskLifetimeSetting";
 import { useEffect, useState } from "react";
 import { useApp } from "../../state/context";
 import { backendInfo, type Theme } from "../../state/store";
@@ -63,6 +64,7 @@ export function SettingsScreen() {
       </section>
 
       <EditorSetting />
+      <TaskLifetimeSetting />
 
       <section className="jc-card">
         <h2 className="jc-card__title">Agents</h2>

@@ -2,7 +2,9 @@
 // tests, built on the SDK's agent side. Prompts containing "permission" ask
 // to write hello.txt (through the client's fs/write_text_file) and end the
 // turn; prompts containing "slow" stream one chunk and wait for
-// session/cancel. At start it spawns a child (sleep) in its process group so
+// session/cancel; prompts containing "stream" stream FAKEAGENT_STREAM chunks
+// FAKEAGENT_DELAY apart (which also delays the permission question);
+// FAKEAGENT_OUT_LOG records everything it writes. At start it spawns a child (sleep) in its process group so
 // the tests can check nothing is orphaned.
 //
 // FAKEAGENT_BEHAVIOR picks one of the protocol's edge cases:
@@ -130,6 +132,15 @@ func (f *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		cmd = after // a prompt seeded with a transcript: act on the new message
 	}
 	switch {
+	case strings.Contains(cmd, "stream"):
+		// FAKEAGENT_STREAM chunks, FAKEAGENT_DELAY apart (the relay tests).
+		n, _ := strconv.Atoi(os.Getenv("FAKEAGENT_STREAM"))
+		delay, _ := time.ParseDuration(os.Getenv("FAKEAGENT_DELAY"))
+		for i := 1; i <= n && ctx.Err() == nil; i++ {
+			time.Sleep(delay)
+			f.say(ctx, p.SessionId, fmt.Sprintf("w%d ", i))
+		}
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	case strings.Contains(cmd, "permission"):
 		return f.permission(ctx, p.SessionId)
 	case strings.Contains(cmd, "flood"):
@@ -154,6 +165,9 @@ func (f *fake) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 func (f *fake) permission(ctx context.Context, sid acp.SessionId) (acp.PromptResponse, error) {
 	path := filepath.Join(f.cwd, "hello.txt")
 	f.say(ctx, sid, "Writing hello.txt.")
+	if d, _ := time.ParseDuration(os.Getenv("FAKEAGENT_DELAY")); d > 0 {
+		time.Sleep(d) // the relay tests: the question comes while the app is away
+	}
 	diff := []acp.ToolCallContent{acp.ToolDiffContent(path, "hello\n")}
 	_ = f.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.StartToolCall("call_1", "Write hello.txt",
 		acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartContent(diff))})
@@ -210,6 +224,13 @@ func main() {
 		_ = os.WriteFile(pidFile, []byte(strconv.Itoa(child.Process.Pid)), 0o644)
 	}
 	f := &fake{}
-	f.conn = acp.NewAgentSideConnection(f, os.Stdout, os.Stdin)
+	var out io.Writer = os.Stdout
+	if path := os.Getenv("FAKEAGENT_OUT_LOG"); path != "" {
+		// Its own record of every byte it writes, first (the relay tests).
+		if log, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			out = io.MultiWriter(log, os.Stdout)
+		}
+	}
+	f.conn = acp.NewAgentSideConnection(f, out, os.Stdin)
 	<-f.conn.Done()
 }

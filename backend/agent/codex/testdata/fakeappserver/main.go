@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"time"
 )
 
 type entry struct {
@@ -39,8 +41,15 @@ func read() map[string]json.RawMessage {
 	return nil
 }
 
+var outLog, _ = os.OpenFile(os.Getenv("FAKE_OUT_LOG"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+
+// write sends one message; with FAKE_OUT_LOG it is first appended to that
+// record of everything the fake wrote.
 func write(m any) {
 	b, _ := json.Marshal(m)
+	if outLog != nil {
+		outLog.Write(append(b, '\n'))
+	}
 	os.Stdout.Write(append(b, '\n'))
 }
 
@@ -65,6 +74,7 @@ func main() {
 		slow()
 		return
 	}
+	delay, _ := time.ParseDuration(os.Getenv("FAKE_LINE_DELAY"))
 	data, err := os.ReadFile(os.Getenv("FAKE_TRANSCRIPT"))
 	if err != nil {
 		fail("%v", err)
@@ -99,6 +109,7 @@ func main() {
 				}
 			}
 		case "recv":
+			time.Sleep(delay)
 			if !hasMethod && hasID {
 				if id, ok := ids[string(e.Msg["id"])]; ok {
 					e.Msg["id"] = id
@@ -152,6 +163,10 @@ func slow() {
 			write(map[string]any{"id": id, "result": map[string]any{"thread": map[string]any{"id": "forked-" + p.ThreadID, "forkedFromId": p.ThreadID, "model": "fake-model"}}})
 		case "turn/start":
 			write(map[string]any{"id": id, "result": map[string]any{"turn": map[string]any{"id": "tu-slow", "status": "inProgress"}}})
+			if n, _ := strconv.Atoi(os.Getenv("FAKE_STREAM")); n > 0 {
+				stream(n)
+				break
+			}
 			write(map[string]any{"method": "turn/started", "params": map[string]any{"threadId": "th-slow", "turn": map[string]any{"id": "tu-slow", "status": "inProgress"}}})
 			write(map[string]any{"method": "item/started", "params": map[string]any{"threadId": "th-slow", "turnId": "tu-slow", "item": map[string]any{"type": "agentMessage", "id": "msg-slow", "text": ""}}})
 			write(map[string]any{"method": "item/agentMessage/delta", "params": map[string]any{"threadId": "th-slow", "turnId": "tu-slow", "itemId": "msg-slow", "delta": "working"}})
@@ -160,4 +175,25 @@ func slow() {
 			write(map[string]any{"method": "turn/completed", "params": map[string]any{"threadId": "th-slow", "turn": map[string]any{"id": "tu-slow", "status": "interrupted", "error": nil}}})
 		}
 	}
+}
+
+// stream (FAKE_MODE=slow, FAKE_STREAM=n) writes a turn of n deltas,
+// FAKE_LINE_DELAY apart, then completes it.
+func stream(n int) {
+	delay, _ := time.ParseDuration(os.Getenv("FAKE_LINE_DELAY"))
+	p := func(kv ...any) map[string]any {
+		m := map[string]any{"threadId": "th-slow", "turnId": "tu-slow"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	write(map[string]any{"method": "turn/started", "params": map[string]any{"threadId": "th-slow", "turn": map[string]any{"id": "tu-slow", "status": "inProgress"}}})
+	write(map[string]any{"method": "item/started", "params": p("item", map[string]any{"type": "agentMessage", "id": "msg-slow", "text": ""})})
+	for i := 1; i <= n; i++ {
+		time.Sleep(delay)
+		write(map[string]any{"method": "item/agentMessage/delta", "params": p("itemId", "msg-slow", "delta", fmt.Sprintf("w%d ", i))})
+	}
+	write(map[string]any{"method": "item/completed", "params": p("item", map[string]any{"type": "agentMessage", "id": "msg-slow", "text": "done"})})
+	write(map[string]any{"method": "turn/completed", "params": map[string]any{"threadId": "th-slow", "turn": map[string]any{"id": "tu-slow", "status": "completed", "error": nil}}})
 }

@@ -1739,6 +1739,20 @@ export namespace services {
 		    return a;
 		}
 	}
+	export class TaskLifetime {
+	    keepRunning: boolean;
+	    onQuit: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskLifetime(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.keepRunning = source["keepRunning"];
+	        this.onQuit = source["onQuit"];
+	    }
+	}
 	export class TaskLinks {
 	    parent?: store.TaskLink;
 	    children: store.TaskLink[];

@@ -10,6 +10,10 @@ export function GetSummaryAgent() {
   return window['go']['services']['SettingsService']['GetSummaryAgent']();
 }
 
+export function GetTaskLifetime() {
+  return window['go']['services']['SettingsService']['GetTaskLifetime']();
+}
+
 export function ListBackends() {
   return window['go']['services']['SettingsService']['ListBackends']();
 }
@@ -20,4 +24,8 @@ export function SetDefaultBackend(arg1) {
 
 export function SetSummaryAgent(arg1) {
   return window['go']['services']['SettingsService']['SetSummaryAgent'](arg1);
+}
+
+export function SetTaskLifetime(arg1) {
+  return window['go']['services']['SettingsService']['SetTaskLifetime'](arg1);
 }

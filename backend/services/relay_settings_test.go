@@ -1,0 +1,31 @@
+package services
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+func TestTaskLifetimeSettings(t *testing.T) {
+	f := newFixture(t)
+	got, err := f.settings.GetTaskLifetime()
+	if err != nil || got != (TaskLifetime{KeepRunning: false, OnQuit: "stop"}) {
+		t.Fatalf("defaults %+v %v", got, err)
+	}
+	if err := f.settings.SetTaskLifetime(TaskLifetime{KeepRunning: true, OnQuit: "ask"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.settings.GetTaskLifetime(); got != (TaskLifetime{KeepRunning: true, OnQuit: "ask"}) {
+		t.Fatalf("saved %+v", got)
+	}
+	// The keys the app reads at start and at quit.
+	v, _, _ := f.settings.settings.Get(context.Background(), store.SettingRelays)
+	q, _, _ := f.settings.settings.Get(context.Background(), store.SettingQuitRunning)
+	if v != "on" || q != "ask" {
+		t.Fatalf("stored relays=%q quitRunningTasks=%q", v, q)
+	}
+	if err := f.settings.SetTaskLifetime(TaskLifetime{OnQuit: "maybe"}); err == nil {
+		t.Fatal("an unknown quit choice was saved")
+	}
+}
