@@ -46,6 +46,9 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	if agent.TaskIDFrom(ctx) == "" || !relayedRoles[spec.Role] {
 		return nil
 	}
+	if t, ok := ctx.Value(ctxKeyHost{}).(agent.Transport); ok {
+		return t // the task's project lives on a host
+	}
 	return r.t
 }
 
@@ -58,10 +61,13 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 var relayedRoles = map[string]bool{"agent " + string(agent.BackendClaudeCode): true}
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {
-	if o.opt.Relays == nil {
-		return o.procLog
+	if o.opt.Relays != nil {
+		return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays}
 	}
-	return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays}
+	if o.opt.Hosts != nil { // local tasks stay children (t nil)
+		return relayRecorder{ProcessLog: o.procLog}
+	}
+	return o.procLog
 }
 
 // startCtx is the context a backend starts a session with: the app's, with
