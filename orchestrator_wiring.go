@@ -36,7 +36,7 @@ type sessions struct {
 // onAction is called with the inbox key of a clicked desktop notification;
 // resolve finds the summary agent's CLI (nil: no summaries).
 func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces,
-	onAction func(key string), resolve services.BinaryResolver) (*sessions, error) {
+	hosts orchestrator.Hosts, onAction func(key string), resolve services.BinaryResolver) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
 	}
@@ -55,7 +55,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	var mcp *mcpserver.Server // set below: the server needs the orchestrator
 	o, err := orchestrator.New(orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
-		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relaysOf(ctx, db),
+		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relaysOf(ctx, db), Hosts: hosts,
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil

@@ -103,7 +103,7 @@ func (o *Orchestrator) hostUp(taskID string) {
 	r.unreachable = time.Time{}
 	status, reason := r.status, ""
 	if r.stopping && r.stopReason == ReasonStopQueued {
-		reason, r.stopReason = "stopping (the host is reachable again)", ReasonStopped
+		reason, r.stopReason = reasonStopping, ReasonStopped
 	}
 	unlock()
 	o.setReason(taskID, status, reason)
@@ -130,9 +130,30 @@ func (o *Orchestrator) stopUnreachable(r *run, unlock func()) error {
 	since, status := r.unreachable, r.status
 	unlock()
 	o.setReason(r.taskID, status, UnreachableReason(since, nil)+"; "+ReasonStopQueued)
-	go func() { _ = r.sess.Stop(o.ctx) }() // returns once the agent ended (or the app closes)
+	go func() {
+		_ = r.sess.Stop(o.ctx) // returns once the agent ended (or the app closes)
+		<-r.done
+		o.clearStopReason(r.taskID)
+	}()
 	return nil
 }
+
+// clearStopReason removes the queued stop's words once the agent ended (a
+// task stopped while idle keeps how its last turn ended, as locally).
+func (o *Orchestrator) clearStopReason(taskID string) {
+	unlock := o.lock(taskID)
+	defer unlock()
+	if o.getRun(taskID) != nil {
+		return
+	}
+	t, err := store.LoadTaskRun(context.Background(), o.db.R, taskID)
+	if err != nil || !strings.Contains(t.StatusReason, ReasonStopQueued) && t.StatusReason != reasonStopping {
+		return
+	}
+	o.setReason(taskID, t.Status, "")
+}
+
+const reasonStopping = "stopping (the host is reachable again)"
 
 // adoptHostRelay adopts the relay a previous app left on the host of t's
 // project; false when there is none.
@@ -147,7 +168,7 @@ func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun) (boo
 	if o.getRun(t.ID) != nil {
 		return false, fmt.Errorf("task %s already runs", t.ID)
 	}
-	actx := context.WithValue(context.WithValue(ctx, ctxKeyAdopt{}, tr), ctxKeyRemoteAdopt{}, true)
+	actx := agent.OnHost(context.WithValue(context.WithValue(ctx, ctxKeyAdopt{}, tr), ctxKeyRemoteAdopt{}, true))
 	if err := o.startLocked(actx, t, t.SessionID, ""); err != nil {
 		return false, err
 	}

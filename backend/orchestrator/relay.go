@@ -77,6 +77,9 @@ func (o *Orchestrator) startCtx(ctx context.Context, taskID string) context.Cont
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
 		sc = context.WithValue(sc, ctxKeyAdopt{}, t)
 	}
+	if agent.IsOnHost(ctx) {
+		sc = agent.OnHost(sc)
+	}
 	return sc
 }
 

@@ -316,7 +316,14 @@ func (p *proc) Stop(grace time.Duration, reason string) error {
 		return nil
 	}
 	p.mu.Unlock()
-	return p.with(func(c *relay.Client) error { return c.Stop(grace, reason) })
+	err := p.with(func(c *relay.Client) error { return c.Stop(grace, reason) })
+	if err != nil && !p.isClosed() { // the link just dropped: send it on reconnect
+		p.mu.Lock()
+		p.stop = &stopReq{grace, reason}
+		p.mu.Unlock()
+		return nil
+	}
+	return err
 }
 
 // Ack implements agent.Remote (a lost ack is covered by the next one).
