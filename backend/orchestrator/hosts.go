@@ -187,13 +187,14 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 	if o.opt.Hosts == nil {
 		return
 	}
-	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting)
+	// Running after a crash, or left running with "keep".
+	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting, store.StatusInterrupted)
 	if err != nil {
 		o.log.Warn("orchestrator: tasks to adopt on hosts", "err", err)
 		return
 	}
 	for _, t := range tasks {
-		if adopted[t.ID] {
+		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
 			continue
 		}
 		ok, err := o.adoptHostRelay(ctx, t)

@@ -139,12 +139,73 @@ func agentLines(t *testing.T, db *store.DB, taskID, record string) int {
 // is queued and done on reconnect; nothing is left on either side and the
 // secret never reached the host's disk.
 func TestOrchestratorRemoteTask(t *testing.T) {
-	srv := sshdtest.Start(t)
+	e := newRemoteEnv(t)
+	o := e.orchestrator(t, false)
+	defer o.Close(context.Background())
+	id := e.startTask(t, o)
+	runRemoteTask(t, e.srv, e.db, o, e.gs, id, e.record)
+	if hits := grepTree(e.srv.Home, e.secret); len(hits) > 0 {
+		t.Fatalf("the secret was written on the host: %v", hits)
+	}
+}
+
+// At app start the relay of a remote task that was running is adopted:
+// the app quits with "keep" while the agent streams; the next app finds
+// the relay on the host, continues from the journal (every line stored
+// once, in order), shows the permission it asked meanwhile, and the turn
+// completes after the answer.
+func TestOrchestratorAdoptsRemoteRelay(t *testing.T) {
+	e := newRemoteEnv(t)
+	ctx := context.Background()
+	o1 := e.orchestrator(t, true)
+	id := e.startTask(t, o1)
+	waitTask(t, e.db, id, "40 frames", func(store.TaskRun) bool {
+		n, _ := store.CountRawFrames(ctx, e.db.R, id)
+		return n >= 40
+	})
+	must(t, o1.Close(ctx)) // quit with "keep": the agent goes on on the host
+	before, _ := store.CountRawFrames(ctx, e.db.R, id)
+	time.Sleep(time.Second)
+
+	o2 := e.orchestrator(t, false)
+	defer o2.Close(ctx)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tr := waitTask(t, e.db, id, "the permission after adoption", func(tr store.TaskRun) bool { return tr.Status == store.StatusWaiting })
+	t.Logf("adopted after %d frames: %s %q", before, tr.Status, tr.StatusReason)
+	reqs, err := o2.PendingRequests(ctx, id)
+	if err != nil || len(reqs) != 1 {
+		t.Fatalf("pending = %+v, %v", reqs, err)
+	}
+	must(t, o2.RespondToPermission(ctx, id, reqs[0].RequestID, orchestrator.PermissionAnswer{Behavior: agent.Allow}))
+	waitTask(t, e.db, id, "the turn to complete", func(tr store.TaskRun) bool { return tr.Status == store.StatusCompleted })
+	t.Logf("%d agent lines stored exactly once, in order", agentLines(t, e.db, id, e.record))
+	must(t, o2.Stop(ctx, id))
+}
+
+// remoteEnv is a real sshd, a project on it, the fake claude installed
+// there, and what the orchestrator needs.
+type remoteEnv struct {
+	srv            *sshdtest.Server
+	pool           *remote.Pool
+	db             *store.DB
+	gs             *services.GitService
+	reg            *agent.Registry
+	cwd            func(context.Context, store.TaskRun) (string, error)
+	projectID      string
+	record, secret string
+}
+
+func newRemoteEnv(t *testing.T) *remoteEnv {
+	e := &remoteEnv{srv: sshdtest.Start(t)}
+	srv := e.srv
 	pool, err := remote.NewPool(remote.Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, ConnectTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	e.pool = pool
+	t.Cleanup(func() {
 		pool.Close()
 		if left := srv.WaitNoRemoteProcesses(context.Background(), 10*time.Second); len(left) > 0 {
 			t.Errorf("remote processes left: %v", left)
@@ -152,52 +213,57 @@ func TestOrchestratorRemoteTask(t *testing.T) {
 		if left := sshdtest.WaitNoLocalProcesses(srv.ControlDir, 5*time.Second); len(left) > 0 {
 			t.Errorf("local ssh processes left: %v", left)
 		}
-	}()
+	})
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
-	if err != nil {
+	if e.db, err = store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	projectID, gitEnv := remoteProject(t, ctx, db, pool, srv)
-	ws := services.NewWorkspaces(db, nil) // no local git: everything runs on the host
-	ws.SetRemote(&remote.ProjectGits{Pool: pool, Hosts: store.NewHosts(db), Env: gitEnv})
-	gs := services.NewGitService(ctx, ws, nil)
-	if _, err := gs.SetProjectSettings(projectID, services.ProjectGitSettings{WorktreesEnabled: true}); err != nil {
+	t.Cleanup(func() { e.db.Close() })
+	var gitEnv []string
+	e.projectID, gitEnv = remoteProject(t, ctx, e.db, pool, srv)
+	ws := services.NewWorkspaces(e.db, nil) // no local git: everything runs on the host
+	ws.SetRemote(&remote.ProjectGits{Pool: pool, Hosts: store.NewHosts(e.db), Env: gitEnv})
+	e.gs = services.NewGitService(ctx, ws, nil)
+	if _, err := e.gs.SetProjectSettings(e.projectID, services.ProjectGitSettings{WorktreesEnabled: true}); err != nil {
 		t.Fatal(err)
 	}
-
-	// The agent CLI "installed" on the host where the Hosts page puts them.
+	e.cwd, _ = services.WorkspaceHooks(ws, nil)
+	// The agent CLI "installed" on the host where the Hosts page puts them;
+	// the local path given to the backend does not exist.
 	fake := agenttest.BuildFakeClaude(t)
 	bin := filepath.Join(srv.Home, ".local", "bin")
 	must(t, os.MkdirAll(bin, 0o755))
 	must(t, os.Symlink(fake, filepath.Join(bin, filepath.Base(fake))))
-	record := filepath.Join(srv.Home, "agent-out.jsonl")
-	secret := fmt.Sprintf("s3cr3t-%d", time.Now().UnixNano())
-	reg := agent.NewRegistry()
-	reg.Register(claude.New(claude.Options{Binary: "/nowhere/" + filepath.Base(fake), GracePeriod: 500 * time.Millisecond,
+	e.record = filepath.Join(srv.Home, "agent-out.jsonl")
+	e.secret = fmt.Sprintf("s3cr3t-%d", time.Now().UnixNano())
+	e.reg = agent.NewRegistry()
+	e.reg.Register(claude.New(claude.Options{Binary: "/nowhere/" + filepath.Base(fake), GracePeriod: 500 * time.Millisecond,
 		WaitDelay: 500 * time.Millisecond, InterruptTimeout: 500 * time.Millisecond,
 		Env: []string{"FAKE_CLAUDE_SCRIPT=" + remoteScript(t, srv.Home, 150), "FAKE_CLAUDE_LINE_DELAY=15ms",
-			"FAKE_CLAUDE_OUT_LOG=" + record, "FAKE_CLAUDE_ARGS_FILE=agent-args.json", "JC_TEST_SECRET=" + secret}}))
-	cwd, _ := services.WorkspaceHooks(ws, nil)
-	hosts := &remote.Tasks{Pool: pool, Hosts: store.NewHosts(db), MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
+			"FAKE_CLAUDE_OUT_LOG=" + e.record, "FAKE_CLAUDE_ARGS_FILE=agent-args.json", "JC_TEST_SECRET=" + e.secret}}))
+	return e
+}
+
+func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestrator {
+	hosts := &remote.Tasks{Pool: e.pool, Hosts: store.NewHosts(e.db), MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 		Tune: func(s *relay.Spec) { s.IdleStop, s.IdleExit = time.Minute, time.Minute }}
-	o, err := orchestrator.New(orchestrator.Options{DB: db, Backends: reg, Formats: agent.NewFormats(claude.Format()),
-		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Cwd: cwd, Hosts: hosts})
+	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format()),
+		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Cwd: e.cwd, Hosts: hosts, KeepOnQuit: keep})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer o.Close(ctx)
-	tk, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: projectID, Name: "remote work", Prompt: "touch a file",
+	return o
+}
+
+func (e *remoteEnv) startTask(t *testing.T, o *orchestrator.Orchestrator) string {
+	ctx := context.Background()
+	tk, err := store.NewTasks(e.db).Create(ctx, store.NewTask{ProjectID: e.projectID, Name: "remote work", Prompt: "touch a file",
 		AgentBackend: agent.BackendClaudeCode, InteractionMode: "ask"})
 	must(t, err)
 	if err := o.Start(ctx, tk.ID); err != nil {
-		t.Fatalf("Start: %v\n%s", err, srv.Log())
+		t.Fatalf("Start: %v\n%s", err, e.srv.Log())
 	}
-	runRemoteTask(t, srv, db, o, gs, tk.ID, record)
-	if hits := grepTree(srv.Home, secret); len(hits) > 0 {
-		t.Fatalf("the secret was written on the host: %v", hits)
-	}
+	return tk.ID
 }
 
 func runRemoteTask(t *testing.T, srv *sshdtest.Server, db *store.DB, o *orchestrator.Orchestrator, gs *services.GitService, id, record string) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -23,7 +24,20 @@ type Tasks struct {
 	Binary                 func(goos, goarch string) (string, error)
 	Tune                   func(*relay.Spec)
 	MinBackoff, MaxBackoff time.Duration
+
+	mu     sync.Mutex
+	listed map[string]listing // per host, for the adoptions of one start
 }
+
+// listing is the relays found on a host (or why not), kept listTTL.
+type listing struct {
+	at    time.Time
+	d     Deployed
+	metas []relay.Meta
+	err   error
+}
+
+const listTTL = 30 * time.Second
 
 // TransportFor implements orchestrator.Hosts.
 func (ts *Tasks) TransportFor(ctx context.Context, projectID string, down func(string, time.Time, error),
@@ -61,11 +75,7 @@ func (ts *Tasks) Adopt(ctx context.Context, projectID, taskID string, stored fun
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	d, err := t.deploy(ctx)
-	if err != nil {
-		return nil, false, err
-	}
-	metas, err := t.C.ListRelays(ctx, RelayDir(d))
+	d, metas, err := ts.relaysOn(ctx, t)
 	if err != nil {
 		return nil, false, err
 	}
@@ -114,4 +124,25 @@ func (c *Client) ListRelays(ctx context.Context, dir string) ([]relay.Meta, erro
 		}
 		metas = append(metas, m)
 	}
+}
+
+// relaysOn lists the relays on t's host once per listTTL: at start every
+// task of a host asks, and an unreachable host is waited for only once.
+func (ts *Tasks) relaysOn(ctx context.Context, t *Transport) (Deployed, []relay.Meta, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	host := t.C.Host()
+	if l, ok := ts.listed[host]; ok && time.Since(l.at) < listTTL && (l.err != nil || len(l.metas) > 0) {
+		return l.d, l.metas, l.err
+	}
+	d, err := t.deploy(ctx)
+	var metas []relay.Meta
+	if err == nil {
+		metas, err = t.C.ListRelays(ctx, RelayDir(d))
+	}
+	if ts.listed == nil {
+		ts.listed = map[string]listing{}
+	}
+	ts.listed[host] = listing{at: time.Now(), d: d, metas: metas, err: err}
+	return d, metas, err
 }
