@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -156,6 +157,7 @@ func TestOrchestratorRemoteTask(t *testing.T) {
 // completes after the answer.
 func TestOrchestratorAdoptsRemoteRelay(t *testing.T) {
 	e := newRemoteEnv(t)
+	e.binary = headlessRelay(t) // the host runs the relay-only build
 	ctx := context.Background()
 	o1 := e.orchestrator(t, true)
 	id := e.startTask(t, o1)
@@ -195,6 +197,19 @@ type remoteEnv struct {
 	cwd            func(context.Context, store.TaskRun) (string, error)
 	projectID      string
 	record, secret string
+	binary         string // deployed instead of the test binary ("": the test binary)
+}
+
+// headlessRelay builds cmd/jean-claude-relay (no Wails, static) as
+// `make relay-bins` does.
+func headlessRelay(t *testing.T) string {
+	out := filepath.Join(t.TempDir(), "jean-claude-relay")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "github.com/jean-claude/jean-claude/cmd/jean-claude-relay")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the headless relay: %v\n%s", err, b)
+	}
+	return out
 }
 
 func newRemoteEnv(t *testing.T) *remoteEnv {
@@ -247,6 +262,9 @@ func newRemoteEnv(t *testing.T) *remoteEnv {
 func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestrator {
 	hosts := &remote.Tasks{Pool: e.pool, Hosts: store.NewHosts(e.db), MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 		Tune: func(s *relay.Spec) { s.IdleStop, s.IdleExit = time.Minute, time.Minute }}
+	if e.binary != "" {
+		hosts.Binary = func(string, string) (string, error) { return e.binary, nil }
+	}
 	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format()),
 		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Cwd: e.cwd, Hosts: hosts, KeepOnQuit: keep})
 	if err != nil {
