@@ -183,7 +183,7 @@ func TestOrchestratorAdoptsRemoteRelay(t *testing.T) {
 	must(t, o2.RespondToPermission(ctx, id, reqs[0].RequestID, orchestrator.PermissionAnswer{Behavior: agent.Allow}))
 	waitTask(t, e.db, id, "the turn to complete", func(tr store.TaskRun) bool { return tr.Status == store.StatusCompleted })
 	t.Logf("%d agent lines stored exactly once, in order", agentLines(t, e.db, id, e.record))
-	must(t, o2.Stop(ctx, id))
+	must(t, o2.Close(ctx)) // quit with "stop": the agent on the host ends (checked at cleanup)
 }
 
 // remoteEnv is a real sshd, a project on it, the fake claude installed

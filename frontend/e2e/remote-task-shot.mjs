@@ -173,7 +173,28 @@ try {
   } catch {
     /* gone */
   }
-  if (app) await app.stop(); // quit "stop": the relay on the host is stopped
+  if (app) await app.stop(); // quit "stop": the relay on the host is asked to stop
+  // Relays still running on "the remote" after the app's 3 s grace (the
+  // agent then waits on its permission) are ended here, and counted.
+  await new Promise((r) => setTimeout(r, 2000));
+  let left = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let cmd = "";
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    if (cmd.startsWith(join(remoteHome, ".cache")) && cmd.endsWith("\0relay\0")) {
+      left++;
+      try {
+        process.kill(Number(pid), "SIGTERM");
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  console.log(`remote-task-shot: relays left after quit: ${left}`);
   try {
     process.kill(-sshd.pid, "SIGTERM");
   } catch {
