@@ -19,7 +19,7 @@ APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
 
 .PHONY: e2e-first-run package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
-        test-frontend e2e test-agents test-remote bench golden lint fmt clean bench-startup soak
+        test-frontend e2e test-agents test-remote relay-bins bench golden lint fmt clean bench-startup soak
 
 ## run: install what is missing, build, start the app
 run: build
@@ -105,6 +105,16 @@ test: deps frontend lint test-go test-frontend e2e e2e-first-run test-agents tes
 
 test-go:
 	$(GO) test -tags $(TAGS) -count=1 ./...
+
+## relay-bins: the headless relay (no Wails/WebKitGTK, static) for hosts,
+## beside the app binary, where remote.BinaryFor looks first
+RELAY_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+relay-bins:
+	@for p in $(RELAY_PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w" \
+	    -o $(dir $(BIN))jean-claude-relay-$$os-$$arch ./cmd/jean-claude-relay || exit 1; \
+	done
 
 ## test-remote: remote hosts against a real sshd on 127.0.0.1 (Debian's
 ## openssh-server, installed if missing); says SKIPPED loudly when it cannot be

@@ -25,6 +25,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/inbox"
 	"github.com/jean-claude/jean-claude/backend/instance"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/remote"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -118,13 +119,16 @@ func run() int {
 	}
 	if sshErr != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v: remote hosts are not available\n", sshErr)
-	} else if sshPool != nil {
+	}
+	var hostTasks orchestrator.Hosts // agents of remote projects run on their host
+	if sshErr == nil && sshPool != nil {
 		defer sshPool.Close()
 		if db != nil {
 			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, Hosts: store.NewHosts(db)})
+			hostTasks = &remote.Tasks{Pool: sshPool, Hosts: store.NewHosts(db)}
 		}
 	}
-	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, app.openInboxItem, aw.resolver(), cw.options)
+	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, hostTasks, app.openInboxItem, aw.resolver(), cw.options)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
 		return cli.ExitError

@@ -37,7 +37,7 @@ type sessions struct {
 // onAction is called with the inbox key of a clicked desktop notification;
 // resolve finds the summary agent's CLI (nil: no summaries).
 func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces,
-	onAction func(key string), resolve services.BinaryResolver, extra ...func(*orchestrator.Options)) (*sessions, error) {
+	hosts orchestrator.Hosts, onAction func(key string), resolve services.BinaryResolver, extra ...func(*orchestrator.Options)) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
 	}
@@ -57,7 +57,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	relays := relaysOf(ctx, db)
 	opt := orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
-		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relays,
+		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relays, Hosts: hosts,
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil

@@ -114,6 +114,16 @@ func TaskIDFrom(ctx context.Context) string {
 	return s
 }
 
+type ctxKeyOnHost struct{}
+
+// OnHost marks a session whose agent runs on another host (issue 21): the
+// backend must not look its CLI up on this machine (the host's transport
+// finds it there by its base name).
+func OnHost(ctx context.Context) context.Context { return context.WithValue(ctx, ctxKeyOnHost{}, true) }
+
+// IsOnHost reports whether ctx was marked by OnHost.
+func IsOnHost(ctx context.Context) bool { return ctx.Value(ctxKeyOnHost{}) != nil }
+
 // remoteState is a Process's side of a Remote.
 type remoteState struct {
 	r       Remote

@@ -116,6 +116,10 @@ type Options struct {
 	// (docs/relay.md) and adopts the relays found at Recover; nil runs
 	// agents as the app's children.
 	Relays *relay.Transport
+	// Hosts, when set, runs the agent of a task whose project lives on a
+	// host there, behind a relay (docs/remote.md), whether or not Relays
+	// is set; at Recover it adopts the relays left on those hosts.
+	Hosts Hosts
 	// KeepOnQuit leaves relayed agents running when the app closes ("keep");
 	// false stops them ("stop").
 	KeepOnQuit bool
@@ -363,13 +367,24 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	if sessionID != "" {
 		cfg.Transcript = o.transcript(ctx, t.ID)
 	}
-	if o.opt.MCP != nil {
+	sctx := o.startCtx(ctx, t.ID)
+	if _, adopting := ctx.Value(ctxKeyAdopt{}).(agent.Transport); !adopting {
+		ht, err := o.hostTransport(ctx, t)
+		if err != nil {
+			return fail(err)
+		}
+		if ht != nil {
+			sctx = agent.OnHost(context.WithValue(sctx, ctxKeyHost{}, ht))
+		}
+	}
+	// The app's MCP server listens on this machine: not for a remote agent.
+	if o.opt.MCP != nil && sctx.Value(ctxKeyHost{}) == nil && !o.adoptingRemote(ctx) {
 		if cfg.MCP, err = o.opt.MCP(ctx, t); err != nil {
 			o.log.Warn("orchestrator: no MCP server for the session", "task", t.ID, "err", err)
 			cfg.MCP = nil
 		}
 	}
-	sess, err := b.Start(o.startCtx(ctx, t.ID), cfg, prompt)
+	sess, err := b.Start(sctx, cfg, prompt)
 	if err != nil {
 		return fail(red.Error(err))
 	}
@@ -482,6 +497,9 @@ func (o *Orchestrator) Stop(ctx context.Context, taskID string) error {
 		}
 		return nil
 	}
+	if !r.unreachable.IsZero() {
+		return o.stopUnreachable(r, unlock)
+	}
 	r.stopping, r.stopReason = true, ReasonStopped
 	unlock()
 	return r.stop(ctx)
@@ -509,6 +527,7 @@ func (o *Orchestrator) markInterrupted(ctx context.Context, taskID, reason strin
 // ReasonAppClosed, and clears their pending requests. Run it at startup.
 func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 	adopted := o.adoptRelays(ctx) // before the clean-up: an adopted agent is not a leftover
+	o.adoptHostRelays(ctx, adopted)
 	o.killLeftovers(ctx)
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting)
 	if err != nil {

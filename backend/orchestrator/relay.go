@@ -47,6 +47,9 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	if agent.TaskIDFrom(ctx) == "" || !relayedRole(spec.Role) {
 		return nil
 	}
+	if t, ok := ctx.Value(ctxKeyHost{}).(agent.Transport); ok {
+		return t // the task's project lives on a host
+	}
 	return r.t
 }
 
@@ -69,10 +72,13 @@ func relayedRole(role string) bool {
 }
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {
-	if o.opt.Relays == nil {
-		return o.procLog
+	if o.opt.Relays != nil {
+		return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays}
 	}
-	return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays}
+	if o.opt.Hosts != nil { // local tasks stay children (t nil)
+		return relayRecorder{ProcessLog: o.procLog}
+	}
+	return o.procLog
 }
 
 // startCtx is the context a backend starts a session with: the app's, with
@@ -81,6 +87,9 @@ func (o *Orchestrator) startCtx(ctx context.Context, taskID string) context.Cont
 	sc := agent.WithTaskID(o.ctx, taskID)
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
 		sc = agent.WithAdopting(context.WithValue(sc, ctxKeyAdopt{}, t))
+	}
+	if agent.IsOnHost(ctx) {
+		sc = agent.OnHost(sc)
 	}
 	return sc
 }

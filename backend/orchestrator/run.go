@@ -32,7 +32,8 @@ type run struct {
 	idle        bool   // the turn completed; the session waits for input
 	stopping    bool
 	stopReason  string
-	turnFatal   string // a fatal error of the current turn
+	unreachable time.Time // the host's link is down since (remote tasks)
+	turnFatal   string    // a fatal error of the current turn
 	rateLimited bool
 	// echo maps the text of a user message the orchestrator stored to its
 	// id, so a backend that echoes it does not show it twice.

@@ -105,9 +105,14 @@ const (
 var ErrNoBinary = errors.New("no app binary for the host's OS/arch")
 
 // BinaryFor picks the local file to deploy to a host of goos/goarch (as
-// Health reports them): this executable when it matches, otherwise
+// Health reports them): the headless relay <dir>/jean-claude-relay-<goos>-<goarch>
+// (`make relay-bins`: no WebKitGTK needed on the host) when it is there,
+// else this executable when it matches, otherwise
 // <dir>/jean-claude-<goos>-<goarch> (cross builds placed beside it).
 func BinaryFor(goos, goarch, self, dir string) (string, error) {
+	if p := filepath.Join(dir, "jean-claude-relay-"+goos+"-"+goarch); isFile(p) {
+		return p, nil
+	}
 	if goos == runtimeGOOS && goarch == runtimeGOARCH && self != "" {
 		return self, nil
 	}
@@ -116,4 +121,9 @@ func BinaryFor(goos, goarch, self, dir string) (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("%w: %s/%s (looked for %s)", ErrNoBinary, goos, goarch, p)
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }

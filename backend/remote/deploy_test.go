@@ -71,3 +71,18 @@ func TestBinaryFor(t *testing.T) {
 		t.Fatalf("cross build: %s %v", p, err)
 	}
 }
+
+// The headless relay beside the app is preferred, for every platform.
+func TestBinaryForPrefersHeadless(t *testing.T) {
+	dir := t.TempDir()
+	self := filepath.Join(dir, "jean-claude")
+	for _, n := range []string{"jean-claude", "jean-claude-relay-linux-arm64", "jean-claude-relay-" + runtimeGOOS + "-" + runtimeGOARCH} {
+		must(t, os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o755))
+	}
+	for _, c := range [][2]string{{"linux", "arm64"}, {runtimeGOOS, runtimeGOARCH}} {
+		got, err := BinaryFor(c[0], c[1], self, dir)
+		if want := filepath.Join(dir, "jean-claude-relay-"+c[0]+"-"+c[1]); err != nil || got != want {
+			t.Fatalf("BinaryFor(%s/%s) = %q, %v; want %q", c[0], c[1], got, err, want)
+		}
+	}
+}

@@ -130,10 +130,21 @@ type proc struct {
 	meta   relay.Meta
 	taskID string
 
+	// replayThrough: frames up to it are marked Replay (an adopted relay:
+	// the app has them stored, a fresh normalizer needs them).
+	replayThrough uint64
+
 	mu     sync.Mutex
 	rc     *relay.Client
 	last   uint64 // last frame handed to the orchestrator
 	closed bool   // detached or the exit was handed over
+	// stop is a Stop asked while the link was down, sent on reconnect.
+	stop *stopReq
+}
+
+type stopReq struct {
+	grace  time.Duration
+	reason string
 }
 
 var _ agent.Remote = (*proc)(nil)
@@ -148,7 +159,12 @@ func (p *proc) attach(ctx context.Context) error {
 	}
 	p.mu.Lock()
 	p.rc = rc
+	st := p.stop
+	p.stop = nil
 	p.mu.Unlock()
+	if st != nil {
+		_ = rc.Stop(st.grace, st.reason) // queued while the host was unreachable
+	}
 	return nil
 }
 
@@ -183,7 +199,8 @@ func (p *proc) Next() (agent.RemoteFrame, error) {
 			}
 			p.mu.Unlock()
 			if !dup {
-				return agent.RemoteFrame{Seq: m.Seq, Line: m.Payload, TooLong: m.Type == relay.MsgTooLong}, nil
+				return agent.RemoteFrame{Seq: m.Seq, Line: m.Payload, TooLong: m.Type == relay.MsgTooLong,
+					Replay: m.Seq <= p.replayThrough}, nil
 			}
 		case relay.MsgExit:
 			var ex relay.Exit
@@ -289,9 +306,24 @@ func (p *proc) Signal(sig syscall.Signal) error {
 	return p.with(func(c *relay.Client) error { return c.Signal(sig) })
 }
 
-// Stop implements agent.Remote.
+// Stop implements agent.Remote. While the host is unreachable the stop is
+// queued and sent as soon as the link is back.
 func (p *proc) Stop(grace time.Duration, reason string) error {
-	return p.with(func(c *relay.Client) error { return c.Stop(grace, reason) })
+	p.mu.Lock()
+	if p.rc == nil && !p.closed {
+		p.stop = &stopReq{grace, reason}
+		p.mu.Unlock()
+		return nil
+	}
+	p.mu.Unlock()
+	err := p.with(func(c *relay.Client) error { return c.Stop(grace, reason) })
+	if err != nil && !p.isClosed() { // the link just dropped: send it on reconnect
+		p.mu.Lock()
+		p.stop = &stopReq{grace, reason}
+		p.mu.Unlock()
+		return nil
+	}
+	return err
 }
 
 // Ack implements agent.Remote (a lost ack is covered by the next one).

@@ -141,6 +141,9 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		return nil, err
 	}
 	bin, err := exec.LookPath(b.opt.Binary)
+	if err != nil && agent.IsOnHost(ctx) {
+		bin, err = b.opt.Binary, nil // looked up by name on the host
+	}
 	if err != nil {
 		return nil, fmt.Errorf("Claude Code not found: %q is not an executable on PATH or at that path (%v): %w",
 			b.opt.Binary, errors.Unwrap(err), agent.ErrBinaryNotFound)

@@ -36,6 +36,8 @@ const TaskTerminals = lazyScreen(() => import("../terminal/TaskTerminals").then(
 
 /** The status reason of a task whose relay was adopted at start (orchestrator.ReasonContinued). */
 export const CONTINUED_AFTER_RESTART = "continued after restart";
+/** The status reason of a remote task while its host's link is down (orchestrator.UnreachableReason). */
+export const HOST_UNREACHABLE = "host unreachable ";
 
 export interface TaskViewProps {
   taskId: string;
@@ -252,6 +254,11 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
       ) : (task?.status === "errored" || task?.status === "store-error") && task.statusReason ? (
         <div className="jc-tv-notice is-error jc-task-view__banner" role="alert" title={task.statusReason}>
           <strong>{taskStatus(task.status).label}:</strong> {task.status === "errored" ? readableError(task.statusReason).text : task.statusReason}
+        </div>
+      ) : task?.statusReason?.startsWith(HOST_UNREACHABLE) ? (
+        <div className="jc-tv-notice is-error jc-task-view__banner" role="status" data-testid="host-unreachable" title={task.statusReason}>
+          <strong>Host unreachable:</strong> {task.statusReason.slice(HOST_UNREACHABLE.length)}. Jean-Claude reconnects by
+          itself; the agent keeps running there and nothing it writes meanwhile is lost.
         </div>
       ) : task?.statusReason === CONTINUED_AFTER_RESTART && (task.status === "running" || task.status === "waiting") ? (
         <div className="jc-tv-notice jc-task-view__banner" role="status">

@@ -1,0 +1,210 @@
+package orchestrator
+
+// Tasks of projects that live on a host (issue 21, docs/remote.md): their
+// agent runs there behind a relay, through the transport Options.Hosts
+// gives; everything else (storage, streaming, permissions, follow-ups,
+// stop) is the local task's code path.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// Hosts gives the transports of tasks whose project lives on a host
+// (backend/remote.Tasks). down is called while the task's link is down
+// (with the time it went down), up when it is back.
+type Hosts interface {
+	// TransportFor is the transport of a new session of a task of
+	// projectID; ok false for a local project.
+	TransportFor(ctx context.Context, projectID string, down func(taskID string, since time.Time, err error),
+		up func(taskID string)) (t agent.Transport, ok bool, err error)
+	// Adopt is the transport that attaches to the relay a previous app
+	// left on the host for taskID (frames up to the stored sequence come
+	// marked Replay); ok false when there is none (or a local project).
+	Adopt(ctx context.Context, projectID, taskID string, stored func(relayID string) (uint64, error),
+		down func(taskID string, since time.Time, err error), up func(taskID string)) (t agent.Transport, ok bool, err error)
+}
+
+type (
+	ctxKeyHost        struct{}
+	ctxKeyRemoteAdopt struct{}
+)
+
+// adoptingRemote: ctx adopts a relay on a host.
+func (o *Orchestrator) adoptingRemote(ctx context.Context) bool {
+	return ctx.Value(ctxKeyRemoteAdopt{}) != nil
+}
+
+// ReasonStopQueued is shown when Stop is asked while the host is
+// unreachable: the stop is sent when the link is back.
+const ReasonStopQueued = "stop requested while the host is unreachable: the agent will be stopped when it is reachable again"
+
+// UnreachableReason is the task's status reason while its host's link is
+// down ("host unreachable since 15:04:05: why").
+func UnreachableReason(since time.Time, err error) string {
+	s := "host unreachable since " + since.Format("15:04:05")
+	if err != nil {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		if len(msg) > 200 {
+			msg = msg[:200] + "…"
+		}
+		s += ": " + msg
+	}
+	return s
+}
+
+// hostTransport picks the host's transport for a session of t (nil: a
+// local task). Only agents that can run behind a relay may run there.
+func (o *Orchestrator) hostTransport(ctx context.Context, t store.TaskRun) (agent.Transport, error) {
+	if o.opt.Hosts == nil {
+		return nil, nil
+	}
+	tr, ok, err := o.opt.Hosts.TransportFor(ctx, t.ProjectID, o.hostDown, o.hostUp)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if !relayedRoles["agent "+t.AgentBackend] {
+		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code runs behind relays so far", t.AgentBackend)
+	}
+	return tr, nil
+}
+
+// hostDown shows "host unreachable since …" on the task (once per outage).
+func (o *Orchestrator) hostDown(taskID string, since time.Time, err error) {
+	unlock := o.lock(taskID)
+	r := o.getRun(taskID)
+	if r == nil || !r.unreachable.IsZero() {
+		unlock()
+		return
+	}
+	r.unreachable = since
+	status, reason := r.status, UnreachableReason(since, err)
+	if r.stopping && r.stopReason == ReasonStopQueued {
+		reason += "; " + ReasonStopQueued
+	}
+	unlock()
+	o.setReason(taskID, status, reason)
+	o.log.Info("orchestrator: host unreachable", "task", taskID, "since", since, "err", err)
+}
+
+// hostUp clears the reason when the link is back.
+func (o *Orchestrator) hostUp(taskID string) {
+	unlock := o.lock(taskID)
+	r := o.getRun(taskID)
+	if r == nil || r.unreachable.IsZero() {
+		unlock()
+		return
+	}
+	r.unreachable = time.Time{}
+	status, reason := r.status, ""
+	if r.stopping && r.stopReason == ReasonStopQueued {
+		reason, r.stopReason = reasonStopping, ReasonStopped
+	}
+	unlock()
+	o.setReason(taskID, status, reason)
+	o.log.Info("orchestrator: host reachable again", "task", taskID)
+}
+
+func (o *Orchestrator) setReason(taskID, status, reason string) {
+	ctx := context.Background()
+	err := o.db.Tx(ctx, func(tx *txT) error {
+		return store.SetTaskStatus(ctx, tx, taskID, status, reason, store.Now())
+	})
+	if err != nil {
+		o.log.Warn("orchestrator: task reason", "task", taskID, "err", err)
+		return
+	}
+	o.emitTask(ctx, taskID)
+}
+
+// stopUnreachable queues the stop of a task whose host is unreachable: the
+// transport sends it on reconnect; Stop returns at once and the task says
+// so. The caller holds the task lock (released here).
+func (o *Orchestrator) stopUnreachable(r *run, unlock func()) error {
+	r.stopping, r.stopReason = true, ReasonStopQueued
+	since, status := r.unreachable, r.status
+	unlock()
+	o.setReason(r.taskID, status, UnreachableReason(since, nil)+"; "+ReasonStopQueued)
+	go func() {
+		_ = r.sess.Stop(o.ctx) // returns once the agent ended (or the app closes)
+		<-r.done
+		o.clearStopReason(r.taskID)
+	}()
+	return nil
+}
+
+// clearStopReason removes the queued stop's words once the agent ended (a
+// task stopped while idle keeps how its last turn ended, as locally).
+func (o *Orchestrator) clearStopReason(taskID string) {
+	unlock := o.lock(taskID)
+	defer unlock()
+	if o.getRun(taskID) != nil {
+		return
+	}
+	t, err := store.LoadTaskRun(context.Background(), o.db.R, taskID)
+	if err != nil || !strings.Contains(t.StatusReason, ReasonStopQueued) && t.StatusReason != reasonStopping {
+		return
+	}
+	o.setReason(taskID, t.Status, "")
+}
+
+const reasonStopping = "stopping (the host is reachable again)"
+
+// adoptHostRelay adopts the relay a previous app left on the host of t's
+// project; false when there is none.
+func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun) (bool, error) {
+	stored := func(id string) (uint64, error) { return store.RelayProgress(ctx, o.db.R, id) }
+	tr, ok, err := o.opt.Hosts.Adopt(ctx, t.ProjectID, t.ID, stored, o.hostDown, o.hostUp)
+	if err != nil || !ok {
+		return false, err
+	}
+	unlock := o.lock(t.ID)
+	defer unlock()
+	if o.getRun(t.ID) != nil {
+		return false, fmt.Errorf("task %s already runs", t.ID)
+	}
+	actx := agent.OnHost(context.WithValue(context.WithValue(ctx, ctxKeyAdopt{}, tr), ctxKeyRemoteAdopt{}, true))
+	if err := o.startLocked(actx, t, t.SessionID, ""); err != nil {
+		return false, err
+	}
+	err = o.db.Tx(ctx, func(tx *txT) error {
+		return store.SetTaskStatus(ctx, tx, t.ID, store.StatusRunning, ReasonContinued, store.Now())
+	})
+	if err != nil {
+		o.log.Warn("orchestrator: mark adopted", "task", t.ID, "err", err)
+	}
+	o.emitTask(ctx, t.ID)
+	return true, nil
+}
+
+// adoptHostRelays adopts the remote relays of the tasks that were running.
+func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]bool) {
+	if o.opt.Hosts == nil {
+		return
+	}
+	// Running after a crash, or left running with "keep".
+	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting, store.StatusInterrupted)
+	if err != nil {
+		o.log.Warn("orchestrator: tasks to adopt on hosts", "err", err)
+		return
+	}
+	for _, t := range tasks {
+		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
+			continue
+		}
+		ok, err := o.adoptHostRelay(ctx, t)
+		if err != nil {
+			o.log.Warn("orchestrator: adopt remote relay", "task", t.ID, "err", err)
+			continue
+		}
+		if ok {
+			adopted[t.ID] = true
+			o.log.Info("orchestrator: remote relay adopted", "task", t.ID)
+		}
+	}
+}
