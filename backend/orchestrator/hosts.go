@@ -68,8 +68,8 @@ func (o *Orchestrator) hostTransport(ctx context.Context, t store.TaskRun) (agen
 	if err != nil || !ok {
 		return nil, err
 	}
-	if !relayedRoles["agent "+t.AgentBackend] {
-		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code runs behind relays so far", t.AgentBackend)
+	if !relayedRole("agent " + t.AgentBackend) {
+		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code, Codex and ACP agents run behind relays so far", t.AgentBackend)
 	}
 	return tr, nil
 }
