@@ -3,7 +3,7 @@
 import { useApp } from "../../state/context";
 import { projectActivity, unreadCount } from "../tasks/reducers";
 import { cx } from "../../lib/cx";
-import { ChartIcon, FolderIcon, GearIcon, InboxIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SparkIcon, SunIcon } from "../../lib/icons";
+import { ChartIcon, FolderIcon, GearIcon, InboxIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, ServerIcon, SparkIcon, SunIcon } from "../../lib/icons";
 import { IconButton } from "../../lib/ui";
 import type { Theme } from "../../state/store";
 import { ColumnsToggle } from "../layout/ColumnsToggle";
@@ -95,6 +95,7 @@ export function Sidebar() {
           onClick={() => openScreen({ kind: "hosts" })}
           data-testid="open-hosts"
         >
+          <ServerIcon size={14} />
           Hosts
         </button>
         <button
