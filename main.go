@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 
 	"github.com/wailsapp/wails/v2"
@@ -19,7 +18,6 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/cli"
 	"github.com/jean-claude/jean-claude/backend/gitx"
@@ -95,10 +93,10 @@ func run() int {
 	}
 	aw := newAgentsWiring(ctx, db, opt.DB)
 	if db != nil {
-		aw.opt.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
+		aw.Registry.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
 	}
-	reg := agents.NewRegistry(aw.opt)
-	aw.mgr.WrapRegistry(ctx, reg, aw.specs, aw.opt)
+	reg := agents.NewRegistry(aw.Registry)
+	aw.Manager.WrapRegistry(ctx, reg, aw.Specs, aw.Registry)
 	app := NewApp(db, reg, cancel)
 	app.appSvc = services.NewAppService(version, opt.DB)
 	// Git worktrees per task (issue 8); without git, tasks run in the
@@ -115,7 +113,7 @@ func run() int {
 	var sshErr error
 	if !bindingsBuild {
 		sshPool, sshErr = remote.NewPool(remote.Options{ControlDir: remote.ControlDirFor(filepath.Dir(opt.DB)),
-			ConfigFile: remote.ConfigOverride(remote.DefaultConfigPath(), passwdHome())})
+			ConfigFile: remote.ConfigOverride(remote.DefaultConfigPath(), remote.PasswdHome())})
 	}
 	if sshErr != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v: remote hosts are not available\n", sshErr)
@@ -128,7 +126,7 @@ func run() int {
 			hostTasks = &remote.Tasks{Pool: sshPool, Hosts: store.NewHosts(db)}
 		}
 	}
-	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, hostTasks, app.openInboxItem, aw.resolver(), cw.options)
+	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, hostTasks, app.openInboxItem, aw.Resolver(), cw.options)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
 		return cli.ExitError
@@ -175,11 +173,11 @@ func run() int {
 			services.NewTaskService(ctx, db, reg, app, workspaces, sess.o),
 			services.NewSettingsService(ctx, db, reg),
 			sess.svc,
-			services.NewAgentService(ctx, aw.mgr, reg, app, func() []agentmgr.Spec { return aw.specs }),
+			services.NewAgentService(ctx, aw.Manager, reg, app, aw.SpecList),
 			services.NewGitService(ctx, workspaces, app),
 			services.NewHostService(ctx, db, sshPool, remote.DefaultConfigPath()),
 			services.NewOpenService(ctx, db, workspaces, app),
-			services.NewTerminalService(ctx, app.terms, aw.mgr, func() []agentmgr.Spec { return aw.specs }, workspaces),
+			services.NewTerminalService(ctx, app.terms, aw.Manager, aw.SpecList, workspaces),
 			services.NewHistoryService(ctx, db),
 			services.NewInboxService(ctx, db, sess.o),
 			cw.usage,
@@ -209,14 +207,4 @@ func run() int {
 		return cli.ExitError
 	}
 	return cli.ExitOK
-}
-
-// passwdHome is the home directory of the user's passwd entry (what ssh
-// reads its config from), "" when unknown.
-func passwdHome() string {
-	u, err := user.Current()
-	if err != nil {
-		return ""
-	}
-	return u.HomeDir
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
@@ -80,7 +79,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	}
 	mcp, err = mcpserver.New(mcpserver.Options{DB: db, Orchestrator: o, Logger: log,
 		Diff:     services.MCPDiff(ws),
-		Backends: func() []string { return backendNames(reg) },
+		Backends: reg.Names,
 	})
 	if err != nil {
 		// Agents then run without the app's tools; the app still works.
@@ -90,29 +89,12 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	return &sessions{o: o, db: db, mcp: mcp, notifier: n, relays: relays != nil, svc: services.NewSessionService(ctx, db, o)}, nil
 }
 
-// backendNames are the registered agents' names.
-func backendNames(reg *agent.Registry) []string {
-	var out []string
-	for _, b := range reg.List() {
-		out = append(out, string(b.Name))
-	}
-	return out
-}
-
-// relaysOf is the relay transport when the "relays" setting is on (agents
-// then outlive the app; their files live in <data dir>/relays), else nil.
+// relaysOf is the relay transport the settings ask for (relay.Configured).
 func relaysOf(ctx context.Context, db *store.DB) *relay.Transport {
-	v, _, err := store.NewSettings(db).Get(ctx, store.SettingRelays)
-	if err != nil || v != "on" {
-		return nil
-	}
-	t := &relay.Transport{Dir: filepath.Join(filepath.Dir(db.Path), "relays")}
-	if v, ok, _ := store.NewSettings(db).Get(ctx, store.SettingRelayIdleStop); ok {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			t.Tune = func(s *relay.Spec) { s.IdleStop = d }
-		}
-	}
-	return t
+	settings := store.NewSettings(db)
+	on, _, _ := settings.Get(ctx, store.SettingRelays)
+	idle, _, _ := settings.Get(ctx, store.SettingRelayIdleStop)
+	return relay.Configured(filepath.Dir(db.Path), on, idle)
 }
 
 // start recovers tasks a previous run left running and re-normalizes old

@@ -9,6 +9,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
+	"github.com/jean-claude/jean-claude/backend/bootpage"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -34,7 +35,7 @@ func bootMiddleware(db *store.DB) assetserver.Middleware {
 	if db == nil {
 		return nil
 	}
-	return snapshotMiddleware(store.NewProjects(db).List)
+	return bootpage.Middleware(store.NewProjects(db).List)
 }
 
 // gpuEnv names the webview renderer setting: "off" (the default), "on-demand"

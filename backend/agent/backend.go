@@ -217,6 +217,16 @@ func (r *Registry) List() []Info {
 	return out
 }
 
+// Names returns every backend's name in registration order.
+func (r *Registry) Names() []string {
+	infos := r.List()
+	out := make([]string, len(infos))
+	for i, in := range infos {
+		out[i] = string(in.Name)
+	}
+	return out
+}
+
 // Dispose disposes every backend, returning the errors joined.
 func (r *Registry) Dispose(ctx context.Context) error {
 	r.mu.RLock()

@@ -35,7 +35,6 @@ func (k *keepRemote) Start(ctx context.Context, ps agent.ProcSpec) (agent.Remote
 type store struct {
 	mu     sync.Mutex
 	frames [][]byte
-	last   uint64
 }
 
 func (s *store) consume(st *agent.Stream) {

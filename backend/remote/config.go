@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -102,4 +103,14 @@ func ConfigOverride(listed, passwdHome string) string {
 		return ""
 	}
 	return listed
+}
+
+// PasswdHome is the home directory of the user's passwd entry (what ssh
+// reads its config from), "" when unknown.
+func PasswdHome() string {
+	u, err := user.Current()
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
 }

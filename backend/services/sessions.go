@@ -16,25 +16,6 @@ import (
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
-// PermissionAnswer is the user's answer to a permission request:
-// behavior "allow" | "deny", scope "once" | "task" | "project" (always for
-// this task / project; ignored on deny), message (the reason given to the
-// agent on deny), interrupt (deny and end the turn).
-type PermissionAnswer = orchestrator.PermissionAnswer
-
-// QueuedMessage is a follow-up waiting for the agent to be idle.
-type QueuedMessage = store.QueuedMessage
-
-// PendingRequest is a permission request or question the agent waits on.
-type PendingRequest = store.PendingRequest
-
-// PermissionDecision is one answer to a permission request, by the user or
-// by a stored rule (Label says which, for the UI).
-type PermissionDecision = store.PermissionDecision
-
-// PermissionRule is an "always allow" rule.
-type PermissionRule = store.PermissionRule
-
 // SessionService is the frontend's handle on running agents: start, follow
 // up, answer, stop, resume, and read a task's transcript. Live changes come
 // as events ("agent:event", "task:updated", "queue:updated",
@@ -139,7 +120,7 @@ func (s *SessionService) Resume(taskID string) error {
 
 // RespondToPermission answers a pending permission request.
 func (s *SessionService) RespondToPermission(taskID, requestID string, answer PermissionAnswer) error {
-	return userErr(s.o.RespondToPermission(s.ctx, taskID, requestID, answer))
+	return userErr(s.o.RespondToPermission(s.ctx, taskID, requestID, answer.toOrchestrator()))
 }
 
 // RespondToQuestion answers a pending question: for each question, in
@@ -169,21 +150,21 @@ func (s *SessionService) Messages(taskID string) ([]agent.Message, error) {
 // PendingRequests returns the task's pending permission requests and questions.
 func (s *SessionService) PendingRequests(taskID string) ([]PendingRequest, error) {
 	r, err := s.o.PendingRequests(s.ctx, taskID)
-	return r, userErr(err)
+	return mapAll(r, pendingRequestOf), userErr(err)
 }
 
 // PermissionDecisions returns every answer given to the task's permission
 // requests, oldest first.
 func (s *SessionService) PermissionDecisions(taskID string) ([]PermissionDecision, error) {
 	d, err := s.o.Decisions(s.ctx, taskID)
-	return d, userErr(err)
+	return mapAll(d, permissionDecisionOf), userErr(err)
 }
 
 // PermissionRules returns the project's "always allow" rules (its tasks'
 // rules included).
 func (s *SessionService) PermissionRules(projectID string) ([]PermissionRule, error) {
 	r, err := store.ProjectRules(s.ctx, s.db.R, projectID)
-	return r, userErr(err)
+	return mapAll(r, permissionRuleOf), userErr(err)
 }
 
 // EditPermissionRule changes what an "always allow" rule covers: matchKind
@@ -193,7 +174,7 @@ func (s *SessionService) EditPermissionRule(id, matchKind, pattern string) (Perm
 		return PermissionRule{}, err
 	}
 	r, err := s.o.EditRule(s.ctx, id, orchestrator.RuleSpec{MatchKind: matchKind, Pattern: pattern})
-	return r, userErr(err)
+	return permissionRuleOf(r), userErr(err)
 }
 
 // DeletePermissionRule removes an "always allow" rule.
@@ -204,7 +185,7 @@ func (s *SessionService) DeletePermissionRule(id string) error {
 // Queue returns the task's queued follow-ups in send order.
 func (s *SessionService) Queue(taskID string) ([]QueuedMessage, error) {
 	q, err := s.o.Queue(s.ctx, taskID)
-	return q, userErr(err)
+	return mapAll(q, queuedMessageOf), userErr(err)
 }
 
 // EditQueued changes a queued follow-up not yet sent.

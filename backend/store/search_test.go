@@ -13,10 +13,9 @@ import (
 // searchFixture is two projects, three tasks on two agents, and messages
 // of every role holding Unicode text and code identifiers.
 type searchFixture struct {
-	db             *store.DB
-	p, q           store.Project
-	t1, t2, t3     store.Task
-	streamedTaskID string
+	db         *store.DB
+	p, q       store.Project
+	t1, t2, t3 store.Task
 }
 
 func textMsg(id string, role agent.Role, text string) agent.Message {

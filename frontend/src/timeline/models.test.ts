@@ -4,7 +4,9 @@
 // type and each hand-written field type assignable back. A Go field added,
 // renamed or retyped without updating types.ts fails `tsc --noEmit` here.
 
-import type { agent, store } from "../bridge/wailsjs/go/models";
+import type { agent, services } from "../bridge/wailsjs/go/models";
+import type { PermissionAnswer } from "../features/task-view/api";
+import type { Rule } from "../features/projects/PermissionRules";
 import type * as T from "./types";
 
 /** Data is the JSON shape of a generated class: its fields (methods
@@ -55,7 +57,20 @@ test("the hand-written model types match the generated ones", () => {
   expectTypeOf<Check<agent.QuestionOption, T.QuestionOption>>().toEqualTypeOf<true>();
   expectTypeOf<Check<agent.Question, T.Question>>().toEqualTypeOf<true>();
   expectTypeOf<Check<agent.Request, T.Request>>().toEqualTypeOf<true>();
-  expectTypeOf<Check<store.PendingRequest, T.PendingRequest>>().toEqualTypeOf<true>();
-  expectTypeOf<Check<store.QueuedMessage, T.QueuedMessage>>().toEqualTypeOf<true>();
-  expectTypeOf<Check<store.PermissionDecision, T.PermissionDecision>>().toEqualTypeOf<true>();
+  expectTypeOf<Check<services.PendingRequest, T.PendingRequest>>().toEqualTypeOf<true>();
+  expectTypeOf<Check<services.QueuedMessage, T.QueuedMessage>>().toEqualTypeOf<true>();
+  expectTypeOf<Check<services.PermissionDecision, T.PermissionDecision>>().toEqualTypeOf<true>();
+  expectTypeOf<Check<services.PermissionRule, Rule>>().toEqualTypeOf<true>();
+});
+
+/** Sends is true when what the UI sends (hand-written H, narrower literal
+ * unions) is a value of the generated argument type G. */
+type Sends<H, G> = [keyof H] extends [keyof Data<G>]
+  ? [H] extends [Data<G>]
+    ? true
+    : "the hand-written argument is not assignable to the generated one"
+  : { onlyInHandWritten: Exclude<keyof H, keyof Data<G>> };
+
+test("what the UI sends is what the Go services take", () => {
+  expectTypeOf<Sends<PermissionAnswer, services.PermissionAnswer>>().toEqualTypeOf<true>();
 });

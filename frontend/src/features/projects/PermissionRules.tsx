@@ -9,9 +9,11 @@ import { localTime } from "../../lib/time";
 import { Button } from "../../lib/ui";
 import { describeRule, formatRule, parseRule, type MatchKind, type SubjectType } from "../task-view/ruleScope";
 
+/** Rule is services.PermissionRule (checked by timeline/models.test.ts). */
 export interface Rule {
   id: string;
   scope: string;
+  projectId?: string;
   taskId?: string;
   toolName: string;
   matchKind: string;

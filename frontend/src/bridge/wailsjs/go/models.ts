@@ -816,63 +816,6 @@ export namespace inbox {
 
 }
 
-export namespace orchestrator {
-	
-	export class RuleSpec {
-	    matchKind: string;
-	    pattern: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new RuleSpec(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.matchKind = source["matchKind"];
-	        this.pattern = source["pattern"];
-	    }
-	}
-	export class PermissionAnswer {
-	    behavior: string;
-	    scope: string;
-	    message?: string;
-	    interrupt?: boolean;
-	    rule?: RuleSpec;
-	
-	    static createFrom(source: any = {}) {
-	        return new PermissionAnswer(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.behavior = source["behavior"];
-	        this.scope = source["scope"];
-	        this.message = source["message"];
-	        this.interrupt = source["interrupt"];
-	        this.rule = this.convertValues(source["rule"], RuleSpec);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
 export namespace remote {
 	
 	export class ConfigHost {
@@ -1528,6 +1471,160 @@ export namespace services {
 		    return a;
 		}
 	}
+	export class PendingRequest {
+	    taskId: string;
+	    requestId: string;
+	    kind: string;
+	    request: agent.Request;
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.requestId = source["requestId"];
+	        this.kind = source["kind"];
+	        this.request = this.convertValues(source["request"], agent.Request);
+	        this.createdAt = source["createdAt"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RuleSpec {
+	    matchKind: string;
+	    pattern: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleSpec(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.matchKind = source["matchKind"];
+	        this.pattern = source["pattern"];
+	    }
+	}
+	export class PermissionAnswer {
+	    behavior: string;
+	    scope: string;
+	    message?: string;
+	    interrupt?: boolean;
+	    rule?: RuleSpec;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionAnswer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.behavior = source["behavior"];
+	        this.scope = source["scope"];
+	        this.message = source["message"];
+	        this.interrupt = source["interrupt"];
+	        this.rule = this.convertValues(source["rule"], RuleSpec);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PermissionDecision {
+	    id: number;
+	    taskId: string;
+	    requestId: string;
+	    toolId?: string;
+	    toolName: string;
+	    input?: string;
+	    behavior: string;
+	    scope: string;
+	    source: string;
+	    ruleId?: string;
+	    label: string;
+	    message?: string;
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionDecision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.taskId = source["taskId"];
+	        this.requestId = source["requestId"];
+	        this.toolId = source["toolId"];
+	        this.toolName = source["toolName"];
+	        this.input = source["input"];
+	        this.behavior = source["behavior"];
+	        this.scope = source["scope"];
+	        this.source = source["source"];
+	        this.ruleId = source["ruleId"];
+	        this.label = source["label"];
+	        this.message = source["message"];
+	        this.createdAt = source["createdAt"];
+	    }
+	}
+	export class PermissionRule {
+	    id: string;
+	    scope: string;
+	    projectId: string;
+	    taskId?: string;
+	    toolName: string;
+	    matchKind: string;
+	    pattern: string;
+	    subjectType: string;
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.scope = source["scope"];
+	        this.projectId = source["projectId"];
+	        this.taskId = source["taskId"];
+	        this.toolName = source["toolName"];
+	        this.matchKind = source["matchKind"];
+	        this.pattern = source["pattern"];
+	        this.subjectType = source["subjectType"];
+	        this.createdAt = source["createdAt"];
+	    }
+	}
 	export class Project {
 	    id: string;
 	    name: string;
@@ -1612,6 +1709,27 @@ export namespace services {
 	        this.setupUsesShell = source["setupUsesShell"];
 	    }
 	}
+	export class QueuedMessage {
+	    id: string;
+	    taskId: string;
+	    text: string;
+	    position: number;
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueuedMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.taskId = source["taskId"];
+	        this.text = source["text"];
+	        this.position = source["position"];
+	        this.createdAt = source["createdAt"];
+	    }
+	}
+	
 	export class SearchInput {
 	    text: string;
 	    projectId: string;
@@ -1888,128 +2006,6 @@ export namespace store {
 	        this.keptTaskId = source["keptTaskId"];
 	        this.keptAt = source["keptAt"];
 	        this.taskIds = source["taskIds"];
-	    }
-	}
-	export class PendingRequest {
-	    taskId: string;
-	    requestId: string;
-	    kind: string;
-	    request: agent.Request;
-	    createdAt: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new PendingRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.taskId = source["taskId"];
-	        this.requestId = source["requestId"];
-	        this.kind = source["kind"];
-	        this.request = this.convertValues(source["request"], agent.Request);
-	        this.createdAt = source["createdAt"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class PermissionDecision {
-	    id: number;
-	    taskId: string;
-	    requestId: string;
-	    toolId?: string;
-	    toolName: string;
-	    input?: string;
-	    behavior: string;
-	    scope: string;
-	    source: string;
-	    ruleId?: string;
-	    label: string;
-	    message?: string;
-	    createdAt: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new PermissionDecision(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.taskId = source["taskId"];
-	        this.requestId = source["requestId"];
-	        this.toolId = source["toolId"];
-	        this.toolName = source["toolName"];
-	        this.input = source["input"];
-	        this.behavior = source["behavior"];
-	        this.scope = source["scope"];
-	        this.source = source["source"];
-	        this.ruleId = source["ruleId"];
-	        this.label = source["label"];
-	        this.message = source["message"];
-	        this.createdAt = source["createdAt"];
-	    }
-	}
-	export class PermissionRule {
-	    id: string;
-	    scope: string;
-	    projectId: string;
-	    taskId?: string;
-	    toolName: string;
-	    matchKind: string;
-	    pattern: string;
-	    subjectType: string;
-	    createdAt: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new PermissionRule(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.scope = source["scope"];
-	        this.projectId = source["projectId"];
-	        this.taskId = source["taskId"];
-	        this.toolName = source["toolName"];
-	        this.matchKind = source["matchKind"];
-	        this.pattern = source["pattern"];
-	        this.subjectType = source["subjectType"];
-	        this.createdAt = source["createdAt"];
-	    }
-	}
-	export class QueuedMessage {
-	    id: string;
-	    taskId: string;
-	    text: string;
-	    position: number;
-	    createdAt: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new QueuedMessage(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.taskId = source["taskId"];
-	        this.text = source["text"];
-	        this.position = source["position"];
-	        this.createdAt = source["createdAt"];
 	    }
 	}
 	export class SearchHit {

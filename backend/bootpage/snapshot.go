@@ -1,4 +1,6 @@
-package main
+// Package bootpage inlines the last known project list into index.html
+// (issue 20), so the window's boot shell paints it before the bundle runs.
+package bootpage
 
 import (
 	"bytes"
@@ -7,8 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -28,10 +28,11 @@ type bootProject struct {
 	Name string `json:"name"`
 }
 
-// snapshotMiddleware fills the boot snapshot of index.html with the last
-// known project list (issue 20: the window shows the shell at once). Any
-// other request, and any failure, goes through unchanged.
-func snapshotMiddleware(list func(context.Context) ([]store.Project, error)) assetserver.Middleware {
+// Middleware fills the boot snapshot of index.html with the last known
+// project list (issue 20: the window shows the shell at once). Any other
+// request, and any failure, goes through unchanged. It is a Wails
+// assetserver.Middleware.
+func Middleware(list func(context.Context) ([]store.Project, error)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != http.MethodGet || (r.URL.Path != "/" && r.URL.Path != "/index.html") {

@@ -1,4 +1,4 @@
-package main
+package bootpage
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -22,7 +20,7 @@ func serveWith(t *testing.T, path string, list func(context.Context) ([]store.Pr
 		_, _ = w.Write([]byte(page))
 	})
 	rec := httptest.NewRecorder()
-	snapshotMiddleware(list)(next).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	Middleware(list)(next).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	return rec
 }
 
@@ -51,22 +49,5 @@ func TestSnapshotLeavesOtherRequestsAndFailures(t *testing.T) {
 	}
 	if body := serveWith(t, "/index.html", list).Body.String(); !strings.Contains(body, `{"projects":[]}`) {
 		t.Fatalf("a failed list should inline an empty snapshot: %s", body)
-	}
-}
-
-func TestWebviewGpuPolicy(t *testing.T) {
-	cases := map[string]linux.WebviewGpuPolicy{
-		"": linux.WebviewGpuPolicyNever, "off": linux.WebviewGpuPolicyNever, "On-Demand": linux.WebviewGpuPolicyOnDemand,
-		"always": linux.WebviewGpuPolicyAlways, "bogus": linux.WebviewGpuPolicyNever,
-	}
-	for v, want := range cases {
-		warned := ""
-		got := webviewGpuPolicy(func(string) string { return v }, func(s string) { warned = s })
-		if got != want {
-			t.Errorf("%q: got %v, want %v", v, got, want)
-		}
-		if (v == "bogus") != (warned != "") {
-			t.Errorf("%q: warning %q", v, warned)
-		}
 	}
 }
