@@ -251,6 +251,8 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
           <strong>{taskStatus(task.status).label}:</strong> {task.status === "errored" ? readableError(task.statusReason).text : task.statusReason}
         </div>
       ) : null}
+      {/* Under the header in every pane (after the diff it left a band above the composer). */}
+      {appStore ? <TaskLinks taskId={taskId} backend={task?.backend ?? ""} /> : null}
       {pane === "diff" ? (
         <div className="jc-task-view__diff">
           <Suspense fallback={<div className="jc-task-view__loading">Loading…</div>}>
@@ -258,7 +260,6 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
           </Suspense>
         </div>
       ) : null}
-      {appStore ? <TaskLinks taskId={taskId} backend={task?.backend ?? ""} /> : null}
       {appStore && forkReq ? <ForkDialog req={forkReq} onClose={() => setForkReq(null)} /> : null}
       {pane === "terminal" ? (
         <div className="jc-task-view__terminal">
