@@ -11,8 +11,8 @@
 // passes on to the WebKit window. xdotool sizes the window and ImageMagick's
 // `import -window` grabs it. Needs: apt-get install imagemagick xdotool.
 
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FRONTEND, REPO, DEV_BINARY, startApp } from "./lib/app.mjs";
@@ -42,6 +42,19 @@ export function xwin(displayFile) {
     },
     grab(file) {
       x("import", ["-window", wid, file]);
+    },
+    /** grabStable grabs until two grabs 700 ms apart are the same (WebKit under Xvfb paints late). */
+    async grabStable(file) {
+      x("import", ["-window", wid, file]);
+      for (let i = 0; i < 10; i++) {
+        await sleep(700);
+        const next = file.replace(/\.png$/, ".next.png");
+        x("import", ["-window", wid, next]);
+        const cmp = spawnSync("compare", ["-metric", "AE", file, next, "null:"], { encoding: "utf8" });
+        renameSync(next, file);
+        if (cmp.status === 0 && cmp.stderr.trim() === "0") return;
+      }
+      console.log(`webkit-shots: ${file} still changing after 7 s`);
     },
     key(k) {
       x("xdotool", ["key", "--window", wid, k]);
@@ -120,9 +133,9 @@ async function main() {
         if (only && name !== only) continue;
         for (const theme of ["light", "dark"]) {
           await navigate(page, { ...req, theme });
-          await sleep(name === "agents" || name === "task-diff" ? 3500 : 2000);
+          await sleep(1500);
           const file = join(OUT, `${name}-${w}x${h}-${theme}.png`);
-          win.grab(file);
+          await win.grabStable(file);
           shots.push(file);
         }
       }
