@@ -35,6 +35,7 @@ export function xwin(displayFile) {
   const wid = x("xdotool", ["search", "--sync", "--onlyvisible", "--name", "Jean-Claude"]).trim().split("\n")[0];
   return {
     wid,
+    env,
     size(w, h) {
       x("xdotool", ["windowmove", wid, "0", "0", "windowsize", wid, String(w), String(h)]);
       // Keep the pointer off the window: no hover state or tooltip in a shot.
