@@ -110,7 +110,8 @@ async function main() {
     // The window loads the seeded projects afresh.
     await navigate(page, { reload: true });
     await windowUp(page);
-    const task = (projectId, taskId) => ({ escape: true, projectId, screen: { kind: "task", taskId } });
+    // "Messages" explicitly: a view kept open keeps the pane it had (a late "Diff" press once showed through).
+    const task = (projectId, taskId) => ({ escape: true, projectId, screen: { kind: "task", taskId }, press: "Messages" });
     const screens = {
       "task-view": task(ids.project, ids.done),
       "task-diff": { ...task(ids.project, ids.done), press: "Diff" },
