@@ -76,7 +76,8 @@ export async function navigate(page, req) {
     try {
       return await page.evaluate((r) => window.runtime.EventsEmit("app:navigate", r), req);
     } catch (err) {
-      if (i >= 20) throw err;
+      if (i >= 60) throw err;
+      if (i % 20 === 19) await page.reload(); // still no socket after 10 s: connect afresh
       await sleep(500);
     }
   }
