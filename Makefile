@@ -17,7 +17,7 @@ APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
             xvfb xauth dbus dbus-x11 chromium x11-apps imagemagick xdotool \
             desktop-file-utils libgtk-3-bin
 
-.PHONY: e2e-first-run package install-user install-user-files uninstall-user icons test-package
+.PHONY: e2e-first-run screenshots-webkit latency-webkit package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
         test-frontend e2e test-agents test-remote relay-bins bench golden lint fmt clean bench-startup soak
 
@@ -145,6 +145,16 @@ e2e: deps frontend
 e2e-first-run: deps frontend
 	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
 	cd frontend && node e2e/first-run.mjs --no-build
+
+## screenshots-webkit: every screen at 1000x700, 1280x800, 1920x1080, light and dark, from the REAL WebKitGTK window (docs/screenshots/webkit; ~5 min)
+screenshots-webkit: deps frontend
+	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
+	cd frontend && node e2e/webkit-shots.mjs --no-build
+
+## latency-webkit: time from a stored permission request to its card in the REAL window, first task of a fresh start vs the next ones
+latency-webkit: deps frontend
+	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
+	cd frontend && node e2e/webkit-latency.mjs --no-build
 
 ## test-agents: the real agent CLIs (claude, opencode, gemini, codex, codex-acp, claude-code-acp; npm-installed into .tools/agents) against a scripted model server
 test-agents: deps

@@ -21,6 +21,7 @@ import { SearchPalette } from "./features/search/SearchPalette";
 import { ImportLauncher } from "./features/import/ImportDialog";
 import { SparkIcon } from "./lib/icons";
 import { ErrorBoundary } from "./lib/ErrorBoundary";
+import { NAVIGATE_EVENT, applyNavigate, type NavigateRequest } from "./lib/navigate";
 
 /** systemDark: the desktop's colour-scheme preference, as a media query list (absent in some test DOMs). */
 function systemDark(): MediaQueryList | undefined {
@@ -92,6 +93,7 @@ function Shell() {
       window.removeEventListener("blur", blur);
     };
   }, [store]);
+  useEffect(() => store.getState().api.events.on(NAVIGATE_EVENT, (p) => applyNavigate(p as NavigateRequest, store)), [store]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => handleShortcut(e, store);
     window.addEventListener("keydown", onKey);

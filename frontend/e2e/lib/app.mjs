@@ -73,6 +73,8 @@ export async function startApp({
   tmp: givenTmp,
   pathPrefix = [],
   env: extraEnv = {},
+  screen = "1280x800",
+  displayFile = "",
 } = {}) {
   if (!existsSync(binary)) throw new Error(`no dev binary at ${binary} (go build -tags dev,webkit2_41 -o build/bin/jean-claude-dev .)`);
   if (!existsSync(join(assetDir, "index.html"))) throw new Error(`no built frontend in ${assetDir} (npm run build)`);
@@ -96,7 +98,23 @@ export async function startApp({
   };
   const child = start(
     "xvfb-run",
-    ["-a", "-s", "-screen 0 1280x800x24", "dbus-run-session", "--", binary, "-devserver", `127.0.0.1:${port}`, "-assetdir", assetDir, "-loglevel", "Warning"],
+    [
+      "-a",
+      "-s",
+      `-screen 0 ${screen}x24`,
+      "dbus-run-session",
+      "--",
+      // With displayFile, a tiny sh writes the X display and its auth file
+      // there first, so a caller can grab or drive the real window.
+      ...(displayFile ? ["sh", "-c", 'printf "%s\\n%s\\n" "$DISPLAY" "$XAUTHORITY" > "$0"; exec "$@"', displayFile] : []),
+      binary,
+      "-devserver",
+      `127.0.0.1:${port}`,
+      "-assetdir",
+      assetDir,
+      "-loglevel",
+      "Warning",
+    ],
     { env, cwd: REPO, out },
   );
   const baseURL = `http://127.0.0.1:${port}`;

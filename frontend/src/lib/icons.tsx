@@ -98,16 +98,4 @@ export const InboxIcon = (p: P) => (
   </Icon>
 );
 
-export const ChartIcon = (p: P) => (
-  <Icon {...p}>
-    <path d="M2 13.5h12M4 11V7.5M7 11V4M10 11V6M13 11V2.5" />
-  </Icon>
-);
 
-export const ServerIcon = (p: P) => (
-  <Icon {...p}>
-    <rect x="2.5" y="2.5" width="11" height="4.5" rx="1" />
-    <rect x="2.5" y="9" width="11" height="4.5" rx="1" />
-    <path d="M5 4.75h.01M5 11.25h.01" />
-  </Icon>
-);

@@ -46,7 +46,7 @@ export function ProjectHostSetting({ projectId, api }: { projectId: string; api?
       }}
     >
       <Field label="Host">
-        <select className="jc-input" value={host} onChange={(e) => (setHost(e.target.value), setSaved(false))}>
+        <select className="jc-select" value={host} onChange={(e) => (setHost(e.target.value), setSaved(false))}>
           <option value="">This machine</option>
           {hosts.map((h) => (
             <option key={h.name} value={h.name}>

@@ -3,7 +3,7 @@
 import { useApp } from "../../state/context";
 import { projectActivity, unreadCount } from "../tasks/reducers";
 import { cx } from "../../lib/cx";
-import { ChartIcon, FolderIcon, GearIcon, InboxIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, ServerIcon, SparkIcon, SunIcon } from "../../lib/icons";
+import { FolderIcon, InboxIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SunIcon } from "../../lib/icons";
 import { IconButton } from "../../lib/ui";
 import type { Theme } from "../../state/store";
 import { ColumnsToggle } from "../layout/ColumnsToggle";
@@ -86,7 +86,6 @@ export function Sidebar() {
           className={cx("jc-sidebar__footer-btn", screen.kind === "agents" && "jc-sidebar__footer-btn--active")}
           onClick={() => openScreen({ kind: "agents" })}
         >
-          <SparkIcon size={14} />
           Agents
         </button>
         <button
@@ -95,7 +94,6 @@ export function Sidebar() {
           onClick={() => openScreen({ kind: "hosts" })}
           data-testid="open-hosts"
         >
-          <ServerIcon size={14} />
           Hosts
         </button>
         <button
@@ -103,7 +101,6 @@ export function Sidebar() {
           className={cx("jc-sidebar__footer-btn", screen.kind === "usage" && "jc-sidebar__footer-btn--active")}
           onClick={() => openScreen({ kind: "usage" })}
         >
-          <ChartIcon size={14} />
           Usage
         </button>
         <button
@@ -111,7 +108,6 @@ export function Sidebar() {
           className={cx("jc-sidebar__footer-btn", screen.kind === "settings" && "jc-sidebar__footer-btn--active")}
           onClick={() => openScreen({ kind: "settings" })}
         >
-          <GearIcon size={14} />
           Settings
         </button>
         <IconButton label={`Theme: ${theme} (click for ${NEXT_THEME[theme]})`} onClick={() => setTheme(NEXT_THEME[theme])}>

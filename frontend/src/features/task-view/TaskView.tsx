@@ -265,6 +265,8 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
           Continued after restart: this agent kept running under its relay while Jean-Claude was closed.
         </div>
       ) : null}
+      {/* Under the header in every pane (after the diff it left a band above the composer). */}
+      {appStore ? <TaskLinks taskId={taskId} backend={task?.backend ?? ""} /> : null}
       {pane === "diff" ? (
         <div className="jc-task-view__diff">
           <Suspense fallback={<div className="jc-task-view__loading">Loading…</div>}>
@@ -272,7 +274,6 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
           </Suspense>
         </div>
       ) : null}
-      {appStore ? <TaskLinks taskId={taskId} backend={task?.backend ?? ""} /> : null}
       {appStore && forkReq ? <ForkDialog req={forkReq} onClose={() => setForkReq(null)} /> : null}
       {pane === "terminal" ? (
         <div className="jc-task-view__terminal">
