@@ -94,6 +94,14 @@ async function shoot(page, name, docs) {
 
 test("inbox: a permission, a question and a plan from three projects answered with the keyboard; an error listed", async ({ page, open, makeRepo, fakeClaude }) => {
   await open();
+  // The suite shares one app: earlier tests leave unread results. Read them
+  // (Dismiss) so this test's counts are its own.
+  const left = await page.evaluate(async () => {
+    const svc = window.go.services.InboxService;
+    for (const it of (await svc.Items()).items ?? []) if (it.kind === "result" || it.kind === "error") await svc.Dismiss(it.key);
+    return ((await svc.Items()).items ?? []).map((it) => it.kind);
+  });
+  assertEqual(left.join(","), "", "nothing else waits on the user when the test starts");
   const perm = makeRepo("inbox-perm");
   fakeClaude(perm, { FAKE_CLAUDE_SCRIPT: join(REC, "bidi_perm_allow.jsonl") });
   const ask = makeRepo("inbox-ask");
