@@ -98,7 +98,7 @@ test("inbox: a permission, a question and a plan from three projects answered wi
   // (Dismiss) so this test's counts are its own.
   const left = await page.evaluate(async () => {
     const svc = window.go.services.InboxService;
-    for (const it of (await svc.Items()).items ?? []) if (it.kind === "result" || it.kind === "error") await svc.Dismiss(it.key);
+    for (const it of (await svc.Items()).items ?? []) if (it.kind === "result" || it.kind === "error") await svc.Dismiss(it.taskId);
     return ((await svc.Items()).items ?? []).map((it) => it.kind);
   });
   assertEqual(left.join(","), "", "nothing else waits on the user when the test starts");
