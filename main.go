@@ -132,6 +132,10 @@ func run() int {
 		return cli.ExitError
 	}
 	app.sessions = sess
+	tasks := services.NewTaskService(ctx, db, reg, app, workspaces, sess.o)
+	if sess.sum != nil {
+		services.SetTaskTitler(tasks, sess.sum) // one-shot titles when a summary agent is set
+	}
 	if db != nil {
 		// The attention inbox: recomputed after every stored change the
 		// window is told about; its notifications withdrawn when answered.
@@ -170,7 +174,7 @@ func run() int {
 		Bind: []any{
 			app.appSvc,
 			services.NewProjectService(ctx, db, reg, app),
-			services.NewTaskService(ctx, db, reg, app, workspaces, sess.o),
+			tasks,
 			services.NewSettingsService(ctx, db, reg),
 			sess.svc,
 			services.NewAgentService(ctx, aw.Manager, reg, app, aw.SpecList),

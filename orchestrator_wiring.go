@@ -28,7 +28,8 @@ type sessions struct {
 	notifier *notify.Async
 	svc      *services.SessionService
 	cancel   context.CancelFunc
-	relays   bool // agents run behind relays (the "relays" setting at start)
+	relays   bool                // agents run behind relays (the "relays" setting at start)
+	sum      *services.Summaries // one-shot titles and summaries (nil: none)
 }
 
 // newSessions builds the orchestrator over db and reg, emitting through
@@ -86,7 +87,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 		fmt.Fprintf(os.Stderr, "jean-claude: MCP server: %v\n", err)
 		mcp = nil
 	}
-	return &sessions{o: o, db: db, mcp: mcp, notifier: n, relays: relays != nil, svc: services.NewSessionService(ctx, db, o)}, nil
+	return &sessions{o: o, db: db, mcp: mcp, notifier: n, relays: relays != nil, sum: sum, svc: services.NewSessionService(ctx, db, o)}, nil
 }
 
 // relaysOf is the relay transport the settings ask for (relay.Configured).

@@ -19,9 +19,10 @@ type BinaryResolver func(ctx context.Context, backend agent.BackendType) (string
 // SummaryTimeout bounds a one-shot summary call.
 var SummaryTimeout = 2 * time.Minute
 
-// Summaries writes a task's one-line summary when it finishes, by a
-// one-shot call of the CLI chosen in the settings (store.SettingSummaryAgent;
-// none = no call, the default, since it costs a model call).
+// Summaries writes a task's short title when it is created unnamed and its
+// one-line summary when it finishes, each by a one-shot call of the CLI
+// chosen in the settings (store.SettingSummaryAgent; none = no call, the
+// default, since each costs a model call).
 type Summaries struct {
 	DB      *store.DB
 	Emit    orchestrator.Emitter
@@ -35,8 +36,8 @@ type Summaries struct {
 // completed and a summary agent is set, it asks for the summary in the
 // background and emits the task updated with it.
 func (s *Summaries) RunEnded(ctx context.Context, taskID string) {
-	backend, _, err := store.SettingValue(ctx, s.DB.R, store.SettingSummaryAgent)
-	if err != nil || backend == "" {
+	backend := s.agent(ctx)
+	if backend == "" {
 		return
 	}
 	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
@@ -44,10 +45,78 @@ func (s *Summaries) RunEnded(ctx context.Context, taskID string) {
 		return
 	}
 	go func() {
-		if err := s.Summarize(context.WithoutCancel(ctx), agent.BackendType(backend), taskID); err != nil {
+		if err := s.Summarize(context.WithoutCancel(ctx), backend, taskID); err != nil {
 			s.log().Warn("task summary", "task", taskID, "agent", backend, "err", err)
 		}
 	}()
+}
+
+// TaskCreated fits TaskService's Titler: a task named from the first line
+// of its prompt (autoName) gets a short title from the one-shot agent, in
+// the background, unless the user renamed it meanwhile.
+func (s *Summaries) TaskCreated(ctx context.Context, taskID, autoName string) {
+	backend := s.agent(ctx)
+	if backend == "" {
+		return
+	}
+	go func() {
+		if err := s.Title(context.WithoutCancel(ctx), backend, taskID, autoName); err != nil {
+			s.log().Warn("task title", "task", taskID, "agent", backend, "err", err)
+		}
+	}()
+}
+
+// agent is the one-shot agent of the settings ("" when none is chosen).
+func (s *Summaries) agent(ctx context.Context) agent.BackendType {
+	backend, _, err := store.SettingValue(ctx, s.DB.R, store.SettingSummaryAgent)
+	if err != nil {
+		return ""
+	}
+	return agent.BackendType(backend)
+}
+
+// command is backend's one-shot command.
+func (s *Summaries) command(ctx context.Context, backend agent.BackendType) (oneshot.Command, error) {
+	if s.Resolve == nil {
+		return oneshot.Command{}, errors.New("no way to find the one-shot agent's binary")
+	}
+	bin, err := s.Resolve(ctx, backend)
+	if err != nil {
+		return oneshot.Command{}, err
+	}
+	mk := s.Command
+	if mk == nil {
+		mk = oneshot.CommandFor
+	}
+	return mk(backend, bin, "")
+}
+
+// Title asks backend's CLI for task taskID's title and stores it when the
+// task is still named autoName; then it emits the task.
+func (s *Summaries) Title(ctx context.Context, backend agent.BackendType, taskID, autoName string) error {
+	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
+	if err != nil {
+		return err
+	}
+	cmd, err := s.command(ctx, backend)
+	if err != nil {
+		return err
+	}
+	title, err := oneshot.Title(ctx, cmd, t.Prompt, SummaryTimeout)
+	if err != nil {
+		return err
+	}
+	changed, err := store.RenameTaskIf(ctx, s.DB.W, taskID, autoName, title)
+	if err != nil || !changed {
+		return err
+	}
+	if t, err = store.NewTasks(s.DB).Get(ctx, taskID); err != nil {
+		return err
+	}
+	if s.Emit != nil {
+		s.Emit.Emit(orchestrator.EventTaskUpdated, NewTaskDTO(t))
+	}
+	return nil
 }
 
 func (s *Summaries) log() *slog.Logger {
@@ -60,9 +129,6 @@ func (s *Summaries) log() *slog.Logger {
 // Summarize asks backend's CLI for task taskID's summary, stores it and
 // emits the task.
 func (s *Summaries) Summarize(ctx context.Context, backend agent.BackendType, taskID string) error {
-	if s.Resolve == nil {
-		return errors.New("no way to find the summary agent's binary")
-	}
 	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
 	if err != nil {
 		return err
@@ -71,15 +137,7 @@ func (s *Summaries) Summarize(ctx context.Context, backend agent.BackendType, ta
 	if err != nil {
 		return err
 	}
-	bin, err := s.Resolve(ctx, backend)
-	if err != nil {
-		return err
-	}
-	mk := s.Command
-	if mk == nil {
-		mk = oneshot.CommandFor
-	}
-	cmd, err := mk(backend, bin, "")
+	cmd, err := s.command(ctx, backend)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,10 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("JC_FAKE_ONESHOT") == "claude" {
 		in, _ := io.ReadAll(os.Stdin)
+		if strings.Contains(string(in), "Write a title") && strings.Contains(string(in), "fix the parser") {
+			fmt.Println("**Parser off-by-one fix.**")
+			os.Exit(0)
+		}
 		if strings.Join(os.Args[1:], " ") != "-p --output-format text" || !strings.Contains(string(in), "fix the parser") {
 			fmt.Fprintf(os.Stderr, "unexpected call %q / %q", os.Args[1:], in)
 			os.Exit(2)
@@ -105,5 +109,96 @@ func TestSummaryWhenTaskFinishes(t *testing.T) {
 	hits, err := store.Search(ctx, db.R, store.SearchQuery{Text: "Fixed"})
 	if err != nil || len(hits) != 1 || hits[0].TaskSummary != stored.Summary {
 		t.Errorf("search hits %+v, %v", hits, err)
+	}
+}
+
+// TestTitleWhenTaskCreatedUnnamed: with a one-shot agent set, a task
+// created without a name is first named from its prompt, then gets the
+// fake CLI's title (stored and emitted); a task the user named, or renamed
+// before the title came, keeps its name; without the setting nothing runs.
+func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	reg := agent.NewRegistry()
+	reg.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendClaudeCode, DisplayName: "Claude Code"}})
+	p, err := NewProjectService(ctx, db, reg, nil).Add(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &taskEvents{ch: make(chan Task, 8)}
+	sum := &Summaries{DB: db, Emit: ev,
+		Resolve: func(context.Context, agent.BackendType) (string, error) { return os.Args[0], nil },
+		Command: func(b agent.BackendType, bin, model string) (oneshot.Command, error) {
+			c, err := oneshot.CommandFor(b, bin, model)
+			c.Env = append(os.Environ(), "JC_FAKE_ONESHOT=claude")
+			return c, err
+		}}
+	tasks := NewTaskService(ctx, db, reg, ev, nil, nil)
+	SetTaskTitler(tasks, sum)
+	next := func(what string) Task {
+		t.Helper()
+		select {
+		case got := <-ev.ch:
+			return got
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no event: %s", what)
+		}
+		return Task{}
+	}
+	quiet := func(what string) {
+		t.Helper()
+		select {
+		case got := <-ev.ch:
+			t.Fatalf("%s: emitted %+v", what, got)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+
+	first, err := tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "fix the parser\nit drops the last token"})
+	if err != nil || first.Name != "fix the parser" {
+		t.Fatalf("created %+v, %v", first, err)
+	}
+	next("created")
+	quiet("no one-shot agent set")
+
+	if err := store.NewSettings(db).Set(ctx, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
+		t.Fatal(err)
+	}
+	task, err := tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "fix the parser\nit drops the last token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next("created")
+	if got := next("titled"); got.ID != task.ID || got.Name != "Parser off-by-one fix" {
+		t.Errorf("titled %+v", got)
+	}
+	if stored, err := store.NewTasks(db).Get(ctx, task.ID); err != nil || stored.Name != "Parser off-by-one fix" {
+		t.Errorf("stored name %q, %v", stored.Name, err)
+	}
+
+	named, err := tasks.Create(CreateTaskInput{ProjectID: p.ID, Name: "mine", Prompt: "fix the parser"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next("created")
+	quiet("a task the user named")
+
+	// Renamed by the user before the title came: the title is dropped.
+	if _, err := tasks.Rename(first.ID, "my own name"); err != nil {
+		t.Fatal(err)
+	}
+	next("renamed")
+	if err := sum.Title(ctx, agent.BackendClaudeCode, first.ID, "fix the parser"); err != nil {
+		t.Fatal(err)
+	}
+	quiet("a renamed task")
+	for id, want := range map[string]string{first.ID: "my own name", named.ID: "mine"} {
+		if stored, err := store.NewTasks(db).Get(ctx, id); err != nil || stored.Name != want {
+			t.Errorf("task %s named %q, want %q (%v)", id, stored.Name, want, err)
+		}
 	}
 }

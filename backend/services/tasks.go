@@ -143,7 +143,19 @@ type TaskService struct {
 	emit     Emitter
 	ws       *Workspaces // nil: tasks have no worktree to remove
 	stop     TaskStopper // nil: no live sessions to end
+	titler   Titler      // nil: names stay the prompt's first line
 }
+
+// Titler gives a task created without a name a better one, in the
+// background (Summaries does, by a one-shot agent call when one is set).
+type Titler interface {
+	TaskCreated(ctx context.Context, taskID, autoName string)
+}
+
+// SetTaskTitler sets who titles s's tasks created without a name (a
+// function, not a method: every exported method of a bound service becomes
+// a frontend binding).
+func SetTaskTitler(s *TaskService, t Titler) { s.titler = t }
 
 // TaskStopper ends a task's live agent session and its processes (the
 // orchestrator does), returning once they are gone.
@@ -226,7 +238,8 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 		return Task{}, invalid("model", err, "%v", err)
 	}
 	name := strings.TrimSpace(in.Name)
-	if name == "" {
+	auto := name == ""
+	if auto {
 		name = nameFromPrompt(prompt)
 	}
 	t, err := s.tasks.Create(s.ctx, store.NewTask{
@@ -242,6 +255,9 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 	}
 	dto := NewTaskDTO(t)
 	s.emit.Emit(orchestrator.EventTaskUpdated, dto)
+	if auto && s.titler != nil {
+		s.titler.TaskCreated(s.ctx, t.ID, t.Name)
+	}
 	return dto, nil
 }
 

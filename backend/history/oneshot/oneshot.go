@@ -163,3 +163,45 @@ func Summarize(ctx context.Context, c Command, prompt string, msgs []agent.Messa
 	}
 	return line, nil
 }
+
+// titleLimit caps the prompt sent for a title (the start of a prompt says
+// what the task is about).
+const titleLimit = 4000
+
+// TitleInput is what a title asks: the instruction, then the task's prompt
+// (its first titleLimit bytes).
+func TitleInput(prompt string) string {
+	if len(prompt) > titleLimit {
+		cut := titleLimit
+		for cut > 0 && !utf8.RuneStart(prompt[cut]) {
+			cut--
+		}
+		prompt = prompt[:cut] + "…"
+	}
+	return "Write a title of at most 6 words for this coding-agent task, in the language of the task. " +
+		"Answer with the title only, no preamble, no quotes, no markdown, no final period.\n\n<task>\n" +
+		prompt + "\n</task>\n"
+}
+
+// TitleLine turns a CLI's answer into a task title: its first non-empty
+// line, without quotes, markdown or a final period, at most 60 characters.
+func TitleLine(answer string) string {
+	l := strings.TrimRight(SummaryLine(answer), ".")
+	if r := []rune(l); len(r) > 60 {
+		return strings.TrimSpace(string(r[:59])) + "…"
+	}
+	return l
+}
+
+// Title asks c for a short title of a task from its prompt.
+func Title(ctx context.Context, c Command, prompt string, timeout time.Duration) (string, error) {
+	out, err := Run(ctx, c, TitleInput(prompt), timeout)
+	if err != nil {
+		return "", err
+	}
+	line := TitleLine(out)
+	if line == "" {
+		return "", fmt.Errorf("oneshot: %s answered nothing", c.Binary)
+	}
+	return line, nil
+}

@@ -34,6 +34,15 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Print("\n\"**Created notes.md and counted its 2 lines.**\"\nextra line\n")
 		os.Exit(0)
+	case "claude-title":
+		in, _ := io.ReadAll(os.Stdin)
+		if !slices.Equal(os.Args[1:], []string{"-p", "--output-format", "text"}) || !strings.Contains(string(in), "Write a title") ||
+			!strings.Contains(string(in), "--flag-looking prompt") {
+			fmt.Fprintf(os.Stderr, "unexpected call %q %q", os.Args[1:], in)
+			os.Exit(3)
+		}
+		fmt.Print("**Fix the flaky login test.**\n")
+		os.Exit(0)
 	case "sleep":
 		time.Sleep(time.Minute)
 		os.Exit(0)
@@ -103,5 +112,33 @@ func TestSummaryInputKeepsTheEnd(t *testing.T) {
 	}
 	if !strings.HasPrefix(strings.Split(in, "<transcript>\n")[1], "…") {
 		t.Error("a cut transcript does not say so")
+	}
+}
+
+// TestTitleFakeClaude: the prompt goes on stdin (a prompt that looks like a
+// flag stays data) and the answer's first line, cleaned, is the title.
+func TestTitleFakeClaude(t *testing.T) {
+	c, _ := oneshot.CommandFor(agent.BackendClaudeCode, os.Args[0], "")
+	c.Env = append(os.Environ(), "JC_FAKE_ONESHOT=claude-title")
+	got, err := oneshot.Title(context.Background(), c, "--flag-looking prompt: the login test fails one run in ten", 30*time.Second)
+	if err != nil || got != "Fix the flaky login test" {
+		t.Fatalf("Title = %q, %v", got, err)
+	}
+}
+
+func TestTitleLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"\n  \"Add dark mode.\"\nmore": "Add dark mode",
+		"# Title":                      "Title",
+		strings.Repeat("word ", 30):    strings.TrimSpace(strings.Repeat("word ", 12)) + "…",
+		"":                             "",
+	} {
+		if got := oneshot.TitleLine(in); got != want {
+			t.Errorf("TitleLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+	long := strings.Repeat("é", 5000)
+	if in := oneshot.TitleInput(long); len(in) > 4300 || !strings.Contains(in, "é…") {
+		t.Errorf("a long prompt is not cut on a rune: %d bytes", len(in))
 	}
 }

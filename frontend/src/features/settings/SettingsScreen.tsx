@@ -140,10 +140,10 @@ function TaskSummaries() {
   }
   return (
     <section className="jc-card">
-      <h2 className="jc-card__title">Task summaries</h2>
+      <h2 className="jc-card__title">Task titles and summaries</h2>
       <p className="jc-card__desc">
-        When a task finishes, one short call of this agent writes a one-line summary, shown in the task list and in search. Off by default: each
-        summary costs a model call.
+        A task created without a name gets a short title from one call of this agent (you can still rename it), and when a task finishes, another
+        short call writes a one-line summary, shown in the task list and in search. Off by default: each title and summary costs a model call.
       </p>
       <Field label="Summary agent" error={error}>
         <select
