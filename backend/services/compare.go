@@ -110,7 +110,7 @@ func (s *Comparisons) Create(in CreateCompareInput) (CompareView, error) {
 	if n := len(in.Agents); n < 2 || n > 5 {
 		return CompareView{}, invalid("agents", nil, "choose 2 to 5 agents to compare (got %d)", n)
 	}
-	if s.ws == nil || s.ws.git == nil {
+	if s.ws == nil || !s.ws.HasGit() {
 		return CompareView{}, fmt.Errorf("comparing agents needs git: each agent works in its own worktree")
 	}
 	g := store.CompareGroup{ID: uuid.NewString(), ProjectID: in.ProjectID, Prompt: strings.TrimSpace(in.Prompt), CreatedAt: store.Now()}
@@ -249,7 +249,7 @@ func (s *Comparisons) RunCheck(taskID string) (store.CheckRun, error) {
 }
 
 func (s *Comparisons) runCheck(ctx context.Context, taskID string) (store.CheckRun, error) {
-	t, err := s.ws.task(ctx, taskID)
+	t, err := s.ws.Task(ctx, taskID)
 	if err != nil {
 		return store.CheckRun{}, err
 	}

@@ -71,7 +71,7 @@ func (s *OpenService) inWorktree(taskID, root, cwd, p string) string {
 	if !filepath.IsAbs(p) {
 		return p
 	}
-	t, err := s.ws.task(s.ctx, taskID)
+	t, err := s.ws.Task(s.ctx, taskID)
 	if err != nil || t.WorktreePath == "" || root != t.WorktreePath {
 		return p
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
@@ -178,10 +179,10 @@ func TestSetupFailureNotRequiredStillStartsTheAgent(t *testing.T) {
 func TestSetupSettingsValidateAndRoundTrip(t *testing.T) {
 	f := newSetupFixture(t)
 	ctx := t.Context()
-	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: "../up"}); !errors.Is(err, services.ErrInvalidInput) {
+	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: "../up"}); !errors.Is(err, workspace.ErrInvalidInput) {
 		t.Fatalf("escaping glob: %v", err)
 	}
-	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, services.ErrInvalidInput) {
+	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, workspace.ErrInvalidInput) {
 		t.Fatalf("bad command: %v", err)
 	}
 	got, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: ".env*\r\n", SetupCommand: "npm ci && npm run build", SetupRequired: true})
