@@ -412,6 +412,9 @@ func (r *run) finish(waitErr error) {
 	if newStatus == store.StatusErrored {
 		o.sendNote(ctx, o.taskNote(r.taskID, notify.KindError, firstLine(reason)), focused)
 	}
+	if o.opt.Workspace != nil {
+		o.opt.Workspace.RunEnded(ctx, r.taskID)
+	}
 	if o.opt.OnRunEnd != nil {
 		o.opt.OnRunEnd(ctx, r.taskID)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // Compare events.
@@ -85,7 +86,7 @@ type Comparisons struct {
 	ctx     context.Context
 	db      *store.DB
 	tasks   *TaskService
-	ws      *Workspaces
+	ws      *workspace.Manager
 	run     TaskStarter
 	emit    Emitter
 	timeout time.Duration
@@ -96,7 +97,7 @@ type Comparisons struct {
 }
 
 // NewComparisons returns the comparisons; run may be nil (nothing starts).
-func NewComparisons(ctx context.Context, db *store.DB, tasks *TaskService, ws *Workspaces, run TaskStarter, emit Emitter) *Comparisons {
+func NewComparisons(ctx context.Context, db *store.DB, tasks *TaskService, ws *workspace.Manager, run TaskStarter, emit Emitter) *Comparisons {
 	if emit == nil {
 		emit = nopEmitter{}
 	}
@@ -130,7 +131,7 @@ func (s *Comparisons) Create(in CreateCompareInput) (CompareView, error) {
 			return CompareView{}, err
 		}
 		g.TaskIDs = append(g.TaskIDs, t.ID)
-		if _, err := s.ws.SetTaskOptions(s.ctx, t.ID, TaskGitOptions{UseWorktree: ptr(true)}); err != nil {
+		if _, err := s.ws.SetTaskOptions(s.ctx, t.ID, workspace.TaskOptions{UseWorktree: ptr(true)}); err != nil {
 			s.deleteTasks(g.TaskIDs)
 			return CompareView{}, err
 		}
@@ -198,7 +199,7 @@ func (s *Comparisons) member(taskID string) (CompareMember, error) {
 	m.CostUSD, m.InputTokens, m.OutputTokens = u.CostUSD, u.InputTokens, u.OutputTokens
 	if s.ws != nil {
 		if d, err := s.ws.Diff(s.ctx, taskID); err == nil {
-			m.Diff = d
+			m.Diff = TaskDiff(d)
 		} else {
 			m.Diff = TaskDiff{TaskID: taskID, Reason: err.Error()}
 		}
@@ -337,7 +338,7 @@ func (s *Comparisons) Keep(groupID, taskID string) (KeepOutcome, error) {
 			return out, fmt.Errorf("commit the kept task's changes: %w", err)
 		}
 	}
-	res, err := s.ws.Merge(s.ctx, taskID, MergeInput{RemoveWorktree: true,
+	res, err := s.ws.Merge(s.ctx, taskID, workspace.MergeInput{RemoveWorktree: true,
 		Message: "Merge " + kept.Name + " (kept from a comparison of agents)"})
 	if err != nil {
 		return out, fmt.Errorf("merge the kept task: %w", err)
@@ -350,7 +351,7 @@ func (s *Comparisons) Keep(groupID, taskID string) (KeepOutcome, error) {
 		if s.run != nil {
 			_ = s.run.Stop(s.ctx, id)
 		}
-		if _, err := s.ws.Discard(s.ctx, id); err != nil && !errors.Is(err, ErrNoWorktree) {
+		if _, err := s.ws.Discard(s.ctx, id); err != nil && !errors.Is(err, workspace.ErrNoWorktree) {
 			out.Warning = strings.TrimSpace(out.Warning + fmt.Sprintf("\nremoving %s's worktree failed: %v", id, err))
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // fakeAgents stands in for the orchestrator: "starting" a task prepares its
@@ -20,7 +21,7 @@ import (
 type fakeAgents struct {
 	t      *testing.T
 	db     *store.DB
-	ws     *services.Workspaces
+	ws     *workspace.Manager
 	emit   services.Emitter
 	mu     sync.Mutex
 	stops  []string
@@ -74,7 +75,7 @@ func TestCompareThreeAgentsCheckAndKeep(t *testing.T) {
 	for _, b := range []agent.BackendType{agent.BackendClaudeCode, agent.BackendOpenCode, agent.BackendGemini} {
 		reg.Register(agent.Unavailable{Desc: agent.Info{Name: b, DisplayName: string(b)}})
 	}
-	ws := services.NewWorkspaces(f.db, f.g)
+	ws := workspace.New(f.db, f.g, nil)
 	tasks := services.NewTaskService(ctx, f.db, reg, nil, ws, nil)
 	agents := &fakeAgents{t: t, db: f.db, ws: ws, answer: map[string]string{
 		"claude-code": "good\n", "opencode": "bad\n", "gemini": "good\nand more\n"}}

@@ -1,13 +1,12 @@
 package services
 
 import (
-	"errors"
-
 	"context"
-	"github.com/jean-claude/jean-claude/backend/workspace"
+	"errors"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/gitx"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // EventGitUpdated is emitted with GitUpdated after a task's git state
@@ -20,18 +19,19 @@ type GitUpdated struct {
 	TaskID string `json:"taskId"`
 }
 
-// GitService is the Wails-bound face of Workspaces: the task's worktree,
-// status, diff, commit, merge, discard and removal, and the project's
-// worktree settings and branches.
+// GitService is the Wails-bound face of workspace.Manager: the task's
+// worktree, status, diff, commit, merge, discard and removal, and the
+// project's worktree settings and branches. It bounds each call, maps the
+// results to its DTOs (gitdto.go) and emits EventGitUpdated after changes.
 type GitService struct {
 	ctx  context.Context
-	ws   *Workspaces
+	ws   *workspace.Manager
 	emit Emitter
 }
 
 // NewGitService returns the git service; ctx bounds every call (the app's
 // lifetime), emit may be nil.
-func NewGitService(ctx context.Context, ws *Workspaces, emit Emitter) *GitService {
+func NewGitService(ctx context.Context, ws *workspace.Manager, emit Emitter) *GitService {
 	if emit == nil {
 		emit = nopEmitter{}
 	}
@@ -43,21 +43,28 @@ func (s *GitService) call(d time.Duration) (context.Context, context.CancelFunc)
 	return context.WithTimeout(s.ctx, d)
 }
 
-func (s *GitService) changed(taskID string) { s.emit.Emit(EventGitUpdated, GitUpdated{TaskID: taskID}) }
+// changed emits EventGitUpdated for a call that succeeded.
+func (s *GitService) changed(taskID string, err error) {
+	if err == nil {
+		s.emit.Emit(EventGitUpdated, GitUpdated{TaskID: taskID})
+	}
+}
 
 // SetupSettings returns a project's worktree setup settings (files to
-// copy, setup command) and the other per-project tool settings.
+// copy, setup command).
 func (s *GitService) SetupSettings(projectID string) (ProjectSetupSettings, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.SetupSettings(ctx, projectID))
+	set, err := s.ws.SetupSettings(ctx, projectID)
+	return ProjectSetupSettings(set), wsErr(err)
 }
 
 // SetSetupSettings validates and stores a project's setup settings.
 func (s *GitService) SetSetupSettings(projectID string, in ProjectSetupSettings) (ProjectSetupSettings, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.SetSetupSettings(ctx, projectID, in))
+	set, err := s.ws.SetSetupSettings(ctx, projectID, workspace.SetupSettings(in))
+	return ProjectSetupSettings(set), wsErr(err)
 }
 
 // PrepareTaskWorktree creates the task's worktree if it should have one
@@ -66,18 +73,16 @@ func (s *GitService) PrepareTaskWorktree(taskID string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(2 * time.Minute)
 	defer cancel()
 	info, err := s.ws.Prepare(ctx, taskID)
-	err = wsErr(err)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return info, err
+	s.changed(taskID, err)
+	return TaskGitInfo(info), wsErr(err)
 }
 
 // Info returns the task's git state.
 func (s *GitService) Info(taskID string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.Info(ctx, taskID))
+	info, err := s.ws.Info(ctx, taskID)
+	return TaskGitInfo(info), wsErr(err)
 }
 
 // SetTaskOptions sets the task's worktree override and source branch
@@ -85,28 +90,32 @@ func (s *GitService) Info(taskID string) (TaskGitInfo, error) {
 func (s *GitService) SetTaskOptions(taskID string, opt TaskGitOptions) (TaskGitInfo, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.SetTaskOptions(ctx, taskID, opt))
+	info, err := s.ws.SetTaskOptions(ctx, taskID, workspace.TaskOptions(opt))
+	return TaskGitInfo(info), wsErr(err)
 }
 
 // Status returns the task's git state and worktree status.
 func (s *GitService) Status(taskID string) (TaskGitStatus, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.Status(ctx, taskID))
+	st, err := s.ws.Status(ctx, taskID)
+	return taskGitStatusOf(st), wsErr(err)
 }
 
 // Diff returns the task's changes against its base (poll it).
 func (s *GitService) Diff(taskID string) (TaskDiff, error) {
 	ctx, cancel := s.call(60 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.Diff(ctx, taskID))
+	d, err := s.ws.Diff(ctx, taskID)
+	return TaskDiff(d), wsErr(err)
 }
 
 // FileDiff returns one file's full change.
 func (s *GitService) FileDiff(taskID, path string) (gitx.FileChange, error) {
 	ctx, cancel := s.call(60 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.FileDiff(ctx, taskID, path))
+	fc, err := s.ws.FileDiff(ctx, taskID, path)
+	return fc, wsErr(err)
 }
 
 // Commit commits everything in the task's worktree.
@@ -114,23 +123,17 @@ func (s *GitService) Commit(taskID, message string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(10 * time.Minute) // hooks may be slow
 	defer cancel()
 	info, err := s.ws.Commit(ctx, taskID, message)
-	err = wsErr(err)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return info, err
+	s.changed(taskID, err)
+	return TaskGitInfo(info), wsErr(err)
 }
 
 // Merge merges the task's branch into its source branch.
 func (s *GitService) Merge(taskID string, in MergeInput) (MergeOutcome, error) {
 	ctx, cancel := s.call(5 * time.Minute)
 	defer cancel()
-	out, err := s.ws.Merge(ctx, taskID, in)
-	err = wsErr(err)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return out, err
+	out, err := s.ws.Merge(ctx, taskID, workspace.MergeInput(in))
+	s.changed(taskID, err)
+	return mergeOutcomeOf(out), wsErr(err)
 }
 
 // Discard removes the task's worktree and branch, losing its work.
@@ -138,11 +141,8 @@ func (s *GitService) Discard(taskID string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(2 * time.Minute)
 	defer cancel()
 	info, err := s.ws.Discard(ctx, taskID)
-	err = wsErr(err)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return info, err
+	s.changed(taskID, err)
+	return TaskGitInfo(info), wsErr(err)
 }
 
 // DeleteTaskWorkspace removes the task's worktree (and merged branch)
@@ -152,32 +152,32 @@ func (s *GitService) DeleteTaskWorkspace(taskID string, force bool) (WorkspaceRe
 	ctx, cancel := s.call(2 * time.Minute)
 	defer cancel()
 	out, err := s.ws.DeleteTaskWorkspace(ctx, taskID, force)
-	err = wsErr(err)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return out, err
+	s.changed(taskID, err)
+	return WorkspaceRemoval(out), wsErr(err)
 }
 
 // Branches lists a project's local branches.
 func (s *GitService) Branches(projectID string) ([]gitx.Branch, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.Branches(ctx, projectID))
+	bs, err := s.ws.Branches(ctx, projectID)
+	return bs, wsErr(err)
 }
 
 // ProjectSettings returns a project's worktree settings.
 func (s *GitService) ProjectSettings(projectID string) (ProjectGitSettings, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.ProjectSettings(ctx, projectID))
+	set, err := s.ws.ProjectSettings(ctx, projectID)
+	return ProjectGitSettings(set), wsErr(err)
 }
 
 // SetProjectSettings stores a project's worktree settings.
 func (s *GitService) SetProjectSettings(projectID string, in ProjectGitSettings) (ProjectGitSettings, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return wsResult(s.ws.SetProjectSettings(ctx, projectID, in))
+	set, err := s.ws.SetProjectSettings(ctx, projectID, workspace.ProjectSettings(in))
+	return ProjectGitSettings(set), wsErr(err)
 }
 
 // wsErr turns a workspace validation error into the services' InputError
@@ -189,5 +189,3 @@ func wsErr(err error) error {
 	}
 	return err
 }
-
-func wsResult[T any](v T, err error) (T, error) { return v, wsErr(err) }

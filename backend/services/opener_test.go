@@ -8,6 +8,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/opener"
 	"github.com/jean-claude/jean-claude/backend/services"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 type urlRecorder struct{ urls []string }
@@ -28,7 +29,7 @@ func TestOpenServiceStaysInTheTaskWorktree(t *testing.T) {
 		Getenv:   func(string) string { return "" },
 		LookPath: func(p string) (string, error) { return "/usr/bin/" + p, nil },
 	}
-	svc := services.WithRunner(services.NewOpenService(t.Context(), f.db, services.NewWorkspaces(f.db, f.g), browser), func(argv []string, dir string) error {
+	svc := services.WithRunner(services.NewOpenService(t.Context(), f.db, workspace.New(f.db, f.g, nil), browser), func(argv []string, dir string) error {
 		calls = append(calls, call{argv, dir})
 		return nil
 	}, env)

@@ -10,11 +10,12 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/services"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 func TestTaskDeleteRemovesOnlyItsWorktree(t *testing.T) {
 	f := newGitFixture(t)
-	tasks := services.NewTaskService(t.Context(), f.db, agent.NewRegistry(), nil, services.NewWorkspaces(f.db, f.g), nil)
+	tasks := services.NewTaskService(t.Context(), f.db, agent.NewRegistry(), nil, workspace.New(f.db, f.g, nil), nil)
 	a, b := f.task("Task A"), f.task("Task B")
 	ia, ib := f.prepare(a), f.prepare(b)
 	f.write(ib.WorktreePath, "b.txt", "other task's work\n")

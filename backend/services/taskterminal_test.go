@@ -13,6 +13,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/term"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 type termOut struct {
@@ -53,7 +54,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestTaskTerminalRunsInTheWorktreeAndDiesWithTheTask(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh")
 	f := newGitFixture(t)
-	ws := services.NewWorkspaces(f.db, f.g)
+	ws := workspace.New(f.db, f.g, nil)
 	out := &termOut{out: map[string]*strings.Builder{}}
 	terms := term.NewManager(out)
 	t.Cleanup(func() { terms.CloseAll(context.Background()) })

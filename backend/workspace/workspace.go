@@ -1,9 +1,16 @@
+// Package workspace is where a task's agent works: its own git worktree
+// (created from the source branch on the first run, made ready by the
+// project's setup), or the project folder; and what is done with that
+// work afterwards (status, diff, commit, merge, discard, removal with the
+// task). A project on a remote host runs the same git calls there
+// (SetRemote). Per-task operations are serialized.
 package workspace
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,32 +25,31 @@ import (
 // none (worktrees off, not started yet, or already removed).
 var ErrNoWorktree = errors.New("the task has no worktree")
 
-// TaskGitInfo is a task's git state as the frontend (and the orchestrator)
-// sees it.
-type TaskGitInfo struct {
-	TaskID    string `json:"taskId"`
-	ProjectID string `json:"projectId"`
-	IsGitRepo bool   `json:"isGitRepo"`
+// Info is a task's git state.
+type Info struct {
+	TaskID    string
+	ProjectID string
+	IsGitRepo bool
 	// UseWorktree is the effective choice; UseWorktreeOverride the task's
 	// own (absent: follows the project).
-	UseWorktree         bool   `json:"useWorktree"`
-	UseWorktreeOverride *bool  `json:"useWorktreeOverride,omitempty"`
-	SourceBranch        string `json:"sourceBranch"`
-	WorktreePath        string `json:"worktreePath"`
-	BranchName          string `json:"branchName"`
-	BaseCommit          string `json:"baseCommit"`
-	HeadCommit          string `json:"headCommit"`
-	MergeCommit         string `json:"mergeCommit"`
-	MergedAt            *int64 `json:"mergedAt,omitempty"`
+	UseWorktree         bool
+	UseWorktreeOverride *bool
+	SourceBranch        string
+	WorktreePath        string
+	BranchName          string
+	BaseCommit          string
+	HeadCommit          string
+	MergeCommit         string
+	MergedAt            *int64
 	// Cwd is where the agent runs: the worktree, else the project folder.
-	Cwd string `json:"cwd"`
+	Cwd string
 	// Notice explains, for the user, why a task that wants a worktree
 	// runs in the project folder (e.g. a repository without commits).
-	Notice string `json:"notice,omitempty"`
+	Notice string
 }
 
-func newTaskGitInfo(t store.TaskGit) TaskGitInfo {
-	info := TaskGitInfo{
+func newInfo(t store.TaskGit) Info {
+	info := Info{
 		TaskID: t.TaskID, ProjectID: t.Project.ProjectID, IsGitRepo: t.Project.IsGitRepo,
 		UseWorktree: t.WantsWorktree(), UseWorktreeOverride: t.UseWorktree,
 		SourceBranch: t.SourceBranch, WorktreePath: t.WorktreePath, BranchName: t.BranchName,
@@ -60,90 +66,92 @@ func newTaskGitInfo(t store.TaskGit) TaskGitInfo {
 	return info
 }
 
-// TaskGitStatus is TaskGitInfo plus the live state of the worktree.
-type TaskGitStatus struct {
-	TaskGitInfo
-	HasWorktree bool        `json:"hasWorktree"`
-	Status      gitx.Status `json:"status"`
-	Clean       bool        `json:"clean"`
+// State is Info plus the live state of the worktree.
+type State struct {
+	Info
+	HasWorktree bool
+	Status      gitx.Status
+	Clean       bool
 	// CommitsAhead counts the task branch's commits since its base.
-	CommitsAhead int `json:"commitsAhead"`
+	CommitsAhead int
 	// CanCommit / CanMerge say whether the actions make sense now;
 	// MergeBlocked says why not, for the user.
-	CanCommit    bool   `json:"canCommit"`
-	CanMerge     bool   `json:"canMerge"`
-	MergeBlocked string `json:"mergeBlocked,omitempty"`
+	CanCommit    bool
+	CanMerge     bool
+	MergeBlocked string
 }
 
-// TaskDiff is the diff of a task's work against its base commit.
-type TaskDiff struct {
-	TaskID string `json:"taskId"`
+// Diff is the diff of a task's work against its base commit.
+type Diff struct {
+	TaskID string
 	// Available is false when there is nothing to diff yet (not a git
 	// repository, task never started); Reason says why.
-	Available bool              `json:"available"`
-	Reason    string            `json:"reason,omitempty"`
-	Base      string            `json:"base"`
-	Head      string            `json:"head"`
-	Files     []gitx.FileChange `json:"files"`
-	Added     int               `json:"added"`
-	Removed   int               `json:"removed"`
+	Available bool
+	Reason    string
+	Base      string
+	Head      string
+	Files     []gitx.FileChange
+	Added     int
+	Removed   int
 	// At is when the diff was taken (ms).
-	At int64 `json:"at"`
+	At int64
 }
 
 // MergeInput is what Merge needs.
 type MergeInput struct {
-	Squash        bool   `json:"squash"`
-	NoFastForward bool   `json:"noFastForward"`
-	Message       string `json:"message"`
+	Squash        bool
+	NoFastForward bool
+	Message       string
 	// RemoveWorktree removes the worktree and the branch after a
 	// successful merge.
-	RemoveWorktree bool `json:"removeWorktree"`
+	RemoveWorktree bool
 }
 
 // MergeOutcome is what Merge did.
 type MergeOutcome struct {
 	gitx.MergeResult
-	Into            string      `json:"into"`
-	WorktreeRemoved bool        `json:"worktreeRemoved"`
-	Task            TaskGitInfo `json:"task"`
+	Into            string
+	WorktreeRemoved bool
+	Task            Info
 	// Warning is set when the merge succeeded but cleaning up failed.
-	Warning string `json:"warning,omitempty"`
+	Warning string
 }
 
-// WorkspaceRemoval is what DeleteTaskWorkspace removed.
-type WorkspaceRemoval struct {
-	WorktreeRemoved bool   `json:"worktreeRemoved"`
-	BranchDeleted   bool   `json:"branchDeleted"`
-	KeptBranch      string `json:"keptBranch,omitempty"`
-	Reason          string `json:"reason,omitempty"`
+// Removal is what DeleteTaskWorkspace removed.
+type Removal struct {
+	WorktreeRemoved bool
+	BranchDeleted   bool
+	KeptBranch      string
+	Reason          string
 }
 
-// ProjectGitSettings is a project's worktree settings.
-type ProjectGitSettings struct {
-	ProjectID        string `json:"projectId"`
-	IsGitRepo        bool   `json:"isGitRepo"`
-	WorktreesEnabled bool   `json:"worktreesEnabled"`
+// ProjectSettings is a project's worktree settings.
+type ProjectSettings struct {
+	ProjectID        string
+	IsGitRepo        bool
+	WorktreesEnabled bool
 	// WorktreeRoot: "" = DefaultWorktreeRoot.
-	WorktreeRoot        string `json:"worktreeRoot"`
-	DefaultWorktreeRoot string `json:"defaultWorktreeRoot"`
+	WorktreeRoot        string
+	DefaultWorktreeRoot string
 	// DefaultSourceBranch: "" = the branch checked out in the project.
-	DefaultSourceBranch string `json:"defaultSourceBranch"`
+	DefaultSourceBranch string
 }
 
-// TaskGitOptions are the per-task choices made at creation.
-type TaskGitOptions struct {
-	UseWorktree  *bool  `json:"useWorktree"`
-	SourceBranch string `json:"sourceBranch"`
+// TaskOptions are the per-task choices made at creation.
+type TaskOptions struct {
+	UseWorktree  *bool
+	SourceBranch string
 }
 
-// Workspaces is the Go-side API of task worktrees, used by GitService and
-// by the orchestrator (Prepare before starting an agent, with Cwd as the
-// agent's working directory; RecordHead when a run ends). Every method
-// takes a context.
-type Workspaces struct {
+// Manager owns the tasks' workspaces: one git worktree per task (or the
+// project folder), its setup, diff, commit, merge and removal. The
+// orchestrator uses it as its Workspace (Cwd before an agent starts,
+// RunEnded after); services.GitService is its Wails-bound face. Every
+// method takes a context.
+type Manager struct {
 	repo *store.Worktrees
 	git  *gitx.Git // nil when git is not installed
+	log  *slog.Logger
 
 	// remote resolves the git of a project that lives on another host
 	// (issue 21); nil = every project is local.
@@ -152,7 +160,7 @@ type Workspaces struct {
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per task
 
-	setup worktreeSetup // copy globs and setup command (worktreesetup.go)
+	setup worktreeSetup // copy globs and setup command (setup.go)
 }
 
 // RemoteGit gives the git of a project on another host: ok false for a
@@ -163,15 +171,15 @@ type RemoteGit interface {
 }
 
 // SetRemote makes projects that live on a host use that host's git.
-func (w *Workspaces) SetRemote(r RemoteGit) { w.remote = r }
+func (w *Manager) SetRemote(r RemoteGit) { w.remote = r }
 
 // HasGit reports whether git is installed here (remote projects use
 // their host's).
-func (w *Workspaces) HasGit() bool { return w.git != nil }
+func (w *Manager) HasGit() bool { return w.git != nil }
 
 // gitFor is the git of a project: the host's for a remote project, else
 // the local one.
-func (w *Workspaces) gitFor(ctx context.Context, projectID string) *gitx.Git {
+func (w *Manager) gitFor(ctx context.Context, projectID string) *gitx.Git {
 	if w.remote != nil {
 		if g, ok := w.remote.GitFor(ctx, projectID); ok {
 			return g
@@ -180,14 +188,18 @@ func (w *Workspaces) gitFor(ctx context.Context, projectID string) *gitx.Git {
 	return w.git
 }
 
-// NewWorkspaces returns the workspaces over db; g may be nil (git not
-// installed: tasks run in the project folder, git actions fail clearly).
-func NewWorkspaces(db *store.DB, g *gitx.Git) *Workspaces {
-	return &Workspaces{repo: store.NewWorktrees(db), git: g, locks: map[string]*sync.Mutex{},
+// New returns the workspaces over db; g may be nil (git not installed:
+// tasks run in the project folder, git actions fail clearly); log may be
+// nil (slog.Default).
+func New(db *store.DB, g *gitx.Git, log *slog.Logger) *Manager {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Manager{repo: store.NewWorktrees(db), git: g, log: log, locks: map[string]*sync.Mutex{},
 		setup: worktreeSetup{settings: store.NewProjectSettings(db)}}
 }
 
-func (w *Workspaces) lock(taskID string) func() {
+func (w *Manager) lock(taskID string) func() {
 	w.mu.Lock()
 	m, ok := w.locks[taskID]
 	if !ok {
@@ -199,7 +211,7 @@ func (w *Workspaces) lock(taskID string) func() {
 	return m.Unlock
 }
 
-func (w *Workspaces) needGit(ctx context.Context, projectID string) error {
+func (w *Manager) needGit(ctx context.Context, projectID string) error {
 	if w.gitFor(ctx, projectID) == nil {
 		return fmt.Errorf("git is not available: %w", gitx.ErrGitNotFound)
 	}
@@ -207,7 +219,7 @@ func (w *Workspaces) needGit(ctx context.Context, projectID string) error {
 }
 
 // Task returns task taskID's git row with its project.
-func (w *Workspaces) Task(ctx context.Context, taskID string) (store.TaskGit, error) {
+func (w *Manager) Task(ctx context.Context, taskID string) (store.TaskGit, error) {
 	t, err := w.repo.Task(ctx, taskID)
 	if err != nil {
 		return store.TaskGit{}, notFound("task", taskID, err)
@@ -216,7 +228,7 @@ func (w *Workspaces) Task(ctx context.Context, taskID string) (store.TaskGit, er
 }
 
 // worktreeTask loads a task that must have a worktree.
-func (w *Workspaces) worktreeTask(ctx context.Context, taskID string) (store.TaskGit, error) {
+func (w *Manager) worktreeTask(ctx context.Context, taskID string) (store.TaskGit, error) {
 	t, err := w.Task(ctx, taskID)
 	if err != nil {
 		return store.TaskGit{}, err
@@ -231,19 +243,19 @@ func (w *Workspaces) worktreeTask(ctx context.Context, taskID string) (store.Tas
 }
 
 // Info returns a task's git state.
-func (w *Workspaces) Info(ctx context.Context, taskID string) (TaskGitInfo, error) {
+func (w *Manager) Info(ctx context.Context, taskID string) (Info, error) {
 	t, err := w.Task(ctx, taskID)
 	if err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	return w.withCwd(ctx, t), nil
 }
 
-// withCwd is newTaskGitInfo with Cwd inside the worktree at the same place
+// withCwd is newInfo with Cwd inside the worktree at the same place
 // the project folder has in its repository (a project may be a
 // subfolder of a repository).
-func (w *Workspaces) withCwd(ctx context.Context, t store.TaskGit) TaskGitInfo {
-	info := newTaskGitInfo(t)
+func (w *Manager) withCwd(ctx context.Context, t store.TaskGit) Info {
+	info := newInfo(t)
 	if t.WorktreePath == "" || w.gitFor(ctx, t.Project.ProjectID) == nil {
 		return info
 	}
@@ -257,26 +269,26 @@ func (w *Workspaces) withCwd(ctx context.Context, t store.TaskGit) TaskGitInfo {
 
 // SetTaskOptions records the per-task choices (worktree override, source
 // branch). Refused once the worktree exists.
-func (w *Workspaces) SetTaskOptions(ctx context.Context, taskID string, opt TaskGitOptions) (TaskGitInfo, error) {
+func (w *Manager) SetTaskOptions(ctx context.Context, taskID string, opt TaskOptions) (Info, error) {
 	defer w.lock(taskID)()
 	t, err := w.Task(ctx, taskID)
 	if err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	if t.WorktreePath != "" || t.BaseCommit != "" {
-		return TaskGitInfo{}, invalid("useWorktree", nil, "the task has already started; its worktree settings can no longer change")
+		return Info{}, invalid("useWorktree", nil, "the task has already started; its worktree settings can no longer change")
 	}
 	src := strings.TrimSpace(opt.SourceBranch)
 	if src != "" {
 		if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
-			return TaskGitInfo{}, err
+			return Info{}, err
 		}
 		if _, err := w.gitFor(ctx, t.Project.ProjectID).ResolveBranch(ctx, t.Project.Path, src); err != nil {
-			return TaskGitInfo{}, invalid("sourceBranch", err, "source branch %q: %v", src, err)
+			return Info{}, invalid("sourceBranch", err, "source branch %q: %v", src, err)
 		}
 	}
 	if err := w.repo.SetTaskOptions(ctx, taskID, opt.UseWorktree, src); err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	return w.Info(ctx, taskID)
 }
@@ -290,21 +302,21 @@ func (w *Workspaces) SetTaskOptions(ctx context.Context, taskID string, opt Task
 // Without a worktree in a git repository it records the project's HEAD as
 // the base, so the diff still works (it then includes the user's own
 // uncommitted changes in that folder).
-func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, error) {
+func (w *Manager) Prepare(ctx context.Context, taskID string) (Info, error) {
 	defer w.lock(taskID)()
 	t, err := w.Task(ctx, taskID)
 	if err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	if t.WorktreePath != "" {
 		if st, err := os.Stat(t.WorktreePath); err != nil || !st.IsDir() {
-			return TaskGitInfo{}, fmt.Errorf("the task's worktree %s is missing (it was removed outside Jean-Claude); discard it to start over: %w",
+			return Info{}, fmt.Errorf("the task's worktree %s is missing (it was removed outside Jean-Claude); discard it to start over: %w",
 				t.WorktreePath, ErrNoWorktree)
 		}
 		return w.withCwd(ctx, t), nil
 	}
 	if !t.Project.IsGitRepo || w.gitFor(ctx, t.Project.ProjectID) == nil {
-		return newTaskGitInfo(t), nil
+		return newInfo(t), nil
 	}
 	if !t.WantsWorktree() {
 		if t.BaseCommit == "" {
@@ -312,7 +324,7 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 			// a repository without commits).
 			if head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, t.Project.Path); err == nil {
 				if err := w.recordBaseOnly(ctx, t, head); err != nil {
-					return TaskGitInfo{}, err
+					return Info{}, err
 				}
 			}
 		}
@@ -323,7 +335,7 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 		// keeping the task's base.
 		path, err := w.gitFor(ctx, t.Project.ProjectID).ReopenWorktree(ctx, t.Project.Path, t.Project.WorktreeRoot, t.BranchName)
 		if err != nil {
-			return TaskGitInfo{}, fmt.Errorf("reopen the task's branch %s: %w", t.BranchName, err)
+			return Info{}, fmt.Errorf("reopen the task's branch %s: %w", t.BranchName, err)
 		}
 		head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, path)
 		if err == nil {
@@ -333,13 +345,13 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 			err = w.repo.RecordHead(ctx, taskID, head)
 		}
 		if err != nil {
-			return TaskGitInfo{}, err
+			return Info{}, err
 		}
 		return w.Info(ctx, taskID)
 	}
 	if _, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, t.Project.Path); err != nil {
 		// No commit yet: nothing to branch from; run in the project.
-		info := newTaskGitInfo(t)
+		info := newInfo(t)
 		info.Notice = "the repository has no commit yet, so the task runs in the project folder without a worktree"
 		return info, nil
 	}
@@ -352,7 +364,7 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 		TaskName: t.TaskName, TaskID: t.TaskID, Source: source,
 	})
 	if err != nil {
-		return TaskGitInfo{}, fmt.Errorf("create the task's worktree: %w", err)
+		return Info{}, fmt.Errorf("create the task's worktree: %w", err)
 	}
 	if err := w.repo.RecordWorktree(ctx, taskID, wt.Path, wt.Branch, wt.Source, wt.Base); err != nil {
 		// Do not leave an unrecorded worktree behind.
@@ -360,19 +372,19 @@ func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, e
 		defer cancel()
 		_ = w.gitFor(cctx, t.Project.ProjectID).RemoveWorktree(cctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: wt.Path, Force: true})
 		_ = w.gitFor(cctx, t.Project.ProjectID).DeleteBranch(cctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: wt.Branch, Force: true})
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	return w.Info(ctx, taskID)
 }
 
-func (w *Workspaces) recordBaseOnly(ctx context.Context, t store.TaskGit, head string) error {
+func (w *Manager) recordBaseOnly(ctx context.Context, t store.TaskGit, head string) error {
 	// RecordWorktree with no path and no branch records base and head.
 	return w.repo.RecordWorktree(ctx, t.TaskID, "", "", t.SourceBranch, head)
 }
 
 // RecordHead stores the current HEAD of the task's worktree (or project
 // folder) as the task's head commit. Call it when a run ends.
-func (w *Workspaces) RecordHead(ctx context.Context, taskID string) error {
+func (w *Manager) RecordHead(ctx context.Context, taskID string) error {
 	t, err := w.Task(ctx, taskID)
 	if err != nil {
 		return err
@@ -383,44 +395,56 @@ func (w *Workspaces) RecordHead(ctx context.Context, taskID string) error {
 	if !t.Project.IsGitRepo || t.BaseCommit == "" {
 		return nil
 	}
-	head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, newTaskGitInfo(t).Cwd)
+	head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, newInfo(t).Cwd)
 	if err != nil {
 		return fmt.Errorf("read the task's head: %w", err)
 	}
 	return w.repo.RecordHead(ctx, taskID, head)
 }
 
-// CwdFor fits orchestrator.Options.Cwd: it prepares the task's worktree
-// (creating it on the first run) and returns where the agent runs.
-func (w *Workspaces) CwdFor(ctx context.Context, t store.TaskRun) (string, error) {
+// Cwd prepares task t's place to run and returns it (orchestrator.Workspace):
+// its worktree, created on the first run and made ready by the project's
+// setup before its first agent (a failed setup runs again next time), else
+// the project folder.
+func (w *Manager) Cwd(ctx context.Context, t store.TaskRun) (string, error) {
 	info, err := w.Prepare(ctx, t.ID)
 	if err != nil {
 		return "", err
 	}
+	if info.Cwd == "" {
+		return t.ProjectPath, nil
+	}
+	if info.WorktreePath != "" {
+		if err := w.SetUp(ctx, t, info.Cwd); err != nil {
+			return "", err
+		}
+	}
 	return info.Cwd, nil
 }
 
-// RunEnded fits orchestrator.Options.OnRunEnd: it records the task's head
-// commit at the end of a run (errors are dropped: the head is also
-// recorded on every commit and merge).
-func (w *Workspaces) RunEnded(ctx context.Context, taskID string) {
-	_ = w.RecordHead(ctx, taskID)
+// RunEnded records the task's head commit at the end of a run
+// (orchestrator.Workspace). A failure is logged, not returned: the head is
+// also recorded on every commit and merge.
+func (w *Manager) RunEnded(ctx context.Context, taskID string) {
+	if err := w.RecordHead(ctx, taskID); err != nil && !errors.Is(err, gitx.ErrGitNotFound) {
+		w.log.Warn("record the task's git head", "task", taskID, "err", err)
+	}
 }
 
 // Status returns the task's git state and its worktree's live status.
-func (w *Workspaces) Status(ctx context.Context, taskID string) (TaskGitStatus, error) {
+func (w *Manager) Status(ctx context.Context, taskID string) (State, error) {
 	t, err := w.Task(ctx, taskID)
 	if err != nil {
-		return TaskGitStatus{}, err
+		return State{}, err
 	}
-	out := TaskGitStatus{TaskGitInfo: newTaskGitInfo(t)}
+	out := State{Info: newInfo(t)}
 	if t.WorktreePath == "" || w.gitFor(ctx, t.Project.ProjectID) == nil {
 		out.MergeBlocked = "the task has no worktree"
 		return out, nil
 	}
 	st, err := w.gitFor(ctx, t.Project.ProjectID).Status(ctx, t.WorktreePath)
 	if err != nil {
-		return TaskGitStatus{}, fmt.Errorf("read the worktree's status: %w", err)
+		return State{}, fmt.Errorf("read the worktree's status: %w", err)
 	}
 	out.HasWorktree, out.Status, out.Clean = true, st, st.Clean()
 	out.CanCommit = !st.Clean() && st.Conflicted == 0
@@ -446,12 +470,12 @@ func (w *Workspaces) Status(ctx context.Context, taskID string) (TaskGitStatus, 
 
 // Diff returns the task's work against its base commit: commits on the
 // task branch plus staged, unstaged and untracked changes.
-func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) {
+func (w *Manager) Diff(ctx context.Context, taskID string) (Diff, error) {
 	t, err := w.Task(ctx, taskID)
 	if err != nil {
-		return TaskDiff{}, err
+		return Diff{}, err
 	}
-	out := TaskDiff{TaskID: taskID, Files: []gitx.FileChange{}, At: store.Now()}
+	out := Diff{TaskID: taskID, Files: []gitx.FileChange{}, At: store.Now()}
 	switch {
 	case w.gitFor(ctx, t.Project.ProjectID) == nil:
 		out.Reason = "git is not installed"
@@ -469,7 +493,7 @@ func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) 
 	dir, to := diffTarget(t)
 	d, err := w.gitFor(ctx, t.Project.ProjectID).Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{To: to})
 	if err != nil {
-		return TaskDiff{}, fmt.Errorf("diff the task's work: %w", err)
+		return Diff{}, fmt.Errorf("diff the task's work: %w", err)
 	}
 	out.Available, out.Base, out.Head, out.Added, out.Removed = true, d.Base, d.Head, d.Added, d.Removed
 	if d.Files != nil {
@@ -486,7 +510,7 @@ func diffTarget(t store.TaskGit) (dir, to string) {
 	if t.WorktreePath == "" && t.UseWorktree != nil && *t.UseWorktree {
 		return t.Project.Path, t.HeadCommit
 	}
-	return newTaskGitInfo(t).Cwd, ""
+	return newInfo(t).Cwd, ""
 }
 
 // discarded reports a task whose worktree and branch were thrown away
@@ -496,7 +520,7 @@ func discarded(t store.TaskGit) bool {
 }
 
 // FileDiff returns one file's full change (no size budget but 8 MiB).
-func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.FileChange, error) {
+func (w *Manager) FileDiff(ctx context.Context, taskID, path string) (gitx.FileChange, error) {
 	if path == "" || !filepath.IsLocal(filepath.FromSlash(path)) {
 		return gitx.FileChange{}, invalid("path", gitx.ErrInvalidPath, "invalid file path %q", path)
 	}
@@ -527,21 +551,21 @@ func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.Fi
 
 // Commit stages everything in the task's worktree and commits it with the
 // user's message; the new head is recorded.
-func (w *Workspaces) Commit(ctx context.Context, taskID, message string) (TaskGitInfo, error) {
+func (w *Manager) Commit(ctx context.Context, taskID, message string) (Info, error) {
 	defer w.lock(taskID)()
 	t, err := w.worktreeTask(ctx, taskID)
 	if err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	if strings.TrimSpace(message) == "" {
-		return TaskGitInfo{}, invalid("message", gitx.ErrEmptyMessage, "the commit message is empty")
+		return Info{}, invalid("message", gitx.ErrEmptyMessage, "the commit message is empty")
 	}
 	head, err := w.gitFor(ctx, t.Project.ProjectID).Commit(ctx, t.WorktreePath, message)
 	if err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	if err := w.repo.RecordHead(ctx, taskID, head); err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	return w.Info(ctx, taskID)
 }
@@ -550,7 +574,7 @@ func (w *Workspaces) Commit(ctx context.Context, taskID, message string) (TaskGi
 // for the safety rules: computed in memory first, conflicts change
 // nothing, the main worktree is only updated when it is on the source
 // branch and has no tracked changes). The task's worktree must be clean.
-func (w *Workspaces) Merge(ctx context.Context, taskID string, in MergeInput) (MergeOutcome, error) {
+func (w *Manager) Merge(ctx context.Context, taskID string, in MergeInput) (MergeOutcome, error) {
 	defer w.lock(taskID)()
 	t, err := w.worktreeTask(ctx, taskID)
 	if err != nil {
@@ -594,14 +618,14 @@ func (w *Workspaces) Merge(ctx context.Context, taskID string, in MergeInput) (M
 
 // Discard throws the task's work away: its worktree (uncommitted changes
 // included) and its branch. The task itself stays.
-func (w *Workspaces) Discard(ctx context.Context, taskID string) (TaskGitInfo, error) {
+func (w *Manager) Discard(ctx context.Context, taskID string) (Info, error) {
 	defer w.lock(taskID)()
 	t, err := w.worktreeTask(ctx, taskID)
 	if err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	if err := w.removeLocked(ctx, t, true, true); err != nil {
-		return TaskGitInfo{}, err
+		return Info{}, err
 	}
 	return w.Info(ctx, taskID)
 }
@@ -613,24 +637,24 @@ func (w *Workspaces) Discard(ctx context.Context, taskID string) (TaskGitInfo, e
 // an unmerged branch is kept and named in the result. Nothing outside
 // the task's own worktree and branch is touched. A task without a
 // worktree has nothing to remove.
-func (w *Workspaces) DeleteTaskWorkspace(ctx context.Context, taskID string, force bool) (WorkspaceRemoval, error) {
+func (w *Manager) DeleteTaskWorkspace(ctx context.Context, taskID string, force bool) (Removal, error) {
 	defer w.lock(taskID)()
 	t, err := w.Task(ctx, taskID)
 	if err != nil {
-		return WorkspaceRemoval{}, err
+		return Removal{}, err
 	}
 	if t.WorktreePath == "" {
-		return WorkspaceRemoval{}, nil
+		return Removal{}, nil
 	}
 	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
-		return WorkspaceRemoval{}, err
+		return Removal{}, err
 	}
-	var out WorkspaceRemoval
+	var out Removal
 	if err := w.gitFor(ctx, t.Project.ProjectID).RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
 		if errors.Is(err, gitx.ErrDirtyWorktree) {
-			return WorkspaceRemoval{}, fmt.Errorf("%w; confirm to delete them with the task", err)
+			return Removal{}, fmt.Errorf("%w; confirm to delete them with the task", err)
 		}
-		return WorkspaceRemoval{}, err
+		return Removal{}, err
 	}
 	out.WorktreeRemoved = true
 	keep := false
@@ -657,7 +681,7 @@ func (w *Workspaces) DeleteTaskWorkspace(ctx context.Context, taskID string, for
 
 // removeLocked removes the task's worktree and branch (the task lock is
 // held).
-func (w *Workspaces) removeLocked(ctx context.Context, t store.TaskGit, force, forceBranch bool) error {
+func (w *Manager) removeLocked(ctx context.Context, t store.TaskGit, force, forceBranch bool) error {
 	if err := w.gitFor(ctx, t.Project.ProjectID).RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
 		return err
 	}
@@ -670,7 +694,7 @@ func (w *Workspaces) removeLocked(ctx context.Context, t store.TaskGit, force, f
 }
 
 // Branches lists a project's local branches.
-func (w *Workspaces) Branches(ctx context.Context, projectID string) ([]gitx.Branch, error) {
+func (w *Manager) Branches(ctx context.Context, projectID string) ([]gitx.Branch, error) {
 	if err := w.needGit(ctx, projectID); err != nil {
 		return nil, err
 	}
@@ -689,12 +713,12 @@ func (w *Workspaces) Branches(ctx context.Context, projectID string) ([]gitx.Bra
 }
 
 // ProjectSettings returns a project's worktree settings.
-func (w *Workspaces) ProjectSettings(ctx context.Context, projectID string) (ProjectGitSettings, error) {
+func (w *Manager) ProjectSettings(ctx context.Context, projectID string) (ProjectSettings, error) {
 	p, err := w.repo.Project(ctx, projectID)
 	if err != nil {
-		return ProjectGitSettings{}, notFound("project", projectID, err)
+		return ProjectSettings{}, notFound("project", projectID, err)
 	}
-	return ProjectGitSettings{
+	return ProjectSettings{
 		ProjectID: p.ProjectID, IsGitRepo: p.IsGitRepo, WorktreesEnabled: p.WorktreesEnabled,
 		WorktreeRoot: p.WorktreeRoot, DefaultWorktreeRoot: gitx.DefaultWorktreeRoot(p.Path),
 		DefaultSourceBranch: p.DefaultSourceBranch,
@@ -704,34 +728,34 @@ func (w *Workspaces) ProjectSettings(ctx context.Context, projectID string) (Pro
 // SetProjectSettings validates and stores a project's worktree settings:
 // the folder must be absolute and not the project itself; the branch must
 // exist.
-func (w *Workspaces) SetProjectSettings(ctx context.Context, projectID string, in ProjectGitSettings) (ProjectGitSettings, error) {
+func (w *Manager) SetProjectSettings(ctx context.Context, projectID string, in ProjectSettings) (ProjectSettings, error) {
 	p, err := w.repo.Project(ctx, projectID)
 	if err != nil {
-		return ProjectGitSettings{}, notFound("project", projectID, err)
+		return ProjectSettings{}, notFound("project", projectID, err)
 	}
 	root := strings.TrimSpace(in.WorktreeRoot)
 	if root != "" {
 		if !filepath.IsAbs(root) {
-			return ProjectGitSettings{}, invalid("worktreeRoot", gitx.ErrInvalidPath, "the worktree folder must be an absolute path")
+			return ProjectSettings{}, invalid("worktreeRoot", gitx.ErrInvalidPath, "the worktree folder must be an absolute path")
 		}
 		root = filepath.Clean(root)
 		if root == filepath.Clean(p.Path) {
-			return ProjectGitSettings{}, invalid("worktreeRoot", gitx.ErrInvalidPath, "the worktree folder cannot be the project folder itself")
+			return ProjectSettings{}, invalid("worktreeRoot", gitx.ErrInvalidPath, "the worktree folder cannot be the project folder itself")
 		}
 	}
 	branch := strings.TrimSpace(in.DefaultSourceBranch)
 	if branch != "" {
 		if err := w.needGit(ctx, projectID); err != nil {
-			return ProjectGitSettings{}, err
+			return ProjectSettings{}, err
 		}
 		if _, err := w.gitFor(ctx, projectID).ResolveBranch(ctx, p.Path, branch); err != nil {
-			return ProjectGitSettings{}, invalid("defaultSourceBranch", err, "branch %q: %v", branch, err)
+			return ProjectSettings{}, invalid("defaultSourceBranch", err, "branch %q: %v", branch, err)
 		}
 	}
 	if _, err := w.repo.SetProjectSettings(ctx, projectID, store.ProjectGitSettings{
 		WorktreesEnabled: in.WorktreesEnabled, WorktreeRoot: root, DefaultSourceBranch: branch,
 	}); err != nil {
-		return ProjectGitSettings{}, err
+		return ProjectSettings{}, err
 	}
 	return w.ProjectSettings(ctx, projectID)
 }

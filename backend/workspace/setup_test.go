@@ -1,4 +1,4 @@
-package services_test
+package workspace_test
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
-	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
@@ -39,25 +38,24 @@ func (s *startSpy) started() int                  { s.mu.Lock(); defer s.mu.Unlo
 
 type setupFixture struct {
 	*gitFixture
-	ws  *services.Workspaces
+	ws  *workspace.Manager
 	o   *orchestrator.Orchestrator
 	spy *startSpy
 }
 
 func newSetupFixture(t *testing.T) *setupFixture {
 	f := newGitFixture(t)
-	ws := services.NewWorkspaces(f.db, f.g)
+	ws := workspace.New(f.db, f.g, nil)
 	reg := agent.NewRegistry()
 	spy := &startSpy{}
 	reg.Register(spy)
-	cwd, onEnd := services.WorkspaceHooks(ws, nil)
-	o, err := orchestrator.New(orchestrator.Options{DB: f.db, Backends: reg, Formats: agents.Formats(), Emitter: f.rec,
-		Cwd: cwd, OnRunEnd: onEnd, TaskView: services.TaskViewOf})
+	o, err := orchestrator.New(orchestrator.Options{DB: f.db, Backends: reg, Formats: agents.Formats(),
+		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { o.Close(context.Background()) })
-	ws.SetSetupSink(func(ctx context.Context, id string) (services.FrameWriter, error) {
+	ws.SetSetupSink(func(ctx context.Context, id string) (workspace.FrameWriter, error) {
 		return o.FrameSink(ctx, id, wtsetup.Format())
 	})
 	// An ignored .env at the top and in a subfolder, as real projects have.
@@ -74,7 +72,7 @@ func newSetupFixture(t *testing.T) *setupFixture {
 
 func (f *setupFixture) settings(cmd string, required bool) {
 	f.t.Helper()
-	_, err := f.ws.SetSetupSettings(f.t.Context(), f.proj.ID, services.ProjectSetupSettings{
+	_, err := f.ws.SetSetupSettings(f.t.Context(), f.proj.ID, workspace.SetupSettings{
 		CopyGlobs: ".env*\n**/.env.local", SetupCommand: cmd, SetupRequired: required})
 	if err != nil {
 		f.t.Fatal(err)
@@ -102,7 +100,7 @@ func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
 	f.settings(`sh -c 'echo installing; echo broken >&2; exit 7'`, true)
 	id := f.task("needs setup")
 	err := f.o.Start(t.Context(), id)
-	if !errors.Is(err, services.ErrSetupFailed) {
+	if !errors.Is(err, workspace.ErrSetupFailed) {
 		t.Fatalf("start: %v", err)
 	}
 	if f.spy.started() != 0 {
@@ -165,7 +163,7 @@ func TestSetupFailureNotRequiredStillStartsTheAgent(t *testing.T) {
 	f := newSetupFixture(t)
 	f.settings("false", false)
 	id := f.task("optional setup")
-	if err := f.o.Start(t.Context(), id); errors.Is(err, services.ErrSetupFailed) {
+	if err := f.o.Start(t.Context(), id); errors.Is(err, workspace.ErrSetupFailed) {
 		t.Fatalf("start: %v", err)
 	}
 	if f.spy.started() != 1 {
@@ -179,20 +177,20 @@ func TestSetupFailureNotRequiredStillStartsTheAgent(t *testing.T) {
 func TestSetupSettingsValidateAndRoundTrip(t *testing.T) {
 	f := newSetupFixture(t)
 	ctx := t.Context()
-	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: "../up"}); !errors.Is(err, workspace.ErrInvalidInput) {
+	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, workspace.SetupSettings{CopyGlobs: "../up"}); !errors.Is(err, workspace.ErrInvalidInput) {
 		t.Fatalf("escaping glob: %v", err)
 	}
-	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, workspace.ErrInvalidInput) {
+	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, workspace.SetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, workspace.ErrInvalidInput) {
 		t.Fatalf("bad command: %v", err)
 	}
-	got, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: ".env*\r\n", SetupCommand: "npm ci && npm run build", SetupRequired: true})
+	got, err := f.ws.SetSetupSettings(ctx, f.proj.ID, workspace.SetupSettings{CopyGlobs: ".env*\r\n", SetupCommand: "npm ci && npm run build", SetupRequired: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.CopyGlobs != ".env*" || !got.SetupUsesShell || !got.SetupRequired {
 		t.Fatalf("%+v", got)
 	}
-	got, _ = f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{})
+	got, _ = f.ws.SetSetupSettings(ctx, f.proj.ID, workspace.SetupSettings{})
 	if got.CopyGlobs != "" || got.SetupCommand != "" || got.SetupRequired {
 		t.Fatalf("cleared %+v", got)
 	}
