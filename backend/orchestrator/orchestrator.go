@@ -352,7 +352,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		o.failStart(ctx, t.ID, prompt, err)
 		return fmt.Errorf("orchestrator: start task %s: %w", t.ID, err)
 	}
-	b, err := o.backends.Get(agent.BackendType(t.AgentBackend))
+	b, err := o.backends.Get(t.AgentBackend)
 	if err != nil {
 		return fail(err)
 	}
@@ -367,9 +367,9 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		}
 	}
 	cfg := agent.Config{
-		Backend:   agent.BackendType(t.AgentBackend),
+		Backend:   t.AgentBackend,
 		Cwd:       cwd,
-		Mode:      agent.InteractionMode(t.InteractionMode),
+		Mode:      t.InteractionMode,
 		Model:     t.Model,
 		SessionID: sessionID,
 		Recorder:  o.recorder(),

@@ -37,7 +37,7 @@ func (a *fakeAgents) Start(ctx context.Context, taskID string) error {
 	if err != nil {
 		return err
 	}
-	body := a.answer[tr.AgentBackend]
+	body := a.answer[string(tr.AgentBackend)]
 	if err := os.WriteFile(filepath.Join(info.Cwd, "answer.txt"), []byte(body), 0o644); err != nil {
 		return err
 	}

@@ -31,16 +31,7 @@ func NewSessionService(ctx context.Context, db *store.DB, o *orchestrator.Orches
 
 // TaskViewOf maps the orchestrator's task row to the Task DTO, the
 // "task:updated" payload (orchestrator.Options.TaskView).
-func TaskViewOf(t store.TaskRun) any {
-	return NewTaskDTO(store.Task{
-		ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Prompt: t.Prompt,
-		Status: store.TaskStatus(t.Status), StatusReason: t.StatusReason,
-		AgentBackend: agent.BackendType(t.AgentBackend), Model: t.Model,
-		InteractionMode: agent.InteractionMode(t.InteractionMode), SessionID: t.SessionID,
-		HasUnread: t.HasUnread, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		StartedAt: t.StartedAt, EndedAt: t.EndedAt, Summary: t.Summary,
-	})
-}
+func TaskViewOf(t store.TaskRun) any { return NewTaskDTO(t.Task) }
 
 func need(field, v string) error {
 	if strings.TrimSpace(v) == "" {

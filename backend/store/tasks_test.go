@@ -147,3 +147,40 @@ func names(ts []store.Task) []string {
 	}
 	return out
 }
+
+// The orchestrator's TaskRun is the same Task (same columns, same scan)
+// with its project's name and path.
+func TestTaskRunIsTheTaskWithItsProject(t *testing.T) {
+	db, _ := openTemp(t)
+	ctx := t.Context()
+	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := store.NewTasks(db)
+	tk, err := r.Create(ctx, store.NewTask{ProjectID: p.ID, Name: "n", Prompt: "x", AgentBackend: agent.BackendGemini})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetForkSession(ctx, db.W, tk.ID, "parent-session"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetTaskStatus(ctx, db.W, tk.ID, store.StatusRunning, "", 42); err != nil {
+		t.Fatal(err)
+	}
+	task, err := r.Get(ctx, tk.ID)
+	if err != nil || !task.ForkSession || task.SessionID != "parent-session" || task.Status != store.StatusRunning || task.StartedAt != 42 {
+		t.Fatalf("Get = %+v, %v", task, err)
+	}
+	run, err := store.LoadTaskRun(ctx, db.R, tk.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(store.TaskRun{Task: task, ProjectName: "p", ProjectPath: "/p"}, run); diff != "" {
+		t.Errorf("LoadTaskRun (-want +got):\n%s", diff)
+	}
+	running, err := store.TasksWithStatus(ctx, db.R, store.StatusRunning)
+	if err != nil || len(running) != 1 || running[0] != run {
+		t.Errorf("TasksWithStatus = %+v, %v", running, err)
+	}
+}

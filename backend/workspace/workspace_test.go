@@ -120,7 +120,7 @@ func TestWorkspaceTaskLifecycle(t *testing.T) {
 	// The orchestrator's Workspace: Cwd prepares (and sets up), RunEnded
 	// records the head.
 	ws := workspace.New(f.db, f.g, nil)
-	if cwd, err := ws.Cwd(t.Context(), store.TaskRun{ID: id, ProjectID: f.proj.ID, ProjectPath: f.repo}); err != nil || cwd != info.WorktreePath {
+	if cwd, err := ws.Cwd(t.Context(), store.TaskRun{Task: store.Task{ID: id, ProjectID: f.proj.ID}, ProjectPath: f.repo}); err != nil || cwd != info.WorktreePath {
 		t.Errorf("Cwd = %q, %v", cwd, err)
 	}
 	f.write(info.WorktreePath, "agent.txt", "committed by the agent\n")
