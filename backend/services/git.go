@@ -2,7 +2,6 @@ package services
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/gitx"
@@ -56,7 +55,7 @@ func (s *GitService) SetupSettings(projectID string) (ProjectSetupSettings, erro
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
 	set, err := s.ws.SetupSettings(ctx, projectID)
-	return ProjectSetupSettings(set), wsErr(err)
+	return ProjectSetupSettings(set), err
 }
 
 // SetSetupSettings validates and stores a project's setup settings.
@@ -64,7 +63,7 @@ func (s *GitService) SetSetupSettings(projectID string, in ProjectSetupSettings)
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
 	set, err := s.ws.SetSetupSettings(ctx, projectID, workspace.SetupSettings(in))
-	return ProjectSetupSettings(set), wsErr(err)
+	return ProjectSetupSettings(set), err
 }
 
 // PrepareTaskWorktree creates the task's worktree if it should have one
@@ -74,7 +73,7 @@ func (s *GitService) PrepareTaskWorktree(taskID string) (TaskGitInfo, error) {
 	defer cancel()
 	info, err := s.ws.Prepare(ctx, taskID)
 	s.changed(taskID, err)
-	return TaskGitInfo(info), wsErr(err)
+	return TaskGitInfo(info), err
 }
 
 // Info returns the task's git state.
@@ -82,7 +81,7 @@ func (s *GitService) Info(taskID string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
 	info, err := s.ws.Info(ctx, taskID)
-	return TaskGitInfo(info), wsErr(err)
+	return TaskGitInfo(info), err
 }
 
 // SetTaskOptions sets the task's worktree override and source branch
@@ -91,7 +90,7 @@ func (s *GitService) SetTaskOptions(taskID string, opt TaskGitOptions) (TaskGitI
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
 	info, err := s.ws.SetTaskOptions(ctx, taskID, workspace.TaskOptions(opt))
-	return TaskGitInfo(info), wsErr(err)
+	return TaskGitInfo(info), err
 }
 
 // Status returns the task's git state and worktree status.
@@ -99,7 +98,7 @@ func (s *GitService) Status(taskID string) (TaskGitStatus, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
 	st, err := s.ws.Status(ctx, taskID)
-	return taskGitStatusOf(st), wsErr(err)
+	return taskGitStatusOf(st), err
 }
 
 // Diff returns the task's changes against its base (poll it).
@@ -107,7 +106,7 @@ func (s *GitService) Diff(taskID string) (TaskDiff, error) {
 	ctx, cancel := s.call(60 * time.Second)
 	defer cancel()
 	d, err := s.ws.Diff(ctx, taskID)
-	return TaskDiff(d), wsErr(err)
+	return TaskDiff(d), err
 }
 
 // FileDiff returns one file's full change.
@@ -115,7 +114,7 @@ func (s *GitService) FileDiff(taskID, path string) (gitx.FileChange, error) {
 	ctx, cancel := s.call(60 * time.Second)
 	defer cancel()
 	fc, err := s.ws.FileDiff(ctx, taskID, path)
-	return fc, wsErr(err)
+	return fc, err
 }
 
 // Commit commits everything in the task's worktree.
@@ -124,7 +123,7 @@ func (s *GitService) Commit(taskID, message string) (TaskGitInfo, error) {
 	defer cancel()
 	info, err := s.ws.Commit(ctx, taskID, message)
 	s.changed(taskID, err)
-	return TaskGitInfo(info), wsErr(err)
+	return TaskGitInfo(info), err
 }
 
 // Merge merges the task's branch into its source branch.
@@ -133,7 +132,7 @@ func (s *GitService) Merge(taskID string, in MergeInput) (MergeOutcome, error) {
 	defer cancel()
 	out, err := s.ws.Merge(ctx, taskID, workspace.MergeInput(in))
 	s.changed(taskID, err)
-	return mergeOutcomeOf(out), wsErr(err)
+	return mergeOutcomeOf(out), err
 }
 
 // Discard removes the task's worktree and branch, losing its work.
@@ -142,7 +141,7 @@ func (s *GitService) Discard(taskID string) (TaskGitInfo, error) {
 	defer cancel()
 	info, err := s.ws.Discard(ctx, taskID)
 	s.changed(taskID, err)
-	return TaskGitInfo(info), wsErr(err)
+	return TaskGitInfo(info), err
 }
 
 // DeleteTaskWorkspace removes the task's worktree (and merged branch)
@@ -153,7 +152,7 @@ func (s *GitService) DeleteTaskWorkspace(taskID string, force bool) (WorkspaceRe
 	defer cancel()
 	out, err := s.ws.DeleteTaskWorkspace(ctx, taskID, force)
 	s.changed(taskID, err)
-	return WorkspaceRemoval(out), wsErr(err)
+	return WorkspaceRemoval(out), err
 }
 
 // Branches lists a project's local branches.
@@ -161,7 +160,7 @@ func (s *GitService) Branches(projectID string) ([]gitx.Branch, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
 	bs, err := s.ws.Branches(ctx, projectID)
-	return bs, wsErr(err)
+	return bs, err
 }
 
 // ProjectSettings returns a project's worktree settings.
@@ -169,7 +168,7 @@ func (s *GitService) ProjectSettings(projectID string) (ProjectGitSettings, erro
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
 	set, err := s.ws.ProjectSettings(ctx, projectID)
-	return ProjectGitSettings(set), wsErr(err)
+	return ProjectGitSettings(set), err
 }
 
 // SetProjectSettings stores a project's worktree settings.
@@ -177,15 +176,5 @@ func (s *GitService) SetProjectSettings(projectID string, in ProjectGitSettings)
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
 	set, err := s.ws.SetProjectSettings(ctx, projectID, workspace.ProjectSettings(in))
-	return ProjectGitSettings(set), wsErr(err)
-}
-
-// wsErr turns a workspace validation error into the services' InputError
-// (errors.Is(err, ErrInvalidInput)); other errors pass unchanged.
-func wsErr(err error) error {
-	var ie *workspace.InputError
-	if errors.As(err, &ie) {
-		return &InputError{Field: ie.Field, Msg: ie.Msg, Err: ie.Err}
-	}
-	return err
+	return ProjectGitSettings(set), err
 }

@@ -4,32 +4,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jean-claude/jean-claude/backend/inputerr"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
-// ErrInvalidInput: the request was refused because of what it asked for
-// (a relative worktree folder, an unknown branch, an empty message ...).
-var ErrInvalidInput = errors.New("invalid input")
-
-// InputError is a validation failure. Its message names the problem for
-// the user; Field says which input it is about; errors.Is matches both
-// ErrInvalidInput and the cause (gitx.ErrInvalidPath ...).
-type InputError struct {
-	Field string
-	Msg   string
-	Err   error
-}
-
-func (e *InputError) Error() string { return e.Msg }
-
-// Unwrap returns the cause.
-func (e *InputError) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, ErrInvalidInput) true.
-func (e *InputError) Is(target error) bool { return target == ErrInvalidInput }
-
+// invalid refuses an input (errors.Is(err, inputerr.ErrInvalid)).
 func invalid(field string, cause error, format string, args ...any) error {
-	return &InputError{Field: field, Msg: fmt.Sprintf(format, args...), Err: cause}
+	return inputerr.New(field, cause, format, args...)
 }
 
 // notFound rewrites a store.ErrNotFound into a message for the user.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
+	"github.com/jean-claude/jean-claude/backend/inputerr"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/workspace"
@@ -177,10 +178,10 @@ func TestSetupFailureNotRequiredStillStartsTheAgent(t *testing.T) {
 func TestSetupSettingsValidateAndRoundTrip(t *testing.T) {
 	f := newSetupFixture(t)
 	ctx := t.Context()
-	if _, err := f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{CopyGlobs: "../up"}); !errors.Is(err, workspace.ErrInvalidInput) {
+	if _, err := f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{CopyGlobs: "../up"}); !errors.Is(err, inputerr.ErrInvalid) {
 		t.Fatalf("escaping glob: %v", err)
 	}
-	if _, err := f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, workspace.ErrInvalidInput) {
+	if _, err := f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, inputerr.ErrInvalid) {
 		t.Fatalf("bad command: %v", err)
 	}
 	got, err := f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{CopyGlobs: ".env*\r\n", SetupCommand: "npm ci && npm run build", SetupRequired: true})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/gitx"
+	"github.com/jean-claude/jean-claude/backend/inputerr"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 	"github.com/jean-claude/jean-claude/backend/workspace/workspacetest"
@@ -88,7 +89,7 @@ func TestWorkspaceTaskLifecycle(t *testing.T) {
 		t.Errorf("FileDiff = %+v, %v", fd, err)
 	}
 	for _, p := range []string{"../x", "/etc/passwd", "", "a/../../b"} {
-		if _, err := f.ws.FileDiff(t.Context(), id, p); !errors.Is(err, workspace.ErrInvalidInput) {
+		if _, err := f.ws.FileDiff(t.Context(), id, p); !errors.Is(err, inputerr.ErrInvalid) {
 			t.Errorf("FileDiff(%q) = %v, want ErrInvalidInput", p, err)
 		}
 	}
@@ -97,7 +98,7 @@ func TestWorkspaceTaskLifecycle(t *testing.T) {
 	if _, err := f.ws.Merge(t.Context(), id, workspace.MergeInput{}); !errors.Is(err, gitx.ErrDirtyWorktree) {
 		t.Errorf("merge dirty: %v", err)
 	}
-	if _, err := f.ws.Commit(t.Context(), id, " "); !errors.Is(err, workspace.ErrInvalidInput) {
+	if _, err := f.ws.Commit(t.Context(), id, " "); !errors.Is(err, inputerr.ErrInvalid) {
 		t.Errorf("empty message: %v", err)
 	}
 	info, err = f.ws.Commit(t.Context(), id, "Add feature.txt")
@@ -246,7 +247,7 @@ func TestWorkspaceWithoutWorktree(t *testing.T) {
 	if _, err := f.ws.Merge(t.Context(), id, workspace.MergeInput{}); !errors.Is(err, workspace.ErrNoWorktree) {
 		t.Errorf("merge without worktree: %v", err)
 	}
-	if _, err := f.ws.SetTaskOptions(t.Context(), id, workspace.TaskOptions{}); !errors.Is(err, workspace.ErrInvalidInput) {
+	if _, err := f.ws.SetTaskOptions(t.Context(), id, workspace.TaskOptions{}); !errors.Is(err, inputerr.ErrInvalid) {
 		t.Errorf("options after start: %v", err)
 	}
 	// Git missing: prepare runs in the project folder, actions say why.
@@ -276,7 +277,7 @@ func TestWorkspaceSettingsAndBranches(t *testing.T) {
 		{DefaultSourceBranch: "--foo"},
 		{DefaultSourceBranch: "missing"},
 	} {
-		if _, err := f.ws.SetProjectSettings(t.Context(), f.Project.ID, bad); !errors.Is(err, workspace.ErrInvalidInput) {
+		if _, err := f.ws.SetProjectSettings(t.Context(), f.Project.ID, bad); !errors.Is(err, inputerr.ErrInvalid) {
 			t.Errorf("SetProjectSettings(%+v) = %v, want ErrInvalidInput", bad, err)
 		}
 	}
@@ -289,7 +290,7 @@ func TestWorkspaceSettingsAndBranches(t *testing.T) {
 	if filepath.Dir(info.WorktreePath) != root || info.SourceBranch != "dev" {
 		t.Errorf("prepared with settings = %+v", info)
 	}
-	if _, err := f.ws.SetTaskOptions(t.Context(), f.Task("bad source"), workspace.TaskOptions{SourceBranch: "-b"}); !errors.Is(err, workspace.ErrInvalidInput) {
+	if _, err := f.ws.SetTaskOptions(t.Context(), f.Task("bad source"), workspace.TaskOptions{SourceBranch: "-b"}); !errors.Is(err, inputerr.ErrInvalid) {
 		t.Errorf("bad source branch: %v", err)
 	}
 }
