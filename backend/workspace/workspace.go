@@ -177,6 +177,16 @@ func (w *Manager) SetRemote(r RemoteGit) { w.remote = r }
 // their host's).
 func (w *Manager) HasGit() bool { return w.git != nil }
 
+// isDir reports whether path is a folder where the project's git runs:
+// on its host for a remote project (the worktree is there, not here).
+func (w *Manager) isDir(ctx context.Context, projectID, path string) bool {
+	if g := w.gitFor(ctx, projectID); g != nil {
+		return g.IsDir(ctx, path)
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
 // gitFor is the git of a project: the host's for a remote project, else
 // the local one.
 func (w *Manager) gitFor(ctx context.Context, projectID string) *gitx.Git {
@@ -309,7 +319,7 @@ func (w *Manager) Prepare(ctx context.Context, taskID string) (Info, error) {
 		return Info{}, err
 	}
 	if t.WorktreePath != "" {
-		if st, err := os.Stat(t.WorktreePath); err != nil || !st.IsDir() {
+		if !w.isDir(ctx, t.Project.ProjectID, t.WorktreePath) {
 			return Info{}, fmt.Errorf("the task's worktree %s is missing (it was removed outside Jean-Claude); discard it to start over: %w",
 				t.WorktreePath, ErrNoWorktree)
 		}

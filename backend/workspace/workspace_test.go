@@ -3,7 +3,9 @@ package workspace_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -346,5 +348,63 @@ func TestWorkspaceProjectInSubfolder(t *testing.T) {
 	// The worktree is the whole repository's, next to the repository.
 	if filepath.Dir(info.WorktreePath) != filepath.Join(filepath.Dir(f.Repo), "the project.worktrees") {
 		t.Errorf("worktree at %s", info.WorktreePath)
+	}
+}
+
+// hostRunner is git on a "host" that shares this machine's git but not its
+// folders: a path in moved is, on the host, where it was moved to.
+type hostRunner struct {
+	gitx.Local // the file operations (they do not use its binary)
+	moved      map[string]string
+}
+
+func (h *hostRunner) Git(ctx context.Context, dir string, args, env []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	return cmd.Run()
+}
+
+func (h *hostRunner) Stat(ctx context.Context, path string) (bool, bool, error) {
+	if to, ok := h.moved[path]; ok {
+		path = to
+	}
+	return h.Local.Stat(ctx, path)
+}
+
+// onHost is a RemoteGit that puts every project on the host.
+type onHost struct{ g *gitx.Git }
+
+func (h onHost) GitFor(context.Context, string) (*gitx.Git, bool) { return h.g, true }
+
+// A remote project's worktree is looked for on its host, not here: a
+// task started before (resumed, or after a restart) finds it there.
+func TestWorkspaceOnAHostFindsTheWorktreeThere(t *testing.T) {
+	f := newGitFixture(t)
+	host := &hostRunner{moved: map[string]string{}}
+	g, err := gitx.New(gitx.Options{Env: f.Env, Runner: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace.New(f.DB, nil, nil) // no local git: the host's runs every call
+	ws.SetRemote(onHost{g})
+	id := f.Task("on a host")
+	info, err := ws.Prepare(t.Context(), id)
+	if err != nil || info.WorktreePath == "" {
+		t.Fatalf("prepare = %+v, %v", info, err)
+	}
+	// The worktree is on the host only: nothing at that path here.
+	there := filepath.Join(t.TempDir(), "on the host")
+	if err := os.Rename(info.WorktreePath, there); err != nil {
+		t.Fatal(err)
+	}
+	host.moved[info.WorktreePath] = there
+	if again, err := ws.Prepare(t.Context(), id); err != nil || again.WorktreePath != info.WorktreePath {
+		t.Errorf("prepare again = %+v, %v", again, err)
+	}
+	// Gone on the host too: refused, as for a local worktree removed by hand.
+	delete(host.moved, info.WorktreePath)
+	if _, err := ws.Prepare(t.Context(), id); !errors.Is(err, workspace.ErrNoWorktree) {
+		t.Errorf("prepare without the worktree: %v", err)
 	}
 }
