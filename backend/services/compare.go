@@ -47,22 +47,22 @@ type CreateCompareInput struct {
 
 // CompareMember is one compared task as the comparison view shows it.
 type CompareMember struct {
-	Task         Task            `json:"task"`
-	DurationMs   int64           `json:"durationMs"`
-	CostUSD      float64         `json:"costUsd"`
-	InputTokens  int64           `json:"inputTokens"`
-	OutputTokens int64           `json:"outputTokens"`
-	Diff         TaskDiff        `json:"diff"`
-	Check        *store.CheckRun `json:"check,omitempty"`
-	WorktreePath string          `json:"worktreePath"`
-	Branch       string          `json:"branch"`
+	Task         Task      `json:"task"`
+	DurationMs   int64     `json:"durationMs"`
+	CostUSD      float64   `json:"costUsd"`
+	InputTokens  int64     `json:"inputTokens"`
+	OutputTokens int64     `json:"outputTokens"`
+	Diff         TaskDiff  `json:"diff"`
+	Check        *CheckRun `json:"check,omitempty"`
+	WorktreePath string    `json:"worktreePath"`
+	Branch       string    `json:"branch"`
 }
 
 // CompareView is a group side by side.
 type CompareView struct {
-	Group        store.CompareGroup `json:"group"`
-	CheckCommand string             `json:"checkCommand"`
-	Members      []CompareMember    `json:"members"`
+	Group        CompareGroup    `json:"group"`
+	CheckCommand string          `json:"checkCommand"`
+	Members      []CompareMember `json:"members"`
 }
 
 // KeepOutcome is what "Keep this one" did.
@@ -168,7 +168,7 @@ func (s *Comparisons) Get(groupID string) (CompareView, error) {
 	if err != nil {
 		return CompareView{}, err
 	}
-	v := CompareView{Group: g, CheckCommand: cmd, Members: []CompareMember{}}
+	v := CompareView{Group: CompareGroup(g), CheckCommand: cmd, Members: []CompareMember{}}
 	for _, id := range g.TaskIDs {
 		m, err := s.member(id)
 		if err != nil {
@@ -210,7 +210,7 @@ func (s *Comparisons) member(taskID string) (CompareMember, error) {
 	if c, ok, err := store.GetCheckRun(s.ctx, s.db.R, taskID); err != nil {
 		return CompareMember{}, err
 	} else if ok {
-		m.Check = &c
+		m.Check = ptrOf(&c, func(c store.CheckRun) CheckRun { return CheckRun(c) })
 	}
 	return m, nil
 }
@@ -409,8 +409,9 @@ func (s *CompareService) Create(in CreateCompareInput) (CompareView, error) { re
 func (s *CompareService) Get(groupID string) (CompareView, error) { return s.c.Get(groupID) }
 
 // Groups lists a project's comparisons, newest first.
-func (s *CompareService) Groups(projectID string) ([]store.CompareGroup, error) {
-	return s.c.Groups(projectID)
+func (s *CompareService) Groups(projectID string) ([]CompareGroup, error) {
+	gs, err := s.c.Groups(projectID)
+	return mapAll(gs, compareGroupOf), err
 }
 
 // GroupOfTask returns the comparison a task belongs to ("" when none).
@@ -427,7 +428,10 @@ func (s *CompareService) SetCheckCommand(projectID, command string) (string, err
 }
 
 // RunCheck runs the check command in the task's worktree now.
-func (s *CompareService) RunCheck(taskID string) (store.CheckRun, error) { return s.c.RunCheck(taskID) }
+func (s *CompareService) RunCheck(taskID string) (CheckRun, error) {
+	c, err := s.c.RunCheck(taskID)
+	return CheckRun(c), err
+}
 
 // Keep merges the chosen task and removes the others' worktrees and branches.
 func (s *CompareService) Keep(groupID, taskID string) (KeepOutcome, error) {

@@ -961,6 +961,30 @@ export namespace services {
 	        this.dbPath = source["dbPath"];
 	    }
 	}
+	export class CheckRun {
+	    taskId: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    output: string;
+	    startedAt: number;
+	    endedAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.output = source["output"];
+	        this.startedAt = source["startedAt"];
+	        this.endedAt = source["endedAt"];
+	    }
+	}
 	export class CompareAgent {
 	    backend: string;
 	    model: string;
@@ -973,6 +997,30 @@ export namespace services {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.backend = source["backend"];
 	        this.model = source["model"];
+	    }
+	}
+	export class CompareGroup {
+	    id: string;
+	    projectId: string;
+	    prompt: string;
+	    createdAt: number;
+	    keptTaskId: string;
+	    keptAt: number;
+	    taskIds: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CompareGroup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.projectId = source["projectId"];
+	        this.prompt = source["prompt"];
+	        this.createdAt = source["createdAt"];
+	        this.keptTaskId = source["keptTaskId"];
+	        this.keptAt = source["keptAt"];
+	        this.taskIds = source["taskIds"];
 	    }
 	}
 	export class TaskDiff {
@@ -1092,7 +1140,7 @@ export namespace services {
 	    inputTokens: number;
 	    outputTokens: number;
 	    diff: TaskDiff;
-	    check?: store.CheckRun;
+	    check?: CheckRun;
 	    worktreePath: string;
 	    branch: string;
 	
@@ -1108,7 +1156,7 @@ export namespace services {
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
 	        this.diff = this.convertValues(source["diff"], TaskDiff);
-	        this.check = this.convertValues(source["check"], store.CheckRun);
+	        this.check = this.convertValues(source["check"], CheckRun);
 	        this.worktreePath = source["worktreePath"];
 	        this.branch = source["branch"];
 	    }
@@ -1132,7 +1180,7 @@ export namespace services {
 		}
 	}
 	export class CompareView {
-	    group: store.CompareGroup;
+	    group: CompareGroup;
 	    checkCommand: string;
 	    members: CompareMember[];
 	
@@ -1142,7 +1190,7 @@ export namespace services {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.group = this.convertValues(source["group"], store.CompareGroup);
+	        this.group = this.convertValues(source["group"], CompareGroup);
 	        this.checkCommand = source["checkCommand"];
 	        this.members = this.convertValues(source["members"], CompareMember);
 	    }
@@ -1730,6 +1778,42 @@ export namespace services {
 	    }
 	}
 	
+	export class SearchHit {
+	    rowId: number;
+	    taskId: string;
+	    taskName: string;
+	    taskPrompt: string;
+	    taskSummary: string;
+	    projectId: string;
+	    projectName: string;
+	    agent: string;
+	    messageId: string;
+	    messageIndex: number;
+	    role: string;
+	    createdAt: number;
+	    snippet: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchHit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rowId = source["rowId"];
+	        this.taskId = source["taskId"];
+	        this.taskName = source["taskName"];
+	        this.taskPrompt = source["taskPrompt"];
+	        this.taskSummary = source["taskSummary"];
+	        this.projectId = source["projectId"];
+	        this.projectName = source["projectName"];
+	        this.agent = source["agent"];
+	        this.messageId = source["messageId"];
+	        this.messageIndex = source["messageIndex"];
+	        this.role = source["role"];
+	        this.createdAt = source["createdAt"];
+	        this.snippet = source["snippet"];
+	    }
+	}
 	export class SearchInput {
 	    text: string;
 	    projectId: string;
@@ -1871,179 +1955,6 @@ export namespace services {
 	        this.onQuit = source["onQuit"];
 	    }
 	}
-	export class TaskLinks {
-	    parent?: store.TaskLink;
-	    children: store.TaskLink[];
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskLinks(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.parent = this.convertValues(source["parent"], store.TaskLink);
-	        this.children = this.convertValues(source["children"], store.TaskLink);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TaskTerminal {
-	    id: string;
-	    owner: string;
-	    title: string;
-	    cols: number;
-	    rows: number;
-	    startedAt: number;
-	    taskId: string;
-	    cwd: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskTerminal(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.owner = source["owner"];
-	        this.title = source["title"];
-	        this.cols = source["cols"];
-	        this.rows = source["rows"];
-	        this.startedAt = source["startedAt"];
-	        this.taskId = source["taskId"];
-	        this.cwd = source["cwd"];
-	    }
-	}
-	export class WorkspaceRemoval {
-	    worktreeRemoved: boolean;
-	    branchDeleted: boolean;
-	    keptBranch?: string;
-	    reason?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new WorkspaceRemoval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.worktreeRemoved = source["worktreeRemoved"];
-	        this.branchDeleted = source["branchDeleted"];
-	        this.keptBranch = source["keptBranch"];
-	        this.reason = source["reason"];
-	    }
-	}
-
-}
-
-export namespace store {
-	
-	export enum TaskStatus {
-	    Completed = "completed",
-	    Created = "created",
-	    Errored = "errored",
-	    Interrupted = "interrupted",
-	    Running = "running",
-	    Waiting = "waiting",
-	}
-	export class CheckRun {
-	    taskId: string;
-	    command: string;
-	    status: string;
-	    exitCode: number;
-	    output: string;
-	    startedAt: number;
-	    endedAt: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new CheckRun(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.taskId = source["taskId"];
-	        this.command = source["command"];
-	        this.status = source["status"];
-	        this.exitCode = source["exitCode"];
-	        this.output = source["output"];
-	        this.startedAt = source["startedAt"];
-	        this.endedAt = source["endedAt"];
-	    }
-	}
-	export class CompareGroup {
-	    id: string;
-	    projectId: string;
-	    prompt: string;
-	    createdAt: number;
-	    keptTaskId: string;
-	    keptAt: number;
-	    taskIds: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new CompareGroup(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.projectId = source["projectId"];
-	        this.prompt = source["prompt"];
-	        this.createdAt = source["createdAt"];
-	        this.keptTaskId = source["keptTaskId"];
-	        this.keptAt = source["keptAt"];
-	        this.taskIds = source["taskIds"];
-	    }
-	}
-	export class SearchHit {
-	    rowId: number;
-	    taskId: string;
-	    taskName: string;
-	    taskPrompt: string;
-	    taskSummary: string;
-	    projectId: string;
-	    projectName: string;
-	    agent: string;
-	    messageId: string;
-	    messageIndex: number;
-	    role: string;
-	    createdAt: number;
-	    snippet: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SearchHit(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.rowId = source["rowId"];
-	        this.taskId = source["taskId"];
-	        this.taskName = source["taskName"];
-	        this.taskPrompt = source["taskPrompt"];
-	        this.taskSummary = source["taskSummary"];
-	        this.projectId = source["projectId"];
-	        this.projectName = source["projectName"];
-	        this.agent = source["agent"];
-	        this.messageId = source["messageId"];
-	        this.messageIndex = source["messageIndex"];
-	        this.role = source["role"];
-	        this.createdAt = source["createdAt"];
-	        this.snippet = source["snippet"];
-	    }
-	}
 	export class TaskLimit {
 	    taskId: string;
 	    resetAt: number;
@@ -2092,6 +2003,64 @@ export namespace store {
 	        this.messageId = source["messageId"];
 	    }
 	}
+	export class TaskLinks {
+	    parent?: TaskLink;
+	    children: TaskLink[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskLinks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.parent = this.convertValues(source["parent"], TaskLink);
+	        this.children = this.convertValues(source["children"], TaskLink);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskTerminal {
+	    id: string;
+	    owner: string;
+	    title: string;
+	    cols: number;
+	    rows: number;
+	    startedAt: number;
+	    taskId: string;
+	    cwd: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskTerminal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.owner = source["owner"];
+	        this.title = source["title"];
+	        this.cols = source["cols"];
+	        this.rows = source["rows"];
+	        this.startedAt = source["startedAt"];
+	        this.taskId = source["taskId"];
+	        this.cwd = source["cwd"];
+	    }
+	}
 	export class UsageRow {
 	    day: string;
 	    projectId: string;
@@ -2117,6 +2086,37 @@ export namespace store {
 	        this.outputTokens = source["outputTokens"];
 	        this.turns = source["turns"];
 	    }
+	}
+	export class WorkspaceRemoval {
+	    worktreeRemoved: boolean;
+	    branchDeleted: boolean;
+	    keptBranch?: string;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkspaceRemoval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.worktreeRemoved = source["worktreeRemoved"];
+	        this.branchDeleted = source["branchDeleted"];
+	        this.keptBranch = source["keptBranch"];
+	        this.reason = source["reason"];
+	    }
+	}
+
+}
+
+export namespace store {
+	
+	export enum TaskStatus {
+	    Completed = "completed",
+	    Created = "created",
+	    Errored = "errored",
+	    Interrupted = "interrupted",
+	    Running = "running",
+	    Waiting = "waiting",
 	}
 
 }
