@@ -3,6 +3,8 @@ package services
 import (
 	"testing"
 
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/inbox"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -32,4 +34,12 @@ func TestPtrOfKeepsNil(t *testing.T) {
 	if got := ptrOf(&l, taskLinkOf); got == nil || got.TaskID != "t" {
 		t.Errorf("mapped to %+v", got)
 	}
+}
+
+func TestInboxDTOKeepsTheEventsJSON(t *testing.T) {
+	it := inbox.Item{Key: "k", Kind: inbox.KindPlan, TaskID: "t", TaskName: "n", ProjectID: "p", ProjectName: "pn",
+		AgentBackend: "claude-code", Status: "waiting", RequestID: "r", Request: &agent.Request{RequestID: "r", ToolName: "Bash"},
+		Plan: "# plan", Summary: "s", At: 7}
+	sameJSON(t, "InboxPayload", inbox.Payload{Items: []inbox.Item{it}, Count: 1},
+		InboxPayload{Items: mapAll([]inbox.Item{it}, inboxItemOf), Count: 1})
 }

@@ -725,97 +725,6 @@ export namespace importer {
 
 }
 
-export namespace inbox {
-	
-	export class Item {
-	    key: string;
-	    kind: string;
-	    taskId: string;
-	    taskName: string;
-	    projectId: string;
-	    projectName: string;
-	    agentBackend: string;
-	    status: string;
-	    requestId?: string;
-	    request?: agent.Request;
-	    plan?: string;
-	    summary: string;
-	    at: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Item(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.key = source["key"];
-	        this.kind = source["kind"];
-	        this.taskId = source["taskId"];
-	        this.taskName = source["taskName"];
-	        this.projectId = source["projectId"];
-	        this.projectName = source["projectName"];
-	        this.agentBackend = source["agentBackend"];
-	        this.status = source["status"];
-	        this.requestId = source["requestId"];
-	        this.request = this.convertValues(source["request"], agent.Request);
-	        this.plan = source["plan"];
-	        this.summary = source["summary"];
-	        this.at = source["at"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Payload {
-	    items: Item[];
-	    count: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Payload(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.items = this.convertValues(source["items"], Item);
-	        this.count = source["count"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
 export namespace remote {
 	
 	export class ConfigHost {
@@ -1362,6 +1271,92 @@ export namespace services {
 	        this.name = source["name"];
 	        this.package = source["package"];
 	    }
+	}
+	export class InboxItem {
+	    key: string;
+	    kind: string;
+	    taskId: string;
+	    taskName: string;
+	    projectId: string;
+	    projectName: string;
+	    agentBackend: string;
+	    status: string;
+	    requestId?: string;
+	    request?: agent.Request;
+	    plan?: string;
+	    summary: string;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new InboxItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.kind = source["kind"];
+	        this.taskId = source["taskId"];
+	        this.taskName = source["taskName"];
+	        this.projectId = source["projectId"];
+	        this.projectName = source["projectName"];
+	        this.agentBackend = source["agentBackend"];
+	        this.status = source["status"];
+	        this.requestId = source["requestId"];
+	        this.request = this.convertValues(source["request"], agent.Request);
+	        this.plan = source["plan"];
+	        this.summary = source["summary"];
+	        this.at = source["at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class InboxPayload {
+	    items: InboxItem[];
+	    count: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new InboxPayload(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.items = this.convertValues(source["items"], InboxItem);
+	        this.count = source["count"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class InstallResult {
 	    ok: boolean;
