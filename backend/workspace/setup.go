@@ -15,9 +15,8 @@ import (
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
-// SetupSettings are a project's per-project tool settings, stored
-// as key/value rows (store.ProjectSettings): the worktree setup (issue 18)
-// and, beside it, the comparison view's check command (issue 17).
+// SetupSettings are a project's worktree setup settings (issue 18), stored
+// as key/value rows (store.ProjectSettings).
 type SetupSettings struct {
 	ProjectID string
 	// CopyGlobs: newline-separated globs of files copied from the project
