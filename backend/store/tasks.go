@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -26,22 +25,6 @@ const (
 	StatusErrored     TaskStatus = "errored"
 	StatusInterrupted TaskStatus = "interrupted"
 )
-
-// AllStatuses lists the task statuses.
-var AllStatuses = []TaskStatus{StatusCreated, StatusRunning, StatusWaiting, StatusCompleted, StatusErrored, StatusInterrupted}
-
-// Valid reports whether s is a known status.
-func (s TaskStatus) Valid() bool {
-	for _, k := range AllStatuses {
-		if k == s {
-			return true
-		}
-	}
-	return false
-}
-
-// ErrInvalid: a value the store refuses (an unknown status).
-var ErrInvalid = errors.New("invalid value")
 
 // Task is one conversation with one agent backend inside a project.
 type Task struct {
@@ -160,21 +143,6 @@ func (r *Tasks) List(ctx context.Context, projectID string) ([]Task, error) {
 	return r.query(ctx, `SELECT `+taskCols+` FROM tasks t WHERE projectId = ? ORDER BY createdAt DESC, rowid DESC`, projectID)
 }
 
-// ListByStatus returns every task (of any project) in one of statuses,
-// oldest first; recovery uses it to find tasks a crash left running.
-func (r *Tasks) ListByStatus(ctx context.Context, statuses ...TaskStatus) ([]Task, error) {
-	if len(statuses) == 0 {
-		return []Task{}, nil
-	}
-	args := make([]any, len(statuses))
-	for i, s := range statuses {
-		args[i] = string(s)
-	}
-	q := `SELECT ` + taskCols + ` FROM tasks t WHERE status IN (?` + strings.Repeat(",?", len(statuses)-1) +
-		`) ORDER BY createdAt, rowid`
-	return r.query(ctx, q, args...)
-}
-
 func (r *Tasks) query(ctx context.Context, q string, args ...any) ([]Task, error) {
 	rows, err := r.db.R.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -209,48 +177,10 @@ func (r *Tasks) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// SetStatus moves a task to status with a human-readable reason ("" for
-// none) and returns the updated task. The transition rules (startedAt,
-// endedAt) are SetTaskStatus's.
-func (r *Tasks) SetStatus(ctx context.Context, id string, status TaskStatus, reason string) (Task, error) {
-	if !status.Valid() {
-		return Task{}, fmt.Errorf("store: task status %q: %w", status, ErrInvalid)
-	}
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskStatus(ctx, tx, id, status, reason, now)
-	})
-}
-
-// SetSessionID records the agent's session id (what a resume needs).
-func (r *Tasks) SetSessionID(ctx context.Context, id, sessionID string) (Task, error) {
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskSessionID(ctx, tx, id, sessionID, now)
-	})
-}
-
-// SetMode records the task's interaction mode.
-func (r *Tasks) SetMode(ctx context.Context, id string, mode agent.InteractionMode) (Task, error) {
-	if !mode.Valid() {
-		return Task{}, fmt.Errorf("store: interaction mode %q: %w", mode, ErrInvalid)
-	}
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskMode(ctx, tx, id, string(mode), now)
-	})
-}
-
-// SetModel records the task's model ("" = the backend's default).
-func (r *Tasks) SetModel(ctx context.Context, id, model string) (Task, error) {
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskModel(ctx, tx, id, model, now)
-	})
-}
-
-// SetUnread marks the task as having (or not) output the user has not seen.
-func (r *Tasks) SetUnread(ctx context.Context, id string, unread bool) (Task, error) {
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskUnread(ctx, tx, id, unread, now)
-	})
-}
+// A task's status, session, mode, model and unread flag change through
+// the functions over a SQLRunner (taskstate.go: SetTaskStatus, ...), inside
+// the orchestrator's transactions; the repository keeps what the services
+// do with a whole task.
 
 // Rename sets the task's display name.
 func (r *Tasks) Rename(ctx context.Context, id, name string) (Task, error) {
