@@ -11,6 +11,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // compareWiring (issue 17 parts 3-4): usage limits (scheduler, automatic
@@ -53,7 +54,7 @@ func (w *compareWiring) options(o *orchestrator.Options) {
 }
 
 // finish builds the services over the orchestrator o (nil in the bindings build).
-func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *services.Workspaces, o *orchestrator.Orchestrator) {
+func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *workspace.Manager, o *orchestrator.Orchestrator) {
 	var starter services.TaskStarter
 	if o != nil {
 		starter = o

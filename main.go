@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/term"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // assets is the built frontend. frontend/dist/.gitkeep (committed, and
@@ -105,7 +107,7 @@ func run() int {
 	if gitErr != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: %v: tasks run in the project folder\n", gitErr)
 	}
-	workspaces := services.NewWorkspaces(db, gitRunner)
+	workspaces := workspace.New(db, gitRunner, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	cw := newCompareWiring(ctx, db) // usage limits, dashboard, comparisons (issue 17)
 	// Remote hosts over the system ssh (issue 21): one multiplexed
 	// connection per host; projects on a host run git there.

@@ -15,6 +15,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
@@ -36,7 +37,7 @@ type sessions struct {
 // emit. ws may be nil (agents then run in the project folder).
 // onAction is called with the inbox key of a clicked desktop notification;
 // resolve finds the summary agent's CLI (nil: no summaries).
-func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *services.Workspaces,
+func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *workspace.Manager,
 	hosts orchestrator.Hosts, onAction func(key string), resolve services.BinaryResolver, extra ...func(*orchestrator.Options)) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
@@ -45,25 +46,21 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	// Clickable notifications over D-Bus where the server offers actions
 	// (issue 17), beeep otherwise.
 	n := notify.NewAsync(notify.NewDesktop("Jean-Claude", "", onAction, log), 32, log)
-	cwd, onEnd := services.WorkspaceHooks(ws, log)
 	sum := &services.Summaries{DB: db, Emit: emit, Resolve: resolve, Log: log}
-	runEnded := func(ctx context.Context, taskID string) {
-		if onEnd != nil {
-			onEnd(ctx, taskID)
-		}
-		sum.RunEnded(ctx, taskID)
-	}
 	var mcp *mcpserver.Server // set below: the server needs the orchestrator
 	relays := relaysOf(ctx, db)
 	opt := orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
-		TaskView: services.TaskViewOf, Cwd: cwd, OnRunEnd: runEnded, Relays: relays, Hosts: hosts,
+		TaskView: services.TaskViewOf, OnRunEnd: sum.RunEnded, Relays: relays, Hosts: hosts,
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil
 			}
 			return mcp.Grant(t.ID)
 		},
+	}
+	if ws != nil {
+		opt.Workspace = ws // agents run in the task's worktree, prepared before each start
 	}
 	for _, f := range extra {
 		f(&opt)
@@ -74,7 +71,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	}
 	if ws != nil {
 		// Worktree setup output is stored and shown like agent output.
-		ws.SetSetupSink(func(ctx context.Context, taskID string) (services.FrameWriter, error) {
+		ws.SetSetupSink(func(ctx context.Context, taskID string) (workspace.FrameWriter, error) {
 			return o.FrameSink(ctx, taskID, wtsetup.Format())
 		})
 	}

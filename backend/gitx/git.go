@@ -243,6 +243,13 @@ func (g *Git) OpenRepo(ctx context.Context, path string) (Repo, error) {
 	return Repo{Root: wts[0].Path, CommonDir: common}, nil
 }
 
+// IsDir reports whether path is a directory where g runs git: on this
+// machine, or on the host of a remote Runner. An error counts as no.
+func (g *Git) IsDir(ctx context.Context, path string) bool {
+	_, isDir, err := g.r.Stat(ctx, path)
+	return err == nil && isDir
+}
+
 // samePath reports whether two paths name the same directory, resolving
 // symlinks when they exist.
 func (g *Git) samePath(ctx context.Context, a, b string) bool {

@@ -87,7 +87,7 @@ func Load(ctx context.Context, q store.SQLRunner) ([]Item, error) {
 func itemOf(ctx context.Context, q store.SQLRunner, r store.InboxRow) Item {
 	it := Item{
 		Kind: Kind(r.Kind), TaskID: r.TaskID, TaskName: taskName(r), ProjectID: r.ProjectID,
-		ProjectName: r.ProjectName, AgentBackend: r.AgentBackend, Status: r.Status, RequestID: r.RequestID, At: r.At,
+		ProjectName: r.ProjectName, AgentBackend: r.AgentBackend, Status: string(r.Status), RequestID: r.RequestID, At: r.At,
 	}
 	if r.Kind == store.InboxResult {
 		it.Kind, it.Summary = resultOf(ctx, q, r)

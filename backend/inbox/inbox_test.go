@@ -37,7 +37,7 @@ func (f *fixture) exec(q string, args ...any) {
 	}
 }
 
-func (f *fixture) task(id, project, name, status string, unread bool, ended int64, reason string) {
+func (f *fixture) task(id, project, name string, status store.TaskStatus, unread bool, ended int64, reason string) {
 	f.exec(`INSERT INTO tasks (id, projectId, name, prompt, status, statusReason, hasUnread, createdAt, updatedAt, endedAt)
 		VALUES (?, ?, ?, 'do it', ?, ?, ?, 1, 1, ?)`, id, project, name, status, reason, unread, ended)
 }

@@ -310,7 +310,7 @@ func TestCreateSubtaskWaitsForResult(t *testing.T) {
 	cs := h.connect(t, "parent")
 	res := call(t, cs, "create_subtask", map[string]any{"prompt": "child:write the tests", "backend": "fake2"})
 	r := structured[mcpserver.TaskResult](t, res)
-	if r.Status != store.StatusCompleted || r.Result != "done: write the tests" || r.Backend != "fake2" {
+	if r.Status != string(store.StatusCompleted) || r.Result != "done: write the tests" || r.Backend != "fake2" {
 		t.Errorf("result = %+v", r)
 	}
 	if r.Diff == nil || !r.Diff.Available || len(r.Diff.Files) != 1 {
@@ -337,7 +337,7 @@ func TestGetTaskResultAndList(t *testing.T) {
 	})
 	cs := h.connect(t, "parent")
 	r := structured[mcpserver.TaskResult](t, call(t, cs, "get_task_result", map[string]any{"taskId": "t2"}))
-	if r.TaskID != "t2" || r.Status != store.StatusCompleted || r.Result != "done: other work" || r.Diff == nil {
+	if r.TaskID != "t2" || r.Status != string(store.StatusCompleted) || r.Result != "done: other work" || r.Diff == nil {
 		t.Errorf("result = %+v", r)
 	}
 	l := structured[mcpserver.ListOut](t, call(t, cs, "list_tasks", map[string]any{}))

@@ -28,11 +28,12 @@ type group struct {
 	seq      int64 // seq of the frame being handled (-1: a synthesized batch)
 
 	// the run's state as the batches change it
-	status, reason string
-	setStatus      bool
-	idle           bool
-	turnFatal      string
-	rateLimited    bool
+	status      store.TaskStatus
+	reason      string
+	setStatus   bool
+	idle        bool
+	turnFatal   string
+	rateLimited bool
 
 	taskDirty, reqDirty, drain bool
 	emits                      []func()
@@ -54,7 +55,7 @@ func (r *run) newGroup(ctx context.Context, tx store.SQLRunner, now int64) *grou
 		live: map[string]*liveMsg{}, pending: map[string]*pendingRow{}, frames: map[int64][]byte{}, maxSeq: r.nextSeq - 1}
 }
 
-func (g *group) setTaskStatus(s, why string) {
+func (g *group) setTaskStatus(s store.TaskStatus, why string) {
 	g.status, g.reason, g.setStatus, g.taskDirty = s, why, true, true
 }
 
@@ -332,7 +333,7 @@ func (g *group) onComplete(ev agent.Event) error {
 
 // turnOutcome is the status a finished turn leaves (empty: completed, or
 // drain the queue), why, and whether to notify an error.
-func turnOutcome(stopping bool, stopReason, turnFatal string, res agent.Result) (string, string, bool) {
+func turnOutcome(stopping bool, stopReason, turnFatal string, res agent.Result) (store.TaskStatus, string, bool) {
 	switch {
 	case stopping || res.Interrupted:
 		if stopReason == "" {

@@ -139,10 +139,10 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
-func waitStatus(t testing.TB, db *store.DB, id, status string) store.TaskRun {
+func waitStatus(t testing.TB, db *store.DB, id string, status store.TaskStatus) store.TaskRun {
 	t.Helper()
 	var tr store.TaskRun
-	waitFor(t, "task "+id+" "+status, func() bool {
+	waitFor(t, "task "+id+" "+string(status), func() bool {
 		tr = loadTask(t, db, id)
 		return tr.Status == status
 	})

@@ -68,7 +68,7 @@ func (o *Orchestrator) hostTransport(ctx context.Context, t store.TaskRun) (agen
 	if err != nil || !ok {
 		return nil, err
 	}
-	if !relayedRole("agent " + t.AgentBackend) {
+	if !relayedRole("agent " + string(t.AgentBackend)) {
 		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code, Codex and ACP agents run behind relays so far", t.AgentBackend)
 	}
 	return tr, nil
@@ -110,7 +110,7 @@ func (o *Orchestrator) hostUp(taskID string) {
 	o.log.Info("orchestrator: host reachable again", "task", taskID)
 }
 
-func (o *Orchestrator) setReason(taskID, status, reason string) {
+func (o *Orchestrator) setReason(taskID string, status store.TaskStatus, reason string) {
 	ctx := context.Background()
 	err := o.db.Tx(ctx, func(tx *txT) error {
 		return store.SetTaskStatus(ctx, tx, taskID, status, reason, store.Now())

@@ -79,6 +79,16 @@ type Backends interface {
 	Get(name agent.BackendType) (agent.Backend, error)
 }
 
+// Workspace is where tasks' agents run (workspace.Manager: one git
+// worktree per task).
+type Workspace interface {
+	// Cwd prepares task t's working directory (creating it on the first
+	// run) and returns it; an error keeps the agent from starting.
+	Cwd(ctx context.Context, t store.TaskRun) (string, error)
+	// RunEnded is called after a run ended and its end was stored.
+	RunEnded(ctx context.Context, taskID string)
+}
+
 // Options configure an Orchestrator.
 type Options struct {
 	DB       *store.DB
@@ -98,15 +108,17 @@ type Options struct {
 	// RenormalizeBatch is how many rows re-normalization handles per
 	// transaction (default 200).
 	RenormalizeBatch int
-	// Cwd says where a task's agent runs; nil means the project's path.
-	Cwd func(ctx context.Context, t store.TaskRun) (string, error)
+	// Workspace says where a task's agent runs and hears when a run ends;
+	// nil runs agents in the project's path.
+	Workspace Workspace
 	// TaskView turns a task into the "task:updated" payload (the services'
 	// Task DTO); nil emits the store.TaskRun itself (tests).
 	TaskView func(t store.TaskRun) any
 	// StopTimeout bounds Session.Stop (default 10s).
 	StopTimeout time.Duration
 	// OnRunEnd is called (on the session's goroutine, without locks) after
-	// a session ended and its end was stored, e.g. to record the git head.
+	// a session ended and its end was stored (after Workspace.RunEnded),
+	// e.g. to write the task's summary.
 	OnRunEnd func(ctx context.Context, taskID string)
 	// MCP returns the app's MCP server for a session of the task (nil:
 	// none, e.g. turned off for its agent); nil gives no agent MCP. An
@@ -340,7 +352,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		o.failStart(ctx, t.ID, prompt, err)
 		return fmt.Errorf("orchestrator: start task %s: %w", t.ID, err)
 	}
-	b, err := o.backends.Get(agent.BackendType(t.AgentBackend))
+	b, err := o.backends.Get(t.AgentBackend)
 	if err != nil {
 		return fail(err)
 	}
@@ -349,15 +361,15 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		red = agent.NewRedactor(ss.SecretValues(ctx))
 	}
 	cwd := t.ProjectPath
-	if o.opt.Cwd != nil {
-		if cwd, err = o.opt.Cwd(ctx, t); err != nil {
+	if o.opt.Workspace != nil {
+		if cwd, err = o.opt.Workspace.Cwd(ctx, t); err != nil {
 			return fail(err)
 		}
 	}
 	cfg := agent.Config{
-		Backend:   agent.BackendType(t.AgentBackend),
+		Backend:   t.AgentBackend,
 		Cwd:       cwd,
-		Mode:      agent.InteractionMode(t.InteractionMode),
+		Mode:      t.InteractionMode,
 		Model:     t.Model,
 		SessionID: sessionID,
 		Recorder:  o.recorder(),

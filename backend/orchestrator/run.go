@@ -28,8 +28,8 @@ type run struct {
 	// recent: the last recentFrames raw frames stored plain, by seq, so a
 	// message's raw data can name them instead of copying them
 	recent      map[int64][]byte
-	status      string // the task's stored status
-	idle        bool   // the turn completed; the session waits for input
+	status      store.TaskStatus // the task's stored status
+	idle        bool             // the turn completed; the session waits for input
 	stopping    bool
 	stopReason  string
 	unreachable time.Time // the host's link is down since (remote tasks)
@@ -73,7 +73,7 @@ func (r *run) storeUserMessage(ctx context.Context, tx *txT, text string, now in
 }
 
 // leaveWaiting moves a waiting task back to running once nothing is pending.
-func (r *run) leaveWaiting(ctx context.Context, tx *txT, _ string, now int64) error {
+func (r *run) leaveWaiting(ctx context.Context, tx *txT, _ store.TaskStatus, now int64) error {
 	if r.status != store.StatusWaiting {
 		return nil
 	}
@@ -362,7 +362,8 @@ func (r *run) finish(waitErr error) {
 	focused := o.focused.Load()
 	unlock := o.lock(r.taskID)
 	now := store.Now()
-	var newStatus, reason string
+	var newStatus store.TaskStatus
+	var reason string
 	busy := r.status == store.StatusRunning || r.status == store.StatusWaiting
 	switch {
 	case r.stopping && busy:
@@ -412,6 +413,9 @@ func (r *run) finish(waitErr error) {
 	if newStatus == store.StatusErrored {
 		o.sendNote(ctx, o.taskNote(r.taskID, notify.KindError, firstLine(reason)), focused)
 	}
+	if o.opt.Workspace != nil {
+		o.opt.Workspace.RunEnded(ctx, r.taskID)
+	}
 	if o.opt.OnRunEnd != nil {
 		o.opt.OnRunEnd(ctx, r.taskID)
 	}
@@ -426,7 +430,7 @@ func (r *run) finish(waitErr error) {
 // recordEnd stores the end of the session: pending requests cleared, the
 // process forgotten, the new status (when not empty); resume says a queued
 // follow-up waits for a new session.
-func (r *run) recordEnd(ctx context.Context, newStatus, reason string, waitErr error, now int64) (resume bool, err error) {
+func (r *run) recordEnd(ctx context.Context, newStatus store.TaskStatus, reason string, waitErr error, now int64) (resume bool, err error) {
 	err = r.o.db.Tx(ctx, func(tx *txT) error {
 		resume = false
 		if err := store.ClearPending(ctx, tx, r.taskID); err != nil {

@@ -237,8 +237,8 @@ func TestStoreFailureHoldsAndResumes(t *testing.T) {
 	}
 }
 
-func lastTaskStatus(rec *recorder, id string) string {
-	var st string
+func lastTaskStatus(rec *recorder, id string) store.TaskStatus {
+	var st store.TaskStatus
 	for _, e := range rec.all() {
 		if e.Name != EventTaskUpdated {
 			continue

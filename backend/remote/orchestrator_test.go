@@ -21,6 +21,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/remote/sshdtest"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // remoteScript is the permission recording with `pre` assistant messages
@@ -194,7 +195,7 @@ type remoteEnv struct {
 	db             *store.DB
 	gs             *services.GitService
 	reg            *agent.Registry
-	cwd            func(context.Context, store.TaskRun) (string, error)
+	ws             *workspace.Manager
 	projectID      string
 	record, secret string
 	binary         string // deployed instead of the test binary ("": the test binary)
@@ -236,13 +237,13 @@ func newRemoteEnv(t *testing.T) *remoteEnv {
 	t.Cleanup(func() { e.db.Close() })
 	var gitEnv []string
 	e.projectID, gitEnv = remoteProject(t, ctx, e.db, pool, srv)
-	ws := services.NewWorkspaces(e.db, nil) // no local git: everything runs on the host
+	ws := workspace.New(e.db, nil, nil) // no local git: everything runs on the host
 	ws.SetRemote(&remote.ProjectGits{Pool: pool, Hosts: store.NewHosts(e.db), Env: gitEnv})
 	e.gs = services.NewGitService(ctx, ws, nil)
 	if _, err := e.gs.SetProjectSettings(e.projectID, services.ProjectGitSettings{WorktreesEnabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	e.cwd, _ = services.WorkspaceHooks(ws, nil)
+	e.ws = ws
 	// The agent CLI "installed" on the host where the Hosts page puts them;
 	// the local path given to the backend does not exist.
 	fake := agenttest.BuildFakeClaude(t)
@@ -266,7 +267,7 @@ func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestr
 		hosts.Binary = func(string, string) (string, error) { return e.binary, nil }
 	}
 	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format()),
-		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Cwd: e.cwd, Hosts: hosts, KeepOnQuit: keep})
+		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: e.ws, Hosts: hosts, KeepOnQuit: keep})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/remote/sshdtest"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // The app's services over a real sshd: the host comes from the ssh config,
@@ -67,7 +68,7 @@ func TestServicesRemoteProject(t *testing.T) {
 		t.Fatalf("ProjectHost = %+v, %v", ph, err)
 	}
 
-	ws := services.NewWorkspaces(db, nil) // no local git needed
+	ws := workspace.New(db, nil, nil) // no local git needed
 	ws.SetRemote(&remote.ProjectGits{Pool: pool, Hosts: store.NewHosts(db), Env: env})
 	svc := services.NewGitService(ctx, ws, nil)
 	if _, err := svc.SetProjectSettings(p.ID, services.ProjectGitSettings{WorktreesEnabled: true}); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // Compare events.
@@ -46,22 +47,22 @@ type CreateCompareInput struct {
 
 // CompareMember is one compared task as the comparison view shows it.
 type CompareMember struct {
-	Task         Task            `json:"task"`
-	DurationMs   int64           `json:"durationMs"`
-	CostUSD      float64         `json:"costUsd"`
-	InputTokens  int64           `json:"inputTokens"`
-	OutputTokens int64           `json:"outputTokens"`
-	Diff         TaskDiff        `json:"diff"`
-	Check        *store.CheckRun `json:"check,omitempty"`
-	WorktreePath string          `json:"worktreePath"`
-	Branch       string          `json:"branch"`
+	Task         Task      `json:"task"`
+	DurationMs   int64     `json:"durationMs"`
+	CostUSD      float64   `json:"costUsd"`
+	InputTokens  int64     `json:"inputTokens"`
+	OutputTokens int64     `json:"outputTokens"`
+	Diff         TaskDiff  `json:"diff"`
+	Check        *CheckRun `json:"check,omitempty"`
+	WorktreePath string    `json:"worktreePath"`
+	Branch       string    `json:"branch"`
 }
 
 // CompareView is a group side by side.
 type CompareView struct {
-	Group        store.CompareGroup `json:"group"`
-	CheckCommand string             `json:"checkCommand"`
-	Members      []CompareMember    `json:"members"`
+	Group        CompareGroup    `json:"group"`
+	CheckCommand string          `json:"checkCommand"`
+	Members      []CompareMember `json:"members"`
 }
 
 // KeepOutcome is what "Keep this one" did.
@@ -85,7 +86,7 @@ type Comparisons struct {
 	ctx     context.Context
 	db      *store.DB
 	tasks   *TaskService
-	ws      *Workspaces
+	ws      *workspace.Manager
 	run     TaskStarter
 	emit    Emitter
 	timeout time.Duration
@@ -96,7 +97,7 @@ type Comparisons struct {
 }
 
 // NewComparisons returns the comparisons; run may be nil (nothing starts).
-func NewComparisons(ctx context.Context, db *store.DB, tasks *TaskService, ws *Workspaces, run TaskStarter, emit Emitter) *Comparisons {
+func NewComparisons(ctx context.Context, db *store.DB, tasks *TaskService, ws *workspace.Manager, run TaskStarter, emit Emitter) *Comparisons {
 	if emit == nil {
 		emit = nopEmitter{}
 	}
@@ -110,7 +111,7 @@ func (s *Comparisons) Create(in CreateCompareInput) (CompareView, error) {
 	if n := len(in.Agents); n < 2 || n > 5 {
 		return CompareView{}, invalid("agents", nil, "choose 2 to 5 agents to compare (got %d)", n)
 	}
-	if s.ws == nil || s.ws.git == nil {
+	if s.ws == nil || !s.ws.HasGit() {
 		return CompareView{}, fmt.Errorf("comparing agents needs git: each agent works in its own worktree")
 	}
 	g := store.CompareGroup{ID: uuid.NewString(), ProjectID: in.ProjectID, Prompt: strings.TrimSpace(in.Prompt), CreatedAt: store.Now()}
@@ -130,7 +131,7 @@ func (s *Comparisons) Create(in CreateCompareInput) (CompareView, error) {
 			return CompareView{}, err
 		}
 		g.TaskIDs = append(g.TaskIDs, t.ID)
-		if _, err := s.ws.SetTaskOptions(s.ctx, t.ID, TaskGitOptions{UseWorktree: ptr(true)}); err != nil {
+		if _, err := s.ws.SetTaskOptions(s.ctx, t.ID, workspace.TaskOptions{UseWorktree: ptr(true)}); err != nil {
 			s.deleteTasks(g.TaskIDs)
 			return CompareView{}, err
 		}
@@ -167,7 +168,7 @@ func (s *Comparisons) Get(groupID string) (CompareView, error) {
 	if err != nil {
 		return CompareView{}, err
 	}
-	v := CompareView{Group: g, CheckCommand: cmd, Members: []CompareMember{}}
+	v := CompareView{Group: CompareGroup(g), CheckCommand: cmd, Members: []CompareMember{}}
 	for _, id := range g.TaskIDs {
 		m, err := s.member(id)
 		if err != nil {
@@ -198,7 +199,7 @@ func (s *Comparisons) member(taskID string) (CompareMember, error) {
 	m.CostUSD, m.InputTokens, m.OutputTokens = u.CostUSD, u.InputTokens, u.OutputTokens
 	if s.ws != nil {
 		if d, err := s.ws.Diff(s.ctx, taskID); err == nil {
-			m.Diff = d
+			m.Diff = TaskDiff(d)
 		} else {
 			m.Diff = TaskDiff{TaskID: taskID, Reason: err.Error()}
 		}
@@ -209,7 +210,7 @@ func (s *Comparisons) member(taskID string) (CompareMember, error) {
 	if c, ok, err := store.GetCheckRun(s.ctx, s.db.R, taskID); err != nil {
 		return CompareMember{}, err
 	} else if ok {
-		m.Check = &c
+		m.Check = ptrOf(&c, func(c store.CheckRun) CheckRun { return CheckRun(c) })
 	}
 	return m, nil
 }
@@ -249,7 +250,7 @@ func (s *Comparisons) RunCheck(taskID string) (store.CheckRun, error) {
 }
 
 func (s *Comparisons) runCheck(ctx context.Context, taskID string) (store.CheckRun, error) {
-	t, err := s.ws.task(ctx, taskID)
+	t, err := s.ws.Task(ctx, taskID)
 	if err != nil {
 		return store.CheckRun{}, err
 	}
@@ -337,7 +338,7 @@ func (s *Comparisons) Keep(groupID, taskID string) (KeepOutcome, error) {
 			return out, fmt.Errorf("commit the kept task's changes: %w", err)
 		}
 	}
-	res, err := s.ws.Merge(s.ctx, taskID, MergeInput{RemoveWorktree: true,
+	res, err := s.ws.Merge(s.ctx, taskID, workspace.MergeInput{RemoveWorktree: true,
 		Message: "Merge " + kept.Name + " (kept from a comparison of agents)"})
 	if err != nil {
 		return out, fmt.Errorf("merge the kept task: %w", err)
@@ -350,7 +351,7 @@ func (s *Comparisons) Keep(groupID, taskID string) (KeepOutcome, error) {
 		if s.run != nil {
 			_ = s.run.Stop(s.ctx, id)
 		}
-		if _, err := s.ws.Discard(s.ctx, id); err != nil && !errors.Is(err, ErrNoWorktree) {
+		if _, err := s.ws.Discard(s.ctx, id); err != nil && !errors.Is(err, workspace.ErrNoWorktree) {
 			out.Warning = strings.TrimSpace(out.Warning + fmt.Sprintf("\nremoving %s's worktree failed: %v", id, err))
 			continue
 		}
@@ -408,8 +409,9 @@ func (s *CompareService) Create(in CreateCompareInput) (CompareView, error) { re
 func (s *CompareService) Get(groupID string) (CompareView, error) { return s.c.Get(groupID) }
 
 // Groups lists a project's comparisons, newest first.
-func (s *CompareService) Groups(projectID string) ([]store.CompareGroup, error) {
-	return s.c.Groups(projectID)
+func (s *CompareService) Groups(projectID string) ([]CompareGroup, error) {
+	gs, err := s.c.Groups(projectID)
+	return mapAll(gs, compareGroupOf), err
 }
 
 // GroupOfTask returns the comparison a task belongs to ("" when none).
@@ -426,7 +428,10 @@ func (s *CompareService) SetCheckCommand(projectID, command string) (string, err
 }
 
 // RunCheck runs the check command in the task's worktree now.
-func (s *CompareService) RunCheck(taskID string) (store.CheckRun, error) { return s.c.RunCheck(taskID) }
+func (s *CompareService) RunCheck(taskID string) (CheckRun, error) {
+	c, err := s.c.RunCheck(taskID)
+	return CheckRun(c), err
+}
 
 // Keep merges the chosen task and removes the others' worktrees and branches.
 func (s *CompareService) Keep(groupID, taskID string) (KeepOutcome, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // fakeAgents stands in for the orchestrator: "starting" a task prepares its
@@ -20,7 +21,7 @@ import (
 type fakeAgents struct {
 	t      *testing.T
 	db     *store.DB
-	ws     *services.Workspaces
+	ws     *workspace.Manager
 	emit   services.Emitter
 	mu     sync.Mutex
 	stops  []string
@@ -36,7 +37,7 @@ func (a *fakeAgents) Start(ctx context.Context, taskID string) error {
 	if err != nil {
 		return err
 	}
-	body := a.answer[tr.AgentBackend]
+	body := a.answer[string(tr.AgentBackend)]
 	if err := os.WriteFile(filepath.Join(info.Cwd, "answer.txt"), []byte(body), 0o644); err != nil {
 		return err
 	}
@@ -74,26 +75,26 @@ func TestCompareThreeAgentsCheckAndKeep(t *testing.T) {
 	for _, b := range []agent.BackendType{agent.BackendClaudeCode, agent.BackendOpenCode, agent.BackendGemini} {
 		reg.Register(agent.Unavailable{Desc: agent.Info{Name: b, DisplayName: string(b)}})
 	}
-	ws := services.NewWorkspaces(f.db, f.g)
-	tasks := services.NewTaskService(ctx, f.db, reg, nil, ws, nil)
-	agents := &fakeAgents{t: t, db: f.db, ws: ws, answer: map[string]string{
+	ws := workspace.New(f.DB, f.G, nil)
+	tasks := services.NewTaskService(ctx, f.DB, reg, nil, ws, nil)
+	agents := &fakeAgents{t: t, db: f.DB, ws: ws, answer: map[string]string{
 		"claude-code": "good\n", "opencode": "bad\n", "gemini": "good\nand more\n"}}
 	var cs *services.Comparisons
 	emit := services.WatchTasks(f.rec, func(tk services.Task) { cs.TaskChanged(tk) })
 	agents.emit = emit
-	cs = services.NewComparisons(ctx, f.db, tasks, ws, agents, emit)
+	cs = services.NewComparisons(ctx, f.DB, tasks, ws, agents, emit)
 
 	// The check passes when answer.txt starts with "good"; quoting is argv's.
-	if _, err := cs.SetCheckCommand(f.proj.ID, `grep -q "^good" answer.txt`); err != nil {
+	if _, err := cs.SetCheckCommand(f.Project.ID, `grep -q "^good" answer.txt`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.SetCheckCommand(f.proj.ID, `sh -c 'unterminated`); err == nil {
+	if _, err := cs.SetCheckCommand(f.Project.ID, `sh -c 'unterminated`); err == nil {
 		t.Fatal("an unparsable check command was accepted")
 	}
-	if _, err := cs.Create(services.CreateCompareInput{ProjectID: f.proj.ID, Prompt: "p", Agents: []services.CompareAgent{{Backend: "claude-code"}}}); err == nil {
+	if _, err := cs.Create(services.CreateCompareInput{ProjectID: f.Project.ID, Prompt: "p", Agents: []services.CompareAgent{{Backend: "claude-code"}}}); err == nil {
 		t.Fatal("a comparison of one agent was accepted")
 	}
-	v, err := cs.Create(services.CreateCompareInput{ProjectID: f.proj.ID, Prompt: "Write answer.txt", Agents: []services.CompareAgent{
+	v, err := cs.Create(services.CreateCompareInput{ProjectID: f.Project.ID, Prompt: "Write answer.txt", Agents: []services.CompareAgent{
 		{Backend: "claude-code", Model: "opus"}, {Backend: "opencode"}, {Backend: "gemini"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func TestCompareThreeAgentsCheckAndKeep(t *testing.T) {
 	wantCheck := map[string]string{"claude-code": store.CheckPassed, "opencode": store.CheckFailed, "gemini": store.CheckPassed}
 	paths := map[string]string{}
 	for _, m := range v.Members {
-		if m.WorktreePath == "" || m.WorktreePath == f.repo {
+		if m.WorktreePath == "" || m.WorktreePath == f.Repo {
 			t.Fatalf("%s: not in its own worktree: %q", m.Task.Backend, m.WorktreePath)
 		}
 		paths[m.Task.ID] = m.WorktreePath
@@ -139,7 +140,7 @@ func TestCompareThreeAgentsCheckAndKeep(t *testing.T) {
 		t.Fatalf("keep = %+v", out)
 	}
 	// The kept answer is merged into main, in the project folder too.
-	if got := f.git(f.repo, "show", "main:answer.txt"); got != "good\nand more" {
+	if got := f.Git(f.Repo, "show", "main:answer.txt"); got != "good\nand more" {
 		t.Errorf("main:answer.txt = %q", got)
 	}
 	// Every worktree is gone from disk (the kept one once merged), and so
@@ -149,7 +150,7 @@ func TestCompareThreeAgentsCheckAndKeep(t *testing.T) {
 			t.Errorf("task %s: worktree %s still on disk (%v)", id, p, err)
 		}
 	}
-	branches := f.git(f.repo, "branch", "--list")
+	branches := f.Git(f.Repo, "branch", "--list")
 	if strings.Count(branches, "\n")+1 != 1 || !strings.Contains(branches, "main") {
 		t.Errorf("branches left: %q", branches)
 	}

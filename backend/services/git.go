@@ -2,16 +2,10 @@ package services
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/gitx"
-	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // EventGitUpdated is emitted with GitUpdated after a task's git state
@@ -24,735 +18,19 @@ type GitUpdated struct {
 	TaskID string `json:"taskId"`
 }
 
-// ErrNoWorktree: the operation needs the task's own worktree and it has
-// none (worktrees off, not started yet, or already removed).
-var ErrNoWorktree = errors.New("the task has no worktree")
-
-// TaskGitInfo is a task's git state as the frontend (and the orchestrator)
-// sees it.
-type TaskGitInfo struct {
-	TaskID    string `json:"taskId"`
-	ProjectID string `json:"projectId"`
-	IsGitRepo bool   `json:"isGitRepo"`
-	// UseWorktree is the effective choice; UseWorktreeOverride the task's
-	// own (absent: follows the project).
-	UseWorktree         bool   `json:"useWorktree"`
-	UseWorktreeOverride *bool  `json:"useWorktreeOverride,omitempty"`
-	SourceBranch        string `json:"sourceBranch"`
-	WorktreePath        string `json:"worktreePath"`
-	BranchName          string `json:"branchName"`
-	BaseCommit          string `json:"baseCommit"`
-	HeadCommit          string `json:"headCommit"`
-	MergeCommit         string `json:"mergeCommit"`
-	MergedAt            *int64 `json:"mergedAt,omitempty"`
-	// Cwd is where the agent runs: the worktree, else the project folder.
-	Cwd string `json:"cwd"`
-	// Notice explains, for the user, why a task that wants a worktree
-	// runs in the project folder (e.g. a repository without commits).
-	Notice string `json:"notice,omitempty"`
-}
-
-func newTaskGitInfo(t store.TaskGit) TaskGitInfo {
-	info := TaskGitInfo{
-		TaskID: t.TaskID, ProjectID: t.Project.ProjectID, IsGitRepo: t.Project.IsGitRepo,
-		UseWorktree: t.WantsWorktree(), UseWorktreeOverride: t.UseWorktree,
-		SourceBranch: t.SourceBranch, WorktreePath: t.WorktreePath, BranchName: t.BranchName,
-		BaseCommit: t.BaseCommit, HeadCommit: t.HeadCommit, MergeCommit: t.MergeCommit,
-		Cwd: t.Project.Path,
-	}
-	if t.MergedAt != 0 {
-		m := t.MergedAt
-		info.MergedAt = &m
-	}
-	if t.WorktreePath != "" {
-		info.Cwd = t.WorktreePath
-	}
-	return info
-}
-
-// TaskGitStatus is TaskGitInfo plus the live state of the worktree.
-type TaskGitStatus struct {
-	TaskGitInfo
-	HasWorktree bool        `json:"hasWorktree"`
-	Status      gitx.Status `json:"status"`
-	Clean       bool        `json:"clean"`
-	// CommitsAhead counts the task branch's commits since its base.
-	CommitsAhead int `json:"commitsAhead"`
-	// CanCommit / CanMerge say whether the actions make sense now;
-	// MergeBlocked says why not, for the user.
-	CanCommit    bool   `json:"canCommit"`
-	CanMerge     bool   `json:"canMerge"`
-	MergeBlocked string `json:"mergeBlocked,omitempty"`
-}
-
-// TaskDiff is the diff of a task's work against its base commit.
-type TaskDiff struct {
-	TaskID string `json:"taskId"`
-	// Available is false when there is nothing to diff yet (not a git
-	// repository, task never started); Reason says why.
-	Available bool              `json:"available"`
-	Reason    string            `json:"reason,omitempty"`
-	Base      string            `json:"base"`
-	Head      string            `json:"head"`
-	Files     []gitx.FileChange `json:"files"`
-	Added     int               `json:"added"`
-	Removed   int               `json:"removed"`
-	// At is when the diff was taken (ms).
-	At int64 `json:"at"`
-}
-
-// MergeInput is what Merge needs.
-type MergeInput struct {
-	Squash        bool   `json:"squash"`
-	NoFastForward bool   `json:"noFastForward"`
-	Message       string `json:"message"`
-	// RemoveWorktree removes the worktree and the branch after a
-	// successful merge.
-	RemoveWorktree bool `json:"removeWorktree"`
-}
-
-// MergeOutcome is what Merge did.
-type MergeOutcome struct {
-	gitx.MergeResult
-	Into            string      `json:"into"`
-	WorktreeRemoved bool        `json:"worktreeRemoved"`
-	Task            TaskGitInfo `json:"task"`
-	// Warning is set when the merge succeeded but cleaning up failed.
-	Warning string `json:"warning,omitempty"`
-}
-
-// WorkspaceRemoval is what DeleteTaskWorkspace removed.
-type WorkspaceRemoval struct {
-	WorktreeRemoved bool   `json:"worktreeRemoved"`
-	BranchDeleted   bool   `json:"branchDeleted"`
-	KeptBranch      string `json:"keptBranch,omitempty"`
-	Reason          string `json:"reason,omitempty"`
-}
-
-// ProjectGitSettings is a project's worktree settings.
-type ProjectGitSettings struct {
-	ProjectID        string `json:"projectId"`
-	IsGitRepo        bool   `json:"isGitRepo"`
-	WorktreesEnabled bool   `json:"worktreesEnabled"`
-	// WorktreeRoot: "" = DefaultWorktreeRoot.
-	WorktreeRoot        string `json:"worktreeRoot"`
-	DefaultWorktreeRoot string `json:"defaultWorktreeRoot"`
-	// DefaultSourceBranch: "" = the branch checked out in the project.
-	DefaultSourceBranch string `json:"defaultSourceBranch"`
-}
-
-// TaskGitOptions are the per-task choices made at creation.
-type TaskGitOptions struct {
-	UseWorktree  *bool  `json:"useWorktree"`
-	SourceBranch string `json:"sourceBranch"`
-}
-
-// Workspaces is the Go-side API of task worktrees, used by GitService and
-// by the orchestrator (Prepare before starting an agent, with Cwd as the
-// agent's working directory; RecordHead when a run ends). Every method
-// takes a context.
-type Workspaces struct {
-	repo *store.Worktrees
-	git  *gitx.Git // nil when git is not installed
-
-	// remote resolves the git of a project that lives on another host
-	// (issue 21); nil = every project is local.
-	remote RemoteGit
-
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex // per task
-
-	setup worktreeSetup // copy globs and setup command (worktreesetup.go)
-}
-
-// RemoteGit gives the git of a project on another host: ok false for a
-// local project. The returned Git runs every call on the host (package
-// remote), or fails each call with why the host cannot be used.
-type RemoteGit interface {
-	GitFor(ctx context.Context, projectID string) (g *gitx.Git, ok bool)
-}
-
-// SetRemote makes projects that live on a host use that host's git.
-func (w *Workspaces) SetRemote(r RemoteGit) { w.remote = r }
-
-// gitFor is the git of a project: the host's for a remote project, else
-// the local one.
-func (w *Workspaces) gitFor(ctx context.Context, projectID string) *gitx.Git {
-	if w.remote != nil {
-		if g, ok := w.remote.GitFor(ctx, projectID); ok {
-			return g
-		}
-	}
-	return w.git
-}
-
-// NewWorkspaces returns the workspaces over db; g may be nil (git not
-// installed: tasks run in the project folder, git actions fail clearly).
-func NewWorkspaces(db *store.DB, g *gitx.Git) *Workspaces {
-	return &Workspaces{repo: store.NewWorktrees(db), git: g, locks: map[string]*sync.Mutex{},
-		setup: worktreeSetup{settings: store.NewProjectSettings(db)}}
-}
-
-func (w *Workspaces) lock(taskID string) func() {
-	w.mu.Lock()
-	m, ok := w.locks[taskID]
-	if !ok {
-		m = &sync.Mutex{}
-		w.locks[taskID] = m
-	}
-	w.mu.Unlock()
-	m.Lock()
-	return m.Unlock
-}
-
-func (w *Workspaces) needGit(ctx context.Context, projectID string) error {
-	if w.gitFor(ctx, projectID) == nil {
-		return fmt.Errorf("git is not available: %w", gitx.ErrGitNotFound)
-	}
-	return nil
-}
-
-func (w *Workspaces) task(ctx context.Context, taskID string) (store.TaskGit, error) {
-	t, err := w.repo.Task(ctx, taskID)
-	if err != nil {
-		return store.TaskGit{}, notFound("task", taskID, err)
-	}
-	return t, nil
-}
-
-// worktreeTask loads a task that must have a worktree.
-func (w *Workspaces) worktreeTask(ctx context.Context, taskID string) (store.TaskGit, error) {
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return store.TaskGit{}, err
-	}
-	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
-		return store.TaskGit{}, err
-	}
-	if t.WorktreePath == "" || t.BranchName == "" {
-		return store.TaskGit{}, fmt.Errorf("%w (task %s)", ErrNoWorktree, taskID)
-	}
-	return t, nil
-}
-
-// Info returns a task's git state.
-func (w *Workspaces) Info(ctx context.Context, taskID string) (TaskGitInfo, error) {
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return TaskGitInfo{}, err
-	}
-	return w.withCwd(ctx, t), nil
-}
-
-// withCwd is newTaskGitInfo with Cwd inside the worktree at the same place
-// the project folder has in its repository (a project may be a
-// subfolder of a repository).
-func (w *Workspaces) withCwd(ctx context.Context, t store.TaskGit) TaskGitInfo {
-	info := newTaskGitInfo(t)
-	if t.WorktreePath == "" || w.gitFor(ctx, t.Project.ProjectID) == nil {
-		return info
-	}
-	if prefix, err := w.gitFor(ctx, t.Project.ProjectID).Prefix(ctx, t.Project.Path); err == nil && prefix != "" {
-		if rel := filepath.FromSlash(strings.TrimSuffix(prefix, "/")); filepath.IsLocal(rel) {
-			info.Cwd = filepath.Join(t.WorktreePath, rel)
-		}
-	}
-	return info
-}
-
-// SetTaskOptions records the per-task choices (worktree override, source
-// branch). Refused once the worktree exists.
-func (w *Workspaces) SetTaskOptions(ctx context.Context, taskID string, opt TaskGitOptions) (TaskGitInfo, error) {
-	defer w.lock(taskID)()
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return TaskGitInfo{}, err
-	}
-	if t.WorktreePath != "" || t.BaseCommit != "" {
-		return TaskGitInfo{}, invalid("useWorktree", nil, "the task has already started; its worktree settings can no longer change")
-	}
-	src := strings.TrimSpace(opt.SourceBranch)
-	if src != "" {
-		if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
-			return TaskGitInfo{}, err
-		}
-		if _, err := w.gitFor(ctx, t.Project.ProjectID).ResolveBranch(ctx, t.Project.Path, src); err != nil {
-			return TaskGitInfo{}, invalid("sourceBranch", err, "source branch %q: %v", src, err)
-		}
-	}
-	if err := w.repo.SetTaskOptions(ctx, taskID, opt.UseWorktree, src); err != nil {
-		return TaskGitInfo{}, err
-	}
-	return w.Info(ctx, taskID)
-}
-
-// Prepare makes sure the task has where to run and returns its git state;
-// Cwd is the agent's working directory. It is idempotent: an existing
-// worktree is reused. When the task wants a worktree (task override, else
-// project setting, and the project is a git repository) it creates one
-// from the source branch (task's, else project's default, else the branch
-// checked out in the project) and records path, branch, source and base.
-// Without a worktree in a git repository it records the project's HEAD as
-// the base, so the diff still works (it then includes the user's own
-// uncommitted changes in that folder).
-func (w *Workspaces) Prepare(ctx context.Context, taskID string) (TaskGitInfo, error) {
-	defer w.lock(taskID)()
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return TaskGitInfo{}, err
-	}
-	if t.WorktreePath != "" {
-		if st, err := os.Stat(t.WorktreePath); err != nil || !st.IsDir() {
-			return TaskGitInfo{}, fmt.Errorf("the task's worktree %s is missing (it was removed outside Jean-Claude); discard it to start over: %w",
-				t.WorktreePath, ErrNoWorktree)
-		}
-		return w.withCwd(ctx, t), nil
-	}
-	if !t.Project.IsGitRepo || w.gitFor(ctx, t.Project.ProjectID) == nil {
-		return newTaskGitInfo(t), nil
-	}
-	if !t.WantsWorktree() {
-		if t.BaseCommit == "" {
-			// Base and head both start at the project's HEAD (none in
-			// a repository without commits).
-			if head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, t.Project.Path); err == nil {
-				if err := w.recordBaseOnly(ctx, t, head); err != nil {
-					return TaskGitInfo{}, err
-				}
-			}
-		}
-		return w.Info(ctx, taskID)
-	}
-	if t.BranchName != "" {
-		// The folder was removed but the branch kept: check it out again,
-		// keeping the task's base.
-		path, err := w.gitFor(ctx, t.Project.ProjectID).ReopenWorktree(ctx, t.Project.Path, t.Project.WorktreeRoot, t.BranchName)
-		if err != nil {
-			return TaskGitInfo{}, fmt.Errorf("reopen the task's branch %s: %w", t.BranchName, err)
-		}
-		head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, path)
-		if err == nil {
-			err = w.repo.RecordWorktree(ctx, taskID, path, t.BranchName, t.SourceBranch, t.BaseCommit)
-		}
-		if err == nil {
-			err = w.repo.RecordHead(ctx, taskID, head)
-		}
-		if err != nil {
-			return TaskGitInfo{}, err
-		}
-		return w.Info(ctx, taskID)
-	}
-	if _, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, t.Project.Path); err != nil {
-		// No commit yet: nothing to branch from; run in the project.
-		info := newTaskGitInfo(t)
-		info.Notice = "the repository has no commit yet, so the task runs in the project folder without a worktree"
-		return info, nil
-	}
-	source := t.SourceBranch
-	if source == "" {
-		source = t.Project.DefaultSourceBranch
-	}
-	wt, err := w.gitFor(ctx, t.Project.ProjectID).CreateWorktree(ctx, gitx.CreateOptions{
-		Repo: t.Project.Path, Root: t.Project.WorktreeRoot,
-		TaskName: t.TaskName, TaskID: t.TaskID, Source: source,
-	})
-	if err != nil {
-		return TaskGitInfo{}, fmt.Errorf("create the task's worktree: %w", err)
-	}
-	if err := w.repo.RecordWorktree(ctx, taskID, wt.Path, wt.Branch, wt.Source, wt.Base); err != nil {
-		// Do not leave an unrecorded worktree behind.
-		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = w.gitFor(cctx, t.Project.ProjectID).RemoveWorktree(cctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: wt.Path, Force: true})
-		_ = w.gitFor(cctx, t.Project.ProjectID).DeleteBranch(cctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: wt.Branch, Force: true})
-		return TaskGitInfo{}, err
-	}
-	return w.Info(ctx, taskID)
-}
-
-func (w *Workspaces) recordBaseOnly(ctx context.Context, t store.TaskGit, head string) error {
-	// RecordWorktree with no path and no branch records base and head.
-	return w.repo.RecordWorktree(ctx, t.TaskID, "", "", t.SourceBranch, head)
-}
-
-// RecordHead stores the current HEAD of the task's worktree (or project
-// folder) as the task's head commit. Call it when a run ends.
-func (w *Workspaces) RecordHead(ctx context.Context, taskID string) error {
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return err
-	}
-	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
-		return err
-	}
-	if !t.Project.IsGitRepo || t.BaseCommit == "" {
-		return nil
-	}
-	head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, newTaskGitInfo(t).Cwd)
-	if err != nil {
-		return fmt.Errorf("read the task's head: %w", err)
-	}
-	return w.repo.RecordHead(ctx, taskID, head)
-}
-
-// CwdFor fits orchestrator.Options.Cwd: it prepares the task's worktree
-// (creating it on the first run) and returns where the agent runs.
-func (w *Workspaces) CwdFor(ctx context.Context, t store.TaskRun) (string, error) {
-	info, err := w.Prepare(ctx, t.ID)
-	if err != nil {
-		return "", err
-	}
-	return info.Cwd, nil
-}
-
-// RunEnded fits orchestrator.Options.OnRunEnd: it records the task's head
-// commit at the end of a run (errors are dropped: the head is also
-// recorded on every commit and merge).
-func (w *Workspaces) RunEnded(ctx context.Context, taskID string) {
-	_ = w.RecordHead(ctx, taskID)
-}
-
-// Status returns the task's git state and its worktree's live status.
-func (w *Workspaces) Status(ctx context.Context, taskID string) (TaskGitStatus, error) {
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return TaskGitStatus{}, err
-	}
-	out := TaskGitStatus{TaskGitInfo: newTaskGitInfo(t)}
-	if t.WorktreePath == "" || w.gitFor(ctx, t.Project.ProjectID) == nil {
-		out.MergeBlocked = "the task has no worktree"
-		return out, nil
-	}
-	st, err := w.gitFor(ctx, t.Project.ProjectID).Status(ctx, t.WorktreePath)
-	if err != nil {
-		return TaskGitStatus{}, fmt.Errorf("read the worktree's status: %w", err)
-	}
-	out.HasWorktree, out.Status, out.Clean = true, st, st.Clean()
-	out.CanCommit = !st.Clean() && st.Conflicted == 0
-	if n, err := w.gitFor(ctx, t.Project.ProjectID).CommitsBetween(ctx, t.WorktreePath, t.BaseCommit, st.Head); err == nil {
-		out.CommitsAhead = n
-	}
-	switch {
-	case !st.Clean():
-		out.MergeBlocked = "commit or discard the uncommitted changes first"
-	case t.SourceBranch == "":
-		out.MergeBlocked = "the task has no source branch"
-	default:
-		if tip, err := w.gitFor(ctx, t.Project.ProjectID).ResolveBranch(ctx, t.Project.Path, t.SourceBranch); err != nil {
-			out.MergeBlocked = fmt.Sprintf("source branch %s not found", t.SourceBranch)
-		} else if n, err := w.gitFor(ctx, t.Project.ProjectID).CommitsBetween(ctx, t.WorktreePath, tip, st.Head); err == nil && n == 0 {
-			out.MergeBlocked = "nothing to merge: no commit beyond " + t.SourceBranch
-		} else {
-			out.CanMerge = true
-		}
-	}
-	return out, nil
-}
-
-// Diff returns the task's work against its base commit: commits on the
-// task branch plus staged, unstaged and untracked changes.
-func (w *Workspaces) Diff(ctx context.Context, taskID string) (TaskDiff, error) {
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return TaskDiff{}, err
-	}
-	out := TaskDiff{TaskID: taskID, Files: []gitx.FileChange{}, At: store.Now()}
-	switch {
-	case w.gitFor(ctx, t.Project.ProjectID) == nil:
-		out.Reason = "git is not installed"
-		return out, nil
-	case !t.Project.IsGitRepo:
-		out.Reason = "the project is not a git repository"
-		return out, nil
-	case t.BaseCommit == "":
-		out.Reason = "the task has not started yet"
-		return out, nil
-	case discarded(t):
-		out.Reason = "the task's work was discarded"
-		return out, nil
-	}
-	dir, to := diffTarget(t)
-	d, err := w.gitFor(ctx, t.Project.ProjectID).Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{To: to})
-	if err != nil {
-		return TaskDiff{}, fmt.Errorf("diff the task's work: %w", err)
-	}
-	out.Available, out.Base, out.Head, out.Added, out.Removed = true, d.Base, d.Head, d.Added, d.Removed
-	if d.Files != nil {
-		out.Files = d.Files
-	}
-	return out, nil
-}
-
-// diffTarget says what a task's diff compares its base with: the live
-// files of its worktree (or of the project folder for a task run in
-// place), or, once its worktree is gone (merged, removed), its recorded
-// head commit.
-func diffTarget(t store.TaskGit) (dir, to string) {
-	if t.WorktreePath == "" && t.UseWorktree != nil && *t.UseWorktree {
-		return t.Project.Path, t.HeadCommit
-	}
-	return newTaskGitInfo(t).Cwd, ""
-}
-
-// discarded reports a task whose worktree and branch were thrown away
-// without a merge.
-func discarded(t store.TaskGit) bool {
-	return t.WorktreePath == "" && t.BranchName == "" && t.MergedAt == 0 && t.UseWorktree != nil && *t.UseWorktree
-}
-
-// FileDiff returns one file's full change (no size budget but 8 MiB).
-func (w *Workspaces) FileDiff(ctx context.Context, taskID, path string) (gitx.FileChange, error) {
-	if path == "" || !filepath.IsLocal(filepath.FromSlash(path)) {
-		return gitx.FileChange{}, invalid("path", gitx.ErrInvalidPath, "invalid file path %q", path)
-	}
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return gitx.FileChange{}, err
-	}
-	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
-		return gitx.FileChange{}, err
-	}
-	if t.BaseCommit == "" || discarded(t) {
-		return gitx.FileChange{}, fmt.Errorf("the task has no work to show: %w", ErrNoWorktree)
-	}
-	dir, to := diffTarget(t)
-	// Find a rename's old path so the file diff stays a rename.
-	all, err := w.gitFor(ctx, t.Project.ProjectID).Diff(ctx, dir, t.BaseCommit, gitx.DiffOptions{NoPatch: true, To: to})
-	if err != nil {
-		return gitx.FileChange{}, err
-	}
-	old := ""
-	for _, f := range all.Files {
-		if f.Path == path {
-			old = f.OldPath
-		}
-	}
-	return w.gitFor(ctx, t.Project.ProjectID).FileDiffTo(ctx, dir, t.BaseCommit, to, path, old)
-}
-
-// Commit stages everything in the task's worktree and commits it with the
-// user's message; the new head is recorded.
-func (w *Workspaces) Commit(ctx context.Context, taskID, message string) (TaskGitInfo, error) {
-	defer w.lock(taskID)()
-	t, err := w.worktreeTask(ctx, taskID)
-	if err != nil {
-		return TaskGitInfo{}, err
-	}
-	if strings.TrimSpace(message) == "" {
-		return TaskGitInfo{}, invalid("message", gitx.ErrEmptyMessage, "the commit message is empty")
-	}
-	head, err := w.gitFor(ctx, t.Project.ProjectID).Commit(ctx, t.WorktreePath, message)
-	if err != nil {
-		return TaskGitInfo{}, err
-	}
-	if err := w.repo.RecordHead(ctx, taskID, head); err != nil {
-		return TaskGitInfo{}, err
-	}
-	return w.Info(ctx, taskID)
-}
-
-// Merge merges the task's branch into its source branch (see gitx.Merge
-// for the safety rules: computed in memory first, conflicts change
-// nothing, the main worktree is only updated when it is on the source
-// branch and has no tracked changes). The task's worktree must be clean.
-func (w *Workspaces) Merge(ctx context.Context, taskID string, in MergeInput) (MergeOutcome, error) {
-	defer w.lock(taskID)()
-	t, err := w.worktreeTask(ctx, taskID)
-	if err != nil {
-		return MergeOutcome{}, err
-	}
-	if t.SourceBranch == "" {
-		return MergeOutcome{}, fmt.Errorf("the task has no source branch to merge into")
-	}
-	st, err := w.gitFor(ctx, t.Project.ProjectID).Status(ctx, t.WorktreePath)
-	if err != nil {
-		return MergeOutcome{}, err
-	}
-	if !st.Clean() {
-		return MergeOutcome{}, fmt.Errorf("%w: commit or discard the task's changes before merging", gitx.ErrDirtyWorktree)
-	}
-	res, err := w.gitFor(ctx, t.Project.ProjectID).Merge(ctx, gitx.MergeOptions{
-		Repo: t.Project.Path, Branch: t.BranchName, Into: t.SourceBranch,
-		Squash: in.Squash, NoFastForward: in.NoFastForward, Message: in.Message,
-	})
-	if err != nil {
-		return MergeOutcome{}, err
-	}
-	out := MergeOutcome{MergeResult: res, Into: t.SourceBranch}
-	if err := w.repo.RecordHead(ctx, taskID, st.Head); err != nil {
-		return MergeOutcome{}, err
-	}
-	if err := w.repo.RecordMerge(ctx, taskID, res.Commit, store.Now()); err != nil {
-		return MergeOutcome{}, err
-	}
-	if in.RemoveWorktree {
-		// The branch's work is in the source branch now (a squash too).
-		if err := w.removeLocked(ctx, t, true, true); err != nil {
-			out.Warning = fmt.Sprintf("merged, but removing the worktree failed: %v", err)
-		} else {
-			out.WorktreeRemoved = true
-		}
-	}
-	out.Task, err = w.Info(ctx, taskID)
-	return out, err
-}
-
-// Discard throws the task's work away: its worktree (uncommitted changes
-// included) and its branch. The task itself stays.
-func (w *Workspaces) Discard(ctx context.Context, taskID string) (TaskGitInfo, error) {
-	defer w.lock(taskID)()
-	t, err := w.worktreeTask(ctx, taskID)
-	if err != nil {
-		return TaskGitInfo{}, err
-	}
-	if err := w.removeLocked(ctx, t, true, true); err != nil {
-		return TaskGitInfo{}, err
-	}
-	return w.Info(ctx, taskID)
-}
-
-// DeleteTaskWorkspace removes what the task owns before the task is
-// deleted: its worktree (refused with gitx.ErrDirtyWorktree when it has
-// uncommitted or untracked changes, unless force) and its branch when that
-// is merged into the source branch (or the task was merged, or force);
-// an unmerged branch is kept and named in the result. Nothing outside
-// the task's own worktree and branch is touched. A task without a
-// worktree has nothing to remove.
-func (w *Workspaces) DeleteTaskWorkspace(ctx context.Context, taskID string, force bool) (WorkspaceRemoval, error) {
-	defer w.lock(taskID)()
-	t, err := w.task(ctx, taskID)
-	if err != nil {
-		return WorkspaceRemoval{}, err
-	}
-	if t.WorktreePath == "" {
-		return WorkspaceRemoval{}, nil
-	}
-	if err := w.needGit(ctx, t.Project.ProjectID); err != nil {
-		return WorkspaceRemoval{}, err
-	}
-	var out WorkspaceRemoval
-	if err := w.gitFor(ctx, t.Project.ProjectID).RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
-		if errors.Is(err, gitx.ErrDirtyWorktree) {
-			return WorkspaceRemoval{}, fmt.Errorf("%w; confirm to delete them with the task", err)
-		}
-		return WorkspaceRemoval{}, err
-	}
-	out.WorktreeRemoved = true
-	keep := false
-	if t.BranchName != "" {
-		err := w.gitFor(ctx, t.Project.ProjectID).DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName,
-			Source: t.SourceBranch, Force: force || t.MergedAt != 0})
-		switch {
-		case err == nil:
-			out.BranchDeleted = true
-		case errors.Is(err, gitx.ErrBranchNotFound):
-		case errors.Is(err, gitx.ErrUnmergedBranch):
-			keep = true
-			out.KeptBranch, out.Reason = t.BranchName, err.Error()
-		default:
-			keep = true
-			out.KeptBranch, out.Reason = t.BranchName, err.Error()
-		}
-	}
-	if err := w.repo.ClearWorktree(ctx, taskID, keep); err != nil {
-		return out, err
-	}
-	return out, nil
-}
-
-// removeLocked removes the task's worktree and branch (the task lock is
-// held).
-func (w *Workspaces) removeLocked(ctx context.Context, t store.TaskGit, force, forceBranch bool) error {
-	if err := w.gitFor(ctx, t.Project.ProjectID).RemoveWorktree(ctx, gitx.RemoveOptions{Repo: t.Project.Path, Path: t.WorktreePath, Force: force}); err != nil {
-		return err
-	}
-	err := w.gitFor(ctx, t.Project.ProjectID).DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName, Source: t.SourceBranch, Force: forceBranch})
-	if err != nil && !errors.Is(err, gitx.ErrBranchNotFound) {
-		_ = w.repo.ClearWorktree(ctx, t.TaskID, true)
-		return err
-	}
-	return w.repo.ClearWorktree(ctx, t.TaskID, false)
-}
-
-// Branches lists a project's local branches.
-func (w *Workspaces) Branches(ctx context.Context, projectID string) ([]gitx.Branch, error) {
-	if err := w.needGit(ctx, projectID); err != nil {
-		return nil, err
-	}
-	p, err := w.repo.Project(ctx, projectID)
-	if err != nil {
-		return nil, notFound("project", projectID, err)
-	}
-	if !p.IsGitRepo {
-		return []gitx.Branch{}, nil
-	}
-	bs, err := w.gitFor(ctx, projectID).Branches(ctx, p.Path)
-	if bs == nil && err == nil {
-		bs = []gitx.Branch{}
-	}
-	return bs, err
-}
-
-// ProjectSettings returns a project's worktree settings.
-func (w *Workspaces) ProjectSettings(ctx context.Context, projectID string) (ProjectGitSettings, error) {
-	p, err := w.repo.Project(ctx, projectID)
-	if err != nil {
-		return ProjectGitSettings{}, notFound("project", projectID, err)
-	}
-	return ProjectGitSettings{
-		ProjectID: p.ProjectID, IsGitRepo: p.IsGitRepo, WorktreesEnabled: p.WorktreesEnabled,
-		WorktreeRoot: p.WorktreeRoot, DefaultWorktreeRoot: gitx.DefaultWorktreeRoot(p.Path),
-		DefaultSourceBranch: p.DefaultSourceBranch,
-	}, nil
-}
-
-// SetProjectSettings validates and stores a project's worktree settings:
-// the folder must be absolute and not the project itself; the branch must
-// exist.
-func (w *Workspaces) SetProjectSettings(ctx context.Context, projectID string, in ProjectGitSettings) (ProjectGitSettings, error) {
-	p, err := w.repo.Project(ctx, projectID)
-	if err != nil {
-		return ProjectGitSettings{}, notFound("project", projectID, err)
-	}
-	root := strings.TrimSpace(in.WorktreeRoot)
-	if root != "" {
-		if !filepath.IsAbs(root) {
-			return ProjectGitSettings{}, invalid("worktreeRoot", gitx.ErrInvalidPath, "the worktree folder must be an absolute path")
-		}
-		root = filepath.Clean(root)
-		if root == filepath.Clean(p.Path) {
-			return ProjectGitSettings{}, invalid("worktreeRoot", gitx.ErrInvalidPath, "the worktree folder cannot be the project folder itself")
-		}
-	}
-	branch := strings.TrimSpace(in.DefaultSourceBranch)
-	if branch != "" {
-		if err := w.needGit(ctx, projectID); err != nil {
-			return ProjectGitSettings{}, err
-		}
-		if _, err := w.gitFor(ctx, projectID).ResolveBranch(ctx, p.Path, branch); err != nil {
-			return ProjectGitSettings{}, invalid("defaultSourceBranch", err, "branch %q: %v", branch, err)
-		}
-	}
-	if _, err := w.repo.SetProjectSettings(ctx, projectID, store.ProjectGitSettings{
-		WorktreesEnabled: in.WorktreesEnabled, WorktreeRoot: root, DefaultSourceBranch: branch,
-	}); err != nil {
-		return ProjectGitSettings{}, err
-	}
-	return w.ProjectSettings(ctx, projectID)
-}
-
-// GitService is the Wails-bound face of Workspaces: the task's worktree,
-// status, diff, commit, merge, discard and removal, and the project's
-// worktree settings and branches.
+// GitService is the Wails-bound face of workspace.Manager: the task's
+// worktree, status, diff, commit, merge, discard and removal, and the
+// project's worktree settings and branches. It bounds each call, maps the
+// results to its DTOs (gitdto.go) and emits EventGitUpdated after changes.
 type GitService struct {
 	ctx  context.Context
-	ws   *Workspaces
+	ws   *workspace.Manager
 	emit Emitter
 }
 
 // NewGitService returns the git service; ctx bounds every call (the app's
 // lifetime), emit may be nil.
-func NewGitService(ctx context.Context, ws *Workspaces, emit Emitter) *GitService {
+func NewGitService(ctx context.Context, ws *workspace.Manager, emit Emitter) *GitService {
 	if emit == nil {
 		emit = nopEmitter{}
 	}
@@ -764,21 +42,28 @@ func (s *GitService) call(d time.Duration) (context.Context, context.CancelFunc)
 	return context.WithTimeout(s.ctx, d)
 }
 
-func (s *GitService) changed(taskID string) { s.emit.Emit(EventGitUpdated, GitUpdated{TaskID: taskID}) }
+// changed emits EventGitUpdated for a call that succeeded.
+func (s *GitService) changed(taskID string, err error) {
+	if err == nil {
+		s.emit.Emit(EventGitUpdated, GitUpdated{TaskID: taskID})
+	}
+}
 
 // SetupSettings returns a project's worktree setup settings (files to
-// copy, setup command) and the other per-project tool settings.
+// copy, setup command).
 func (s *GitService) SetupSettings(projectID string) (ProjectSetupSettings, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return s.ws.SetupSettings(ctx, projectID)
+	set, err := s.ws.SetupSettings(ctx, projectID)
+	return ProjectSetupSettings(set), err
 }
 
 // SetSetupSettings validates and stores a project's setup settings.
 func (s *GitService) SetSetupSettings(projectID string, in ProjectSetupSettings) (ProjectSetupSettings, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return s.ws.SetSetupSettings(ctx, projectID, in)
+	set, err := s.ws.SetSetupSettings(ctx, projectID, workspace.SetupSettings(in))
+	return ProjectSetupSettings(set), err
 }
 
 // PrepareTaskWorktree creates the task's worktree if it should have one
@@ -787,17 +72,16 @@ func (s *GitService) PrepareTaskWorktree(taskID string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(2 * time.Minute)
 	defer cancel()
 	info, err := s.ws.Prepare(ctx, taskID)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return info, err
+	s.changed(taskID, err)
+	return TaskGitInfo(info), err
 }
 
 // Info returns the task's git state.
 func (s *GitService) Info(taskID string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return s.ws.Info(ctx, taskID)
+	info, err := s.ws.Info(ctx, taskID)
+	return TaskGitInfo(info), err
 }
 
 // SetTaskOptions sets the task's worktree override and source branch
@@ -805,28 +89,32 @@ func (s *GitService) Info(taskID string) (TaskGitInfo, error) {
 func (s *GitService) SetTaskOptions(taskID string, opt TaskGitOptions) (TaskGitInfo, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return s.ws.SetTaskOptions(ctx, taskID, opt)
+	info, err := s.ws.SetTaskOptions(ctx, taskID, workspace.TaskOptions(opt))
+	return TaskGitInfo(info), err
 }
 
 // Status returns the task's git state and worktree status.
 func (s *GitService) Status(taskID string) (TaskGitStatus, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return s.ws.Status(ctx, taskID)
+	st, err := s.ws.Status(ctx, taskID)
+	return taskGitStatusOf(st), err
 }
 
 // Diff returns the task's changes against its base (poll it).
 func (s *GitService) Diff(taskID string) (TaskDiff, error) {
 	ctx, cancel := s.call(60 * time.Second)
 	defer cancel()
-	return s.ws.Diff(ctx, taskID)
+	d, err := s.ws.Diff(ctx, taskID)
+	return TaskDiff(d), err
 }
 
 // FileDiff returns one file's full change.
 func (s *GitService) FileDiff(taskID, path string) (gitx.FileChange, error) {
 	ctx, cancel := s.call(60 * time.Second)
 	defer cancel()
-	return s.ws.FileDiff(ctx, taskID, path)
+	fc, err := s.ws.FileDiff(ctx, taskID, path)
+	return fc, err
 }
 
 // Commit commits everything in the task's worktree.
@@ -834,21 +122,17 @@ func (s *GitService) Commit(taskID, message string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(10 * time.Minute) // hooks may be slow
 	defer cancel()
 	info, err := s.ws.Commit(ctx, taskID, message)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return info, err
+	s.changed(taskID, err)
+	return TaskGitInfo(info), err
 }
 
 // Merge merges the task's branch into its source branch.
 func (s *GitService) Merge(taskID string, in MergeInput) (MergeOutcome, error) {
 	ctx, cancel := s.call(5 * time.Minute)
 	defer cancel()
-	out, err := s.ws.Merge(ctx, taskID, in)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return out, err
+	out, err := s.ws.Merge(ctx, taskID, workspace.MergeInput(in))
+	s.changed(taskID, err)
+	return mergeOutcomeOf(out), err
 }
 
 // Discard removes the task's worktree and branch, losing its work.
@@ -856,10 +140,8 @@ func (s *GitService) Discard(taskID string) (TaskGitInfo, error) {
 	ctx, cancel := s.call(2 * time.Minute)
 	defer cancel()
 	info, err := s.ws.Discard(ctx, taskID)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return info, err
+	s.changed(taskID, err)
+	return TaskGitInfo(info), err
 }
 
 // DeleteTaskWorkspace removes the task's worktree (and merged branch)
@@ -869,29 +151,30 @@ func (s *GitService) DeleteTaskWorkspace(taskID string, force bool) (WorkspaceRe
 	ctx, cancel := s.call(2 * time.Minute)
 	defer cancel()
 	out, err := s.ws.DeleteTaskWorkspace(ctx, taskID, force)
-	if err == nil {
-		s.changed(taskID)
-	}
-	return out, err
+	s.changed(taskID, err)
+	return WorkspaceRemoval(out), err
 }
 
 // Branches lists a project's local branches.
 func (s *GitService) Branches(projectID string) ([]gitx.Branch, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return s.ws.Branches(ctx, projectID)
+	bs, err := s.ws.Branches(ctx, projectID)
+	return bs, err
 }
 
 // ProjectSettings returns a project's worktree settings.
 func (s *GitService) ProjectSettings(projectID string) (ProjectGitSettings, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return s.ws.ProjectSettings(ctx, projectID)
+	set, err := s.ws.ProjectSettings(ctx, projectID)
+	return ProjectGitSettings(set), err
 }
 
 // SetProjectSettings stores a project's worktree settings.
 func (s *GitService) SetProjectSettings(projectID string, in ProjectGitSettings) (ProjectGitSettings, error) {
 	ctx, cancel := s.call(30 * time.Second)
 	defer cancel()
-	return s.ws.SetProjectSettings(ctx, projectID, in)
+	set, err := s.ws.SetProjectSettings(ctx, projectID, workspace.ProjectSettings(in))
+	return ProjectGitSettings(set), err
 }

@@ -1,21 +1,14 @@
 package services_test
 
 import (
-	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/services"
-	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
+	"github.com/jean-claude/jean-claude/backend/workspace/workspacetest"
 )
 
 type gitRecorder struct {
@@ -33,398 +26,74 @@ func (r *gitRecorder) Emit(name string, payload any) {
 }
 
 type gitFixture struct {
-	t     *testing.T
-	g     *gitx.Git
-	env   []string
-	repo  string
-	db    *store.DB
-	svc   *services.GitService
-	rec   *gitRecorder
-	proj  store.Project
-	tasks *store.Tasks
+	*workspacetest.Fixture
+	svc *services.GitService
+	rec *gitRecorder
 }
 
 func newGitFixture(t *testing.T) *gitFixture {
 	t.Helper()
-	global := filepath.Join(t.TempDir(), "gitconfig")
-	if err := os.WriteFile(global, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + global,
-		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com"}
-	g, err := gitx.New(gitx.Options{Env: env})
-	if err != nil {
-		t.Skipf("git: %v", err)
-	}
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "jc.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	f := &gitFixture{t: t, g: g, env: env, repo: filepath.Join(t.TempDir(), "the project"), db: db, rec: &gitRecorder{}, tasks: store.NewTasks(db)}
-	if err := os.Mkdir(f.repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f.git(f.repo, "init", "-q", "-b", "main")
-	f.write(f.repo, "README.md", "hello\n")
-	f.git(f.repo, "add", ".")
-	f.git(f.repo, "commit", "-q", "-m", "init")
-	f.proj, err = store.NewProjects(db).Add(t.Context(), store.NewProject{Name: "p", Path: f.repo, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.svc = services.NewGitService(t.Context(), services.NewWorkspaces(db, g), f.rec)
+	f := &gitFixture{Fixture: workspacetest.New(t), rec: &gitRecorder{}}
+	f.svc = services.NewGitService(t.Context(), workspace.New(f.DB, f.G, nil), f.rec)
 	return f
 }
 
-func (f *gitFixture) git(dir string, args ...string) string {
-	f.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), f.env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		f.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func (f *gitFixture) write(dir, name, content string) {
-	f.t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func (f *gitFixture) task(name string) string {
-	f.t.Helper()
-	tk, err := f.tasks.Create(f.t.Context(), store.NewTask{ProjectID: f.proj.ID, Name: name, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return tk.ID
-}
-
 func (f *gitFixture) prepare(id string) services.TaskGitInfo {
-	f.t.Helper()
+	f.T.Helper()
 	info, err := f.svc.PrepareTaskWorktree(id)
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 	return info
 }
 
-func TestGitServiceTaskLifecycle(t *testing.T) {
+// The worktree rules themselves are tested in backend/workspace; this
+// checks what the service adds: its DTOs, its errors, its events.
+func TestGitServiceMapsAndEmits(t *testing.T) {
 	f := newGitFixture(t)
-	id := f.task("Add a feature")
-
-	d, err := f.svc.Diff(id)
-	if err != nil || d.Available || d.Reason == "" {
-		t.Errorf("diff before start = %+v, %v", d, err)
-	}
+	id := f.Task("Add a feature")
 	info := f.prepare(id)
-	if info.WorktreePath == "" || info.Cwd != info.WorktreePath || !strings.HasPrefix(info.BranchName, "jc/add-a-feature-") ||
-		info.SourceBranch != "main" || info.BaseCommit != f.git(f.repo, "rev-parse", "main") || !info.UseWorktree {
+	if info.WorktreePath == "" || info.Cwd != info.WorktreePath || info.SourceBranch != "main" || !info.UseWorktree {
 		t.Fatalf("prepared = %+v", info)
 	}
-	if filepath.Dir(info.WorktreePath) != filepath.Join(filepath.Dir(f.repo), "the project.worktrees") {
-		t.Errorf("worktree %s not in the default folder", info.WorktreePath)
-	}
-	if diff := cmp.Diff(info, f.prepare(id)); diff != "" {
-		t.Errorf("second prepare (-want +got):\n%s", diff)
-	}
-	// The orchestrator's hooks: Cwd prepares, RunEnded records the head.
-	ws := services.NewWorkspaces(f.db, f.g)
-	if cwd, err := ws.CwdFor(t.Context(), store.TaskRun{ID: id}); err != nil || cwd != info.WorktreePath {
-		t.Errorf("CwdFor = %q, %v", cwd, err)
-	}
-	f.write(info.WorktreePath, "agent.txt", "committed by the agent\n")
-	f.git(info.WorktreePath, "add", "agent.txt")
-	f.git(info.WorktreePath, "commit", "-q", "-m", "agent commit")
-	ws.RunEnded(t.Context(), id)
-	if got, _ := f.svc.Info(id); got.HeadCommit != f.git(info.WorktreePath, "rev-parse", "HEAD") || got.BaseCommit != info.BaseCommit {
-		t.Errorf("after RunEnded = %+v", got)
-	}
-	f.git(info.WorktreePath, "reset", "-q", "--hard", info.BaseCommit)
-
-	// The agent writes; the diff and status follow.
-	f.write(info.WorktreePath, "feature.txt", "one\ntwo\n")
-	d, err = f.svc.Diff(id)
-	if err != nil || !d.Available || len(d.Files) != 1 || d.Files[0].Path != "feature.txt" || d.Added != 2 ||
-		d.Files[0].Patch != "@@ -0,0 +1,2 @@\n+one\n+two\n" {
-		t.Fatalf("diff = %+v, %v", d, err)
-	}
+	f.Write(info.WorktreePath, "feature.txt", "one\ntwo\n")
 	st, err := f.svc.Status(id)
-	if err != nil || !st.HasWorktree || st.Clean || !st.CanCommit || st.CanMerge || st.MergeBlocked == "" || st.Status.Untracked != 1 {
+	if err != nil || st.TaskID != id || st.WorktreePath != info.WorktreePath || !st.HasWorktree || st.Clean ||
+		!st.CanCommit || st.CanMerge || st.MergeBlocked == "" || st.Status.Untracked != 1 {
 		t.Errorf("status = %+v, %v", st, err)
 	}
-	fd, err := f.svc.FileDiff(id, "feature.txt")
-	if err != nil || fd.Added != 2 {
-		t.Errorf("FileDiff = %+v, %v", fd, err)
+	if d, err := f.svc.Diff(id); err != nil || !d.Available || d.TaskID != id || d.Added != 2 || len(d.Files) != 1 {
+		t.Errorf("diff = %+v, %v", d, err)
 	}
-	for _, p := range []string{"../x", "/etc/passwd", "", "a/../../b"} {
-		if _, err := f.svc.FileDiff(id, p); !errors.Is(err, services.ErrInvalidInput) {
-			t.Errorf("FileDiff(%q) = %v, want ErrInvalidInput", p, err)
-		}
-	}
-
-	// Merge refused while dirty; commit; merge.
-	if _, err := f.svc.Merge(id, services.MergeInput{}); !errors.Is(err, gitx.ErrDirtyWorktree) {
-		t.Errorf("merge dirty: %v", err)
-	}
-	if _, err := f.svc.Commit(id, " "); !errors.Is(err, services.ErrInvalidInput) {
+	// Validation errors are the services' own (the UI words them).
+	var ie *services.InputError
+	if _, err := f.svc.Commit(id, " "); !errors.Is(err, services.ErrInvalidInput) || !errors.As(err, &ie) || ie.Field != "message" {
 		t.Errorf("empty message: %v", err)
 	}
-	info, err = f.svc.Commit(id, "Add feature.txt")
-	if err != nil || info.HeadCommit == info.BaseCommit {
-		t.Fatalf("commit = %+v, %v", info, err)
+	if _, err := f.svc.SetProjectSettings(f.Project.ID, services.ProjectGitSettings{WorktreeRoot: "relative"}); !errors.Is(err, services.ErrInvalidInput) {
+		t.Errorf("relative worktree root: %v", err)
 	}
-	st, _ = f.svc.Status(id)
-	if !st.Clean || !st.CanMerge || st.CommitsAhead != 1 || st.CanCommit {
-		t.Errorf("status after commit = %+v", st)
+	if _, err := f.svc.SetSetupSettings(f.Project.ID, services.ProjectSetupSettings{CopyGlobs: "../up"}); !errors.Is(err, services.ErrInvalidInput) {
+		t.Errorf("escaping glob: %v", err)
+	}
+	if _, err := f.svc.Commit(id, "Add feature.txt"); err != nil {
+		t.Fatal(err)
 	}
 	out, err := f.svc.Merge(id, services.MergeInput{RemoveWorktree: true})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || !out.FastForward || out.Into != "main" || !out.WorktreeRemoved || out.Task.TaskID != id ||
+		out.Task.MergedAt == nil || out.Task.WorktreePath != "" {
+		t.Errorf("merge = %+v, %v", out, err)
 	}
-	if !out.FastForward || out.Into != "main" || !out.WorktreeRemoved || out.Task.WorktreePath != "" || out.Task.MergedAt == nil ||
-		out.Task.MergeCommit != info.HeadCommit || out.Warning != "" {
-		t.Errorf("merge = %+v", out)
-	}
-	if b, err := os.ReadFile(filepath.Join(f.repo, "feature.txt")); err != nil || string(b) != "one\ntwo\n" {
-		t.Errorf("main worktree after merge: %q, %v", b, err)
-	}
-	if got := f.git(f.repo, "branch", "--list", "jc/*"); got != "" {
-		t.Errorf("task branch not deleted: %q", got)
-	}
-	// The diff still shows the task's work against its base (its commits,
-	// not the project folder's later state).
-	f.write(f.repo, "README.md", "the user's own edit\n")
-	d, err = f.svc.Diff(id)
-	if err != nil || !d.Available || len(d.Files) != 1 || d.Files[0].Path != "feature.txt" {
-		t.Errorf("diff after merge = %+v, %v", d, err)
-	}
-	if fd, err := f.svc.FileDiff(id, "feature.txt"); err != nil || fd.Added != 2 {
-		t.Errorf("FileDiff after merge = %+v, %v", fd, err)
-	}
-	if _, err := f.svc.Commit(id, "x"); !errors.Is(err, services.ErrNoWorktree) {
+	if _, err := f.svc.Commit(id, "x"); !errors.Is(err, workspace.ErrNoWorktree) {
 		t.Errorf("commit without worktree: %v", err)
 	}
-	// A follow-up run gets a fresh worktree (same folder) from main's new
-	// tip; the earlier merge no longer counts for it.
-	again := f.prepare(id)
-	if again.WorktreePath != info.WorktreePath || again.BaseCommit != f.git(f.repo, "rev-parse", "main") || again.MergedAt != nil {
-		t.Errorf("follow-up worktree = %+v", again)
-	}
-	f.write(again.WorktreePath, "more.txt", "more\n")
-	if _, err := f.svc.Commit(id, "more"); err != nil {
-		t.Fatal(err)
-	}
-	if rm, err := f.svc.DeleteTaskWorkspace(id, false); err != nil || rm.BranchDeleted || rm.KeptBranch == "" {
-		t.Errorf("unmerged follow-up work must keep its branch: %+v, %v", rm, err)
+	if s, err := f.svc.SetupSettings(f.Project.ID); err != nil || s.ProjectID != f.Project.ID {
+		t.Errorf("setup settings = %+v, %v", s, err)
 	}
 	f.rec.mu.Lock()
 	events := strings.Join(f.rec.events, "|")
 	f.rec.mu.Unlock()
-	if strings.Count(events, "git:updated "+id) != 7 { // prepare x2, commit, merge, prepare, commit, delete
+	if strings.Count(events, "git:updated "+id) != 3 { // prepare, commit, merge (not the refused calls)
 		t.Errorf("events = %s", events)
-	}
-}
-
-func TestGitServiceDeleteSafety(t *testing.T) {
-	f := newGitFixture(t)
-	dirty, unmerged, discard := f.task("dirty"), f.task("unmerged"), f.task("discard")
-	a, b, c := f.prepare(dirty), f.prepare(unmerged), f.prepare(discard)
-
-	f.write(a.WorktreePath, "wip.txt", "not committed\n")
-	_, err := f.svc.DeleteTaskWorkspace(dirty, false)
-	if !errors.Is(err, gitx.ErrDirtyWorktree) || !strings.Contains(err.Error(), "1 untracked") {
-		t.Fatalf("delete dirty: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(a.WorktreePath, "wip.txt")); err != nil {
-		t.Fatal("refused delete lost the file")
-	}
-	rm, err := f.svc.DeleteTaskWorkspace(dirty, true)
-	if err != nil || !rm.WorktreeRemoved || !rm.BranchDeleted {
-		t.Fatalf("forced delete = %+v, %v", rm, err)
-	}
-	if _, err := os.Stat(a.WorktreePath); !os.IsNotExist(err) {
-		t.Error("worktree folder still there")
-	}
-
-	// Clean but with an unmerged commit: the folder goes, the branch stays.
-	f.write(b.WorktreePath, "keep.txt", "k\n")
-	if _, err := f.svc.Commit(unmerged, "keep me"); err != nil {
-		t.Fatal(err)
-	}
-	rm, err = f.svc.DeleteTaskWorkspace(unmerged, false)
-	if err != nil || !rm.WorktreeRemoved || rm.BranchDeleted || rm.KeptBranch != b.BranchName {
-		t.Errorf("delete unmerged = %+v, %v", rm, err)
-	}
-	if got := f.git(f.repo, "branch", "--list", b.BranchName); got == "" {
-		t.Error("unmerged branch deleted")
-	}
-	info, _ := f.svc.Info(unmerged)
-	if info.WorktreePath != "" || info.BranchName != b.BranchName {
-		t.Errorf("info after delete = %+v", info)
-	}
-	// A follow-up run reopens the kept branch in a worktree, base kept.
-	re := f.prepare(unmerged)
-	if re.WorktreePath != b.WorktreePath || re.BranchName != b.BranchName || re.BaseCommit != b.BaseCommit || re.HeadCommit == b.BaseCommit {
-		t.Errorf("reopened = %+v (was %+v)", re, b)
-	}
-	if _, err := os.Stat(filepath.Join(re.WorktreePath, "keep.txt")); err != nil {
-		t.Errorf("reopened worktree lacks the committed file: %v", err)
-	}
-	if _, err := f.svc.DeleteTaskWorkspace(unmerged, false); err != nil {
-		t.Fatal(err)
-	}
-
-	// Discard drops everything of that task only.
-	f.write(c.WorktreePath, "x.txt", "x\n")
-	if info, err := f.svc.Discard(discard); err != nil || info.WorktreePath != "" || info.BranchName != "" {
-		t.Fatalf("discard = %+v, %v", info, err)
-	}
-	if _, err := os.Stat(c.WorktreePath); !os.IsNotExist(err) {
-		t.Error("discarded worktree still there")
-	}
-	if d, err := f.svc.Diff(discard); err != nil || d.Available || !strings.Contains(d.Reason, "discarded") {
-		t.Errorf("diff after discard = %+v, %v", d, err)
-	}
-	// The branch kept by a delete still has a diff (base..head).
-	if d, err := f.svc.Diff(unmerged); err != nil || !d.Available || len(d.Files) != 1 || d.Files[0].Path != "keep.txt" {
-		t.Errorf("diff of a kept branch = %+v, %v", d, err)
-	}
-	if got := f.git(f.repo, "status", "--porcelain"); got != "" {
-		t.Errorf("main worktree touched: %q", got)
-	}
-	if got := f.git(f.repo, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
-		t.Errorf("worktrees left:\n%s", got)
-	}
-	// Nothing to remove for a task without a worktree.
-	if rm, err := f.svc.DeleteTaskWorkspace(f.task("none"), false); err != nil || rm.WorktreeRemoved {
-		t.Errorf("delete without worktree = %+v, %v", rm, err)
-	}
-}
-
-func TestGitServiceWithoutWorktree(t *testing.T) {
-	f := newGitFixture(t)
-	ws := services.NewWorkspaces(f.db, nil) // also: git missing
-	id := f.task("in place")
-	off := false
-	if _, err := f.svc.SetTaskOptions(id, services.TaskGitOptions{UseWorktree: &off}); err != nil {
-		t.Fatal(err)
-	}
-	info := f.prepare(id)
-	if info.WorktreePath != "" || info.Cwd != f.repo || info.BaseCommit == "" || info.UseWorktree {
-		t.Fatalf("prepare without worktree = %+v", info)
-	}
-	f.write(f.repo, "README.md", "changed in place\n")
-	d, err := f.svc.Diff(id)
-	if err != nil || !d.Available || len(d.Files) != 1 || d.Files[0].Path != "README.md" {
-		t.Errorf("diff in place = %+v, %v", d, err)
-	}
-	if _, err := f.svc.Merge(id, services.MergeInput{}); !errors.Is(err, services.ErrNoWorktree) {
-		t.Errorf("merge without worktree: %v", err)
-	}
-	if _, err := f.svc.SetTaskOptions(id, services.TaskGitOptions{}); !errors.Is(err, services.ErrInvalidInput) {
-		t.Errorf("options after start: %v", err)
-	}
-	// Git missing: prepare runs in the project folder, actions say why.
-	id2 := f.task("no git")
-	if info, err := ws.Prepare(context.Background(), id2); err != nil || info.Cwd != f.repo {
-		t.Errorf("prepare without git = %+v, %v", info, err)
-	}
-	if _, err := ws.Commit(context.Background(), id2, "m"); !errors.Is(err, gitx.ErrGitNotFound) {
-		t.Errorf("commit without git: %v", err)
-	}
-}
-
-func TestGitServiceSettingsAndBranches(t *testing.T) {
-	f := newGitFixture(t)
-	f.git(f.repo, "branch", "dev")
-	bs, err := f.svc.Branches(f.proj.ID)
-	if err != nil || len(bs) != 2 || bs[0].Name != "dev" || !bs[1].Current {
-		t.Errorf("branches = %+v, %v", bs, err)
-	}
-	s, err := f.svc.ProjectSettings(f.proj.ID)
-	if err != nil || !s.WorktreesEnabled || s.WorktreeRoot != "" || s.DefaultWorktreeRoot != filepath.Join(filepath.Dir(f.repo), "the project.worktrees") {
-		t.Errorf("settings = %+v, %v", s, err)
-	}
-	for _, bad := range []services.ProjectGitSettings{
-		{WorktreeRoot: "relative"},
-		{WorktreeRoot: f.repo},
-		{DefaultSourceBranch: "--foo"},
-		{DefaultSourceBranch: "missing"},
-	} {
-		if _, err := f.svc.SetProjectSettings(f.proj.ID, bad); !errors.Is(err, services.ErrInvalidInput) {
-			t.Errorf("SetProjectSettings(%+v) = %v, want ErrInvalidInput", bad, err)
-		}
-	}
-	root := filepath.Join(t.TempDir(), "my trees")
-	s, err = f.svc.SetProjectSettings(f.proj.ID, services.ProjectGitSettings{WorktreesEnabled: true, WorktreeRoot: root, DefaultSourceBranch: "dev"})
-	if err != nil || s.WorktreeRoot != root || s.DefaultSourceBranch != "dev" {
-		t.Fatalf("set = %+v, %v", s, err)
-	}
-	info := f.prepare(f.task("custom"))
-	if filepath.Dir(info.WorktreePath) != root || info.SourceBranch != "dev" {
-		t.Errorf("prepared with settings = %+v", info)
-	}
-	if _, err := f.svc.SetTaskOptions(f.task("bad source"), services.TaskGitOptions{SourceBranch: "-b"}); !errors.Is(err, services.ErrInvalidInput) {
-		t.Errorf("bad source branch: %v", err)
-	}
-}
-
-func TestGitServiceEmptyRepository(t *testing.T) {
-	f := newGitFixture(t)
-	empty := filepath.Join(t.TempDir(), "empty")
-	if err := os.Mkdir(empty, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f.git(empty, "init", "-q", "-b", "main")
-	p, err := store.NewProjects(f.db).Add(t.Context(), store.NewProject{Name: "e", Path: empty, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := f.tasks.Create(t.Context(), store.NewTask{ProjectID: p.ID, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := f.prepare(tk.ID)
-	if info.Cwd != empty || info.WorktreePath != "" || info.Notice == "" {
-		t.Errorf("prepare in an empty repository = %+v", info)
-	}
-	if d, err := f.svc.Diff(tk.ID); err != nil || d.Available {
-		t.Errorf("diff = %+v, %v", d, err)
-	}
-}
-
-func TestGitServiceProjectInSubfolder(t *testing.T) {
-	f := newGitFixture(t)
-	sub := filepath.Join(f.repo, "apps", "web")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f.write(sub, "index.js", "x\n")
-	f.git(f.repo, "add", ".")
-	f.git(f.repo, "commit", "-q", "-m", "web")
-	p, err := store.NewProjects(f.db).Add(t.Context(), store.NewProject{Name: "web", Path: sub, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := f.tasks.Create(t.Context(), store.NewTask{ProjectID: p.ID, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := f.prepare(tk.ID)
-	if info.Cwd != filepath.Join(info.WorktreePath, "apps", "web") {
-		t.Errorf("cwd = %q, worktree %q", info.Cwd, info.WorktreePath)
-	}
-	if _, err := os.Stat(filepath.Join(info.Cwd, "index.js")); err != nil {
-		t.Errorf("cwd has no index.js: %v", err)
-	}
-	// The worktree is the whole repository's, next to the repository.
-	if filepath.Dir(info.WorktreePath) != filepath.Join(filepath.Dir(f.repo), "the project.worktrees") {
-		t.Errorf("worktree at %s", info.WorktreePath)
 	}
 }

@@ -38,7 +38,7 @@ type SearchInput struct {
 
 // Search returns the messages matching in, newest first; each hit's snippet
 // marks matches between "\u0002" and "\u0003".
-func (s *HistoryService) Search(in SearchInput) ([]store.SearchHit, error) {
+func (s *HistoryService) Search(in SearchInput) ([]SearchHit, error) {
 	if in.Limit <= 0 || in.Limit > 200 {
 		in.Limit = 50
 	}
@@ -49,7 +49,7 @@ func (s *HistoryService) Search(in SearchInput) ([]store.SearchHit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	return hits, nil
+	return mapAll(hits, searchHitOf), nil
 }
 
 // ForkInput is "Fork from here" on a message: Backend "" keeps the task's
@@ -85,8 +85,8 @@ func (s *HistoryService) Spawn(taskID, backend, prompt string) (Task, error) {
 
 // TaskLinks is a task's parent (absent when none) and children.
 type TaskLinks struct {
-	Parent   *store.TaskLink  `json:"parent,omitempty"`
-	Children []store.TaskLink `json:"children"`
+	Parent   *TaskLink  `json:"parent,omitempty"`
+	Children []TaskLink `json:"children"`
 }
 
 // Links returns the tasks forked or spawned from the task, and the one it
@@ -96,7 +96,7 @@ func (s *HistoryService) Links(taskID string) (TaskLinks, error) {
 	if err != nil {
 		return TaskLinks{}, err
 	}
-	return TaskLinks{Parent: p, Children: c}, nil
+	return TaskLinks{Parent: ptrOf(p, taskLinkOf), Children: mapAll(c, taskLinkOf)}, nil
 }
 
 // ImportableSessions lists the sessions the agent CLIs saved on disk for

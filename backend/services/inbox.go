@@ -10,12 +10,36 @@ import (
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
-// InboxItem is one thing waiting on the user (see backend/inbox).
-type InboxItem = inbox.Item
+// InboxItem is one thing waiting on the user: inbox.Item with its JSON
+// names (the "inbox:updated" event carries an inbox.Payload of those).
+type InboxItem struct {
+	// Key names the item for its whole life; its desktop notification
+	// carries the same key.
+	Key          string         `json:"key"`
+	Kind         inbox.Kind     `json:"kind"`
+	TaskID       string         `json:"taskId"`
+	TaskName     string         `json:"taskName"`
+	ProjectID    string         `json:"projectId"`
+	ProjectName  string         `json:"projectName"`
+	AgentBackend string         `json:"agentBackend"`
+	Status       string         `json:"status"`
+	RequestID    string         `json:"requestId,omitempty"`
+	Request      *agent.Request `json:"request,omitempty"`
+	// Plan is the plan to approve, as markdown.
+	Plan string `json:"plan,omitempty"`
+	// Summary says the item in one line.
+	Summary string `json:"summary"`
+	At      int64  `json:"at"` // when it started waiting (ms since the epoch)
+}
 
 // InboxPayload is the whole inbox: its items, oldest first, and their
-// count; also the "inbox:updated" event's payload.
-type InboxPayload = inbox.Payload
+// count (the "inbox:updated" event's inbox.Payload, as a DTO).
+type InboxPayload struct {
+	Items []InboxItem `json:"items"`
+	Count int         `json:"count"`
+}
+
+func inboxItemOf(i inbox.Item) InboxItem { return InboxItem(i) }
 
 // Plan answers (AnswerPlan).
 const (
@@ -48,7 +72,7 @@ func (s *InboxService) Items() (InboxPayload, error) {
 	if err != nil {
 		return InboxPayload{}, userErr(err)
 	}
-	return InboxPayload{Items: items, Count: len(items)}, nil
+	return InboxPayload{Items: mapAll(items, inboxItemOf), Count: len(items)}, nil
 }
 
 // AnswerPlan answers a plan approval: "approve", "approve-accept-edits"

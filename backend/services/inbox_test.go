@@ -155,7 +155,7 @@ func TestInboxServicePlans(t *testing.T) {
 		t.Fatalf("the agents were told %q, want %q", got, want)
 	}
 	tr, _ := store.LoadTaskRun(ctx, db.R, "a")
-	if tr.InteractionMode != string(agent.ModeAcceptEdits) {
+	if tr.InteractionMode != agent.ModeAcceptEdits {
 		t.Fatalf("task a mode %q", tr.InteractionMode)
 	}
 	if err := s.AnswerPlan("a", "x-a", "maybe", ""); !errors.Is(err, ErrInvalidInput) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jean-claude/jean-claude/backend/mcpserver"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // mcpPatchLimit caps each file's patch an agent gets through the MCP
@@ -12,7 +13,7 @@ const mcpPatchLimit = 16 << 10
 
 // MCPDiff is the MCP server's view of a task's diff (get_task_result,
 // create_subtask); nil when there are no workspaces.
-func MCPDiff(ws *Workspaces) func(ctx context.Context, taskID string) (mcpserver.TaskDiff, error) {
+func MCPDiff(ws *workspace.Manager) func(ctx context.Context, taskID string) (mcpserver.TaskDiff, error) {
 	if ws == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/opener"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // Browser opens a checked URL in the default browser. The Wails runtime
@@ -24,7 +25,7 @@ const editorSetting = "opener.editor"
 // the user's editor, terminal and file manager (package opener).
 type OpenService struct {
 	ctx      context.Context
-	ws       *Workspaces
+	ws       *workspace.Manager
 	settings *store.Settings
 	browser  Browser
 	env      opener.Env
@@ -32,7 +33,7 @@ type OpenService struct {
 }
 
 // NewOpenService returns the service.
-func NewOpenService(ctx context.Context, db *store.DB, ws *Workspaces, browser Browser) *OpenService {
+func NewOpenService(ctx context.Context, db *store.DB, ws *workspace.Manager, browser Browser) *OpenService {
 	return &OpenService{ctx: ctx, ws: ws, settings: store.NewSettings(db), browser: browser, env: opener.OSEnv(), start: opener.Start}
 }
 
@@ -71,7 +72,7 @@ func (s *OpenService) inWorktree(taskID, root, cwd, p string) string {
 	if !filepath.IsAbs(p) {
 		return p
 	}
-	t, err := s.ws.task(s.ctx, taskID)
+	t, err := s.ws.Task(s.ctx, taskID)
 	if err != nil || t.WorktreePath == "" || root != t.WorktreePath {
 		return p
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/opener"
 	"github.com/jean-claude/jean-claude/backend/services"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 type urlRecorder struct{ urls []string }
@@ -16,7 +17,7 @@ func (r *urlRecorder) OpenURL(u string) { r.urls = append(r.urls, u) }
 
 func TestOpenServiceStaysInTheTaskWorktree(t *testing.T) {
 	f := newGitFixture(t)
-	id := f.task("Open things")
+	id := f.Task("Open things")
 	info := f.prepare(id)
 	type call struct {
 		argv []string
@@ -28,13 +29,13 @@ func TestOpenServiceStaysInTheTaskWorktree(t *testing.T) {
 		Getenv:   func(string) string { return "" },
 		LookPath: func(p string) (string, error) { return "/usr/bin/" + p, nil },
 	}
-	svc := services.WithRunner(services.NewOpenService(t.Context(), f.db, services.NewWorkspaces(f.db, f.g), browser), func(argv []string, dir string) error {
+	svc := services.WithRunner(services.NewOpenService(t.Context(), f.DB, workspace.New(f.DB, f.G, nil), browser), func(argv []string, dir string) error {
 		calls = append(calls, call{argv, dir})
 		return nil
 	}, env)
 
 	// A path the agent printed in the project folder opens the worktree's copy, at the line.
-	if err := svc.OpenInEditor(id, filepath.Join(f.repo, "README.md"), 3); err != nil {
+	if err := svc.OpenInEditor(id, filepath.Join(f.Repo, "README.md"), 3); err != nil {
 		t.Fatal(err)
 	}
 	wt, _ := filepath.EvalSymlinks(info.WorktreePath)

@@ -5,10 +5,7 @@
 // the JavaScript promise rejects with, so it is written for the user.
 package services
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/jean-claude/jean-claude/backend/inputerr"
 
 // Emitter sends an event to the frontend. The Wails runtime implementation
 // lives in app.go; tests use a recorder.
@@ -38,27 +35,15 @@ type TaskDeleted struct {
 
 // ErrInvalidInput: the request was refused because of what it asked for
 // (a missing path, an empty prompt, an unknown backend ...).
-var ErrInvalidInput = errors.New("invalid input")
+var ErrInvalidInput = inputerr.ErrInvalid
 
-// InputError is a validation failure. Its message names the problem for
-// the user; Field says which input it is about; errors.Is matches both
-// ErrInvalidInput and the cause (agent.ErrUnknownBackend, fs.ErrNotExist...).
-type InputError struct {
-	Field string
-	Msg   string
-	Err   error
-}
-
-func (e *InputError) Error() string { return e.Msg }
-
-// Unwrap returns the cause.
-func (e *InputError) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, ErrInvalidInput) true.
-func (e *InputError) Is(target error) bool { return target == ErrInvalidInput }
+// InputError is a validation failure (inputerr.Error, shared with the
+// packages the services call): Msg for the user, Field the input it is
+// about; errors.Is matches ErrInvalidInput and the cause.
+type InputError = inputerr.Error
 
 func invalid(field string, cause error, format string, args ...any) error {
-	return &InputError{Field: field, Msg: fmt.Sprintf(format, args...), Err: cause}
+	return inputerr.New(field, cause, format, args...)
 }
 
 // nopEmitter drops events (no frontend attached).

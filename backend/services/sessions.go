@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -33,51 +31,7 @@ func NewSessionService(ctx context.Context, db *store.DB, o *orchestrator.Orches
 
 // TaskViewOf maps the orchestrator's task row to the Task DTO, the
 // "task:updated" payload (orchestrator.Options.TaskView).
-func TaskViewOf(t store.TaskRun) any {
-	return NewTaskDTO(store.Task{
-		ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Prompt: t.Prompt,
-		Status: store.TaskStatus(t.Status), StatusReason: t.StatusReason,
-		AgentBackend: agent.BackendType(t.AgentBackend), Model: t.Model,
-		InteractionMode: agent.InteractionMode(t.InteractionMode), SessionID: t.SessionID,
-		HasUnread: t.HasUnread, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		StartedAt: t.StartedAt, EndedAt: t.EndedAt, Summary: t.Summary,
-	})
-}
-
-// WorkspaceHooks returns the orchestrator options that run agents in the
-// task's worktree (prepared before each start) and record the git head when
-// a run ends. w may be nil (agents run in the project folder).
-func WorkspaceHooks(w *Workspaces, log *slog.Logger) (cwd func(context.Context, store.TaskRun) (string, error), onEnd func(context.Context, string)) {
-	if w == nil {
-		return nil, nil
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	cwd = func(ctx context.Context, t store.TaskRun) (string, error) {
-		info, err := w.Prepare(ctx, t.ID)
-		if err != nil {
-			return "", err
-		}
-		if info.Cwd == "" {
-			return t.ProjectPath, nil
-		}
-		if info.WorktreePath != "" {
-			// A new worktree is made ready (files copied, setup command)
-			// before its first agent; a failed setup runs again next time.
-			if err := w.SetUp(ctx, t, info.Cwd); err != nil {
-				return "", err
-			}
-		}
-		return info.Cwd, nil
-	}
-	onEnd = func(ctx context.Context, taskID string) {
-		if err := w.RecordHead(ctx, taskID); err != nil && !errors.Is(err, gitx.ErrGitNotFound) {
-			log.Warn("record the task's git head", "task", taskID, "err", err)
-		}
-	}
-	return cwd, onEnd
-}
+func TaskViewOf(t store.TaskRun) any { return NewTaskDTO(t.Task) }
 
 func need(field, v string) error {
 	if strings.TrimSpace(v) == "" {

@@ -10,18 +10,19 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/services"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 func TestTaskDeleteRemovesOnlyItsWorktree(t *testing.T) {
 	f := newGitFixture(t)
-	tasks := services.NewTaskService(t.Context(), f.db, agent.NewRegistry(), nil, services.NewWorkspaces(f.db, f.g), nil)
-	a, b := f.task("Task A"), f.task("Task B")
+	tasks := services.NewTaskService(t.Context(), f.DB, agent.NewRegistry(), nil, workspace.New(f.DB, f.G, nil), nil)
+	a, b := f.Task("Task A"), f.Task("Task B")
 	ia, ib := f.prepare(a), f.prepare(b)
-	f.write(ib.WorktreePath, "b.txt", "other task's work\n")
-	mainHead := f.git(f.repo, "rev-parse", "main")
+	f.Write(ib.WorktreePath, "b.txt", "other task's work\n")
+	mainHead := f.Git(f.Repo, "rev-parse", "main")
 
 	// Dirty: refused, task and files kept.
-	f.write(ia.WorktreePath, "wip.txt", "unsaved\n")
+	f.Write(ia.WorktreePath, "wip.txt", "unsaved\n")
 	err := tasks.Delete(a)
 	if !errors.Is(err, gitx.ErrDirtyWorktree) || !strings.Contains(err.Error(), "uncommitted changes") {
 		t.Fatalf("delete of a dirty worktree = %v, want ErrDirtyWorktree", err)
@@ -43,12 +44,12 @@ func TestTaskDeleteRemovesOnlyItsWorktree(t *testing.T) {
 	if _, err := os.Stat(ia.WorktreePath); !os.IsNotExist(err) {
 		t.Errorf("worktree still there: %v", err)
 	}
-	if out := f.git(f.repo, "branch", "--list", ia.BranchName); out != "" {
+	if out := f.Git(f.Repo, "branch", "--list", ia.BranchName); out != "" {
 		t.Errorf("branch %s kept: %q", ia.BranchName, out)
 	}
 
 	// Clean: worktree and (merged) branch removed with the task.
-	c := f.task("Task C")
+	c := f.Task("Task C")
 	ic := f.prepare(c)
 	if err := tasks.Delete(c); err != nil {
 		t.Fatalf("delete of a clean worktree: %v", err)
@@ -59,15 +60,15 @@ func TestTaskDeleteRemovesOnlyItsWorktree(t *testing.T) {
 	if _, err := os.Stat(ic.WorktreePath); !os.IsNotExist(err) {
 		t.Errorf("worktree C still there: %v", err)
 	}
-	if out := f.git(f.repo, "branch", "--list", ic.BranchName); out != "" {
+	if out := f.Git(f.Repo, "branch", "--list", ic.BranchName); out != "" {
 		t.Errorf("merged branch %s kept: %q", ic.BranchName, out)
 	}
 
 	// Untouched: the main repository and the other task's worktree.
-	if got := f.git(f.repo, "rev-parse", "main"); got != mainHead {
+	if got := f.Git(f.Repo, "rev-parse", "main"); got != mainHead {
 		t.Errorf("main moved: %s -> %s", mainHead, got)
 	}
-	if st := f.git(f.repo, "status", "--porcelain"); st != "" {
+	if st := f.Git(f.Repo, "status", "--porcelain"); st != "" {
 		t.Errorf("main worktree changed: %q", st)
 	}
 	if got, err := os.ReadFile(filepath.Join(ib.WorktreePath, "b.txt")); err != nil || string(got) != "other task's work\n" {
@@ -78,7 +79,7 @@ func TestTaskDeleteRemovesOnlyItsWorktree(t *testing.T) {
 	}
 
 	// A task without a worktree deletes as before.
-	d := f.task("Task D")
+	d := f.Task("Task D")
 	if err := tasks.Delete(d); err != nil {
 		t.Errorf("delete without worktree: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // Indicator is the task list's activity dot.
@@ -141,9 +142,9 @@ type TaskService struct {
 	projects *store.Projects
 	reg      *agent.Registry
 	emit     Emitter
-	ws       *Workspaces // nil: tasks have no worktree to remove
-	stop     TaskStopper // nil: no live sessions to end
-	titler   Titler      // nil: names stay the prompt's first line
+	ws       *workspace.Manager // nil: tasks have no worktree to remove
+	stop     TaskStopper        // nil: no live sessions to end
+	titler   Titler             // nil: names stay the prompt's first line
 }
 
 // Titler gives a task created without a name a better one, in the
@@ -172,7 +173,7 @@ type defaulter interface {
 // NewTaskService returns the task service; emit may be nil.
 // ws removes a deleted task's worktree and branch (nil: none are removed);
 // stop ends a deleted task's agent first (nil: none run).
-func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit Emitter, ws *Workspaces, stop TaskStopper) *TaskService {
+func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit Emitter, ws *workspace.Manager, stop TaskStopper) *TaskService {
 	if emit == nil {
 		emit = nopEmitter{}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/term"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 type termOut struct {
@@ -53,15 +54,15 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestTaskTerminalRunsInTheWorktreeAndDiesWithTheTask(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh")
 	f := newGitFixture(t)
-	ws := services.NewWorkspaces(f.db, f.g)
+	ws := workspace.New(f.DB, f.G, nil)
 	out := &termOut{out: map[string]*strings.Builder{}}
 	terms := term.NewManager(out)
 	t.Cleanup(func() { terms.CloseAll(context.Background()) })
 	ws.SetTerminals(services.CloseTaskTerminals(terms))
 	svc := services.NewTerminalService(t.Context(), terms, nil, nil, ws)
-	tasks := services.NewTaskService(t.Context(), f.db, agent.NewRegistry(), nil, ws, nil)
+	tasks := services.NewTaskService(t.Context(), f.DB, agent.NewRegistry(), nil, ws, nil)
 
-	id := f.task("with a shell")
+	id := f.Task("with a shell")
 	info := f.prepare(id)
 	a, err := svc.OpenTaskTerminal(id, 90, 20)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/term"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // TerminalService is the embedded terminal: an agent's own interactive
@@ -21,12 +22,12 @@ type TerminalService struct {
 	terms *term.Manager
 	mgr   *agentmgr.Manager
 	specs func() []agentmgr.Spec
-	ws    *Workspaces // task shells start in the task's worktree
+	ws    *workspace.Manager // task shells start in the task's worktree
 }
 
 // NewTerminalService returns the service over terms; ws (may be nil)
 // places task shells.
-func NewTerminalService(ctx context.Context, terms *term.Manager, mgr *agentmgr.Manager, specs func() []agentmgr.Spec, ws *Workspaces) *TerminalService {
+func NewTerminalService(ctx context.Context, terms *term.Manager, mgr *agentmgr.Manager, specs func() []agentmgr.Spec, ws *workspace.Manager) *TerminalService {
 	return &TerminalService{ctx: ctx, terms: terms, mgr: mgr, specs: specs, ws: ws}
 }
 

@@ -28,7 +28,7 @@ func NewUsageService(ctx context.Context, db *store.DB, sched *limits.Scheduler)
 
 // Usage returns cost and tokens per project, agent and day for the last
 // days days (1–366).
-func (s *UsageService) Usage(days int) ([]store.UsageRow, error) {
+func (s *UsageService) Usage(days int) ([]UsageRow, error) {
 	if days < 1 || days > 366 {
 		return nil, invalid("days", nil, "days must be between 1 and 366")
 	}
@@ -38,16 +38,17 @@ func (s *UsageService) Usage(days int) ([]store.UsageRow, error) {
 	if rows == nil {
 		rows = []store.UsageRow{}
 	}
-	return rows, err
+	return mapAll(rows, usageRowOf), err
 }
 
 // Limit returns a task's last usage limit (nil when none).
-func (s *UsageService) Limit(taskID string) (*store.TaskLimit, error) {
+func (s *UsageService) Limit(taskID string) (*TaskLimit, error) {
 	l, ok, err := store.GetTaskLimit(s.ctx, s.db.R, taskID)
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &l, nil
+	tl := TaskLimit(l)
+	return &tl, nil
 }
 
 // CancelRetry stops a task's automatic retry.

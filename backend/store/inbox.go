@@ -17,7 +17,7 @@ type InboxRow struct {
 	ProjectID    string
 	ProjectName  string
 	AgentBackend string
-	Status       string
+	Status       TaskStatus
 	StatusReason string
 	RequestID    string
 	Request      json.RawMessage // agent.Request JSON; nil for a result

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -17,25 +16,15 @@ import (
 // TaskStatus is where a task is in its life.
 type TaskStatus string
 
-// The status constants (StatusCreated, ...) are untyped strings declared in
-// taskstate.go, next to the orchestrator's transitions; they convert to
-// TaskStatus implicitly.
-
-// AllStatuses lists the task statuses.
-var AllStatuses = []TaskStatus{StatusCreated, StatusRunning, StatusWaiting, StatusCompleted, StatusErrored, StatusInterrupted}
-
-// Valid reports whether s is a known status.
-func (s TaskStatus) Valid() bool {
-	for _, k := range AllStatuses {
-		if k == s {
-			return true
-		}
-	}
-	return false
-}
-
-// ErrInvalid: a value the store refuses (an unknown status).
-var ErrInvalid = errors.New("invalid value")
+// Task statuses.
+const (
+	StatusCreated     TaskStatus = "created"
+	StatusRunning     TaskStatus = "running"
+	StatusWaiting     TaskStatus = "waiting"
+	StatusCompleted   TaskStatus = "completed"
+	StatusErrored     TaskStatus = "errored"
+	StatusInterrupted TaskStatus = "interrupted"
+)
 
 // Task is one conversation with one agent backend inside a project.
 type Task struct {
@@ -57,6 +46,17 @@ type Task struct {
 	// Summary is the one-line summary a one-shot agent call wrote when the
 	// task finished ("" = none; migration 0116).
 	Summary string
+	// ForkSession: SessionID is the session this task forks from on its
+	// next start (migration 0117), not its own yet.
+	ForkSession bool
+}
+
+// TaskRun is a Task with its project's name and path: what the
+// orchestrator needs to run it (LoadTaskRun, TasksWithStatus).
+type TaskRun struct {
+	Task
+	ProjectName string
+	ProjectPath string
 }
 
 // NewTask is what Tasks.Create needs. The backend is decided by the caller
@@ -76,13 +76,17 @@ type Tasks struct{ db *DB }
 // NewTasks returns the tasks repository of db.
 func NewTasks(db *DB) *Tasks { return &Tasks{db: db} }
 
-const taskCols = `id, projectId, name, prompt, status, statusReason, agentBackend, model, interactionMode,
-	sessionId, hasUnread, createdAt, updatedAt, coalesce(startedAt, 0), coalesce(endedAt, 0), summary`
+// taskCols are a task's columns from "tasks t"; scanTask reads them (and
+// extra columns after them into extra).
+const taskCols = `t.id, t.projectId, t.name, t.prompt, t.status, t.statusReason, t.agentBackend, t.model,
+	t.interactionMode, t.sessionId, t.hasUnread, t.createdAt, t.updatedAt, coalesce(t.startedAt, 0),
+	coalesce(t.endedAt, 0), t.summary, t.forkSession`
 
-func scanTask(row interface{ Scan(...any) error }) (Task, error) {
+func scanTask(row interface{ Scan(...any) error }, extra ...any) (Task, error) {
 	var t Task
-	err := row.Scan(&t.ID, &t.ProjectID, &t.Name, &t.Prompt, &t.Status, &t.StatusReason, &t.AgentBackend,
-		&t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread, &t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt, &t.Summary)
+	err := row.Scan(append([]any{&t.ID, &t.ProjectID, &t.Name, &t.Prompt, &t.Status, &t.StatusReason, &t.AgentBackend,
+		&t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread, &t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt,
+		&t.Summary, &t.ForkSession}, extra...)...)
 	return t, err
 }
 
@@ -124,7 +128,7 @@ func (r *Tasks) Create(ctx context.Context, in NewTask) (Task, error) {
 
 // Get returns the task with that id, or an error wrapping ErrNotFound.
 func (r *Tasks) Get(ctx context.Context, id string) (Task, error) {
-	t, err := scanTask(r.db.R.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = ?`, id))
+	t, err := scanTask(r.db.R.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks t WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, fmt.Errorf("store: task %s: %w", id, ErrNotFound)
 	}
@@ -136,22 +140,7 @@ func (r *Tasks) Get(ctx context.Context, id string) (Task, error) {
 
 // List returns a project's tasks, newest first.
 func (r *Tasks) List(ctx context.Context, projectID string) ([]Task, error) {
-	return r.query(ctx, `SELECT `+taskCols+` FROM tasks WHERE projectId = ? ORDER BY createdAt DESC, rowid DESC`, projectID)
-}
-
-// ListByStatus returns every task (of any project) in one of statuses,
-// oldest first; recovery uses it to find tasks a crash left running.
-func (r *Tasks) ListByStatus(ctx context.Context, statuses ...TaskStatus) ([]Task, error) {
-	if len(statuses) == 0 {
-		return []Task{}, nil
-	}
-	args := make([]any, len(statuses))
-	for i, s := range statuses {
-		args[i] = string(s)
-	}
-	q := `SELECT ` + taskCols + ` FROM tasks WHERE status IN (?` + strings.Repeat(",?", len(statuses)-1) +
-		`) ORDER BY createdAt, rowid`
-	return r.query(ctx, q, args...)
+	return r.query(ctx, `SELECT `+taskCols+` FROM tasks t WHERE projectId = ? ORDER BY createdAt DESC, rowid DESC`, projectID)
 }
 
 func (r *Tasks) query(ctx context.Context, q string, args ...any) ([]Task, error) {
@@ -188,48 +177,10 @@ func (r *Tasks) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// SetStatus moves a task to status with a human-readable reason ("" for
-// none) and returns the updated task. The transition rules (startedAt,
-// endedAt) are SetTaskStatus's.
-func (r *Tasks) SetStatus(ctx context.Context, id string, status TaskStatus, reason string) (Task, error) {
-	if !status.Valid() {
-		return Task{}, fmt.Errorf("store: task status %q: %w", status, ErrInvalid)
-	}
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskStatus(ctx, tx, id, string(status), reason, now)
-	})
-}
-
-// SetSessionID records the agent's session id (what a resume needs).
-func (r *Tasks) SetSessionID(ctx context.Context, id, sessionID string) (Task, error) {
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskSessionID(ctx, tx, id, sessionID, now)
-	})
-}
-
-// SetMode records the task's interaction mode.
-func (r *Tasks) SetMode(ctx context.Context, id string, mode agent.InteractionMode) (Task, error) {
-	if !mode.Valid() {
-		return Task{}, fmt.Errorf("store: interaction mode %q: %w", mode, ErrInvalid)
-	}
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskMode(ctx, tx, id, string(mode), now)
-	})
-}
-
-// SetModel records the task's model ("" = the backend's default).
-func (r *Tasks) SetModel(ctx context.Context, id, model string) (Task, error) {
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskModel(ctx, tx, id, model, now)
-	})
-}
-
-// SetUnread marks the task as having (or not) output the user has not seen.
-func (r *Tasks) SetUnread(ctx context.Context, id string, unread bool) (Task, error) {
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		return SetTaskUnread(ctx, tx, id, unread, now)
-	})
-}
+// A task's status, session, mode, model and unread flag change through
+// the functions over a SQLRunner (taskstate.go: SetTaskStatus, ...), inside
+// the orchestrator's transactions; the repository keeps what the services
+// do with a whole task.
 
 // Rename sets the task's display name.
 func (r *Tasks) Rename(ctx context.Context, id, name string) (Task, error) {
@@ -247,7 +198,7 @@ func (r *Tasks) update(ctx context.Context, id string, change func(tx *sql.Tx, n
 			return err
 		}
 		var err error
-		t, err = scanTask(tx.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = ?`, id))
+		t, err = scanTask(tx.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks t WHERE id = ?`, id))
 		if err != nil {
 			return fmt.Errorf("store: task %s: %w", id, err)
 		}

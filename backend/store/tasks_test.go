@@ -65,65 +65,50 @@ func TestTasks(t *testing.T) {
 	}
 
 	// Status transitions stamp startedAt and endedAt.
-	run, err := r.SetStatus(ctx, t1.ID, store.StatusRunning, "")
-	if err != nil {
-		t.Fatal(err)
+	set := func(id string, change func() error) store.Task {
+		t.Helper()
+		if err := change(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
 	}
-	if run.Status != store.StatusRunning || run.StartedAt == 0 || run.EndedAt != 0 {
+	run := set(t1.ID, func() error { return store.SetTaskStatus(ctx, db.W, t1.ID, store.StatusRunning, "", 10) })
+	if run.Status != store.StatusRunning || run.StartedAt != 10 || run.EndedAt != 0 || run.UpdatedAt != 10 {
 		t.Errorf("running: %+v", run)
 	}
-	done, err := r.SetStatus(ctx, t1.ID, store.StatusErrored, "API error: overloaded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if done.Status != store.StatusErrored || done.StatusReason != "API error: overloaded" || done.EndedAt == 0 || done.StartedAt != run.StartedAt {
+	done := set(t1.ID, func() error {
+		return store.SetTaskStatus(ctx, db.W, t1.ID, store.StatusErrored, "API error: overloaded", 20)
+	})
+	if done.Status != store.StatusErrored || done.StatusReason != "API error: overloaded" || done.EndedAt != 20 || done.StartedAt != 10 {
 		t.Errorf("errored: %+v", done)
 	}
-	again, err := r.SetStatus(ctx, t1.ID, store.StatusRunning, "")
-	if err != nil {
-		t.Fatal(err)
+	again := set(t1.ID, func() error { return store.SetTaskStatus(ctx, db.W, t1.ID, store.StatusRunning, "", 30) })
+	if again.StartedAt != 10 || again.EndedAt != 0 || again.StatusReason != "" {
+		t.Errorf("running again: %+v", again)
 	}
-	if again.StartedAt != run.StartedAt || again.EndedAt != 0 || again.StatusReason != "" {
-		t.Errorf("running again: %+v (first start %d)", again, run.StartedAt)
+	ss := set(t1.ID, func() error { return store.SetTaskSessionID(ctx, db.W, t1.ID, "sess-1", 40) })
+	if ss.SessionID != "sess-1" {
+		t.Errorf("SetTaskSessionID: %+v", ss)
 	}
-	if _, err := r.SetStatus(ctx, t1.ID, "exploded", ""); !errors.Is(err, store.ErrInvalid) {
-		t.Errorf("unknown status: err = %v, want ErrInvalid", err)
+	sm := set(t1.ID, func() error { return store.SetTaskMode(ctx, db.W, t1.ID, string(agent.ModeBypass), 50) })
+	if sm.InteractionMode != agent.ModeBypass {
+		t.Errorf("SetTaskMode: %+v", sm)
 	}
-
-	ss, err := r.SetSessionID(ctx, t1.ID, "sess-1")
-	if err != nil || ss.SessionID != "sess-1" {
-		t.Errorf("SetSessionID = %+v, %v", ss, err)
+	smo := set(t1.ID, func() error { return store.SetTaskModel(ctx, db.W, t1.ID, "opus", 60) })
+	if smo.Model != "opus" {
+		t.Errorf("SetTaskModel: %+v", smo)
 	}
-	sm, err := r.SetMode(ctx, t1.ID, agent.ModeBypass)
-	if err != nil || sm.InteractionMode != agent.ModeBypass {
-		t.Errorf("SetMode = %+v, %v", sm, err)
-	}
-	if _, err := r.SetMode(ctx, t1.ID, "yolo"); !errors.Is(err, store.ErrInvalid) {
-		t.Errorf("bad mode: err = %v, want ErrInvalid", err)
-	}
-	smo, err := r.SetModel(ctx, t1.ID, "opus")
-	if err != nil || smo.Model != "opus" {
-		t.Errorf("SetModel = %+v, %v", smo, err)
-	}
-	su, err := r.SetUnread(ctx, t1.ID, true)
-	if err != nil || !su.HasUnread {
-		t.Errorf("SetUnread = %+v, %v", su, err)
+	su := set(t1.ID, func() error { return store.SetTaskUnread(ctx, db.W, t1.ID, true, 70) })
+	if !su.HasUnread || su.UpdatedAt != 70 {
+		t.Errorf("SetTaskUnread: %+v", su)
 	}
 	rn, err := r.Rename(ctx, t1.ID, "renamed")
 	if err != nil || rn.Name != "renamed" || rn.SessionID != "sess-1" || rn.AgentBackend != agent.BackendOpenCode {
 		t.Errorf("Rename = %+v, %v", rn, err)
-	}
-
-	waiting, err := r.SetStatus(ctx, t2.ID, store.StatusWaiting, "permission")
-	if err != nil {
-		t.Fatal(err)
-	}
-	byStatus, err := r.ListByStatus(ctx, store.StatusRunning, store.StatusWaiting)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]store.Task{rn, waiting}, byStatus); diff != "" {
-		t.Errorf("ListByStatus (-want +got):\n%s", diff)
 	}
 
 	if err := r.Delete(ctx, t1.ID); err != nil {
@@ -135,8 +120,8 @@ func TestTasks(t *testing.T) {
 	if err := r.Delete(ctx, t1.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("second Delete: err = %v, want ErrNotFound", err)
 	}
-	if _, err := r.SetStatus(ctx, t1.ID, store.StatusRunning, ""); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("SetStatus of a deleted task: err = %v, want ErrNotFound", err)
+	if err := store.SetTaskStatus(ctx, db.W, t1.ID, store.StatusRunning, "", 80); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SetTaskStatus of a deleted task: err = %v, want ErrNotFound", err)
 	}
 }
 
@@ -146,4 +131,41 @@ func names(ts []store.Task) []string {
 		out[i] = t.Prompt
 	}
 	return out
+}
+
+// The orchestrator's TaskRun is the same Task (same columns, same scan)
+// with its project's name and path.
+func TestTaskRunIsTheTaskWithItsProject(t *testing.T) {
+	db, _ := openTemp(t)
+	ctx := t.Context()
+	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := store.NewTasks(db)
+	tk, err := r.Create(ctx, store.NewTask{ProjectID: p.ID, Name: "n", Prompt: "x", AgentBackend: agent.BackendGemini})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetForkSession(ctx, db.W, tk.ID, "parent-session"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetTaskStatus(ctx, db.W, tk.ID, store.StatusRunning, "", 42); err != nil {
+		t.Fatal(err)
+	}
+	task, err := r.Get(ctx, tk.ID)
+	if err != nil || !task.ForkSession || task.SessionID != "parent-session" || task.Status != store.StatusRunning || task.StartedAt != 42 {
+		t.Fatalf("Get = %+v, %v", task, err)
+	}
+	run, err := store.LoadTaskRun(ctx, db.R, tk.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(store.TaskRun{Task: task, ProjectName: "p", ProjectPath: "/p"}, run); diff != "" {
+		t.Errorf("LoadTaskRun (-want +got):\n%s", diff)
+	}
+	running, err := store.TasksWithStatus(ctx, db.R, store.StatusRunning)
+	if err != nil || len(running) != 1 || running[0] != run {
+		t.Errorf("TasksWithStatus = %+v, %v", running, err)
+	}
 }

@@ -16,51 +16,12 @@ type SQLRunner interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// Task statuses.
-const (
-	StatusCreated     = "created"
-	StatusRunning     = "running"
-	StatusWaiting     = "waiting"
-	StatusCompleted   = "completed"
-	StatusErrored     = "errored"
-	StatusInterrupted = "interrupted"
-)
-
-// TaskRun is what the orchestrator needs to run a task: the task row and its
-// project's name and path.
-type TaskRun struct {
-	ID              string
-	ProjectID       string
-	ProjectName     string
-	ProjectPath     string
-	Name            string
-	Prompt          string
-	Status          string
-	StatusReason    string
-	AgentBackend    string
-	Model           string
-	InteractionMode string
-	SessionID       string
-	HasUnread       bool
-	CreatedAt       int64
-	UpdatedAt       int64
-	StartedAt       int64 // 0 when never started
-	EndedAt         int64 // 0 while not ended
-	Summary         string
-	// ForkSession: SessionID is the session this task forks from on its
-	// next start (migration 0117), not its own yet.
-	ForkSession bool
-}
-
-const taskRunCols = `t.id, t.projectId, p.name, p.path, t.name, t.prompt, t.status, t.statusReason,
-	t.agentBackend, t.model, t.interactionMode, t.sessionId, t.hasUnread, t.createdAt, t.updatedAt,
-	coalesce(t.startedAt, 0), coalesce(t.endedAt, 0), t.summary, t.forkSession`
+const taskRunCols = taskCols + `, p.name, p.path`
 
 func scanTaskRun(sc interface{ Scan(...any) error }) (TaskRun, error) {
 	var t TaskRun
-	err := sc.Scan(&t.ID, &t.ProjectID, &t.ProjectName, &t.ProjectPath, &t.Name, &t.Prompt, &t.Status,
-		&t.StatusReason, &t.AgentBackend, &t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread,
-		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt, &t.Summary, &t.ForkSession)
+	var err error
+	t.Task, err = scanTask(sc, &t.ProjectName, &t.ProjectPath)
 	return t, err
 }
 
@@ -78,7 +39,7 @@ func LoadTaskRun(ctx context.Context, q SQLRunner, id string) (TaskRun, error) {
 }
 
 // TasksWithStatus lists the tasks whose status is one of statuses.
-func TasksWithStatus(ctx context.Context, q SQLRunner, statuses ...string) ([]TaskRun, error) {
+func TasksWithStatus(ctx context.Context, q SQLRunner, statuses ...TaskStatus) ([]TaskRun, error) {
 	var out []TaskRun
 	for _, s := range statuses {
 		rows, err := q.QueryContext(ctx, `SELECT `+taskRunCols+` FROM tasks t JOIN projects p ON p.id = t.projectId WHERE t.status = ? ORDER BY t.createdAt`, s)
@@ -105,7 +66,7 @@ func TasksWithStatus(ctx context.Context, q SQLRunner, statuses ...string) ([]Ta
 // SetTaskStatus stores a status transition. Entering running stamps startedAt
 // (first time only) and clears endedAt; entering completed, errored or
 // interrupted stamps endedAt.
-func SetTaskStatus(ctx context.Context, q SQLRunner, id, status, reason string, now int64) error {
+func SetTaskStatus(ctx context.Context, q SQLRunner, id string, status TaskStatus, reason string, now int64) error {
 	var res sql.Result
 	var err error
 	switch status {

@@ -209,7 +209,7 @@ func (h *harness) waitFor(t testing.TB, what string, d time.Duration, cond func(
 
 func (h *harness) busy() bool {
 	s := h.status().Status
-	return s == string(store.StatusRunning) || s == string(store.StatusWaiting)
+	return s == store.StatusRunning || s == store.StatusWaiting
 }
 
 // answerUntilIdle answers each permission request with ans as it comes
@@ -247,7 +247,7 @@ func (h *harness) send(t testing.TB, scenario, text string) {
 	ctx := context.Background()
 	before := len(h.model.Requests())
 	var err error
-	if h.status().Status == string(store.StatusCreated) {
+	if h.status().Status == store.StatusCreated {
 		err = h.orch.Start(ctx, h.task)
 	} else {
 		err = h.orch.SendMessage(ctx, h.task, text)
@@ -420,7 +420,7 @@ func wantText(t testing.TB, msgs []agent.Message, want string) {
 	}
 }
 
-func wantStatus(t testing.TB, h *harness, want string) {
+func wantStatus(t testing.TB, h *harness, want store.TaskStatus) {
 	t.Helper()
 	if tr := h.status(); tr.Status != want {
 		t.Errorf("the task is %s (%q), want %s", tr.Status, tr.StatusReason, want)

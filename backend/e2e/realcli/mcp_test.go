@@ -167,7 +167,7 @@ func checkSubtask(t *testing.T, h *harness, last fakemodel.Request) {
 		t.Fatalf("sub-tasks = %+v, %v", children, err)
 	}
 	c := children[0]
-	if c.Kind != store.LinkSpawn || c.Status != store.StatusCompleted || c.Backend != string(agent.BackendClaudeCode) {
+	if c.Kind != store.LinkSpawn || c.Status != string(store.StatusCompleted) || c.Backend != string(agent.BackendClaudeCode) {
 		t.Errorf("sub-task = %+v", c)
 	}
 	if !strings.Contains(string(last.Body), mcpSubDone) {

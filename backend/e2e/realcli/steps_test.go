@@ -218,7 +218,7 @@ func (h *harness) stepDeny(t testing.TB) {
 		t.Errorf("headless agent asked %v", asked)
 	}
 	tr := h.status()
-	if tr.Status == string(store.StatusErrored) {
+	if tr.Status == store.StatusErrored {
 		t.Errorf("after a deny the task is %s (%q)", tr.Status, tr.StatusReason)
 	}
 	msgs := h.messages(t)
@@ -257,7 +257,7 @@ func (h *harness) stepStop(t testing.TB) {
 	if err := h.orch.Stop(ctx, h.task); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	h.waitFor(t, "the stop", 30*time.Second, func() bool { return h.status().Status == string(store.StatusInterrupted) })
+	h.waitFor(t, "the stop", 30*time.Second, func() bool { return h.status().Status == store.StatusInterrupted })
 	t.Logf("stopped in %s", time.Since(stopAt).Round(time.Millisecond))
 	if r := h.orch.Running(); slices.Contains(r, h.task) {
 		t.Errorf("task still has a live session after Stop: %v", r)

@@ -1,11 +1,11 @@
 // Fork and spawn through HistoryService (generated bindings).
 
 import * as HistoryService from "../../bridge/wailsjs/go/services/HistoryService";
-import { services, type store } from "../../bridge/wailsjs/go/models";
+import { services } from "../../bridge/wailsjs/go/models";
 import { toTask } from "../../bridge/api";
 import type { Task } from "../../bridge/types";
 
-export type TaskLink = store.TaskLink;
+export type TaskLink = services.TaskLink;
 export interface Links {
   parent?: TaskLink;
   children: TaskLink[];

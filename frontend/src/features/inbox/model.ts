@@ -7,7 +7,7 @@ import type { Question, Request } from "../../timeline/types";
 
 export type InboxKind = "permission" | "question" | "plan" | "result" | "error";
 
-/** InboxItem mirrors backend/inbox.Item. */
+/** InboxItem mirrors services.InboxItem (backend/services/inbox.go). */
 export interface InboxItem {
   key: string;
   kind: InboxKind;

@@ -2,9 +2,9 @@
 // snippet format: matches between \u0002 and \u0003 (store.MarkStart/End).
 
 import * as HistoryService from "../../bridge/wailsjs/go/services/HistoryService";
-import { services, type store } from "../../bridge/wailsjs/go/models";
+import { services } from "../../bridge/wailsjs/go/models";
 
-export type SearchHit = store.SearchHit;
+export type SearchHit = services.SearchHit;
 
 export interface SearchFilters {
   projectId: string;

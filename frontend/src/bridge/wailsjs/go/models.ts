@@ -725,97 +725,6 @@ export namespace importer {
 
 }
 
-export namespace inbox {
-	
-	export class Item {
-	    key: string;
-	    kind: string;
-	    taskId: string;
-	    taskName: string;
-	    projectId: string;
-	    projectName: string;
-	    agentBackend: string;
-	    status: string;
-	    requestId?: string;
-	    request?: agent.Request;
-	    plan?: string;
-	    summary: string;
-	    at: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Item(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.key = source["key"];
-	        this.kind = source["kind"];
-	        this.taskId = source["taskId"];
-	        this.taskName = source["taskName"];
-	        this.projectId = source["projectId"];
-	        this.projectName = source["projectName"];
-	        this.agentBackend = source["agentBackend"];
-	        this.status = source["status"];
-	        this.requestId = source["requestId"];
-	        this.request = this.convertValues(source["request"], agent.Request);
-	        this.plan = source["plan"];
-	        this.summary = source["summary"];
-	        this.at = source["at"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Payload {
-	    items: Item[];
-	    count: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Payload(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.items = this.convertValues(source["items"], Item);
-	        this.count = source["count"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
 export namespace remote {
 	
 	export class ConfigHost {
@@ -961,6 +870,30 @@ export namespace services {
 	        this.dbPath = source["dbPath"];
 	    }
 	}
+	export class CheckRun {
+	    taskId: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    output: string;
+	    startedAt: number;
+	    endedAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.output = source["output"];
+	        this.startedAt = source["startedAt"];
+	        this.endedAt = source["endedAt"];
+	    }
+	}
 	export class CompareAgent {
 	    backend: string;
 	    model: string;
@@ -973,6 +906,30 @@ export namespace services {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.backend = source["backend"];
 	        this.model = source["model"];
+	    }
+	}
+	export class CompareGroup {
+	    id: string;
+	    projectId: string;
+	    prompt: string;
+	    createdAt: number;
+	    keptTaskId: string;
+	    keptAt: number;
+	    taskIds: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CompareGroup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.projectId = source["projectId"];
+	        this.prompt = source["prompt"];
+	        this.createdAt = source["createdAt"];
+	        this.keptTaskId = source["keptTaskId"];
+	        this.keptAt = source["keptAt"];
+	        this.taskIds = source["taskIds"];
 	    }
 	}
 	export class TaskDiff {
@@ -1092,7 +1049,7 @@ export namespace services {
 	    inputTokens: number;
 	    outputTokens: number;
 	    diff: TaskDiff;
-	    check?: store.CheckRun;
+	    check?: CheckRun;
 	    worktreePath: string;
 	    branch: string;
 	
@@ -1108,7 +1065,7 @@ export namespace services {
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
 	        this.diff = this.convertValues(source["diff"], TaskDiff);
-	        this.check = this.convertValues(source["check"], store.CheckRun);
+	        this.check = this.convertValues(source["check"], CheckRun);
 	        this.worktreePath = source["worktreePath"];
 	        this.branch = source["branch"];
 	    }
@@ -1132,7 +1089,7 @@ export namespace services {
 		}
 	}
 	export class CompareView {
-	    group: store.CompareGroup;
+	    group: CompareGroup;
 	    checkCommand: string;
 	    members: CompareMember[];
 	
@@ -1142,7 +1099,7 @@ export namespace services {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.group = this.convertValues(source["group"], store.CompareGroup);
+	        this.group = this.convertValues(source["group"], CompareGroup);
 	        this.checkCommand = source["checkCommand"];
 	        this.members = this.convertValues(source["members"], CompareMember);
 	    }
@@ -1314,6 +1271,92 @@ export namespace services {
 	        this.name = source["name"];
 	        this.package = source["package"];
 	    }
+	}
+	export class InboxItem {
+	    key: string;
+	    kind: string;
+	    taskId: string;
+	    taskName: string;
+	    projectId: string;
+	    projectName: string;
+	    agentBackend: string;
+	    status: string;
+	    requestId?: string;
+	    request?: agent.Request;
+	    plan?: string;
+	    summary: string;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new InboxItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.kind = source["kind"];
+	        this.taskId = source["taskId"];
+	        this.taskName = source["taskName"];
+	        this.projectId = source["projectId"];
+	        this.projectName = source["projectName"];
+	        this.agentBackend = source["agentBackend"];
+	        this.status = source["status"];
+	        this.requestId = source["requestId"];
+	        this.request = this.convertValues(source["request"], agent.Request);
+	        this.plan = source["plan"];
+	        this.summary = source["summary"];
+	        this.at = source["at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class InboxPayload {
+	    items: InboxItem[];
+	    count: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new InboxPayload(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.items = this.convertValues(source["items"], InboxItem);
+	        this.count = source["count"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class InstallResult {
 	    ok: boolean;
@@ -1730,6 +1773,42 @@ export namespace services {
 	    }
 	}
 	
+	export class SearchHit {
+	    rowId: number;
+	    taskId: string;
+	    taskName: string;
+	    taskPrompt: string;
+	    taskSummary: string;
+	    projectId: string;
+	    projectName: string;
+	    agent: string;
+	    messageId: string;
+	    messageIndex: number;
+	    role: string;
+	    createdAt: number;
+	    snippet: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchHit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rowId = source["rowId"];
+	        this.taskId = source["taskId"];
+	        this.taskName = source["taskName"];
+	        this.taskPrompt = source["taskPrompt"];
+	        this.taskSummary = source["taskSummary"];
+	        this.projectId = source["projectId"];
+	        this.projectName = source["projectName"];
+	        this.agent = source["agent"];
+	        this.messageId = source["messageId"];
+	        this.messageIndex = source["messageIndex"];
+	        this.role = source["role"];
+	        this.createdAt = source["createdAt"];
+	        this.snippet = source["snippet"];
+	    }
+	}
 	export class SearchInput {
 	    text: string;
 	    projectId: string;
@@ -1871,179 +1950,6 @@ export namespace services {
 	        this.onQuit = source["onQuit"];
 	    }
 	}
-	export class TaskLinks {
-	    parent?: store.TaskLink;
-	    children: store.TaskLink[];
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskLinks(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.parent = this.convertValues(source["parent"], store.TaskLink);
-	        this.children = this.convertValues(source["children"], store.TaskLink);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TaskTerminal {
-	    id: string;
-	    owner: string;
-	    title: string;
-	    cols: number;
-	    rows: number;
-	    startedAt: number;
-	    taskId: string;
-	    cwd: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskTerminal(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.owner = source["owner"];
-	        this.title = source["title"];
-	        this.cols = source["cols"];
-	        this.rows = source["rows"];
-	        this.startedAt = source["startedAt"];
-	        this.taskId = source["taskId"];
-	        this.cwd = source["cwd"];
-	    }
-	}
-	export class WorkspaceRemoval {
-	    worktreeRemoved: boolean;
-	    branchDeleted: boolean;
-	    keptBranch?: string;
-	    reason?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new WorkspaceRemoval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.worktreeRemoved = source["worktreeRemoved"];
-	        this.branchDeleted = source["branchDeleted"];
-	        this.keptBranch = source["keptBranch"];
-	        this.reason = source["reason"];
-	    }
-	}
-
-}
-
-export namespace store {
-	
-	export enum TaskStatus {
-	    Completed = "completed",
-	    Created = "created",
-	    Errored = "errored",
-	    Interrupted = "interrupted",
-	    Running = "running",
-	    Waiting = "waiting",
-	}
-	export class CheckRun {
-	    taskId: string;
-	    command: string;
-	    status: string;
-	    exitCode: number;
-	    output: string;
-	    startedAt: number;
-	    endedAt: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new CheckRun(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.taskId = source["taskId"];
-	        this.command = source["command"];
-	        this.status = source["status"];
-	        this.exitCode = source["exitCode"];
-	        this.output = source["output"];
-	        this.startedAt = source["startedAt"];
-	        this.endedAt = source["endedAt"];
-	    }
-	}
-	export class CompareGroup {
-	    id: string;
-	    projectId: string;
-	    prompt: string;
-	    createdAt: number;
-	    keptTaskId: string;
-	    keptAt: number;
-	    taskIds: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new CompareGroup(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.projectId = source["projectId"];
-	        this.prompt = source["prompt"];
-	        this.createdAt = source["createdAt"];
-	        this.keptTaskId = source["keptTaskId"];
-	        this.keptAt = source["keptAt"];
-	        this.taskIds = source["taskIds"];
-	    }
-	}
-	export class SearchHit {
-	    rowId: number;
-	    taskId: string;
-	    taskName: string;
-	    taskPrompt: string;
-	    taskSummary: string;
-	    projectId: string;
-	    projectName: string;
-	    agent: string;
-	    messageId: string;
-	    messageIndex: number;
-	    role: string;
-	    createdAt: number;
-	    snippet: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SearchHit(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.rowId = source["rowId"];
-	        this.taskId = source["taskId"];
-	        this.taskName = source["taskName"];
-	        this.taskPrompt = source["taskPrompt"];
-	        this.taskSummary = source["taskSummary"];
-	        this.projectId = source["projectId"];
-	        this.projectName = source["projectName"];
-	        this.agent = source["agent"];
-	        this.messageId = source["messageId"];
-	        this.messageIndex = source["messageIndex"];
-	        this.role = source["role"];
-	        this.createdAt = source["createdAt"];
-	        this.snippet = source["snippet"];
-	    }
-	}
 	export class TaskLimit {
 	    taskId: string;
 	    resetAt: number;
@@ -2092,6 +1998,64 @@ export namespace store {
 	        this.messageId = source["messageId"];
 	    }
 	}
+	export class TaskLinks {
+	    parent?: TaskLink;
+	    children: TaskLink[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskLinks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.parent = this.convertValues(source["parent"], TaskLink);
+	        this.children = this.convertValues(source["children"], TaskLink);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskTerminal {
+	    id: string;
+	    owner: string;
+	    title: string;
+	    cols: number;
+	    rows: number;
+	    startedAt: number;
+	    taskId: string;
+	    cwd: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskTerminal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.owner = source["owner"];
+	        this.title = source["title"];
+	        this.cols = source["cols"];
+	        this.rows = source["rows"];
+	        this.startedAt = source["startedAt"];
+	        this.taskId = source["taskId"];
+	        this.cwd = source["cwd"];
+	    }
+	}
 	export class UsageRow {
 	    day: string;
 	    projectId: string;
@@ -2117,6 +2081,37 @@ export namespace store {
 	        this.outputTokens = source["outputTokens"];
 	        this.turns = source["turns"];
 	    }
+	}
+	export class WorkspaceRemoval {
+	    worktreeRemoved: boolean;
+	    branchDeleted: boolean;
+	    keptBranch?: string;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkspaceRemoval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.worktreeRemoved = source["worktreeRemoved"];
+	        this.branchDeleted = source["branchDeleted"];
+	        this.keptBranch = source["keptBranch"];
+	        this.reason = source["reason"];
+	    }
+	}
+
+}
+
+export namespace store {
+	
+	export enum TaskStatus {
+	    Completed = "completed",
+	    Created = "created",
+	    Errored = "errored",
+	    Interrupted = "interrupted",
+	    Running = "running",
+	    Waiting = "waiting",
 	}
 
 }

@@ -1,4 +1,4 @@
-package services_test
+package workspace_test
 
 import (
 	"context"
@@ -11,9 +11,10 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
+	"github.com/jean-claude/jean-claude/backend/inputerr"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
-	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
@@ -38,76 +39,75 @@ func (s *startSpy) started() int                  { s.mu.Lock(); defer s.mu.Unlo
 
 type setupFixture struct {
 	*gitFixture
-	ws  *services.Workspaces
+	ws  *workspace.Manager
 	o   *orchestrator.Orchestrator
 	spy *startSpy
 }
 
 func newSetupFixture(t *testing.T) *setupFixture {
 	f := newGitFixture(t)
-	ws := services.NewWorkspaces(f.db, f.g)
+	ws := workspace.New(f.DB, f.G, nil)
 	reg := agent.NewRegistry()
 	spy := &startSpy{}
 	reg.Register(spy)
-	cwd, onEnd := services.WorkspaceHooks(ws, nil)
-	o, err := orchestrator.New(orchestrator.Options{DB: f.db, Backends: reg, Formats: agents.Formats(), Emitter: f.rec,
-		Cwd: cwd, OnRunEnd: onEnd, TaskView: services.TaskViewOf})
+	o, err := orchestrator.New(orchestrator.Options{DB: f.DB, Backends: reg, Formats: agents.Formats(),
+		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { o.Close(context.Background()) })
-	ws.SetSetupSink(func(ctx context.Context, id string) (services.FrameWriter, error) {
+	ws.SetSetupSink(func(ctx context.Context, id string) (workspace.FrameWriter, error) {
 		return o.FrameSink(ctx, id, wtsetup.Format())
 	})
 	// An ignored .env at the top and in a subfolder, as real projects have.
-	f.write(f.repo, ".gitignore", ".env*\n")
-	f.git(f.repo, "add", ".gitignore")
-	f.git(f.repo, "commit", "-q", "-m", "ignore")
-	f.write(f.repo, ".env", "TOKEN=1\n")
-	if err := os.MkdirAll(filepath.Join(f.repo, "api"), 0o755); err != nil {
+	f.Write(f.Repo, ".gitignore", ".env*\n")
+	f.Git(f.Repo, "add", ".gitignore")
+	f.Git(f.Repo, "commit", "-q", "-m", "ignore")
+	f.Write(f.Repo, ".env", "TOKEN=1\n")
+	if err := os.MkdirAll(filepath.Join(f.Repo, "api"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f.write(filepath.Join(f.repo, "api"), ".env.local", "PORT=2\n")
+	f.Write(filepath.Join(f.Repo, "api"), ".env.local", "PORT=2\n")
 	return &setupFixture{gitFixture: f, ws: ws, o: o, spy: spy}
 }
 
 func (f *setupFixture) settings(cmd string, required bool) {
-	f.t.Helper()
-	_, err := f.ws.SetSetupSettings(f.t.Context(), f.proj.ID, services.ProjectSetupSettings{
+	f.T.Helper()
+	_, err := f.ws.SetSetupSettings(f.T.Context(), f.Project.ID, workspace.SetupSettings{
 		CopyGlobs: ".env*\n**/.env.local", SetupCommand: cmd, SetupRequired: required})
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 }
 
 // setupMessage returns the task's stored setup message.
 func (f *setupFixture) setupMessage(id string) agent.Message {
-	f.t.Helper()
-	msgs, err := store.Messages(f.t.Context(), f.db.R, id)
+	f.T.Helper()
+	msgs, err := store.Messages(f.T.Context(), f.DB.R, id)
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
 	for _, m := range msgs {
 		if len(m.Parts) > 0 && m.Parts[0].ToolName == wtsetup.ToolName {
 			return m
 		}
 	}
-	f.t.Fatalf("no setup message in %+v", msgs)
+	f.T.Fatalf("no setup message in %+v", msgs)
 	return agent.Message{}
 }
 
 func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
 	f := newSetupFixture(t)
 	f.settings(`sh -c 'echo installing; echo broken >&2; exit 7'`, true)
-	id := f.task("needs setup")
+	id := f.Task("needs setup")
 	err := f.o.Start(t.Context(), id)
-	if !errors.Is(err, services.ErrSetupFailed) {
+	if !errors.Is(err, workspace.ErrSetupFailed) {
 		t.Fatalf("start: %v", err)
 	}
 	if f.spy.started() != 0 {
 		t.Fatal("the agent started after a failed required setup")
 	}
-	tr, _ := store.LoadTaskRun(t.Context(), f.db.R, id)
+	tr, _ := store.LoadTaskRun(t.Context(), f.DB.R, id)
 	if tr.Status != store.StatusErrored || !strings.Contains(tr.StatusReason, "worktree setup failed (exit code 7)") {
 		t.Fatalf("task %s: %q", tr.Status, tr.StatusReason)
 	}
@@ -122,7 +122,7 @@ func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
 	}
 	// Raw first: the frames are stored in the setup format.
 	n := 0
-	for fr, err := range store.RawFrames(t.Context(), f.db.R, id) {
+	for fr, err := range store.RawFrames(t.Context(), f.DB.R, id) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("%d raw setup frames", n)
 	}
-	msgs, _ := store.Messages(t.Context(), f.db.R, id)
+	msgs, _ := store.Messages(t.Context(), f.DB.R, id)
 	kept := false
 	for _, m := range msgs {
 		if m.Role == agent.RoleUser && len(m.Parts) > 0 && m.Parts[0].Text == "p" {
@@ -154,7 +154,7 @@ func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
 	if f.spy.started() != 1 {
 		t.Fatal("the agent did not start after the setup succeeded")
 	}
-	st, _ := store.NewProjectSettings(f.db).TaskSetupStatus(t.Context(), id)
+	st, _ := store.NewProjectSettings(f.DB).TaskSetupStatus(t.Context(), id)
 	if st != store.SetupOK {
 		t.Fatalf("setup status %q", st)
 	}
@@ -163,8 +163,8 @@ func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
 func TestSetupFailureNotRequiredStillStartsTheAgent(t *testing.T) {
 	f := newSetupFixture(t)
 	f.settings("false", false)
-	id := f.task("optional setup")
-	if err := f.o.Start(t.Context(), id); errors.Is(err, services.ErrSetupFailed) {
+	id := f.Task("optional setup")
+	if err := f.o.Start(t.Context(), id); errors.Is(err, workspace.ErrSetupFailed) {
 		t.Fatalf("start: %v", err)
 	}
 	if f.spy.started() != 1 {
@@ -178,20 +178,20 @@ func TestSetupFailureNotRequiredStillStartsTheAgent(t *testing.T) {
 func TestSetupSettingsValidateAndRoundTrip(t *testing.T) {
 	f := newSetupFixture(t)
 	ctx := t.Context()
-	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: "../up"}); !errors.Is(err, services.ErrInvalidInput) {
+	if _, err := f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{CopyGlobs: "../up"}); !errors.Is(err, inputerr.ErrInvalid) {
 		t.Fatalf("escaping glob: %v", err)
 	}
-	if _, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, services.ErrInvalidInput) {
+	if _, err := f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{SetupCommand: "echo 'open"}); !errors.Is(err, inputerr.ErrInvalid) {
 		t.Fatalf("bad command: %v", err)
 	}
-	got, err := f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{CopyGlobs: ".env*\r\n", SetupCommand: "npm ci && npm run build", SetupRequired: true})
+	got, err := f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{CopyGlobs: ".env*\r\n", SetupCommand: "npm ci && npm run build", SetupRequired: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.CopyGlobs != ".env*" || !got.SetupUsesShell || !got.SetupRequired {
 		t.Fatalf("%+v", got)
 	}
-	got, _ = f.ws.SetSetupSettings(ctx, f.proj.ID, services.ProjectSetupSettings{})
+	got, _ = f.ws.SetSetupSettings(ctx, f.Project.ID, workspace.SetupSettings{})
 	if got.CopyGlobs != "" || got.SetupCommand != "" || got.SetupRequired {
 		t.Fatalf("cleared %+v", got)
 	}

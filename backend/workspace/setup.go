@@ -1,4 +1,4 @@
-package services
+package workspace
 
 import (
 	"context"
@@ -15,38 +15,34 @@ import (
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
-// ProjectSetupSettings are a project's per-project tool settings, stored
-// as key/value rows (store.ProjectSettings): the worktree setup (issue 18)
-// and, beside it, the comparison view's check command (issue 17).
-type ProjectSetupSettings struct {
-	ProjectID string `json:"projectId"`
+// SetupSettings are a project's worktree setup settings (issue 18), stored
+// as key/value rows (store.ProjectSettings).
+type SetupSettings struct {
+	ProjectID string
 	// CopyGlobs: newline-separated globs of files copied from the project
 	// folder into each new worktree (".env*", "config/**/*.local"; "**"
 	// spans folders; "#" starts a comment).
-	CopyGlobs string `json:"copyGlobs"`
+	CopyGlobs string
 	// SetupCommand runs in each new worktree after the copy ("" = none).
-	SetupCommand string `json:"setupCommand"`
+	SetupCommand string
 	// SetupRequired: the agent starts only after the setup succeeded.
-	SetupRequired bool `json:"setupRequired"`
+	SetupRequired bool
 	// SetupUsesShell says (read-only) whether SetupCommand runs under
 	// /bin/sh (it uses shell syntax) or directly.
-	SetupUsesShell bool `json:"setupUsesShell"`
-
-	// --- Check command (issue 17, branch compare) goes here: add the
-	// field and one line to projectSettingKeys. ---
+	SetupUsesShell bool
 }
 
 // projectSettingKeys maps the settings' string fields to their stored
 // keys; a new per-project text setting is one line here.
 var projectSettingKeys = []struct {
 	key   string
-	field func(*ProjectSetupSettings) *string
+	field func(*SetupSettings) *string
 }{
-	{store.ProjectCopyGlobs, func(s *ProjectSetupSettings) *string { return &s.CopyGlobs }},
-	{store.ProjectSetupCommand, func(s *ProjectSetupSettings) *string { return &s.SetupCommand }},
+	{store.ProjectCopyGlobs, func(s *SetupSettings) *string { return &s.CopyGlobs }},
+	{store.ProjectSetupCommand, func(s *SetupSettings) *string { return &s.SetupCommand }},
 }
 
-// worktreeSetup is Workspaces' part that makes a new worktree ready.
+// worktreeSetup is Manager' part that makes a new worktree ready.
 type worktreeSetup struct {
 	settings   *store.ProjectSettings
 	mu         sync.Mutex
@@ -56,7 +52,7 @@ type worktreeSetup struct {
 
 // SetTerminals sets how a task's shells are killed when the task is
 // deleted (CloseTaskTerminals).
-func (w *Workspaces) SetTerminals(closeTerms func(ctx context.Context, taskID string) error) {
+func (w *Manager) SetTerminals(closeTerms func(ctx context.Context, taskID string) error) {
 	w.setup.mu.Lock()
 	w.setup.closeTerms = closeTerms
 	w.setup.mu.Unlock()
@@ -64,7 +60,7 @@ func (w *Workspaces) SetTerminals(closeTerms func(ctx context.Context, taskID st
 
 // CloseTaskTerminals kills task taskID's shells (before its worktree is
 // removed, so nothing runs in a folder about to vanish).
-func (w *Workspaces) CloseTaskTerminals(ctx context.Context, taskID string) error {
+func (w *Manager) CloseTaskTerminals(ctx context.Context, taskID string) error {
 	w.setup.mu.Lock()
 	f := w.setup.closeTerms
 	w.setup.mu.Unlock()
@@ -84,22 +80,22 @@ type SetupSink func(ctx context.Context, taskID string) (FrameWriter, error)
 
 // SetSetupSink sets where setup output is stored (the orchestrator, set
 // once it exists). Without one, setups run but their output is dropped.
-func (w *Workspaces) SetSetupSink(s SetupSink) {
+func (w *Manager) SetSetupSink(s SetupSink) {
 	w.setup.mu.Lock()
 	w.setup.sink = s
 	w.setup.mu.Unlock()
 }
 
 // SetupSettings returns a project's setup settings.
-func (w *Workspaces) SetupSettings(ctx context.Context, projectID string) (ProjectSetupSettings, error) {
+func (w *Manager) SetupSettings(ctx context.Context, projectID string) (SetupSettings, error) {
 	if _, err := w.repo.Project(ctx, projectID); err != nil {
-		return ProjectSetupSettings{}, notFound("project", projectID, err)
+		return SetupSettings{}, notFound("project", projectID, err)
 	}
 	all, err := w.setup.settings.All(ctx, projectID)
 	if err != nil {
-		return ProjectSetupSettings{}, err
+		return SetupSettings{}, err
 	}
-	out := ProjectSetupSettings{ProjectID: projectID, SetupRequired: all[store.ProjectSetupRequired] == "1"}
+	out := SetupSettings{ProjectID: projectID, SetupRequired: all[store.ProjectSetupRequired] == "1"}
 	for _, k := range projectSettingKeys {
 		*k.field(&out) = all[k.key]
 	}
@@ -111,18 +107,18 @@ func (w *Workspaces) SetupSettings(ctx context.Context, projectID string) (Proje
 
 // SetSetupSettings validates (globs, command syntax) and stores a
 // project's setup settings.
-func (w *Workspaces) SetSetupSettings(ctx context.Context, projectID string, in ProjectSetupSettings) (ProjectSetupSettings, error) {
+func (w *Manager) SetSetupSettings(ctx context.Context, projectID string, in SetupSettings) (SetupSettings, error) {
 	if _, err := w.repo.Project(ctx, projectID); err != nil {
-		return ProjectSetupSettings{}, notFound("project", projectID, err)
+		return SetupSettings{}, notFound("project", projectID, err)
 	}
 	in.CopyGlobs = strings.TrimSpace(strings.ReplaceAll(in.CopyGlobs, "\r\n", "\n"))
 	in.SetupCommand = strings.TrimSpace(in.SetupCommand)
 	if _, err := wtsetup.ParseGlobs(in.CopyGlobs); err != nil {
-		return ProjectSetupSettings{}, invalid("copyGlobs", err, "%v", err)
+		return SetupSettings{}, invalid("copyGlobs", err, "%v", err)
 	}
 	if in.SetupCommand != "" {
 		if _, err := wtsetup.ParseCommand(in.SetupCommand); err != nil {
-			return ProjectSetupSettings{}, invalid("setupCommand", err, "%v", err)
+			return SetupSettings{}, invalid("setupCommand", err, "%v", err)
 		}
 	}
 	values := map[string]string{store.ProjectSetupRequired: ""}
@@ -133,7 +129,7 @@ func (w *Workspaces) SetSetupSettings(ctx context.Context, projectID string, in 
 		values[k.key] = *k.field(&in)
 	}
 	if err := w.setup.settings.SetAll(ctx, projectID, values); err != nil {
-		return ProjectSetupSettings{}, err
+		return SetupSettings{}, err
 	}
 	return w.SetupSettings(ctx, projectID)
 }
@@ -151,7 +147,7 @@ const SetupTimeout = 30 * time.Minute
 // one that failed runs again at the next start. It returns an error
 // wrapping ErrSetupFailed when the setup failed and the project requires
 // it, or when the output could not be stored.
-func (w *Workspaces) SetUp(ctx context.Context, t store.TaskRun, cwd string) error {
+func (w *Manager) SetUp(ctx context.Context, t store.TaskRun, cwd string) error {
 	status, err := w.setup.settings.TaskSetupStatus(ctx, t.ID)
 	if err != nil || status == store.SetupOK {
 		return err
@@ -192,7 +188,7 @@ func describe(r wtsetup.Result) string {
 
 // runSetup copies, runs and streams one setup; err is a store error (the
 // output could not be kept) or a bad setting.
-func (w *Workspaces) runSetup(ctx context.Context, t store.TaskRun, cwd string, set ProjectSetupSettings) (wtsetup.Result, error) {
+func (w *Manager) runSetup(ctx context.Context, t store.TaskRun, cwd string, set SetupSettings) (wtsetup.Result, error) {
 	out, err := w.openSink(ctx, t.ID)
 	if err != nil {
 		return wtsetup.Result{}, err
@@ -237,7 +233,7 @@ func (w *Workspaces) runSetup(ctx context.Context, t store.TaskRun, cwd string, 
 	return res, nil
 }
 
-func (w *Workspaces) openSink(ctx context.Context, taskID string) (FrameWriter, error) {
+func (w *Manager) openSink(ctx context.Context, taskID string) (FrameWriter, error) {
 	w.setup.mu.Lock()
 	sink := w.setup.sink
 	w.setup.mu.Unlock()
