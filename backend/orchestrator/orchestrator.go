@@ -120,6 +120,9 @@ type Options struct {
 	// host there, behind a relay (docs/remote.md), whether or not Relays
 	// is set; at Recover it adopts the relays left on those hosts.
 	Hosts Hosts
+	// HostRetry bounds the background retry of the hosts that could not
+	// be asked for their relays at Recover (see hostwait.go).
+	HostRetry HostRetry
 	// KeepOnQuit leaves relayed agents running when the app closes ("keep");
 	// false stops them ("stop").
 	KeepOnQuit bool
@@ -153,6 +156,11 @@ type Orchestrator struct {
 	emitters map[string]*taskEmitter
 	asks     map[string]chan [][]string // app-asked questions' waiters (external.go)
 	wg       sync.WaitGroup
+	// waits are the tasks whose host was unreachable at Recover; waitDone
+	// is closed when their retry ended (nil: none started). hostwait.go.
+	waits      map[string]*hostWait
+	waitDone   chan struct{}
+	waitCancel context.CancelFunc
 
 	focused atomic.Bool
 }
@@ -188,6 +196,7 @@ func New(opt Options) (*Orchestrator, error) {
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
+		waits:   map[string]*hostWait{},
 		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
 	}, nil
 }
@@ -303,6 +312,9 @@ func (o *Orchestrator) Resume(ctx context.Context, taskID string) error {
 	}
 	if o.getRun(taskID) != nil {
 		return fmt.Errorf("orchestrator: resume task %s: %w", taskID, ErrBusy)
+	}
+	if o.hostWaitOf(taskID) != nil { // its agent may still run on the host
+		return fmt.Errorf("orchestrator: resume task %s: its host is unreachable and its agent may still run there: %w", taskID, ErrBusy)
 	}
 	prompt := ResumePrompt
 	if t.SessionID == "" {
@@ -451,14 +463,14 @@ func (o *Orchestrator) SendMessage(ctx context.Context, taskID, text string) err
 		return err
 	}
 	r := o.getRun(taskID)
-	if r == nil {
+	if r == nil && o.hostWaitOf(taskID) == nil {
 		defer unlock()
 		if t.SessionID == "" && t.Status == store.StatusCreated {
 			return o.startLocked(ctx, t, "", text)
 		}
 		return o.startLocked(ctx, t, t.SessionID, text)
 	}
-	if !r.idle || r.stopping {
+	if r == nil || !r.idle || r.stopping { // busy, or waiting for its host: queued
 		defer unlock()
 		now := store.Now()
 		err := o.db.Tx(ctx, func(tx *txT) error {
@@ -491,6 +503,9 @@ func (o *Orchestrator) Stop(ctx context.Context, taskID string) error {
 		t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
 		if err != nil {
 			return err
+		}
+		if w := o.hostWaitOf(taskID); w != nil {
+			return o.stopWaiting(w, t)
 		}
 		if t.Status == store.StatusRunning || t.Status == store.StatusWaiting {
 			return o.markInterrupted(ctx, taskID, ReasonStopped)
@@ -536,7 +551,9 @@ func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 	n := 0
 	for _, t := range tasks {
 		unlock := o.lock(t.ID)
-		if o.getRun(t.ID) == nil && !adopted[t.ID] { // an adopted run may have ended already
+		// An adopted run may have ended already; a task waiting for its
+		// host may go on there.
+		if o.getRun(t.ID) == nil && !adopted[t.ID] && o.hostWaitOf(t.ID) == nil {
 			if err := o.markInterrupted(ctx, t.ID, ReasonAppClosed); err != nil {
 				unlock()
 				return n, err
@@ -951,6 +968,9 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 		return nil
 	}
 	o.closed = true
+	o.mu.Unlock()
+	o.endHostRetry() // before the runs are listed: it may adopt one
+	o.mu.Lock()
 	runs := make([]*run, 0, len(o.runs))
 	for _, r := range o.runs {
 		runs = append(runs, r)
