@@ -169,7 +169,7 @@ func run() int {
 		},
 		Bind: []any{
 			app.appSvc,
-			services.NewProjectService(ctx, db, reg, app),
+			services.NewProjectService(ctx, db, reg, app, sess.o, workspaces),
 			services.NewTaskService(ctx, db, reg, app, workspaces, sess.o),
 			services.NewSettingsService(ctx, db, reg),
 			sess.svc,
