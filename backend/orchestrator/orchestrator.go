@@ -158,6 +158,8 @@ type Orchestrator struct {
 	wg       sync.WaitGroup
 	// waits are the tasks whose host was unreachable at Recover; waitDone
 	// is closed when their retry ended (nil: none started). hostwait.go.
+	// starting cancels the preparation of a start under way (starting.go).
+	starting   map[string]context.CancelCauseFunc
 	waits      map[string]*hostWait
 	waitDone   chan struct{}
 	waitCancel context.CancelFunc
@@ -196,7 +198,7 @@ func New(opt Options) (*Orchestrator, error) {
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
-		waits:   map[string]*hostWait{},
+		waits: map[string]*hostWait{}, starting: map[string]context.CancelCauseFunc{},
 		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
 	}, nil
 }
@@ -360,11 +362,13 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	if ss, ok := b.(agent.SecretSource); ok {
 		red = agent.NewRedactor(ss.SecretValues(ctx))
 	}
-	cwd := t.ProjectPath
-	if o.opt.Cwd != nil {
-		if cwd, err = o.opt.Cwd(ctx, t); err != nil {
-			return fail(err)
-		}
+	cwd, stopped, err := o.prepare(ctx, t)
+	if stopped != "" { // Stop (or Close) during its worktree's setup
+		o.endStart(ctx, t.ID, prompt, store.StatusInterrupted, stopped)
+		return nil
+	}
+	if err != nil {
+		return fail(err)
 	}
 	cfg := agent.Config{
 		Backend:   agent.BackendType(t.AgentBackend),
@@ -496,6 +500,13 @@ func (o *Orchestrator) SendMessage(ctx context.Context, taskID, text string) err
 // becomes interrupted. A task without a live session that is still marked
 // running or waiting is marked interrupted too.
 func (o *Orchestrator) Stop(ctx context.Context, taskID string) error {
+	if o.cancelStart(taskID, errStartStopped) {
+		// Its worktree's setup runs (holding the lock): it is killed, and
+		// the start marks the task stopped before it lets go of the lock.
+		unlock := o.lock(taskID)
+		unlock()
+		return nil
+	}
 	unlock := o.lock(taskID)
 	r := o.getRun(taskID)
 	if r == nil {
@@ -969,6 +980,7 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	}
 	o.closed = true
 	o.mu.Unlock()
+	o.cancelStarts()
 	o.endHostRetry() // before the runs are listed: it may adopt one
 	o.mu.Lock()
 	runs := make([]*run, 0, len(o.runs))
