@@ -191,10 +191,12 @@ const reasonStopping = "stopping (the host is reachable again)"
 
 // adoptHostRelay adopts the relay a previous app left on the host of t's
 // project; false when there is none (the host answered without it). An
-// *unlistedError: the host's relays could not be listed.
-func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun) (bool, error) {
+// *unlistedError: the host's relays could not be listed within bound.
+func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun, bound time.Duration) (bool, error) {
 	stored := func(id string) (uint64, error) { return store.RelayProgress(ctx, o.db.R, id) }
-	tr, ok, err := o.opt.Hosts.Adopt(ctx, t.ProjectID, t.ID, stored, o.hostDown, o.hostUp)
+	lctx, cancel := context.WithTimeout(ctx, bound)
+	tr, ok, err := o.opt.Hosts.Adopt(lctx, t.ProjectID, t.ID, stored, o.hostDown, o.hostUp)
+	cancel()
 	if err != nil {
 		return false, &unlistedError{err}
 	}
@@ -240,7 +242,7 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
 			continue
 		}
-		ok, err := o.adoptHostRelay(ctx, t)
+		ok, err := o.adoptHostRelay(ctx, t, o.opt.HostRetry.withDefaults().AtStart)
 		cause, down := unlisted(err)
 		switch {
 		case down:

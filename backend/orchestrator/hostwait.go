@@ -17,9 +17,11 @@ import (
 )
 
 // HostRetry bounds the background retry of hosts that were unreachable at
-// Recover: Min doubling up to Max between rounds, for at most For.
+// Recover: Min doubling up to Max between rounds, for at most For. AtStart
+// bounds how long Recover (the app's start) waits for one host's relays;
+// a host slower than that is asked again in the background.
 type HostRetry struct {
-	Min, Max, For time.Duration
+	Min, Max, For, AtStart time.Duration
 }
 
 func (b HostRetry) withDefaults() HostRetry {
@@ -31,6 +33,9 @@ func (b HostRetry) withDefaults() HostRetry {
 	}
 	if b.For <= 0 {
 		b.For = 24 * time.Hour
+	}
+	if b.AtStart <= 0 {
+		b.AtStart = 10 * time.Second
 	}
 	return b
 }
@@ -166,7 +171,8 @@ func (o *Orchestrator) retryHost(ctx context.Context, id string) {
 		o.takeHostWait(id)
 		return
 	}
-	adopted, err := o.adoptHostRelay(ctx, t)
+	b := o.opt.HostRetry.withDefaults()
+	adopted, err := o.adoptHostRelay(ctx, t, max(b.Max, b.AtStart))
 	cause, down := unlisted(err)
 	switch {
 	case adopted:

@@ -24,6 +24,7 @@ func (e explained) Detail() string { return e.raw }
 type fakeHosts struct {
 	mu     sync.Mutex
 	down   error
+	hang   bool // Adopt answers only when its context ends
 	relays map[string]bool
 	calls  map[string]int
 }
@@ -32,11 +33,17 @@ func (h *fakeHosts) TransportFor(context.Context, string, func(string, time.Time
 	return nil, false, nil
 }
 
-func (h *fakeHosts) Adopt(_ context.Context, _, taskID string, _ func(string) (uint64, error),
+func (h *fakeHosts) Adopt(ctx context.Context, _, taskID string, _ func(string) (uint64, error),
 	_ func(string, time.Time, error), _ func(string)) (agent.Transport, bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.calls[taskID]++
+	if h.hang {
+		h.mu.Unlock()
+		<-ctx.Done()
+		h.mu.Lock()
+		return nil, false, ctx.Err()
+	}
 	if h.down != nil {
 		return nil, false, h.down
 	}
@@ -48,7 +55,7 @@ func (h *fakeHosts) Adopt(_ context.Context, _, taskID string, _ func(string) (u
 
 func (h *fakeHosts) set(down error) {
 	h.mu.Lock()
-	h.down = down
+	h.down, h.hang = down, false
 	h.mu.Unlock()
 }
 
@@ -205,4 +212,22 @@ func TestUnreachableReasonWords(t *testing.T) {
 			t.Errorf("unreachableReason(%v, %q) = %q, want %q", c.err, c.more, got, c.want)
 		}
 	}
+}
+
+// A host that does not answer does not hold the app's start: Recover asks
+// it for at most HostRetry.AtStart, then the task waits for it.
+func TestHostSlowAtStartDoesNotHoldRecover(t *testing.T) {
+	hosts := &fakeHosts{hang: true, relays: map[string]bool{"t1": true}, calls: map[string]int{}}
+	h := newHarness(t, Options{Hosts: hosts, HostRetry: HostRetry{Min: 50 * time.Millisecond, Max: 100 * time.Millisecond, AtStart: 100 * time.Millisecond}})
+	addTask(t, h.db, "t1", "fake", "work")
+	setStatus(t, h.db, "t1", store.StatusRunning, "")
+	if n, err := h.o.Recover(context.Background()); err != nil || n != 0 {
+		t.Fatalf("Recover = %d, %v", n, err)
+	}
+	if tr := loadTask(t, h.db, "t1"); tr.Status != store.StatusRunning || !strings.HasPrefix(tr.StatusReason, "host unreachable since ") {
+		t.Fatalf("after Recover: %s %q", tr.Status, tr.StatusReason)
+	}
+	hosts.set(nil)
+	h.be.next(t) // adopted in the background
+	waitFor(t, "adopted", func() bool { return loadTask(t, h.db, "t1").StatusReason == ReasonContinued })
 }

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -15,6 +16,7 @@ const (
 	CauseRefused      = "connection refused (no SSH server answering)"
 	CauseNotReachable = "host not reachable"
 	CauseLost         = "connection lost"
+	CauseSlow         = "the host did not answer in time"
 	CauseOther        = "connection failed"
 )
 
@@ -48,6 +50,9 @@ func Cause(err error) string {
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return CauseLost
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return CauseSlow
 	}
 	msg := strings.ToLower(err.Error())
 	for _, c := range causes {

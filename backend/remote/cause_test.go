@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,7 @@ func TestCause(t *testing.T) {
 		{unreachable(""), CauseNotReachable},
 		{errors.New("mkdir: /x: Permission denied"), CauseOther}, // a remote command's, not ssh's
 		{errors.New("relay: bad token"), CauseOther},
+		{fmt.Errorf("remote: box: %w", context.DeadlineExceeded), CauseSlow}, // Recover's bound
 	} {
 		if got := Cause(c.err); got != c.want {
 			t.Errorf("Cause(%v) = %q, want %q", c.err, got, c.want)
