@@ -175,7 +175,7 @@ func run() int {
 		},
 		Bind: []any{
 			app.appSvc,
-			services.NewProjectService(ctx, db, reg, app),
+			services.NewProjectService(ctx, db, reg, app, sess.o, workspaces),
 			tasks,
 			services.NewSettingsService(ctx, db, reg),
 			sess.svc,

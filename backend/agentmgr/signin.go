@@ -87,10 +87,10 @@ func LooksNotSignedIn(text string) bool { return notSignedInRE.MatchString(text)
 // Problem is why a task's agent could not do its work, in the user's
 // words, with the action that fixes it.
 type Problem struct {
-	// Kind is not-installed | not-signed-in | failed.
+	// Kind is not-installed | not-signed-in | failed | setup-failed.
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
-	// Action is install | sign-in | settings.
+	// Action is install | sign-in | settings | retry.
 	Action      string `json:"action"`
 	ActionLabel string `json:"actionLabel"`
 }
@@ -100,9 +100,11 @@ const (
 	ProblemNotInstalled = "not-installed"
 	ProblemNotSignedIn  = "not-signed-in"
 	ProblemFailed       = "failed"
+	ProblemSetupFailed  = "setup-failed" // the worktree's setup, not the agent
 	ActionInstall       = "install"
 	ActionSignIn        = "sign-in"
 	ActionSettings      = "settings"
+	ActionRetry         = "retry"
 )
 
 var internalRE = regexp.MustCompile(`(?:orchestrator|agentmgr|services): (?:(?:start|resume) task [0-9a-f-]{8,}: )?`)

@@ -7,6 +7,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -45,17 +46,39 @@ func (o *Orchestrator) adoptingRemote(ctx context.Context) bool {
 const ReasonStopQueued = "stop requested while the host is unreachable: the agent will be stopped when it is reachable again"
 
 // UnreachableReason is the task's status reason while its host's link is
-// down ("host unreachable since 15:04:05: why").
+// down: "host unreachable since 15:04:05: why", why in the user's words
+// when err has them (remote.Explained: Error is the words, Detail the raw
+// error), the raw error on a second line for whoever wants it.
 func UnreachableReason(since time.Time, err error) string {
+	return unreachableReason(since, err, "")
+}
+
+// unreachableReason is UnreachableReason with more said on the first line.
+func unreachableReason(since time.Time, err error, more string) string {
 	s := "host unreachable since " + since.Format("15:04:05")
-	if err != nil {
-		msg, _, _ := strings.Cut(err.Error(), "\n")
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
-		s += ": " + msg
+	words, detail := causeOf(err)
+	if words != "" {
+		s += ": " + words
+	}
+	if more != "" {
+		s += "; " + more
+	}
+	if detail != "" && detail != words {
+		s += "\n" + detail
 	}
 	return s
+}
+
+// causeOf is err's words and its raw detail (each one line, bounded).
+func causeOf(err error) (words, detail string) {
+	if err == nil {
+		return "", ""
+	}
+	var d interface{ Detail() string }
+	if errors.As(err, &d) {
+		detail = firstLine(d.Detail())
+	}
+	return firstLine(err.Error()), detail
 }
 
 // hostTransport picks the host's transport for a session of t (nil: a
@@ -74,22 +97,33 @@ func (o *Orchestrator) hostTransport(ctx context.Context, t store.TaskRun) (agen
 	return tr, nil
 }
 
-// hostDown shows "host unreachable since …" on the task (once per outage).
+// hostDown shows "host unreachable since …" on the task: once per outage,
+// again only when the cause changes (a dropped channel's "connection lost"
+// becomes "authentication failed" on the next attempt).
 func (o *Orchestrator) hostDown(taskID string, since time.Time, err error) {
 	unlock := o.lock(taskID)
 	r := o.getRun(taskID)
-	if r == nil || !r.unreachable.IsZero() {
+	if r == nil || !r.unreachable.IsZero() && sameCause(r.downErr, err) {
 		unlock()
 		return
 	}
-	r.unreachable = since
-	status, reason := r.status, UnreachableReason(since, err)
+	first := r.unreachable.IsZero()
+	r.unreachable, r.downErr = since, err
+	status, more := r.status, ""
 	if r.stopping && r.stopReason == ReasonStopQueued {
-		reason += "; " + ReasonStopQueued
+		more = ReasonStopQueued
 	}
 	unlock()
-	o.setReason(taskID, status, reason)
-	o.log.Info("orchestrator: host unreachable", "task", taskID, "since", since, "err", err)
+	o.setReason(taskID, status, unreachableReason(since, err, more))
+	if first {
+		o.log.Info("orchestrator: host unreachable", "task", taskID, "since", since, "err", err)
+	}
+}
+
+func sameCause(a, b error) bool {
+	wa, _ := causeOf(a)
+	wb, _ := causeOf(b)
+	return wa == wb
 }
 
 // hostUp clears the reason when the link is back.
@@ -100,7 +134,7 @@ func (o *Orchestrator) hostUp(taskID string) {
 		unlock()
 		return
 	}
-	r.unreachable = time.Time{}
+	r.unreachable, r.downErr = time.Time{}, nil
 	status, reason := r.status, ""
 	if r.stopping && r.stopReason == ReasonStopQueued {
 		reason, r.stopReason = reasonStopping, ReasonStopped
@@ -127,9 +161,9 @@ func (o *Orchestrator) setReason(taskID string, status store.TaskStatus, reason 
 // so. The caller holds the task lock (released here).
 func (o *Orchestrator) stopUnreachable(r *run, unlock func()) error {
 	r.stopping, r.stopReason = true, ReasonStopQueued
-	since, status := r.unreachable, r.status
+	since, cause, status := r.unreachable, r.downErr, r.status
 	unlock()
-	o.setReason(r.taskID, status, UnreachableReason(since, nil)+"; "+ReasonStopQueued)
+	o.setReason(r.taskID, status, unreachableReason(since, cause, ReasonStopQueued))
 	go func() {
 		_ = r.sess.Stop(o.ctx) // returns once the agent ended (or the app closes)
 		<-r.done
@@ -156,12 +190,18 @@ func (o *Orchestrator) clearStopReason(taskID string) {
 const reasonStopping = "stopping (the host is reachable again)"
 
 // adoptHostRelay adopts the relay a previous app left on the host of t's
-// project; false when there is none.
-func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun) (bool, error) {
+// project; false when there is none (the host answered without it). An
+// *unlistedError: the host's relays could not be listed within bound.
+func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun, bound time.Duration) (bool, error) {
 	stored := func(id string) (uint64, error) { return store.RelayProgress(ctx, o.db.R, id) }
-	tr, ok, err := o.opt.Hosts.Adopt(ctx, t.ProjectID, t.ID, stored, o.hostDown, o.hostUp)
-	if err != nil || !ok {
-		return false, err
+	lctx, cancel := context.WithTimeout(ctx, bound)
+	tr, ok, err := o.opt.Hosts.Adopt(lctx, t.ProjectID, t.ID, stored, o.hostDown, o.hostUp)
+	cancel()
+	if err != nil {
+		return false, &unlistedError{err}
+	}
+	if !ok {
+		return false, nil
 	}
 	unlock := o.lock(t.ID)
 	defer unlock()
@@ -172,6 +212,7 @@ func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun) (boo
 	if err := o.startLocked(actx, t, t.SessionID, ""); err != nil {
 		return false, err
 	}
+	w := o.takeHostWait(t.ID)
 	err = o.db.Tx(ctx, func(tx *txT) error {
 		return store.SetTaskStatus(ctx, tx, t.ID, store.StatusRunning, ReasonContinued, store.Now())
 	})
@@ -179,10 +220,14 @@ func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun) (boo
 		o.log.Warn("orchestrator: mark adopted", "task", t.ID, "err", err)
 	}
 	o.emitTask(ctx, t.ID)
+	if r := o.getRun(t.ID); r != nil && w != nil && w.stop {
+		o.stopAdopted(r)
+	}
 	return true, nil
 }
 
-// adoptHostRelays adopts the remote relays of the tasks that were running.
+// adoptHostRelays adopts the remote relays of the tasks that were running;
+// the tasks whose host could not be asked wait for it (hostwait.go).
 func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]bool) {
 	if o.opt.Hosts == nil {
 		return
@@ -197,14 +242,17 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
 			continue
 		}
-		ok, err := o.adoptHostRelay(ctx, t)
-		if err != nil {
+		ok, err := o.adoptHostRelay(ctx, t, o.opt.HostRetry.withDefaults().AtStart)
+		cause, down := unlisted(err)
+		switch {
+		case down:
+			o.waitForHost(t, time.Now(), cause)
+		case err != nil:
 			o.log.Warn("orchestrator: adopt remote relay", "task", t.ID, "err", err)
-			continue
-		}
-		if ok {
+		case ok:
 			adopted[t.ID] = true
 			o.log.Info("orchestrator: remote relay adopted", "task", t.ID)
 		}
 	}
+	o.startHostRetry()
 }

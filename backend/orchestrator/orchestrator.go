@@ -132,6 +132,9 @@ type Options struct {
 	// host there, behind a relay (docs/remote.md), whether or not Relays
 	// is set; at Recover it adopts the relays left on those hosts.
 	Hosts Hosts
+	// HostRetry bounds the background retry of the hosts that could not
+	// be asked for their relays at Recover (see hostwait.go).
+	HostRetry HostRetry
 	// KeepOnQuit leaves relayed agents running when the app closes ("keep");
 	// false stops them ("stop").
 	KeepOnQuit bool
@@ -165,6 +168,13 @@ type Orchestrator struct {
 	emitters map[string]*taskEmitter
 	asks     map[string]chan [][]string // app-asked questions' waiters (external.go)
 	wg       sync.WaitGroup
+	// waits are the tasks whose host was unreachable at Recover; waitDone
+	// is closed when their retry ended (nil: none started). hostwait.go.
+	// starting cancels the preparation of a start under way (starting.go).
+	starting   map[string]context.CancelCauseFunc
+	waits      map[string]*hostWait
+	waitDone   chan struct{}
+	waitCancel context.CancelFunc
 
 	focused atomic.Bool
 }
@@ -200,6 +210,7 @@ func New(opt Options) (*Orchestrator, error) {
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
+		waits: map[string]*hostWait{}, starting: map[string]context.CancelCauseFunc{},
 		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
 	}, nil
 }
@@ -316,6 +327,9 @@ func (o *Orchestrator) Resume(ctx context.Context, taskID string) error {
 	if o.getRun(taskID) != nil {
 		return fmt.Errorf("orchestrator: resume task %s: %w", taskID, ErrBusy)
 	}
+	if o.hostWaitOf(taskID) != nil { // its agent may still run on the host
+		return fmt.Errorf("orchestrator: resume task %s: its host is unreachable and its agent may still run there: %w", taskID, ErrBusy)
+	}
 	prompt := ResumePrompt
 	if t.SessionID == "" {
 		prompt = t.Prompt
@@ -360,11 +374,13 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	if ss, ok := b.(agent.SecretSource); ok {
 		red = agent.NewRedactor(ss.SecretValues(ctx))
 	}
-	cwd := t.ProjectPath
-	if o.opt.Workspace != nil {
-		if cwd, err = o.opt.Workspace.Cwd(ctx, t); err != nil {
-			return fail(err)
-		}
+	cwd, stopped, err := o.prepare(ctx, t)
+	if stopped != "" { // Stop (or Close) during its worktree's setup
+		o.endStart(ctx, t.ID, prompt, store.StatusInterrupted, stopped)
+		return nil
+	}
+	if err != nil {
+		return fail(err)
 	}
 	cfg := agent.Config{
 		Backend:   t.AgentBackend,
@@ -463,14 +479,14 @@ func (o *Orchestrator) SendMessage(ctx context.Context, taskID, text string) err
 		return err
 	}
 	r := o.getRun(taskID)
-	if r == nil {
+	if r == nil && o.hostWaitOf(taskID) == nil {
 		defer unlock()
 		if t.SessionID == "" && t.Status == store.StatusCreated {
 			return o.startLocked(ctx, t, "", text)
 		}
 		return o.startLocked(ctx, t, t.SessionID, text)
 	}
-	if !r.idle || r.stopping {
+	if r == nil || !r.idle || r.stopping { // busy, or waiting for its host: queued
 		defer unlock()
 		now := store.Now()
 		err := o.db.Tx(ctx, func(tx *txT) error {
@@ -496,6 +512,13 @@ func (o *Orchestrator) SendMessage(ctx context.Context, taskID, text string) err
 // becomes interrupted. A task without a live session that is still marked
 // running or waiting is marked interrupted too.
 func (o *Orchestrator) Stop(ctx context.Context, taskID string) error {
+	if o.cancelStart(taskID, errStartStopped) {
+		// Its worktree's setup runs (holding the lock): it is killed, and
+		// the start marks the task stopped before it lets go of the lock.
+		unlock := o.lock(taskID)
+		unlock()
+		return nil
+	}
 	unlock := o.lock(taskID)
 	r := o.getRun(taskID)
 	if r == nil {
@@ -503,6 +526,9 @@ func (o *Orchestrator) Stop(ctx context.Context, taskID string) error {
 		t, err := store.LoadTaskRun(ctx, o.db.R, taskID)
 		if err != nil {
 			return err
+		}
+		if w := o.hostWaitOf(taskID); w != nil {
+			return o.stopWaiting(w, t)
 		}
 		if t.Status == store.StatusRunning || t.Status == store.StatusWaiting {
 			return o.markInterrupted(ctx, taskID, ReasonStopped)
@@ -548,7 +574,9 @@ func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 	n := 0
 	for _, t := range tasks {
 		unlock := o.lock(t.ID)
-		if o.getRun(t.ID) == nil && !adopted[t.ID] { // an adopted run may have ended already
+		// An adopted run may have ended already; a task waiting for its
+		// host may go on there.
+		if o.getRun(t.ID) == nil && !adopted[t.ID] && o.hostWaitOf(t.ID) == nil {
 			if err := o.markInterrupted(ctx, t.ID, ReasonAppClosed); err != nil {
 				unlock()
 				return n, err
@@ -963,6 +991,10 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 		return nil
 	}
 	o.closed = true
+	o.mu.Unlock()
+	o.cancelStarts()
+	o.endHostRetry() // before the runs are listed: it may adopt one
+	o.mu.Lock()
 	runs := make([]*run, 0, len(o.runs))
 	for _, r := range o.runs {
 		runs = append(runs, r)

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -60,22 +59,9 @@ func (o *Orchestrator) keepPrompt(ctx context.Context, tx *txT, taskID, prompt s
 }
 
 // failStart records a start that failed: the prompt kept as the task's
-// undelivered message and the task errored with the reason, in one
-// transaction; then both are emitted.
+// undelivered message and the task errored with the reason (endStart).
 func (o *Orchestrator) failStart(ctx context.Context, taskID, prompt string, cause error) {
-	now := store.Now()
-	var kept *agent.Message
-	_ = o.db.Tx(ctx, func(tx *txT) error {
-		var err error
-		if kept, err = o.keepPrompt(ctx, tx, taskID, prompt, now); err != nil {
-			return err
-		}
-		return store.SetTaskStatus(ctx, tx, taskID, store.StatusErrored, cause.Error(), now)
-	})
-	if kept != nil {
-		o.emitter(taskID).message(agent.Event{Type: agent.EventMessage, Message: kept}, time.Time{})
-	}
-	o.emitTask(ctx, taskID)
+	o.endStart(ctx, taskID, prompt, store.StatusErrored, cause.Error())
 }
 
 // storeStartPrompt stores the prompt a session was started with: it

@@ -33,6 +33,7 @@ type run struct {
 	stopping    bool
 	stopReason  string
 	unreachable time.Time // the host's link is down since (remote tasks)
+	downErr     error     // and why (the last failed attempt)
 	turnFatal   string    // a fatal error of the current turn
 	rateLimited bool
 	// echo maps the text of a user message the orchestrator stored to its

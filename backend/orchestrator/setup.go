@@ -28,7 +28,10 @@ type FrameSink struct {
 }
 
 // FrameSink returns a sink writing frames of format f into task taskID.
+// Opened while a start prepares the task's folder (the worktree's setup),
+// it shows the task running meanwhile, so that it can be stopped.
 func (o *Orchestrator) FrameSink(ctx context.Context, taskID string, f agent.Format) (*FrameSink, error) {
+	o.settingUp(ctx, taskID)
 	seq, err := store.NextRawSeq(ctx, o.db.R, taskID)
 	if err != nil {
 		return nil, err

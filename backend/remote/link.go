@@ -68,7 +68,7 @@ func (l *Link) Run(ctx context.Context) error {
 			if down.IsZero() {
 				down = time.Now()
 			}
-			l.Sink.Unreachable(down, err)
+			l.Sink.Unreachable(down, Explain(err))
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -90,7 +90,7 @@ func (l *Link) Run(ctx context.Context) error {
 		}
 		if err != nil {
 			down = time.Now()
-			l.Sink.Unreachable(down, err)
+			l.Sink.Unreachable(down, Explain(err))
 		}
 	}
 }

@@ -23,6 +23,7 @@ func (c *Client) ensureMaster(ctx context.Context) error {
 		select {
 		case <-c.done:
 			c.master, c.done = nil, nil // it ended (network drop, killed)
+			c.removeSocket(ctx)
 		default:
 			return nil
 		}
@@ -44,6 +45,16 @@ func (c *Client) ensureMaster(ctx context.Context) error {
 	}
 	c.master, c.done = cmd, done
 	return nil
+}
+
+// removeSocket removes the socket a master killed by SIGKILL left: a new
+// master would not replace it ("already exists, disabling multiplexing"),
+// the ready check would take it for the new one's, and every command would
+// try it first. The folder is the app's own (0700), the host's master ours.
+func (c *Client) removeSocket(ctx context.Context) {
+	if sock, err := c.controlPath(ctx); err == nil {
+		_ = os.Remove(sock)
+	}
 }
 
 // waitReady waits for the master's socket (it appears once the connection

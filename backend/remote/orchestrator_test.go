@@ -187,6 +187,59 @@ func TestOrchestratorAdoptsRemoteRelay(t *testing.T) {
 	must(t, o2.Close(ctx)) // quit with "stop": the agent on the host ends (checked at cleanup)
 }
 
+// A host unreachable at app start: the task kept running there is not
+// marked interrupted; it shows "host unreachable since …" with the cause in
+// words (ssh's own error on the second line) while the app asks the host
+// again in the background; when the host is back its relay is adopted,
+// the permission the agent asked meanwhile is shown and answered, and
+// every line the agent wrote is stored exactly once, in order.
+func TestOrchestratorWaitsForUnreachableHostAtStart(t *testing.T) {
+	e := newRemoteEnv(t)
+	e.retry = orchestrator.HostRetry{Min: 200 * time.Millisecond, Max: time.Second, For: 5 * time.Minute}
+	ctx := context.Background()
+	o1 := e.orchestrator(t, true)
+	id := e.startTask(t, o1)
+	waitTask(t, e.db, id, "40 frames", func(store.TaskRun) bool {
+		n, _ := store.CountRawFrames(ctx, e.db.R, id)
+		return n >= 40
+	})
+	must(t, o1.Close(ctx)) // quit with "keep": the agent goes on on the host
+	l := killSSH(t, e.srv) // and the host goes away
+
+	o2 := e.orchestrator(t, false)
+	defer o2.Close(ctx)
+	if n, err := o2.Recover(ctx); err != nil || n != 0 {
+		t.Fatalf("Recover = %d, %v; want no task interrupted", n, err)
+	}
+	tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true })
+	t.Logf("at start: %s %q", tr.Status, tr.StatusReason)
+	// The first attempt may meet the killed master's socket ("connection
+	// lost"); the next ones the stopped listener (ssh's banner timeout).
+	tr = waitTask(t, e.db, id, "host not reachable", func(tr store.TaskRun) bool {
+		words, raw, _ := strings.Cut(tr.StatusReason, "\n")
+		return strings.HasPrefix(words, "host unreachable since ") && strings.HasSuffix(words, ": "+remote.CauseNotReachable) && raw != ""
+	})
+	t.Logf("retrying: %s %q", tr.Status, tr.StatusReason)
+	if tr.Status != store.StatusRunning {
+		t.Fatalf("while the host is away: %s %q, want running", tr.Status, tr.StatusReason)
+	}
+	time.Sleep(2 * time.Second) // a few retries while the host is away
+	if tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true }); tr.Status != store.StatusRunning {
+		t.Fatalf("while the host is away: %s %q", tr.Status, tr.StatusReason)
+	}
+	must(t, syscall.Kill(l, syscall.SIGCONT))
+	tr = waitTask(t, e.db, id, "the permission after adoption", func(tr store.TaskRun) bool { return tr.Status == store.StatusWaiting })
+	t.Logf("adopted once the host was back: %s %q", tr.Status, tr.StatusReason)
+	reqs, err := o2.PendingRequests(ctx, id)
+	if err != nil || len(reqs) != 1 {
+		t.Fatalf("pending = %+v, %v", reqs, err)
+	}
+	must(t, o2.RespondToPermission(ctx, id, reqs[0].RequestID, orchestrator.PermissionAnswer{Behavior: agent.Allow}))
+	waitTask(t, e.db, id, "the turn to complete", func(tr store.TaskRun) bool { return tr.Status == store.StatusCompleted })
+	t.Logf("%d agent lines stored exactly once, in order", agentLines(t, e.db, id, e.record))
+	must(t, o2.Close(ctx))
+}
+
 // remoteEnv is a real sshd, a project on it, the fake claude installed
 // there, and what the orchestrator needs.
 type remoteEnv struct {
@@ -199,6 +252,7 @@ type remoteEnv struct {
 	projectID      string
 	record, secret string
 	binary         string // deployed instead of the test binary ("": the test binary)
+	retry          orchestrator.HostRetry
 }
 
 // headlessRelay builds cmd/jean-claude-relay (no Wails, static) as
@@ -267,7 +321,7 @@ func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestr
 		hosts.Binary = func(string, string) (string, error) { return e.binary, nil }
 	}
 	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format()),
-		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: e.ws, Hosts: hosts, KeepOnQuit: keep})
+		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: e.ws, Hosts: hosts, KeepOnQuit: keep, HostRetry: e.retry})
 	if err != nil {
 		t.Fatal(err)
 	}

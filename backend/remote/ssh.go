@@ -240,7 +240,7 @@ func (c *Client) classify(ctx context.Context, err error, res *Result) error {
 		if res.Code != 255 {
 			return nil
 		}
-		return fmt.Errorf("%w: %s: %s", ErrUnreachable, c.host, firstLine(res.Stderr))
+		return fmt.Errorf("%w: %s: %s", ErrUnreachable, c.host, lastLine(res.Stderr))
 	}
 	res.Code = -1
 	if ctx.Err() != nil {
@@ -287,6 +287,17 @@ func (c *Client) Close() {
 		_ = syscall.Kill(-m.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
+}
+
+// lastLine is ssh's own fatal error: it comes last, after warnings (such
+// as a dead master's "Control socket connect(…)", after which ssh connects
+// by itself).
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	return s
 }
 
 func firstLine(b []byte) string {

@@ -93,6 +93,9 @@ func TestUnreachable(t *testing.T) {
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}
+	if got := Cause(err); got != CauseUnknownHost { // ssh's own words, mapped
+		t.Fatalf("Cause(%v) = %q, want %q", err, got, CauseUnknownHost)
+	}
 }
 
 func TestHealth(t *testing.T) {

@@ -37,7 +37,13 @@ type listing struct {
 	err   error
 }
 
-const listTTL = 30 * time.Second
+// listTTL is how long a host's relays listing is used again; a failure
+// only errTTL: the adoptions of one start (or one retry round) wait for an
+// unreachable host once, the next round asks again.
+const (
+	listTTL = 30 * time.Second
+	errTTL  = 2 * time.Second
+)
 
 // TransportFor implements orchestrator.Hosts.
 func (ts *Tasks) TransportFor(ctx context.Context, projectID string, down func(string, time.Time, error),
@@ -68,16 +74,18 @@ func (ts *Tasks) transport(ctx context.Context, projectID string, down func(stri
 
 // Adopt implements orchestrator.Hosts: it lists the relays on the host of
 // projectID and attaches to taskID's, replaying its journal from the start
-// (frames up to the stored sequence marked Replay).
+// (frames up to the stored sequence marked Replay). An error (Explained:
+// the user's words, the raw error as its Detail) means the relays could not
+// be listed, e.g. the host is unreachable: the caller asks again later.
 func (ts *Tasks) Adopt(ctx context.Context, projectID, taskID string, stored func(string) (uint64, error),
 	down func(string, time.Time, error), up func(string)) (agent.Transport, bool, error) {
 	t, ok, err := ts.transport(ctx, projectID, down, up)
 	if err != nil || !ok {
-		return nil, false, err
+		return nil, false, Explain(err)
 	}
 	d, metas, err := ts.relaysOn(ctx, t)
 	if err != nil {
-		return nil, false, err
+		return nil, false, Explain(err)
 	}
 	for _, m := range metas {
 		if m.TaskID != taskID {
@@ -132,7 +140,7 @@ func (ts *Tasks) relaysOn(ctx context.Context, t *Transport) (Deployed, []relay.
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	host := t.C.Host()
-	if l, ok := ts.listed[host]; ok && time.Since(l.at) < listTTL && (l.err != nil || len(l.metas) > 0) {
+	if l, ok := ts.listed[host]; ok && (l.err != nil && time.Since(l.at) < errTTL || l.err == nil && len(l.metas) > 0 && time.Since(l.at) < listTTL) {
 		return l.d, l.metas, l.err
 	}
 	d, err := t.deploy(ctx)

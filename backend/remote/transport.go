@@ -252,7 +252,7 @@ func (p *proc) reconnect(broken *relay.Client, cause error) error {
 	since, backoff, fails := time.Now(), minB, 0
 	for {
 		if p.t.OnUnreachable != nil {
-			p.t.OnUnreachable(p.taskID, since, cause)
+			p.t.OnUnreachable(p.taskID, since, Explain(cause))
 		}
 		time.Sleep(backoff)
 		err := p.attach(context.Background())

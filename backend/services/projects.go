@@ -43,15 +43,27 @@ func NewProjectDTO(p store.Project) Project {
 type ProjectService struct {
 	ctx      context.Context
 	projects *store.Projects
+	tasks    *store.Tasks
 	settings *store.Settings
 	reg      *agent.Registry
 	dialogs  Dialogs
+	stop     TaskStopper    // nil: no live sessions to end
+	terms    TerminalCloser // nil: no shells to end
+}
+
+// TerminalCloser ends a task's shells, every process group, returning
+// once they are gone (Workspaces.CloseTaskTerminals).
+type TerminalCloser interface {
+	CloseTaskTerminals(ctx context.Context, taskID string) error
 }
 
 // NewProjectService returns the project service. ctx bounds every call
 // (the app's lifetime); dialogs may be nil (PickDirectory then fails).
-func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs) *ProjectService {
-	return &ProjectService{ctx: ctx, projects: store.NewProjects(db), settings: store.NewSettings(db), reg: reg, dialogs: dialogs}
+// Removing a project first stops its tasks' agents (stop) and ends their
+// shells (terms); either may be nil when there are none.
+func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs, stop TaskStopper, terms TerminalCloser) *ProjectService {
+	return &ProjectService{ctx: ctx, projects: store.NewProjects(db), tasks: store.NewTasks(db), settings: store.NewSettings(db),
+		reg: reg, dialogs: dialogs, stop: stop, terms: terms}
 }
 
 // PickDirectory opens the native directory dialog and returns the chosen
@@ -137,8 +149,37 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 }
 
 // Remove forgets a project and its tasks (the folder itself is untouched).
+// Each task's agent is stopped and its shells ended first, as when a task
+// is deleted; if one cannot be, nothing is removed.
 func (s *ProjectService) Remove(id string) error {
+	if _, err := s.projects.Get(s.ctx, id); err != nil {
+		return notFound("project", id, err)
+	}
+	tasks, err := s.tasks.List(s.ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		if err := s.endTask(t.ID); err != nil {
+			return fmt.Errorf("project not removed: task %q: %w", t.Name, err)
+		}
+	}
 	return notFound("project", id, s.projects.Remove(s.ctx, id))
+}
+
+// endTask stops a task's agent and ends its shells.
+func (s *ProjectService) endTask(taskID string) error {
+	if s.stop != nil {
+		if err := s.stop.Stop(s.ctx, taskID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("could not stop its agent: %w", err)
+		}
+	}
+	if s.terms != nil {
+		if err := s.terms.CloseTaskTerminals(s.ctx, taskID); err != nil {
+			return fmt.Errorf("could not end its terminals: %w", err)
+		}
+	}
+	return nil
 }
 
 // SetDefaultBackend sets the backend new tasks of the project use. It must

@@ -53,7 +53,7 @@ func newFixtureStopping(t *testing.T, stopper TaskStopper, extra ...agent.Backen
 	}
 	ev := &eventLog{}
 	return fixture{
-		projects: NewProjectService(ctx, db, reg, nil),
+		projects: NewProjectService(ctx, db, reg, nil, stopper, nil),
 		tasks:    NewTaskService(ctx, db, reg, ev, nil, stopper),
 		settings: NewSettingsService(ctx, db, reg),
 		events:   ev,

@@ -193,7 +193,7 @@ func (w *Manager) runSetup(ctx context.Context, t store.TaskRun, cwd string, set
 	if err != nil {
 		return wtsetup.Result{}, err
 	}
-	id := "setup-" + uuid.NewString()
+	id, began := "setup-"+uuid.NewString(), time.Now()
 	fw := newFrameBatcher(ctx, out, id)
 	defer fw.close() // idempotent: stops the ticker on every path
 	start := wtsetup.Frame{Type: "start", ID: id}
@@ -227,7 +227,8 @@ func (w *Manager) runSetup(ctx context.Context, t store.TaskRun, cwd string, set
 	if err := fw.close(); err != nil {
 		return res, err
 	}
-	if err := fw.frame(wtsetup.Frame{Type: "end", ID: id, Result: &res, Required: set.SetupRequired}); err != nil {
+	end := wtsetup.Frame{Type: "end", ID: id, Result: &res, Required: set.SetupRequired, DurationMs: time.Since(began).Milliseconds()}
+	if err := fw.frame(end); err != nil {
 		return res, err
 	}
 	return res, nil

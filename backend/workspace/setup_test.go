@@ -5,14 +5,19 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/inputerr"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
@@ -111,6 +116,11 @@ func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
 	if tr.Status != store.StatusErrored || !strings.Contains(tr.StatusReason, "worktree setup failed (exit code 7)") {
 		t.Fatalf("task %s: %q", tr.Status, tr.StatusReason)
 	}
+	// The error card offers Retry, not the agent's settings: the agent is not at fault.
+	if p := services.TaskViewOf(tr).(services.Task).Problem; p == nil || p.Kind != agentmgr.ProblemSetupFailed ||
+		p.Action != agentmgr.ActionRetry || !strings.HasPrefix(p.Message, "Worktree setup failed (exit code 7)") {
+		t.Fatalf("problem %+v", p)
+	}
 	m := f.setupMessage(id)
 	out := m.Parts[1].TextContent()
 	if m.Parts[0].State != agent.ToolError || !m.Parts[1].IsError ||
@@ -195,4 +205,101 @@ func TestSetupSettingsValidateAndRoundTrip(t *testing.T) {
 	if got.CopyGlobs != "" || got.SetupCommand != "" || got.SetupRequired {
 		t.Fatalf("cleared %+v", got)
 	}
+}
+
+// Stop while the worktree's setup runs: the task shows running meanwhile
+// (so the window offers Stop); Stop kills the setup's whole process group,
+// the agent does not start, the task shows stopped (its prompt kept), the
+// setup row says it was cancelled and how long it ran, and the setup runs
+// again at the next start.
+func TestSetupCanBeStopped(t *testing.T) {
+	f := newSetupFixture(t)
+	dir := t.TempDir()
+	f.settings(`sh -c 'sleep 300 & echo $! > "$0/job"; echo $$ > "$0/pid"; wait' `+dir, true)
+	id := f.Task("slow setup")
+	started := make(chan error, 1)
+	go func() { started <- f.o.Start(context.Background(), id) }()
+	var pids []int
+	eventually(t, "the setup's processes", func() bool {
+		pids = pids[:0]
+		for _, name := range []string{"pid", "job"} {
+			b, _ := os.ReadFile(filepath.Join(dir, name))
+			if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				pids = append(pids, n)
+			}
+		}
+		return len(pids) == 2
+	})
+	tr, _ := store.LoadTaskRun(t.Context(), f.DB.R, id)
+	if tr.Status != store.StatusRunning || tr.StatusReason != orchestrator.ReasonSettingUp {
+		t.Fatalf("while setting up: %s %q", tr.Status, tr.StatusReason)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := f.o.Stop(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatalf("Start of a stopped task: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Start still runs after Stop")
+	}
+	for _, pid := range pids {
+		eventually(t, "the setup's process group killed", func() bool { return !alive(pid) })
+	}
+	tr, _ = store.LoadTaskRun(t.Context(), f.DB.R, id)
+	if tr.Status != store.StatusInterrupted || tr.StatusReason != orchestrator.ReasonStopped {
+		t.Fatalf("after Stop: %s %q", tr.Status, tr.StatusReason)
+	}
+	if f.spy.started() != 0 {
+		t.Fatal("the agent started after Stop")
+	}
+	m := f.setupMessage(id)
+	if m.Parts[0].State != agent.ToolCancelled || m.DurationMs < 300 {
+		t.Fatalf("setup row: %s after %d ms", m.Parts[0].State, m.DurationMs)
+	}
+	if st, _ := store.NewProjectSettings(f.DB).TaskSetupStatus(t.Context(), id); st != store.SetupFailed {
+		t.Fatalf("setup status %q, want failed (run again next start)", st)
+	}
+	msgs, _ := store.Messages(t.Context(), f.DB.R, id)
+	if last := msgs[len(msgs)-1]; last.Role != agent.RoleUser || last.Parts[0].Text != "p" {
+		t.Fatalf("the prompt was not kept: %+v", last)
+	}
+	f.settings("true", true)
+	if err := f.o.Resume(t.Context(), id); err == nil || f.spy.started() != 1 {
+		t.Fatalf("Resume after a stopped setup: %v, %d agents started", err, f.spy.started())
+	}
+}
+
+// A setup that ran carries its duration (the tool row showed "0ms").
+func TestSetupMessageHasItsDuration(t *testing.T) {
+	f := newSetupFixture(t)
+	f.settings("sleep 0.3", false)
+	id := f.Task("timed setup")
+	_ = f.o.Start(t.Context(), id)
+	if m := f.setupMessage(id); m.Parts[0].State != agent.ToolCompleted || m.DurationMs < 300 || m.DurationMs > 60_000 {
+		t.Fatalf("setup row: %s after %d ms", m.Parts[0].State, m.DurationMs)
+	}
+}
+
+// eventually waits up to 10 s for cond.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// alive: pid runs (a zombie does not count).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(b), ") Z ")
 }

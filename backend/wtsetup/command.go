@@ -110,6 +110,9 @@ func literalWord(w *syntax.Word) bool {
 type Result struct {
 	Code  int    `json:"code"`
 	Error string `json:"error,omitempty"`
+	// Stopped: it was cancelled (the task was stopped, the app closed),
+	// not timed out nor failed by itself.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // OK reports success.
@@ -167,7 +170,8 @@ func Run(ctx context.Context, c Command, dir string, env []string, out io.Writer
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return Result{Code: -1, Error: "stopped: " + context.Cause(ctx).Error()}
+		cause := context.Cause(ctx)
+		return Result{Code: -1, Error: "stopped: " + cause.Error(), Stopped: !errors.Is(cause, context.DeadlineExceeded)}
 	case errors.As(err, &ee):
 		return Result{Code: ee.ExitCode()}
 	case err != nil:

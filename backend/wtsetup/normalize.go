@@ -34,6 +34,8 @@ type Frame struct {
 	// end
 	Result   *Result `json:"result,omitempty"`
 	Required bool    `json:"required,omitempty"`
+	// DurationMs is how long the setup took (copy and command).
+	DurationMs int64 `json:"durationMs,omitempty"`
 }
 
 // Format is the setup format for agent.Formats (re-normalization, the
@@ -46,12 +48,13 @@ func Format() agent.Format {
 // (kind execute, input {command, copied, skipped}) and its tool-result
 // part (the output's tail; an error on failure). It never does I/O.
 type Normalizer struct {
-	id      string
-	input   map[string]any
-	out     strings.Builder
-	dropped int
-	state   agent.ToolState
-	failure string
+	id       string
+	input    map[string]any
+	out      strings.Builder
+	dropped  int
+	state    agent.ToolState
+	failure  string
+	duration int64 // ms, from the end frame
 }
 
 // Feed implements agent.Normalizer.
@@ -99,8 +102,13 @@ func (n *Normalizer) end(f Frame) {
 	if f.Result != nil {
 		r = *f.Result
 	}
+	n.duration = f.DurationMs
 	if r.OK() {
 		n.state = agent.ToolCompleted
+		return
+	}
+	if r.Stopped {
+		n.state, n.failure = agent.ToolCancelled, "setup "+r.Error
 		return
 	}
 	n.state = agent.ToolError
@@ -130,7 +138,10 @@ func (n *Normalizer) append(s string) {
 func (n *Normalizer) Message() agent.Message {
 	input, _ := json.Marshal(n.input)
 	use := agent.Part{Type: agent.PartToolUse, ToolID: n.id, ToolName: ToolName, Kind: agent.ToolExecute, State: n.state, Input: input}
-	m := agent.Message{ID: n.id, Role: agent.RoleAssistant, Parts: []agent.Part{use}, Metadata: map[string]any{"source": FormatName}}
+	// The message's timestamp (stamped when stored) is the setup's start;
+	// DurationMs, once it ended, gives the tool row its duration.
+	m := agent.Message{ID: n.id, Role: agent.RoleAssistant, Parts: []agent.Part{use}, Metadata: map[string]any{"source": FormatName},
+		DurationMs: n.duration}
 	if n.state == agent.ToolRunning && n.out.Len() == 0 {
 		return m
 	}

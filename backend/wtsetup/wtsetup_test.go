@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,7 +177,12 @@ func TestRunReportsFailureAndKillsTheGroup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	c2, _ := ParseCommand("sleep 30")
-	if res := Run(ctx, c2, dir, nil, &out); res.OK() || !strings.Contains(res.Error, "stopped") {
+	if res := Run(ctx, c2, dir, nil, &out); res.OK() || !strings.Contains(res.Error, "stopped") || res.Stopped {
+		t.Fatalf("timed-out run %+v (not Stopped: it was not cancelled)", res)
+	}
+	sctx, stop := context.WithCancelCause(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); stop(errors.New("the task was stopped")) }()
+	if res := Run(sctx, c2, dir, nil, &out); !res.Stopped || res.Error != "stopped: the task was stopped" {
 		t.Fatalf("cancelled run %+v", res)
 	}
 	if res := Run(context.Background(), Command{Argv: []string{"/no/such/binary"}}, dir, nil, &out); res.OK() {

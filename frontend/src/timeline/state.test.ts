@@ -47,6 +47,26 @@ describe("applyEvent", () => {
     expect(toDisplayRows(s).map((r) => r.key)).toEqual(["a"]);
   });
 
+  it("times a worktree setup by its message's durationMs, running while its use says so", () => {
+    const s = emptyState();
+    const use = (state: string) => ({ type: "tool-use" as const, toolId: "s1", toolName: "Worktree setup", kind: "execute" as const, state: state as never });
+    const out = { type: "tool-result" as const, toolId: "s1", content: "installing\n" };
+    const at = "2026-01-01T00:00:00Z";
+    // Output streams into the use's own message while the setup runs.
+    applyEvent(s, msg({ id: "s1", timestamp: at, parts: [use("running"), out] }), 0, Date.parse(at) + 100);
+    let v = toolView(s, s.messages.get("s1")!.msg.parts![0], "s1");
+    expect(v.state).toBe("running");
+    expect(v.endedAt).toBeUndefined();
+    applyEvent(s, msg({ id: "s1", timestamp: at, durationMs: 4200, parts: [use("completed"), out] }), 0, Date.parse(at) + 4300);
+    v = toolView(s, s.messages.get("s1")!.msg.parts![0], "s1");
+    expect(v.state).toBe("completed");
+    expect(v.endedAt! - Date.parse(at)).toBe(4200);
+    // Stored without a duration (older setups): no duration rather than 0 ms.
+    const old = emptyState();
+    applyEvent(old, msg({ id: "s2", timestamp: at, parts: [{ ...use("completed"), toolId: "s2" }, { ...out, toolId: "s2" }] }));
+    expect(toolView(old, old.messages.get("s2")!.msg.parts![0], "s2").endedAt).toBeUndefined();
+  });
+
   it("marks an errored tool result as error", () => {
     const s = emptyState();
     applyEvent(s, msg({ id: "a", parts: [{ type: "tool-use", toolId: "t1", toolName: "Bash" }] }));

@@ -520,11 +520,17 @@ export function toolView(s: TimelineState, use: Part, messageId: string): ToolVi
   const id = use.toolId ?? "";
   const res = s.toolResults.get(id);
   const live = s.toolLive.get(id);
+  // A worktree setup streams its output as a result in the use's own
+  // message: the use's state says whether it still runs, the message's
+  // durationMs how long it took.
+  const inline = res !== undefined && res.messageId === messageId;
+  const open = inline && (use.state === "running" || use.state === "pending");
   let state: ToolState;
   // A call that did not run to its end (denied, cancelled, interrupted)
   // says so even when the agent also sent an error result for it.
   const ended = live && isEndedEarly(live.state) ? live.state : isEndedEarly(use.state) ? use.state : undefined;
   if (ended) state = ended;
+  else if (open) state = use.state!;
   else if (res) state = res.part.isError ? "error" : "completed";
   else if (live) state = live.state;
   else state = use.state ?? "pending";
@@ -532,8 +538,8 @@ export function toolView(s: TimelineState, use: Part, messageId: string): ToolVi
   // session carries old ones); a span that is negative or over a day is
   // not a real duration and is dropped.
   const startedAt = s.toolSeen.get(id) ?? ts(s, messageId);
-  let endedAt = s.resultSeen.get(id) ?? (res ? ts(s, res.messageId) : undefined);
-  if (endedAt === undefined && isFinalToolState(state) && startedAt !== undefined) endedAt = startedAt;
+  let endedAt = inline ? inlineEnd(s, messageId, state) : (s.resultSeen.get(id) ?? (res ? ts(s, res.messageId) : undefined));
+  if (endedAt === undefined && !inline && isFinalToolState(state) && startedAt !== undefined) endedAt = startedAt;
   const span = startedAt !== undefined && endedAt !== undefined ? endedAt - startedAt : 0;
   const sane = span >= 0 && span < 86_400_000;
   return {
@@ -545,6 +551,13 @@ export function toolView(s: TimelineState, use: Part, messageId: string): ToolVi
     liveResult: live?.result,
     error: live?.error ?? storedToolError(s, messageId, id),
   };
+}
+
+/** inlineEnd is when a tool whose result shares its message ended: its start plus the message's durationMs (unknown without it). */
+function inlineEnd(s: TimelineState, messageId: string, state: ToolState): number | undefined {
+  const d = s.messages.get(messageId)?.msg.durationMs;
+  const start = ts(s, messageId);
+  return isFinalToolState(state) && d !== undefined && start !== undefined ? start + d : undefined;
 }
 
 function isEndedEarly(st: ToolState | undefined): st is "denied" | "cancelled" | "interrupted" {

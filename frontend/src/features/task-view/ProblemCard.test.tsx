@@ -25,6 +25,22 @@ describe("ProblemCard", () => {
     expect(calls).toEqual(["install claude-code", "retry"]);
   });
 
+  test("a failed worktree setup offers Retry, not the agent's settings", async () => {
+    const retry = vi.fn(async () => {});
+    const openSettings = vi.fn();
+    render(
+      <ProblemCard
+        backend="claude-code"
+        problem={{ kind: "setup-failed", message: "Worktree setup failed (exit code 7)", action: "retry", actionLabel: "Retry" }}
+        actions={{ retry, openSettings }}
+      />,
+    );
+    expect(screen.queryByRole("button", { name: "Agent settings" })).toBeNull();
+    expect(screen.getAllByRole("button")).toHaveLength(1);
+    await userEvent.click(screen.getByRole("button", { name: "Retry" }));
+    expect(retry).toHaveBeenCalledTimes(1);
+  });
+
   test("a failed install shows npm's error and does not retry", async () => {
     const retry = vi.fn(async () => {});
     render(

@@ -2,7 +2,9 @@
 // the user's words, with the action that fixes it right there: "Install
 // <agent>" (installs, then sends the same prompt again), "Sign in" (the
 // agent's own login in an embedded terminal, then the prompt again) or
-// "Agent settings". "Retry" sends the prompt again as it is.
+// "Agent settings". "Retry" sends the prompt again as it is; it is the
+// action itself when the agent is not at fault (a failed worktree setup:
+// no "Agent settings" then).
 
 import { useState, type ReactElement } from "react";
 import type { TaskProblem } from "../../bridge/types";
@@ -57,17 +59,23 @@ export function ProblemCard({ problem, backend, actions }: ProblemCardProps) {
       </button>
     );
   }
+  const retryFirst = problem.action === "retry";
   return (
     <div className="jc-tv-notice is-error jc-task-view__banner jc-problem" role="alert" data-problem={problem.kind}>
       <span className="jc-problem__message">{problem.message}</span>
       <span className="jc-problem__actions">
         {primary}
-        {actions.openSettings ? (
+        {actions.openSettings && !retryFirst ? (
           <button type="button" className="jc-btn jc-btn--ghost jc-btn--sm" disabled={!!busy} onClick={() => actions.openSettings!(backend)}>
             Agent settings
           </button>
         ) : null}
-        <button type="button" className="jc-btn jc-btn--secondary jc-btn--sm" disabled={!!busy} onClick={() => void run("retry", async () => true)}>
+        <button
+          type="button"
+          className={`jc-btn ${retryFirst ? "jc-btn--primary" : "jc-btn--secondary"} jc-btn--sm`}
+          disabled={!!busy}
+          onClick={() => void run("retry", async () => true)}
+        >
           {busy === "retry" ? "Retrying…" : "Retry"}
         </button>
       </span>

@@ -22,6 +22,7 @@ import { OpenActions } from "./OpenActions";
 import { TaskIdContext } from "../../lib/opener";
 import { readableError, taskStatus } from "../../lib/status";
 import { StatusBadge, taskIndicator } from "./StatusBadge";
+import { hostDown } from "./hostUnreachable";
 import { ProblemCard, type ProblemActions } from "./ProblemCard";
 import { useNow } from "../../parts/useNow";
 import { formatCost, formatDuration, formatTokens } from "../../parts/util";
@@ -36,8 +37,6 @@ const TaskTerminals = lazyScreen(() => import("../terminal/TaskTerminals").then(
 
 /** The status reason of a task whose relay was adopted at start (orchestrator.ReasonContinued). */
 export const CONTINUED_AFTER_RESTART = "continued after restart";
-/** The status reason of a remote task while its host's link is down (orchestrator.UnreachableReason). */
-export const HOST_UNREACHABLE = "host unreachable ";
 
 export interface TaskViewProps {
   taskId: string;
@@ -116,6 +115,7 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
   });
   const [task, setTask] = useState<TaskInfo | null>(null);
   const [forkReq, setForkReq] = useState<ForkRequest | null>(null);
+  const down = hostDown(task?.statusReason);
   const appStore = useOptionalAppStore(); // fork and sub-tasks need the app (absent in the view's own tests)
   const [backends, setBackends] = useState<BackendInfo[]>([]);
   const [queue, dispatchQueue] = useReducer(queueReducer, []);
@@ -255,10 +255,16 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
         <div className="jc-tv-notice is-error jc-task-view__banner" role="alert" title={task.statusReason}>
           <strong>{taskStatus(task.status).label}:</strong> {task.status === "errored" ? readableError(task.statusReason).text : task.statusReason}
         </div>
-      ) : task?.statusReason?.startsWith(HOST_UNREACHABLE) ? (
-        <div className="jc-tv-notice is-error jc-task-view__banner" role="status" data-testid="host-unreachable" title={task.statusReason}>
-          <strong>Host unreachable:</strong> {task.statusReason.slice(HOST_UNREACHABLE.length)}. Jean-Claude reconnects by
-          itself; the agent keeps running there and nothing it writes meanwhile is lost.
+      ) : down ? (
+        <div className="jc-tv-notice is-error jc-task-view__banner" role="status" data-testid="host-unreachable">
+          <strong>Host unreachable:</strong> {down.text}. Jean-Claude reconnects by itself; the agent keeps running there
+          and nothing it writes meanwhile is lost.
+          {down.detail ? (
+            <details className="jc-task-view__cause">
+              <summary>Details</summary>
+              <code data-testid="host-unreachable-detail">{down.detail}</code>
+            </details>
+          ) : null}
         </div>
       ) : task?.statusReason === CONTINUED_AFTER_RESTART && (task.status === "running" || task.status === "waiting") ? (
         <div className="jc-tv-notice jc-task-view__banner" role="status">

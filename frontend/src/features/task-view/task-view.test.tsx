@@ -239,6 +239,22 @@ describe("TaskView", () => {
     expect(screen.getByTestId("question-card")).toHaveTextContent("Sure?");
   });
 
+  it("says why a host is unreachable in words, ssh's own error under Details", async () => {
+    const fake = createFakeApi({
+      task: { id: "t9", status: "running", statusReason: "host unreachable since 15:04:05: connection lost\nremote: relay r1: EOF" },
+    });
+    render(
+      <TaskApiContext.Provider value={fake.api}>
+        <TaskView taskId="t9" />
+      </TaskApiContext.Provider>,
+    );
+    const banner = await screen.findByTestId("host-unreachable");
+    expect(banner).toHaveTextContent("Host unreachable: since 15:04:05: connection lost. Jean-Claude reconnects");
+    const detail = screen.getByTestId("host-unreachable-detail");
+    expect(detail).toHaveTextContent("remote: relay r1: EOF");
+    expect(detail.closest("details")).not.toHaveAttribute("open");
+  });
+
   it("applies live agent events batched per frame", async () => {
     const fake = createFakeApi({ task: { id: "t2", status: "running" } });
     render(
