@@ -294,6 +294,19 @@ type Detacher interface {
 	Detach(ctx context.Context) (bool, error)
 }
 
+// ServerKeeper is an optional ability of a Backend whose sessions share a
+// server (OpenCode's `opencode serve`) that can run behind a relay and so
+// outlive the app.
+type ServerKeeper interface {
+	// AdoptServer attaches to the server a previous app left running and
+	// reports whether one is in use: its sessions can then be continued
+	// (Start with WithAdopting and the session id) instead of interrupted.
+	AdoptServer(ctx context.Context) bool
+	// KeepServer leaves the server running when the app quits with "keep"
+	// (Dispose then does not stop it); it reports whether it did.
+	KeepServer(ctx context.Context) bool
+}
+
 // Relayed reports whether the process runs behind a relay.
 func (p *Process) Relayed() bool { return p.rs != nil }
 

@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 		os.Exit(childApp())
 	}
 	if os.Getenv(childOpenCodeEnv) != "" {
+		if rdir := os.Getenv("CHILD_OC_RELAY_DIR"); rdir != "" {
+			os.Exit(childOpenCodeRelayApp(rdir))
+		}
 		os.Exit(childOpenCodeApp())
 	}
 	os.Exit(m.Run())

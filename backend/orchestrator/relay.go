@@ -88,6 +88,9 @@ func (o *Orchestrator) startCtx(ctx context.Context, taskID string) context.Cont
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
 		sc = agent.WithAdopting(context.WithValue(sc, ctxKeyAdopt{}, t))
 	}
+	if ctx.Value(ctxKeyAdoptSession{}) != nil {
+		sc = agent.WithAdopting(sc)
+	}
 	if agent.IsOnHost(ctx) {
 		sc = agent.OnHost(sc)
 	}
@@ -160,6 +163,10 @@ func (o *Orchestrator) adoptRelays(ctx context.Context) map[string]bool {
 	}
 	o.log.Info("orchestrator: relays found", "count", len(metas), "dir", o.opt.Relays.Dir)
 	for _, m := range metas {
+		if m.TaskID == "" { // a shared server (OpenCode's): its backend adopts it (adoptSessions)
+			o.log.Info("orchestrator: relay left to its backend", "relay", m.ID, "role", m.Role)
+			continue
+		}
 		if err := o.adoptRelay(ctx, m); err != nil {
 			o.log.Warn("orchestrator: adopt relay", "relay", m.ID, "task", m.TaskID, "err", err)
 			continue
@@ -201,6 +208,70 @@ func (o *Orchestrator) adoptRelay(ctx context.Context, m relay.Meta) error {
 	o.markAdopted(ctx, t.ID, reason, m, alive)
 	o.log.Info("orchestrator: relay adopted", "relay", m.ID, "task", t.ID, "alive", alive, "from", seq+1)
 	return nil
+}
+
+type ctxKeyAdoptSession struct{}
+
+// adoptSessions continues the tasks left running (or kept at quit) whose
+// backend's shared server outlived the previous app behind a relay
+// (agent.ServerKeeper: OpenCode's): the session is started again with
+// agent.WithAdopting and its id, and catches up from the server.
+func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]bool) {
+	if o.opt.Relays == nil {
+		return
+	}
+	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting, store.StatusInterrupted)
+	if err != nil {
+		o.log.Warn("orchestrator: tasks to adopt", "err", err)
+		return
+	}
+	for _, t := range tasks {
+		if adopted[t.ID] || t.SessionID == "" || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
+			continue
+		}
+		b, err := o.backends.Get(agent.BackendType(t.AgentBackend))
+		k, ok := b.(agent.ServerKeeper)
+		if err != nil || !ok || !k.AdoptServer(ctx) {
+			continue
+		}
+		if err := o.adoptSession(ctx, t); err != nil {
+			o.log.Warn("orchestrator: adopt session", "task", t.ID, "err", err)
+			continue
+		}
+		adopted[t.ID] = true
+		o.log.Info("orchestrator: session adopted on its server", "task", t.ID, "backend", t.AgentBackend)
+	}
+}
+
+func (o *Orchestrator) adoptSession(ctx context.Context, t store.TaskRun) error {
+	unlock := o.lock(t.ID)
+	defer unlock()
+	if o.getRun(t.ID) != nil {
+		return fmt.Errorf("task %s already runs", t.ID)
+	}
+	if err := o.startLocked(context.WithValue(ctx, ctxKeyAdoptSession{}, true), t, t.SessionID, ""); err != nil {
+		return err
+	}
+	o.markAdopted(ctx, t.ID, ReasonContinued, relay.Meta{}, true)
+	return nil
+}
+
+// keepServers leaves the backends' shared servers running when the app
+// quits with "keep" (agent.ServerKeeper).
+func (o *Orchestrator) keepServers(ctx context.Context) {
+	o.mu.Lock()
+	keep := o.opt.KeepOnQuit
+	o.mu.Unlock()
+	names, ok := o.backends.(interface{ Names() []string }) // the app's registry
+	if !keep || o.opt.Relays == nil || !ok {
+		return
+	}
+	for _, name := range names.Names() {
+		b, err := o.backends.Get(agent.BackendType(name))
+		if k, ok := b.(agent.ServerKeeper); err == nil && ok && k.KeepServer(ctx) {
+			o.log.Info("orchestrator: server kept running", "backend", name)
+		}
+	}
 }
 
 // markAdopted shows why the task runs again; a task whose relay died ends

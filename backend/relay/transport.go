@@ -25,6 +25,26 @@ var _ agent.Transport = (*Transport)(nil)
 
 // Start launches a relay for ps and attaches to it.
 func (t *Transport) Start(ctx context.Context, ps agent.ProcSpec) (agent.Remote, error) {
+	return t.start(ctx, ps, nil)
+}
+
+// WithExtra is t with extra recorded in each relay's meta file (mode 0600,
+// never logged): what the next app needs to use the process again, e.g.
+// OpenCode's server port and password.
+func (t *Transport) WithExtra(extra map[string]string) agent.Transport {
+	return extraTransport{t: t, extra: extra}
+}
+
+type extraTransport struct {
+	t     *Transport
+	extra map[string]string
+}
+
+func (e extraTransport) Start(ctx context.Context, ps agent.ProcSpec) (agent.Remote, error) {
+	return e.t.start(ctx, ps, e.extra)
+}
+
+func (t *Transport) start(ctx context.Context, ps agent.ProcSpec, extra map[string]string) (agent.Remote, error) {
 	exe := t.Exe
 	if exe == "" {
 		var err error
@@ -35,7 +55,7 @@ func (t *Transport) Start(ctx context.Context, ps agent.ProcSpec) (agent.Remote,
 	id, token := NewID()
 	spec := Spec{Dir: t.Dir, ID: id, Token: token, TaskID: agent.TaskIDFrom(ctx), Role: ps.Role, Name: ps.Name,
 		Path: ps.Path, Args: ps.Args, WorkDir: ps.Dir, Env: ps.Env, Stdin: ps.Stdin, StdinData: ps.StdinData,
-		WaitDelay: ps.WaitDelay}
+		WaitDelay: ps.WaitDelay, Extra: extra}
 	if spec.Env == nil {
 		spec.Env = os.Environ() // the relay's environment is the app's too, but say it
 	}
