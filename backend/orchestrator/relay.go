@@ -217,7 +217,8 @@ type ctxKeyAdoptSession struct{}
 // (agent.ServerKeeper: OpenCode's): the session is started again with
 // agent.WithAdopting and its id, and catches up from the server.
 func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]bool) {
-	if o.opt.Relays == nil {
+	servers := o.adoptServers(ctx)
+	if len(servers) == 0 {
 		return
 	}
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting, store.StatusInterrupted)
@@ -226,12 +227,8 @@ func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]boo
 		return
 	}
 	for _, t := range tasks {
-		if adopted[t.ID] || t.SessionID == "" || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
-			continue
-		}
-		b, err := o.backends.Get(agent.BackendType(t.AgentBackend))
-		k, ok := b.(agent.ServerKeeper)
-		if err != nil || !ok || !k.AdoptServer(ctx) {
+		if adopted[t.ID] || t.SessionID == "" || !servers[t.AgentBackend] ||
+			t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
 			continue
 		}
 		if err := o.adoptSession(ctx, t); err != nil {
@@ -241,6 +238,25 @@ func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]boo
 		adopted[t.ID] = true
 		o.log.Info("orchestrator: session adopted on its server", "task", t.ID, "backend", t.AgentBackend)
 	}
+}
+
+// adoptServers has every backend with a shared server adopt the one a
+// previous app left behind a relay (agent.ServerKeeper; a server nobody
+// needs then serves the next sessions) and returns the backends that did.
+func (o *Orchestrator) adoptServers(ctx context.Context) map[string]bool {
+	out := map[string]bool{}
+	names, ok := o.backends.(interface{ Names() []string }) // the app's registry
+	if o.opt.Relays == nil || !ok {
+		return out
+	}
+	for _, name := range names.Names() {
+		b, err := o.backends.Get(agent.BackendType(name))
+		if k, ok := b.(agent.ServerKeeper); err == nil && ok && k.AdoptServer(ctx) {
+			out[name] = true
+			o.log.Info("orchestrator: server adopted", "backend", name)
+		}
+	}
+	return out
 }
 
 func (o *Orchestrator) adoptSession(ctx context.Context, t store.TaskRun) error {

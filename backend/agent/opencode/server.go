@@ -105,13 +105,12 @@ func (s *server) client(ctx context.Context, dir string) (*client, error) {
 			return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, nil
 		}
 	}
-	p := s.adoptLeft(ctx)
-	if p == nil {
-		var err error
-		if p, err = s.start(ctx); err != nil {
-			s.backoff()
-			return nil, err
-		}
+	// A server a previous app left is adopted only at the app's start
+	// (AdoptServer): a backend rebuilt for new settings starts its own.
+	p, err := s.start(ctx)
+	if err != nil {
+		s.backoff()
+		return nil, err
 	}
 	s.use(p)
 	return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, nil
