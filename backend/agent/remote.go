@@ -77,6 +77,12 @@ const ackEvery = 2 * time.Millisecond
 // ErrRelayLost is the end of a process whose relay went away.
 var ErrRelayLost = errors.New("relay lost")
 
+// ErrTransportUnavailable is a Transport's start failure that left nothing
+// running (e.g. the relay could not be launched): StartProcess then starts
+// the process as a direct child, so a broken relay setup costs the task its
+// survival of a restart, not its start.
+var ErrTransportUnavailable = errors.New("transport unavailable")
+
 type ctxKeyTask struct{}
 
 // WithTaskID tells the transport which task a process belongs to.

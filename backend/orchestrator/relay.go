@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,7 +31,8 @@ const (
 // direct children as before and puts agents behind relays.
 type relayRecorder struct {
 	*store.ProcessLog
-	t agent.Transport
+	t   agent.Transport
+	log *slog.Logger
 }
 
 var _ agent.TransportProvider = relayRecorder{}
@@ -50,7 +52,26 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	if t, ok := ctx.Value(ctxKeyHost{}).(agent.Transport); ok {
 		return t // the task's project lives on a host
 	}
-	return r.t
+	if r.t == nil {
+		return nil
+	}
+	return loggedTransport{t: r.t, log: r.log}
+}
+
+// loggedTransport says in the log when a relay cannot be launched (the
+// agent then runs as the app's child: agent.ErrTransportUnavailable).
+type loggedTransport struct {
+	t   agent.Transport
+	log *slog.Logger
+}
+
+func (l loggedTransport) Start(ctx context.Context, spec agent.ProcSpec) (agent.Remote, error) {
+	r, err := l.t.Start(ctx, spec)
+	if errors.Is(err, agent.ErrTransportUnavailable) {
+		l.log.Warn("orchestrator: no relay; the agent runs as the app's child and will not outlive it",
+			"task", agent.TaskIDFrom(ctx), "role", spec.Role, "err", err)
+	}
+	return r, err
 }
 
 // relayedRoles are the agents that run behind relays. Adoption starts the
@@ -73,7 +94,7 @@ func relayedRole(role string) bool {
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {
 	if o.opt.Relays != nil {
-		return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays}
+		return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays, log: o.log}
 	}
 	if o.opt.Hosts != nil { // local tasks stay children (t nil)
 		return relayRecorder{ProcessLog: o.procLog}

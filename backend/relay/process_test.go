@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,4 +179,48 @@ func TestProcessOverRelayStopLeavesNothing(t *testing.T) {
 	}
 	waitGone(t, p.PID())
 	waitGone(t, tr.last.Meta.RelayPID)
+}
+
+// TestNoRelayFallsBackToChild: when the relay cannot be launched (the
+// binary is not a jean-claude that knows `relay`, or the socket path is
+// too long), nothing is left running and StartProcess runs the agent as a
+// direct child: the task starts, it only loses its survival of a restart.
+// A start that fails for the agent itself is not retried that way twice:
+// the error is the agent's.
+func TestNoRelayFallsBackToChild(t *testing.T) {
+	long := filepath.Join(t.TempDir(), string(bytes.Repeat([]byte("d"), 120)))
+	for name, tr := range map[string]*Transport{
+		"not a relay":      {Dir: t.TempDir(), Exe: "/bin/true"},
+		"socket path long": {Dir: long},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			p, err := agent.StartProcess(context.Background(), agent.ProcSpec{Name: "echo", Path: "/bin/echo", Args: []string{"hello"},
+				Transport: tr, OnFrame: func(line []byte, _ time.Time, _ error) {
+					mu.Lock()
+					got = append(got, string(line))
+					mu.Unlock()
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if p.Relayed() || len(got) != 1 || got[0] != "hello" {
+				t.Fatalf("relayed %v, frames %q", p.Relayed(), got)
+			}
+			if left, _ := filepath.Glob(filepath.Join(tr.Dir, "*")); len(left) != 0 {
+				t.Fatalf("relay files left: %v", left)
+			}
+		})
+	}
+	_, err := agent.StartProcess(context.Background(), agent.ProcSpec{Name: "nope", Path: "/nonexistent/agent",
+		Transport: &Transport{Dir: t.TempDir()}})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/agent") {
+		t.Fatalf("a missing agent: %v", err)
+	}
 }

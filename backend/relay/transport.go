@@ -49,7 +49,7 @@ func (t *Transport) start(ctx context.Context, ps agent.ProcSpec, extra map[stri
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("relay: %w", err)
+			return nil, fmt.Errorf("relay: %w: %w", agent.ErrTransportUnavailable, err)
 		}
 	}
 	id, token := NewID()
@@ -64,9 +64,17 @@ func (t *Transport) start(ctx context.Context, ps agent.ProcSpec, extra map[stri
 	}
 	m, err := Launch(ctx, exe, spec)
 	if err != nil {
+		if ctx.Err() == nil { // no relay runs and no agent was left running
+			err = fmt.Errorf("%w: %w", agent.ErrTransportUnavailable, err)
+		}
 		return nil, err
 	}
-	return Adopt(ctx, m, 1)
+	r, err := Adopt(ctx, m, 1)
+	if err != nil {
+		_ = syscall.Kill(m.RelayPID, syscall.SIGTERM) // nobody can reach it: it stops its agent and ends
+		return nil, err
+	}
+	return r, nil
 }
 
 // Adopt attaches to the relay of m from sequence from (the last one the app
