@@ -224,3 +224,48 @@ func TestNoRelayFallsBackToChild(t *testing.T) {
 		t.Fatalf("a missing agent: %v", err)
 	}
 }
+
+// TestAdoptAfterUnackedStoreNotStuck: an app stored frames but died before
+// its acks reached the relay, which had paused (AttachedWindow) at those
+// unacked frames; a new app takes over from the journal's start (frames up
+// to its stored sequence come as replays, which bring no acks). The relay
+// must read the agent on: a follow-up is answered.
+func TestAdoptAfterUnackedStoreNotStuck(t *testing.T) {
+	_, m := launch(t, fake{lines: 4}, func(s *Spec) { s.AttachedWindow = 4 })
+	c1 := dial(t, m, 1)
+	for i := 0; i < 4; i++ {
+		if msg := next(t, c1); msg.Type != MsgFrame {
+			t.Fatalf("frame %d: %c", i+1, msg.Type)
+		}
+	}
+	// No ack: "stored" 4, then the app is gone and a new one takes over.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := AdoptReplaying(ctx, m, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1.Close()
+	got := make(chan string, 16)
+	p := agent.AdoptProcess(agent.ProcSpec{Name: "fake", Stdin: true, OnFrame: func(line []byte, _ time.Time, _ error) {
+		got <- string(line)
+	}}, r)
+	if err := p.WriteLine([]byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case l := <-got:
+			if l == `{"echo":"hi"}` {
+				_ = p.WriteLine([]byte("exit"))
+				if err := p.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("the follow-up was not answered: the relay stayed paused")
+		}
+	}
+}
