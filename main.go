@@ -96,6 +96,7 @@ func run() int {
 	aw := newAgentsWiring(ctx, db, opt.DB)
 	if db != nil {
 		aw.Registry.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
+		aw.Registry.Relays = relaysOf(ctx, db)           // OpenCode's server outlives the app too
 	}
 	reg := agents.NewRegistry(aw.Registry)
 	aw.Manager.WrapRegistry(ctx, reg, aw.Specs, aw.Registry)

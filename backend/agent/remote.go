@@ -77,6 +77,12 @@ const ackEvery = 2 * time.Millisecond
 // ErrRelayLost is the end of a process whose relay went away.
 var ErrRelayLost = errors.New("relay lost")
 
+// ErrTransportUnavailable is a Transport's start failure that left nothing
+// running (e.g. the relay could not be launched): StartProcess then starts
+// the process as a direct child, so a broken relay setup costs the task its
+// survival of a restart, not its start.
+var ErrTransportUnavailable = errors.New("transport unavailable")
+
 type ctxKeyTask struct{}
 
 // WithTaskID tells the transport which task a process belongs to.
@@ -292,6 +298,19 @@ func (p *Process) remoteExitError() error {
 // reports false when the process is a direct child (nothing was done).
 type Detacher interface {
 	Detach(ctx context.Context) (bool, error)
+}
+
+// ServerKeeper is an optional ability of a Backend whose sessions share a
+// server (OpenCode's `opencode serve`) that can run behind a relay and so
+// outlive the app.
+type ServerKeeper interface {
+	// AdoptServer attaches to the server a previous app left running and
+	// reports whether one is in use: its sessions can then be continued
+	// (Start with WithAdopting and the session id) instead of interrupted.
+	AdoptServer(ctx context.Context) bool
+	// KeepServer leaves the server running when the app quits with "keep"
+	// (Dispose then does not stop it); it reports whether it did.
+	KeepServer(ctx context.Context) bool
 }
 
 // Relayed reports whether the process runs behind a relay.

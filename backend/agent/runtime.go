@@ -126,7 +126,10 @@ func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
 		spec.StderrTail = 16 << 10
 	}
 	if t := transportOf(ctx, spec); t != nil {
-		return startRemote(ctx, t, spec)
+		p, err := startRemote(ctx, t, spec)
+		if !errors.Is(err, ErrTransportUnavailable) {
+			return p, err
+		}
 	}
 	p := &Process{spec: spec, stderr: proc.NewTail(spec.StderrTail), exited: make(chan struct{}), done: make(chan struct{})}
 	cmd := exec.Command(spec.Path, spec.Args...)

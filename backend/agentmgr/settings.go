@@ -302,3 +302,27 @@ func (c *Configured) SecretValues(ctx context.Context) []string {
 	}
 	return out
 }
+
+var _ agent.ServerKeeper = (*Configured)(nil)
+
+// AdoptServer implements agent.ServerKeeper for a backend that has a
+// shared server (OpenCode's); false for the others.
+func (c *Configured) AdoptServer(ctx context.Context) bool {
+	k, ok := c.current().(agent.ServerKeeper)
+	return ok && k.AdoptServer(ctx)
+}
+
+// KeepServer implements agent.ServerKeeper: the current backend's server
+// and those of the backends it replaced are left running.
+func (c *Configured) KeepServer(ctx context.Context) bool {
+	c.mu.Lock()
+	all := append([]agent.Backend{c.cur}, c.retired...)
+	c.mu.Unlock()
+	kept := false
+	for _, b := range all {
+		if k, ok := b.(agent.ServerKeeper); ok && k.KeepServer(ctx) {
+			kept = true
+		}
+	}
+	return kept
+}

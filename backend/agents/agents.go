@@ -12,6 +12,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/codex"
 	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
@@ -32,6 +33,10 @@ type Options struct {
 	// Recorder records the processes backends start outside a session (the
 	// OpenCode server), to be reaped after a crash (store.ProcessLog).
 	Recorder agent.ProcessRecorder
+	// Relays, when set (the setting "relays", on by default), runs the
+	// OpenCode server behind a relay so that it outlives the app, and
+	// makes the backend adopt the one a previous app left (docs/relay.md).
+	Relays *relay.Transport
 }
 
 // NewRegistry returns a registry holding every backend.
@@ -64,7 +69,7 @@ func New(opt Options, name agent.BackendType) (agent.Backend, error) {
 	case agent.BackendClaudeCode:
 		return claude.New(claude.Options{Binary: bin}), nil
 	case agent.BackendOpenCode:
-		return opencode.New(opencode.Options{Binary: bin, Env: opt.OpenCodeEnv, Recorder: opt.Recorder}), nil
+		return opencode.New(opencode.Options{Binary: bin, Env: opt.OpenCodeEnv, Recorder: opt.Recorder, Relays: opt.Relays}), nil
 	case agent.BackendGemini:
 		return gemini.New(gemini.Options{Binary: bin}), nil
 	case agent.BackendCodex:

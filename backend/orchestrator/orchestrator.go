@@ -566,6 +566,7 @@ func (o *Orchestrator) markInterrupted(ctx context.Context, taskID, reason strin
 func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 	adopted := o.adoptRelays(ctx) // before the clean-up: an adopted agent is not a leftover
 	o.adoptHostRelays(ctx, adopted)
+	o.adoptSessions(ctx, adopted)
 	o.killLeftovers(ctx)
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting)
 	if err != nil {
@@ -1017,6 +1018,7 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	o.keepServers(ctx)
 	done := make(chan struct{})
 	go func() { o.wg.Wait(); close(done) }()
 	select {

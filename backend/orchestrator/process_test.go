@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 		os.Exit(childApp())
 	}
 	if os.Getenv(childOpenCodeEnv) != "" {
+		if rdir := os.Getenv("CHILD_OC_RELAY_DIR"); rdir != "" {
+			os.Exit(childOpenCodeRelayApp(rdir))
+		}
 		os.Exit(childOpenCodeApp())
 	}
 	os.Exit(m.Run())
@@ -53,8 +56,34 @@ func claudeRegistry(t testing.TB, env ...string) *agent.Registry {
 
 func newProcHarness(t testing.TB, db *store.DB, reg *agent.Registry) (*Orchestrator, *recorder) {
 	t.Helper()
+	return newProcHarnessIn(t, db, reg, "")
+}
+
+// relayModes: the tests that run them do so with agents behind relays (the
+// app's default) and as direct children (the setting "relays" = "off").
+var relayModes = []struct {
+	name string
+	on   bool
+}{{"relay", true}, {"direct", false}}
+
+// relayDirFor is a relay directory when on, else "" (direct children).
+func relayDirFor(t *testing.T, on bool) string {
+	if !on {
+		return ""
+	}
+	return relayDir(t)
+}
+
+// newProcHarnessIn is newProcHarness with agents behind relays in rdir
+// ("" : direct children).
+func newProcHarnessIn(t testing.TB, db *store.DB, reg *agent.Registry, rdir string) (*Orchestrator, *recorder) {
+	t.Helper()
 	rec := newRecorder(t, db)
-	o, err := New(Options{DB: db, Backends: reg, Emitter: rec, Formats: agent.NewFormats(claude.Format())})
+	opt := Options{DB: db, Backends: reg, Emitter: rec, Formats: agent.NewFormats(claude.Format())}
+	if rdir != "" {
+		opt.Relays = &relay.Transport{Dir: rdir}
+	}
+	o, err := New(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +130,47 @@ func procs(t testing.TB) []proc {
 	return out
 }
 
-// fakeClaudes returns the pids of the fake claude processes started by parent.
-func fakeClaudes(t testing.TB, parent int) []int {
+// fakeClaudes returns the pids of the fake claude processes that descend
+// from root: its children, or, behind relays, its relays' children.
+func fakeClaudes(t testing.TB, root int) []int {
 	var out []int
-	for _, p := range procs(t) {
-		if p.ppid == parent && p.comm == "claude" {
+	for _, p := range descendants(t, root) {
+		if p.comm == "claude" {
 			out = append(out, p.pid)
 		}
+	}
+	return out
+}
+
+// descendants returns the live processes below root.
+func descendants(t testing.TB, root int) []proc {
+	all := procs(t)
+	in := map[int]bool{root: true}
+	var out []proc
+	for grew := true; grew; {
+		grew = false
+		for _, p := range all {
+			if in[p.ppid] && !in[p.pid] {
+				in[p.pid], grew = true, true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// relaysLeft returns the relays of dir still running or still on disk.
+func relaysLeft(t testing.TB, dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	ms, err := relay.List(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%s (pid %d, alive %v)", m.ID, m.RelayPID, m.Alive()))
 	}
 	return out
 }
@@ -287,10 +350,18 @@ func TestProcessCrashMidStreamKeepsEverythingReceived(t *testing.T) {
 }
 
 func TestProcessNoOrphansAfterStopAndClose(t *testing.T) {
+	for _, mode := range relayModes {
+		t.Run(mode.name, func(t *testing.T) { testNoOrphansAfterStopAndClose(t, relayDirFor(t, mode.on)) })
+	}
+}
+
+// testNoOrphansAfterStopAndClose: Stop ends one agent's process group, Close
+// the other's; behind relays (rdir set) the relays are gone too.
+func testNoOrphansAfterStopAndClose(t *testing.T, rdir string) {
 	db := openDB(t)
 	ctx := context.Background()
 	reg := claudeRegistry(t, "FAKE_CLAUDE_HANG=1", "FAKE_CLAUDE_SPAWN_CHILD=1")
-	o, _ := newProcHarness(t, db, reg)
+	o, _ := newProcHarnessIn(t, db, reg, rdir)
 	addTask(t, db, "t1", "claude-code", "hang")
 	addTask(t, db, "t2", "claude-code", "hang too")
 	before := fakeClaudes(t, os.Getpid())
@@ -299,16 +370,22 @@ func TestProcessNoOrphansAfterStopAndClose(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var groups []int
+	var groups, parents []int
 	waitFor(t, "two fakes, each with its grandchild", func() bool {
-		groups = groups[:0]
+		groups, parents = groups[:0], parents[:0]
 		for _, pid := range fakeClaudes(t, os.Getpid()) {
 			if !slices.Contains(before, pid) && groupSize(t, pid) == 2 {
 				groups = append(groups, pid)
+				if p, err := readProc(pid); err == nil {
+					parents = append(parents, p.ppid)
+				}
 			}
 		}
 		return len(groups) == 2
 	})
+	if relayed := parents[0] != os.Getpid(); relayed != (rdir != "") {
+		t.Fatalf("fake claudes' parents %v (the test is %d), relays in %q", parents, os.Getpid(), rdir)
+	}
 	// Which group is t1's: stop t1 and see which group empties.
 	if err := o.Stop(ctx, "t1"); err != nil {
 		t.Fatal(err)
@@ -330,6 +407,18 @@ func TestProcessNoOrphansAfterStopAndClose(t *testing.T) {
 	if tr := loadTask(t, db, "t2"); tr.Status != store.StatusInterrupted || tr.StatusReason != ReasonAppClosed {
 		t.Fatalf("t2 after close: %s %q", tr.Status, tr.StatusReason)
 	}
+	if rdir == "" {
+		return
+	}
+	waitFor(t, "the relays to end", func() bool {
+		return !pidRuns(parents[0]) && !pidRuns(parents[1]) && len(relaysLeft(t, rdir)) == 0
+	})
+}
+
+// pidRuns reports whether pid is a live process (not a zombie).
+func pidRuns(pid int) bool {
+	p, err := readProc(pid)
+	return err == nil && !p.zombie
 }
 
 func TestProcessAlwaysAllowAppliedOnNextRequest(t *testing.T) {
@@ -419,6 +508,17 @@ func childApp() int {
 }
 
 func TestProcessAppKilledThenRecovered(t *testing.T) {
+	for _, mode := range relayModes {
+		t.Run(mode.name, func(t *testing.T) { testAppKilledThenRecovered(t, relayDirFor(t, mode.on)) })
+	}
+}
+
+// testAppKilledThenRecovered: the app is kill -9ed mid-stream; everything
+// it received is stored. As a direct child the agent dies with its app
+// (its grandchild is ended at the next start, the task is interrupted and
+// resumed); behind a relay (rdir set) it keeps running, the next start
+// adopts it, and once stopped no process is left.
+func testAppKilledThenRecovered(t *testing.T, rdir string) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "app.db")
 	db := openDBAt(t, dbPath)
@@ -427,6 +527,31 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childAppEnv+"=1", "CHILD_DB="+dbPath, "CHILD_FAKE="+fake, "CHILD_SCRIPT=3000")
+	if rdir != "" {
+		cmd.Env = append(cmd.Env, "CHILD_RELAY_DIR="+rdir)
+	}
+	fakes, emitted := killAppAfter(t, cmd, 40)
+	tr := checkStoredBeforeKill(t, db, emitted)
+	if rdir != "" {
+		recoverRelayed(t, db, rdir, fakes[0])
+		return
+	}
+	// Without its app the agent sees stdin EOF / a broken stdout and exits;
+	// the grandchild it started (sleep 300) is left behind in its group.
+	waitFor(t, "orphaned fake claude to exit", func() bool {
+		p, err := readProc(fakes[0])
+		return err != nil || p.zombie || p.pgid != fakes[0]
+	})
+	if n := groupSize(t, fakes[0]); n != 1 {
+		t.Fatalf("after the app was killed the agent's group has %d processes, want its 1 grandchild", n)
+	}
+	recoverDirect(t, db, dir, fakes[0], tr)
+}
+
+// killAppAfter runs the child app cmd until it emitted n messages, checks it
+// runs one fake claude (as its child or its relay's), and kill -9s it.
+func killAppAfter(t *testing.T, cmd *exec.Cmd, n int) ([]int, map[string]bool) {
+	t.Helper()
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -447,7 +572,7 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 		} else if len(f) == 3 && f[0] == "REMOVED" {
 			delete(emitted, f[2]) // our copy of a user turn the agent echoed
 		}
-		if len(emitted) >= 40 {
+		if len(emitted) >= n {
 			break
 		}
 	}
@@ -460,17 +585,14 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	// Without its app the agent sees stdin EOF / a broken stdout and exits;
-	// the grandchild it started (sleep 300) is left behind in its group.
-	waitFor(t, "orphaned fake claude to exit", func() bool {
-		p, err := readProc(fakes[0])
-		return err != nil || p.zombie || p.pgid != fakes[0]
-	})
-	if n := groupSize(t, fakes[0]); n != 1 {
-		t.Fatalf("after the app was killed the agent's group has %d processes, want its 1 grandchild", n)
-	}
+	return fakes, emitted
+}
 
-	// Restart: a new orchestrator on the same file.
+// checkStoredBeforeKill: nothing received is lost: raw frames are a
+// gapless prefix of the stream, every message they hold is stored, and
+// everything the app emitted before dying was stored.
+func checkStoredBeforeKill(t *testing.T, db *store.DB, emitted map[string]bool) store.TaskRun {
+	t.Helper()
 	ctx := context.Background()
 	tr := loadTask(t, db, "t1")
 	if tr.Status != store.StatusRunning || tr.SessionID == "" {
@@ -480,9 +602,6 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 	if frames < 40 {
 		t.Fatalf("only %d raw frames stored", frames)
 	}
-	// Nothing received is lost: raw frames are a gapless prefix of the
-	// stream, every message they hold is stored, and everything the app
-	// emitted before dying was stored.
 	n := checkTranscriptMatchesRaw(t, db, "t1")
 	for id := range emitted {
 		var x int
@@ -491,14 +610,58 @@ func TestProcessAppKilledThenRecovered(t *testing.T) {
 		}
 	}
 	t.Logf("app killed after %d frames, %d messages stored, %d emitted", frames, n, len(emitted))
+	return tr
+}
 
+// recoverRelayed: the agent outlived its app under its relay; the next
+// start adopts it (the task runs on, "continued after restart"), and after
+// Stop no process is left: agent, grandchild, relay, files.
+func recoverRelayed(t *testing.T, db *store.DB, rdir string, agentPID int) {
+	t.Helper()
+	ctx := context.Background()
+	metas, _ := relay.List(rdir)
+	if len(metas) != 1 || !metas[0].Alive() || metas[0].AgentPID != agentPID {
+		t.Fatalf("relays after the app was killed: %+v (agent %d)", metas, agentPID)
+	}
+	if n := groupSize(t, agentPID); n != 2 {
+		t.Fatalf("after the app was killed the agent's group has %d processes, want the agent and its grandchild", n)
+	}
+	before, _ := store.CountRawFrames(ctx, db.R, "t1")
+	o, _ := newProcHarnessIn(t, db, claudeRegistry(t), rdir)
+	if rec, err := o.Recover(ctx); err != nil || rec != 0 {
+		t.Fatalf("recovered (interrupted) %d: %v", rec, err)
+	}
+	if tr := loadTask(t, db, "t1"); tr.Status != store.StatusRunning || tr.StatusReason != ReasonContinued {
+		t.Fatalf("after recovery: %s %q", tr.Status, tr.StatusReason)
+	}
+	waitFor(t, "the adopted agent's stream to go on", func() bool {
+		n, _ := store.CountRawFrames(ctx, db.R, "t1")
+		return n > before+20
+	})
+	if err := o.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if tr := loadTask(t, db, "t1"); tr.Status != store.StatusInterrupted {
+		t.Fatalf("after Stop: %s %q", tr.Status, tr.StatusReason)
+	}
+	waitFor(t, "no process left", func() bool {
+		return groupSize(t, agentPID) == 0 && !pidRuns(metas[0].RelayPID) && len(relaysLeft(t, rdir)) == 0
+	})
+	checkTranscriptMatchesRaw(t, db, "t1")
+}
+
+// recoverDirect: the next start ends the dead app's leftovers, marks the
+// task interrupted, and Resume continues its session.
+func recoverDirect(t *testing.T, db *store.DB, dir string, agentPID int, tr store.TaskRun) {
+	t.Helper()
+	ctx := context.Background()
 	argsFile := filepath.Join(dir, "args.json")
 	reg := claudeRegistry(t, "FAKE_CLAUDE_ARGS_FILE="+argsFile)
 	o, _ := newProcHarness(t, db, reg)
 	if rec, err := o.Recover(ctx); err != nil || rec != 1 {
 		t.Fatalf("recovered %d: %v", rec, err)
 	}
-	waitFor(t, "leftovers of the dead app's agent ended", func() bool { return groupSize(t, fakes[0]) == 0 })
+	waitFor(t, "leftovers of the dead app's agent ended", func() bool { return groupSize(t, agentPID) == 0 })
 	tr2 := loadTask(t, db, "t1")
 	if tr2.Status != store.StatusInterrupted || tr2.StatusReason != ReasonAppClosed {
 		t.Fatalf("after recovery: %s %q", tr2.Status, tr2.StatusReason)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,7 +31,8 @@ const (
 // direct children as before and puts agents behind relays.
 type relayRecorder struct {
 	*store.ProcessLog
-	t agent.Transport
+	t   agent.Transport
+	log *slog.Logger
 }
 
 var _ agent.TransportProvider = relayRecorder{}
@@ -50,7 +52,26 @@ func (r relayRecorder) TransportFor(ctx context.Context, spec agent.ProcSpec) ag
 	if t, ok := ctx.Value(ctxKeyHost{}).(agent.Transport); ok {
 		return t // the task's project lives on a host
 	}
-	return r.t
+	if r.t == nil {
+		return nil
+	}
+	return loggedTransport{t: r.t, log: r.log}
+}
+
+// loggedTransport says in the log when a relay cannot be launched (the
+// agent then runs as the app's child: agent.ErrTransportUnavailable).
+type loggedTransport struct {
+	t   agent.Transport
+	log *slog.Logger
+}
+
+func (l loggedTransport) Start(ctx context.Context, spec agent.ProcSpec) (agent.Remote, error) {
+	r, err := l.t.Start(ctx, spec)
+	if errors.Is(err, agent.ErrTransportUnavailable) {
+		l.log.Warn("orchestrator: no relay; the agent runs as the app's child and will not outlive it",
+			"task", agent.TaskIDFrom(ctx), "role", spec.Role, "err", err)
+	}
+	return r, err
 }
 
 // relayedRoles are the agents that run behind relays. Adoption starts the
@@ -73,7 +94,7 @@ func relayedRole(role string) bool {
 
 func (o *Orchestrator) recorder() agent.ProcessRecorder {
 	if o.opt.Relays != nil {
-		return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays}
+		return relayRecorder{ProcessLog: o.procLog, t: o.opt.Relays, log: o.log}
 	}
 	if o.opt.Hosts != nil { // local tasks stay children (t nil)
 		return relayRecorder{ProcessLog: o.procLog}
@@ -87,6 +108,9 @@ func (o *Orchestrator) startCtx(ctx context.Context, taskID string) context.Cont
 	sc := agent.WithTaskID(o.ctx, taskID)
 	if t, ok := ctx.Value(ctxKeyAdopt{}).(agent.Transport); ok {
 		sc = agent.WithAdopting(context.WithValue(sc, ctxKeyAdopt{}, t))
+	}
+	if ctx.Value(ctxKeyAdoptSession{}) != nil {
+		sc = agent.WithAdopting(sc)
 	}
 	if agent.IsOnHost(ctx) {
 		sc = agent.OnHost(sc)
@@ -160,6 +184,10 @@ func (o *Orchestrator) adoptRelays(ctx context.Context) map[string]bool {
 	}
 	o.log.Info("orchestrator: relays found", "count", len(metas), "dir", o.opt.Relays.Dir)
 	for _, m := range metas {
+		if m.TaskID == "" { // a shared server (OpenCode's): its backend adopts it (adoptSessions)
+			o.log.Info("orchestrator: relay left to its backend", "relay", m.ID, "role", m.Role)
+			continue
+		}
 		if err := o.adoptRelay(ctx, m); err != nil {
 			o.log.Warn("orchestrator: adopt relay", "relay", m.ID, "task", m.TaskID, "err", err)
 			continue
@@ -201,6 +229,86 @@ func (o *Orchestrator) adoptRelay(ctx context.Context, m relay.Meta) error {
 	o.markAdopted(ctx, t.ID, reason, m, alive)
 	o.log.Info("orchestrator: relay adopted", "relay", m.ID, "task", t.ID, "alive", alive, "from", seq+1)
 	return nil
+}
+
+type ctxKeyAdoptSession struct{}
+
+// adoptSessions continues the tasks left running (or kept at quit) whose
+// backend's shared server outlived the previous app behind a relay
+// (agent.ServerKeeper: OpenCode's): the session is started again with
+// agent.WithAdopting and its id, and catches up from the server.
+func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]bool) {
+	servers := o.adoptServers(ctx)
+	if len(servers) == 0 {
+		return
+	}
+	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting, store.StatusInterrupted)
+	if err != nil {
+		o.log.Warn("orchestrator: tasks to adopt", "err", err)
+		return
+	}
+	for _, t := range tasks {
+		if adopted[t.ID] || t.SessionID == "" || !servers[t.AgentBackend] ||
+			t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
+			continue
+		}
+		if err := o.adoptSession(ctx, t); err != nil {
+			o.log.Warn("orchestrator: adopt session", "task", t.ID, "err", err)
+			continue
+		}
+		adopted[t.ID] = true
+		o.log.Info("orchestrator: session adopted on its server", "task", t.ID, "backend", t.AgentBackend)
+	}
+}
+
+// adoptServers has every backend with a shared server adopt the one a
+// previous app left behind a relay (agent.ServerKeeper; a server nobody
+// needs then serves the next sessions) and returns the backends that did.
+func (o *Orchestrator) adoptServers(ctx context.Context) map[string]bool {
+	out := map[string]bool{}
+	names, ok := o.backends.(interface{ Names() []string }) // the app's registry
+	if o.opt.Relays == nil || !ok {
+		return out
+	}
+	for _, name := range names.Names() {
+		b, err := o.backends.Get(agent.BackendType(name))
+		if k, ok := b.(agent.ServerKeeper); err == nil && ok && k.AdoptServer(ctx) {
+			out[name] = true
+			o.log.Info("orchestrator: server adopted", "backend", name)
+		}
+	}
+	return out
+}
+
+func (o *Orchestrator) adoptSession(ctx context.Context, t store.TaskRun) error {
+	unlock := o.lock(t.ID)
+	defer unlock()
+	if o.getRun(t.ID) != nil {
+		return fmt.Errorf("task %s already runs", t.ID)
+	}
+	if err := o.startLocked(context.WithValue(ctx, ctxKeyAdoptSession{}, true), t, t.SessionID, ""); err != nil {
+		return err
+	}
+	o.markAdopted(ctx, t.ID, ReasonContinued, relay.Meta{}, true)
+	return nil
+}
+
+// keepServers leaves the backends' shared servers running when the app
+// quits with "keep" (agent.ServerKeeper).
+func (o *Orchestrator) keepServers(ctx context.Context) {
+	o.mu.Lock()
+	keep := o.opt.KeepOnQuit
+	o.mu.Unlock()
+	names, ok := o.backends.(interface{ Names() []string }) // the app's registry
+	if !keep || o.opt.Relays == nil || !ok {
+		return
+	}
+	for _, name := range names.Names() {
+		b, err := o.backends.Get(agent.BackendType(name))
+		if k, ok := b.(agent.ServerKeeper); err == nil && ok && k.KeepServer(ctx) {
+			o.log.Info("orchestrator: server kept running", "backend", name)
+		}
+	}
 }
 
 // markAdopted shows why the task runs again; a task whose relay died ends

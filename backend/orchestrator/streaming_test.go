@@ -303,10 +303,16 @@ func TestFloodBoundedAndStoppable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("floods")
 	}
+	for _, mode := range relayModes {
+		t.Run(mode.name, func(t *testing.T) { testFloodBoundedAndStoppable(t, relayDirFor(t, mode.on)) })
+	}
+}
+
+func testFloodBoundedAndStoppable(t *testing.T, rdir string) {
 	const floodHeapBound = 150 << 20
 	db := openDB(t)
 	reg := claudeRegistry(t, "FAKE_CLAUDE_REPEAT=200000")
-	o, _ := newProcHarness(t, db, reg)
+	o, _ := newProcHarnessIn(t, db, reg, rdir)
 	addTask(t, db, "t1", "claude-code", "flood")
 	ctx := context.Background()
 	var base runtime.MemStats
@@ -344,6 +350,21 @@ func TestFloodBoundedAndStoppable(t *testing.T) {
 		t.Errorf("status after Stop = %s", st)
 	}
 	checkTranscriptMatchesRaw(t, db, "t1")
+	checkNoRelayLeft(t, rdir)
+}
+
+// checkNoRelayLeft fails if a relay of rdir still runs or left its files
+// shortly after its task ended (its Exit was acked: it removes them and
+// ends at once).
+func checkNoRelayLeft(t *testing.T, rdir string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for len(relaysLeft(t, rdir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := relaysLeft(t, rdir); len(left) > 0 {
+		t.Errorf("relays left: %v", left)
+	}
 }
 
 // TestStopFloodingStubbornAgentWithDefaults: with the Claude backend's
@@ -355,11 +376,17 @@ func TestStopFloodingStubbornAgentWithDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("floods")
 	}
+	for _, mode := range relayModes {
+		t.Run(mode.name, func(t *testing.T) { testStopFloodingStubborn(t, relayDirFor(t, mode.on)) })
+	}
+}
+
+func testStopFloodingStubborn(t *testing.T, rdir string) {
 	db := openDB(t)
 	reg := agent.NewRegistry()
 	reg.Register(claude.New(claude.Options{Binary: agenttest.BuildFakeClaude(t),
 		Env: []string{"FAKE_CLAUDE_REPEAT=200000", "FAKE_CLAUDE_STUBBORN=1"}}))
-	o, _ := newProcHarness(t, db, reg)
+	o, _ := newProcHarnessIn(t, db, reg, rdir)
 	addTask(t, db, "t1", "claude-code", "flood")
 	ctx := context.Background()
 	if err := o.Start(ctx, "t1"); err != nil {
@@ -384,6 +411,7 @@ func TestStopFloodingStubbornAgentWithDefaults(t *testing.T) {
 		t.Errorf("status after Stop = %s", st)
 	}
 	checkTranscriptMatchesRaw(t, db, "t1")
+	checkNoRelayLeft(t, rdir)
 }
 
 // TestSearchFindsStreamedTextWithinLag: the search index is updated in

@@ -5,12 +5,12 @@ import (
 	"time"
 )
 
-// Configured is the relay transport the settings ask for: nil unless
-// relays is "on" (agents then outlive the app), its files under
-// dataDir/relays; idleStop, a Go duration ("" or invalid: the default),
-// is how long an idle relay waits for the app before it stops.
+// Configured is the relay transport the settings ask for: agents outlive
+// the app unless relays is "off" (unset: on, the default), the relays'
+// files under dataDir/relays; idleStop, a Go duration ("" or invalid: the
+// default), is how long an idle relay waits for the app before it stops.
 func Configured(dataDir, relays, idleStop string) *Transport {
-	if relays != "on" {
+	if relays == "off" {
 		return nil
 	}
 	t := &Transport{Dir: filepath.Join(dataDir, "relays")}

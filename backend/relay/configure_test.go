@@ -7,8 +7,11 @@ import (
 )
 
 func TestConfigured(t *testing.T) {
-	if Configured("/d", "off", "1m") != nil || Configured("/d", "", "") != nil {
+	if Configured("/d", "off", "1m") != nil {
 		t.Fatal("relays off must give no transport")
+	}
+	if Configured("/d", "", "") == nil {
+		t.Fatal("relays are on unless turned off")
 	}
 	tr := Configured("/d", "on", "")
 	if tr == nil || tr.Dir != filepath.Join("/d", "relays") || tr.Tune != nil {

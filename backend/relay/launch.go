@@ -77,6 +77,7 @@ func Launch(ctx context.Context, exe string, spec Spec) (Meta, error) {
 		if r.err != nil {
 			_ = cmd.Process.Kill()
 			b, _ := os.ReadFile(filepath.Join(spec.Dir, spec.ID+".log"))
+			_ = os.Remove(filepath.Join(spec.Dir, spec.ID+".log")) // its only content is in the error
 			return Meta{}, fmt.Errorf("relay: did not start: %w: %s", r.err, strings.TrimSpace(string(b)))
 		}
 		return r.m, nil

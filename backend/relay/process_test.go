@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,4 +179,93 @@ func TestProcessOverRelayStopLeavesNothing(t *testing.T) {
 	}
 	waitGone(t, p.PID())
 	waitGone(t, tr.last.Meta.RelayPID)
+}
+
+// TestNoRelayFallsBackToChild: when the relay cannot be launched (the
+// binary is not a jean-claude that knows `relay`, or the socket path is
+// too long), nothing is left running and StartProcess runs the agent as a
+// direct child: the task starts, it only loses its survival of a restart.
+// A start that fails for the agent itself is not retried that way twice:
+// the error is the agent's.
+func TestNoRelayFallsBackToChild(t *testing.T) {
+	long := filepath.Join(t.TempDir(), string(bytes.Repeat([]byte("d"), 120)))
+	for name, tr := range map[string]*Transport{
+		"not a relay":      {Dir: t.TempDir(), Exe: "/bin/true"},
+		"socket path long": {Dir: long},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			p, err := agent.StartProcess(context.Background(), agent.ProcSpec{Name: "echo", Path: "/bin/echo", Args: []string{"hello"},
+				Transport: tr, OnFrame: func(line []byte, _ time.Time, _ error) {
+					mu.Lock()
+					got = append(got, string(line))
+					mu.Unlock()
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if p.Relayed() || len(got) != 1 || got[0] != "hello" {
+				t.Fatalf("relayed %v, frames %q", p.Relayed(), got)
+			}
+			if left, _ := filepath.Glob(filepath.Join(tr.Dir, "*")); len(left) != 0 {
+				t.Fatalf("relay files left: %v", left)
+			}
+		})
+	}
+	_, err := agent.StartProcess(context.Background(), agent.ProcSpec{Name: "nope", Path: "/nonexistent/agent",
+		Transport: &Transport{Dir: t.TempDir()}})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/agent") {
+		t.Fatalf("a missing agent: %v", err)
+	}
+}
+
+// TestAdoptAfterUnackedStoreNotStuck: an app stored frames but died before
+// its acks reached the relay, which had paused (AttachedWindow) at those
+// unacked frames; a new app takes over from the journal's start (frames up
+// to its stored sequence come as replays, which bring no acks). The relay
+// must read the agent on: a follow-up is answered.
+func TestAdoptAfterUnackedStoreNotStuck(t *testing.T) {
+	_, m := launch(t, fake{lines: 4}, func(s *Spec) { s.AttachedWindow = 4 })
+	c1 := dial(t, m, 1)
+	for i := 0; i < 4; i++ {
+		if msg := next(t, c1); msg.Type != MsgFrame {
+			t.Fatalf("frame %d: %c", i+1, msg.Type)
+		}
+	}
+	// No ack: "stored" 4, then the app is gone and a new one takes over.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := AdoptReplaying(ctx, m, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1.Close()
+	got := make(chan string, 16)
+	p := agent.AdoptProcess(agent.ProcSpec{Name: "fake", Stdin: true, OnFrame: func(line []byte, _ time.Time, _ error) {
+		got <- string(line)
+	}}, r)
+	if err := p.WriteLine([]byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case l := <-got:
+			if l == `{"echo":"hi"}` {
+				_ = p.WriteLine([]byte("exit"))
+				if err := p.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("the follow-up was not answered: the relay stayed paused")
+		}
+	}
 }

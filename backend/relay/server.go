@@ -38,8 +38,9 @@ type server struct {
 	stopReason string
 	exitSeq    uint64 // set once the exit record is written
 
-	exited chan struct{} // agent reaped and exit journaled
-	finish chan string   // why the relay ends
+	exited   chan struct{} // agent reaped and exit journaled
+	readStop chan struct{} // the agent's stdout is closed: stop waiting for room
+	finish   chan string   // why the relay ends
 }
 
 // Serve runs a relay for spec until its work is done: the agent ended and an
@@ -54,7 +55,7 @@ func Serve(ctx context.Context, spec Spec, ready func(Meta)) error {
 	if err := os.MkdirAll(spec.Dir, 0o700); err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
-	s := &server{spec: spec, errT: proc.NewTail(16 << 10), exited: make(chan struct{}), finish: make(chan string, 4), lastActive: time.Now()}
+	s := &server{spec: spec, errT: proc.NewTail(16 << 10), exited: make(chan struct{}), readStop: make(chan struct{}), finish: make(chan string, 4), lastActive: time.Now()}
 	j, err := openJournal(journalPath(spec.Dir, spec.ID))
 	if err != nil {
 		return err
@@ -159,13 +160,25 @@ func (s *server) startAgent() error {
 	return nil
 }
 
+// waitRoom blocks the read loop while the journal is too far ahead of the
+// app: over MaxUnacked bytes, or, while an app is attached, over
+// AttachedWindow frames not yet acked. It gives up once reading must end
+// (readStop).
 func (s *server) waitRoom() {
 	for {
-		_, _, size, ch := s.j.state()
-		if size <= s.spec.MaxUnacked {
+		next, acked, size, ch := s.j.state()
+		s.mu.Lock()
+		attached := s.client != nil
+		s.mu.Unlock()
+		if size <= s.spec.MaxUnacked && (!attached || next-1-acked < s.spec.AttachedWindow) {
 			return
 		}
-		<-ch
+		select {
+		case <-ch:
+		case <-s.readStop:
+			return
+		case <-time.After(50 * time.Millisecond): // an app may have detached
+		}
 	}
 }
 
@@ -176,6 +189,7 @@ func (s *server) reap(outR *os.File, readDone chan struct{}) {
 	case <-readDone:
 	case <-time.After(s.spec.WaitDelay):
 		outR.Close()
+		close(s.readStop)
 		<-readDone
 	}
 	outR.Close()

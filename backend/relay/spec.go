@@ -37,6 +37,11 @@ type Spec struct {
 	IdleExit    Duration `json:"idleExit"`    // agent ended, no app this long: the relay exits, files kept (default 10 min)
 	RotateBytes int64    `json:"rotateBytes"` // journal truncated once all is stored and it is larger (default 4 MiB)
 	MaxUnacked  int64    `json:"maxUnacked"`  // journal bytes not stored by an app before stdout is no longer read (default 256 MiB)
+	// AttachedWindow: while an app is attached, at most this many frames
+	// are journaled ahead of its acks (default 1024). The relay then paces
+	// the agent like a pipe would: a Stop does not leave the app a huge
+	// backlog to store. With no app attached only MaxUnacked bounds it.
+	AttachedWindow uint64 `json:"attachedWindow"`
 }
 
 // Duration is a time.Duration as JSON nanoseconds.
@@ -57,6 +62,9 @@ func (s *Spec) defaults() {
 	}
 	if s.MaxUnacked <= 0 {
 		s.MaxUnacked = 256 << 20
+	}
+	if s.AttachedWindow == 0 {
+		s.AttachedWindow = 1024
 	}
 }
 

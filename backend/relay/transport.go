@@ -25,17 +25,37 @@ var _ agent.Transport = (*Transport)(nil)
 
 // Start launches a relay for ps and attaches to it.
 func (t *Transport) Start(ctx context.Context, ps agent.ProcSpec) (agent.Remote, error) {
+	return t.start(ctx, ps, nil)
+}
+
+// WithExtra is t with extra recorded in each relay's meta file (mode 0600,
+// never logged): what the next app needs to use the process again, e.g.
+// OpenCode's server port and password.
+func (t *Transport) WithExtra(extra map[string]string) agent.Transport {
+	return extraTransport{t: t, extra: extra}
+}
+
+type extraTransport struct {
+	t     *Transport
+	extra map[string]string
+}
+
+func (e extraTransport) Start(ctx context.Context, ps agent.ProcSpec) (agent.Remote, error) {
+	return e.t.start(ctx, ps, e.extra)
+}
+
+func (t *Transport) start(ctx context.Context, ps agent.ProcSpec, extra map[string]string) (agent.Remote, error) {
 	exe := t.Exe
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("relay: %w", err)
+			return nil, fmt.Errorf("relay: %w: %w", agent.ErrTransportUnavailable, err)
 		}
 	}
 	id, token := NewID()
 	spec := Spec{Dir: t.Dir, ID: id, Token: token, TaskID: agent.TaskIDFrom(ctx), Role: ps.Role, Name: ps.Name,
 		Path: ps.Path, Args: ps.Args, WorkDir: ps.Dir, Env: ps.Env, Stdin: ps.Stdin, StdinData: ps.StdinData,
-		WaitDelay: ps.WaitDelay}
+		WaitDelay: ps.WaitDelay, Extra: extra}
 	if spec.Env == nil {
 		spec.Env = os.Environ() // the relay's environment is the app's too, but say it
 	}
@@ -44,9 +64,17 @@ func (t *Transport) Start(ctx context.Context, ps agent.ProcSpec) (agent.Remote,
 	}
 	m, err := Launch(ctx, exe, spec)
 	if err != nil {
+		if ctx.Err() == nil { // no relay runs and no agent was left running
+			err = fmt.Errorf("%w: %w", agent.ErrTransportUnavailable, err)
+		}
 		return nil, err
 	}
-	return Adopt(ctx, m, 1)
+	r, err := Adopt(ctx, m, 1)
+	if err != nil {
+		_ = syscall.Kill(m.RelayPID, syscall.SIGTERM) // nobody can reach it: it stops its agent and ends
+		return nil, err
+	}
+	return r, nil
 }
 
 // Adopt attaches to the relay of m from sequence from (the last one the app
@@ -71,6 +99,17 @@ func AdoptReplaying(ctx context.Context, m Meta, stored uint64) (agent.Remote, e
 	}
 	rr := r.(*Remote)
 	rr.ReplayThrough = stored
+	// The previous app may have died between storing frames and acking
+	// them: say they are stored, or a relay paused by its AttachedWindow
+	// would wait for acks that replayed frames never bring. One short of
+	// stored, so that the journal does not rotate (an ack of everything
+	// may truncate it) before it replayed them to this app.
+	if stored > 1 {
+		if err := rr.C.Ack(stored - 1); err != nil {
+			rr.C.Close()
+			return nil, err
+		}
+	}
 	return rr, nil
 }
 

@@ -18,7 +18,7 @@ type TaskLifetime struct {
 // QuitChoices are the valid TaskLifetime.OnQuit values.
 var QuitChoices = []string{"ask", "keep", "stop"}
 
-// GetTaskLifetime returns the settings (defaults: relays off, stop).
+// GetTaskLifetime returns the settings (defaults: relays on, stop).
 func (s *SettingsService) GetTaskLifetime() (TaskLifetime, error) {
 	relays, _, err := s.settings.Get(s.ctx, store.SettingRelays)
 	if err != nil {
@@ -31,7 +31,7 @@ func (s *SettingsService) GetTaskLifetime() (TaskLifetime, error) {
 	if quit == "" {
 		quit = "stop"
 	}
-	return TaskLifetime{KeepRunning: relays == "on", OnQuit: quit}, nil
+	return TaskLifetime{KeepRunning: relays != "off", OnQuit: quit}, nil
 }
 
 // SetTaskLifetime saves them.

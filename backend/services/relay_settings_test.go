@@ -10,8 +10,17 @@ import (
 func TestTaskLifetimeSettings(t *testing.T) {
 	f := newFixture(t)
 	got, err := f.settings.GetTaskLifetime()
-	if err != nil || got != (TaskLifetime{KeepRunning: false, OnQuit: "stop"}) {
+	if err != nil || got != (TaskLifetime{KeepRunning: true, OnQuit: "stop"}) {
 		t.Fatalf("defaults %+v %v", got, err)
+	}
+	if err := f.settings.SetTaskLifetime(TaskLifetime{KeepRunning: false, OnQuit: "stop"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.settings.GetTaskLifetime(); got.KeepRunning {
+		t.Fatalf("turned off, read back %+v", got)
+	}
+	if v, _, _ := f.settings.settings.Get(context.Background(), store.SettingRelays); v != "off" {
+		t.Fatalf("turned off, stored relays=%q", v)
 	}
 	if err := f.settings.SetTaskLifetime(TaskLifetime{KeepRunning: true, OnQuit: "ask"}); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ const (
 	// SettingDefaultBackend is the backend new projects start with.
 	SettingDefaultBackend = "defaultAgentBackend"
 	// SettingRelays runs agents behind relays so tasks outlive the app:
-	// "on" or "off" (default, docs/relay.md).
+	// "on" (default: unset means on) or "off" (docs/relay.md).
 	SettingRelays = "relays"
 	// SettingQuitRunning says what quitting does to running relayed tasks:
 	// "keep" them running, "stop" them (default), or "ask" each time.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/relay"
 )
 
 // Options configure the OpenCode backend.
@@ -34,6 +35,10 @@ type Options struct {
 	Recorder agent.ProcessRecorder
 	// ConnectTimeout bounds the wait for a session's event stream (default 30 s).
 	ConnectTimeout time.Duration
+	// Relays, when set, runs the server behind a relay so that it outlives
+	// the app, and makes the backend adopt the one a previous app left
+	// (keep.go, docs/relay.md).
+	Relays *relay.Transport
 }
 
 func (o Options) username() string {
@@ -121,6 +126,10 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		ready:    make(chan struct{}),
 		upCh:     make(chan struct{}),
 		mode:     cfg.Mode,
+		// Continuing a session a previous app followed (its server
+		// outlived it): the first connect delivers the session's events
+		// (catch-up) instead of priming them as already stored.
+		adopting: agent.Adopting(ctx) && cfg.SessionID != "" && !cfg.ForkSession,
 	}
 	if cfg.Model != "" {
 		s.model = parseModel(cfg.Model)
@@ -246,6 +255,8 @@ type Session struct {
 	cancel   context.CancelFunc
 	ready    chan struct{} // closed once the event stream is connected
 	done     chan struct{} // closed when run has returned and stream is closed
+
+	adopting bool
 
 	mu       sync.Mutex
 	mode     agent.InteractionMode

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -35,6 +36,7 @@ type server struct {
 	mu       sync.Mutex
 	proc     *process
 	disposed bool
+	looked   bool // for a server a previous app left (keep.go)
 	// restart backoff
 	nextStart time.Time
 	delay     time.Duration
@@ -48,6 +50,8 @@ type process struct {
 	password string
 	started  time.Time
 	done     <-chan struct{} // closed when the process has exited and its output was read
+	adopted  bool            // a previous app started it (keep.go)
+	kept     atomic.Bool     // left running when the app quit with "keep"
 }
 
 // ErrServerDisposed: the backend was disposed.
@@ -101,13 +105,14 @@ func (s *server) client(ctx context.Context, dir string) (*client, error) {
 			return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, nil
 		}
 	}
+	// A server a previous app left is adopted only at the app's start
+	// (AdoptServer): a backend rebuilt for new settings starts its own.
 	p, err := s.start(ctx)
 	if err != nil {
 		s.backoff()
 		return nil, err
 	}
-	s.proc = p
-	go s.watch(p)
+	s.use(p)
 	return &client{base: p.base, user: s.opt.username(), password: p.password, dir: dir, hc: s.hc}, nil
 }
 
@@ -207,22 +212,16 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 	for _, k := range slices.Sorted(maps.Keys(s.opt.Env)) {
 		env = append(env, k+"="+s.opt.Env[k])
 	}
-	ap, err := agent.StartProcess(ctx, agent.ProcSpec{
+	// The server is shared: no task's (its relay is found by its role).
+	ap, err := agent.StartProcess(agent.WithTaskID(ctx, ""), agent.ProcSpec{
 		Name: "opencode serve", Path: path, Args: []string{"serve", "--hostname=127.0.0.1", "--port=" + strconv.Itoa(port)},
-		Env: env, Role: "opencode-server", Recorder: s.opt.Recorder,
+		Env: env, Role: serverRole, Recorder: s.opt.Recorder, Transport: s.transport(port, password),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opencode: %w", err)
 	}
 	p := &process{ap: ap, base: "http://127.0.0.1:" + strconv.Itoa(port), password: password, started: time.Now(), done: ap.Done()}
-	go func() {
-		// The backend's context ends every server (dispose).
-		select {
-		case <-s.ctx.Done():
-			killGroup(p)
-		case <-p.done:
-		}
-	}()
+	s.endWithBackend(p)
 	c := &client{base: p.base, user: s.opt.username(), password: password, hc: s.hc}
 	deadline := time.NewTimer(s.opt.healthTimeout())
 	defer deadline.Stop()
@@ -249,9 +248,24 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 	}
 }
 
+// endWithBackend stops p when the backend is disposed.
+func (s *server) endWithBackend(p *process) {
+	go func() {
+		select {
+		case <-s.ctx.Done():
+			killGroup(p)
+		case <-p.done:
+		}
+	}()
+}
+
 // killGroup stops a server: SIGTERM to its process group, SIGKILL after
-// the runtime's WaitDelay, so no child survives.
+// the runtime's WaitDelay, so no child survives (behind a relay, the relay
+// does it). A server kept running at quit is left alone.
 func killGroup(p *process) {
+	if p.kept.Load() {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = p.ap.Stop(ctx, 0)

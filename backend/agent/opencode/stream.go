@@ -36,10 +36,16 @@ func (s *Session) run(ctx context.Context) {
 					if s.created != nil {
 						s.feed(s.created)
 					}
-					if s.cfg.SessionID != "" {
+					if s.cfg.SessionID != "" && !s.adopting {
 						s.prime(ctx, c)
 					}
 					s.readyOne.Do(func() { close(s.ready) })
+					if s.adopting {
+						// A session the previous app followed: what it
+						// missed is delivered (after ready: the consumer
+						// reads Events only once Start returned).
+						s.catchUp(ctx, c)
+					}
 					s.setConnected(true)
 					return
 				}

@@ -31,6 +31,13 @@ describe("TaskLifetimeSetting", () => {
     expect(api.saved.at(-1)).toEqual({ keepRunning: true, onQuit: "ask" });
   });
 
+  test("before the service answers it shows the default: relays on, stop on quit", () => {
+    const api: TaskLifetimeApi = { get: () => new Promise<TaskLifetime>(() => {}), set: async () => {} };
+    render(<TaskLifetimeSetting api={api} />);
+    expect(screen.getByLabelText("Keep tasks running when the app closes")).toBeChecked();
+    expect(screen.getByLabelText("When quitting with tasks running")).toHaveValue("stop");
+  });
+
   test("shows a saved setting and the service's error", async () => {
     const api = fakeApi({ keepRunning: true, onQuit: "keep" });
     api.set = async () => {

@@ -28,7 +28,7 @@ export const QUIT_CHOICES: [string, string][] = [
 ];
 
 export function TaskLifetimeSetting({ api = boundApi }: { api?: TaskLifetimeApi }) {
-  const [value, setValue] = useState<TaskLifetime>({ keepRunning: false, onQuit: "stop" });
+  const [value, setValue] = useState<TaskLifetime>({ keepRunning: true, onQuit: "stop" });
   const [loaded, setLoaded] = useState<TaskLifetime | null>(null);
   const [error, setError] = useState("");
   useEffect(() => {
@@ -55,7 +55,7 @@ export function TaskLifetimeSetting({ api = boundApi }: { api?: TaskLifetimeApi 
       <h2 className="jc-card__title">Running tasks</h2>
       <p className="jc-card__desc">
         Agents can run under a small relay process that outlives the window: closing or a crash of Jean-Claude
-        does not interrupt them, and the next start picks them up where they are.
+        does not interrupt them, and the next start picks them up where they are. On unless turned off here.
       </p>
       <label className="jc-toggle">
         <input
