@@ -248,7 +248,7 @@ func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]boo
 		return
 	}
 	for _, t := range tasks {
-		if adopted[t.ID] || t.SessionID == "" || !servers[t.AgentBackend] ||
+		if adopted[t.ID] || t.SessionID == "" || !servers[string(t.AgentBackend)] ||
 			t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
 			continue
 		}
