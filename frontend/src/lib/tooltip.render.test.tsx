@@ -39,6 +39,7 @@ const wait = () => act(() => vi.advanceTimersByTime(SHOW_DELAY_MS));
 test("keyboard focus shows an icon button's label after the delay, as its description", () => {
   render(<Screen modal={false} />);
   const theme = screen.getByRole("button", { name: "Theme: dark (click for system)" });
+  fireEvent.keyDown(document.body, { key: "Tab" });
   act(() => theme.focus());
   expect(bubble()).not.toBeVisible();
   wait();
@@ -46,6 +47,16 @@ test("keyboard focus shows an icon button's label after the delay, as its descri
   expect(bubble()).toHaveTextContent("Theme: dark (click for system)");
   expect(theme).toHaveAccessibleDescription("Theme: dark (click for system)");
   act(() => theme.blur());
+  expect(bubble()).not.toBeVisible();
+  expect(theme).toHaveAttribute("title", "Theme: dark (click for system)");
+});
+
+test("a click focuses its button without showing its tip", () => {
+  render(<Screen modal={false} />);
+  const theme = screen.getByRole("button", { name: "Theme: dark (click for system)" });
+  fireEvent.pointerDown(theme);
+  act(() => theme.focus());
+  wait();
   expect(bubble()).not.toBeVisible();
   expect(theme).toHaveAttribute("title", "Theme: dark (click for system)");
 });

@@ -5,7 +5,7 @@ import { computePosition, flip, offset, shift, type Platform, type Placement } f
  * toolkit: WebKitGTK cuts them at the window edge, paints them in the
  * desktop's colours whatever the app's theme, and leaves one up over a modal
  * that opened under the pointer. Instead, one delegated controller shows the
- * `title` of whatever is hovered or focused in a themed bubble that is kept
+ * `title` of whatever is hovered or focused from the keyboard in a themed bubble that is kept
  * inside the window (floating-ui's flip and shift), and hides it on any
  * pointer press, key, scroll or when a modal covers its element.
  *
@@ -173,6 +173,20 @@ export function installTooltips(doc: Document = document): TooltipController {
     if (el) arm(el);
     else if (shown || pending) hide();
   };
+  // Focus shows a tip only when the keyboard moved it: a click also focuses
+  // its button, and the tip would pop up 450 ms after every click.
+  let viaKeyboard = false;
+  const onFocus = (e: Event) => {
+    if (viaKeyboard) onOver(e);
+  };
+  const onPress = () => {
+    viaKeyboard = false;
+    hide();
+  };
+  const onKey = () => {
+    viaKeyboard = true;
+    hide();
+  };
   const onOut = (e: Event) => {
     const to = (e as MouseEvent).relatedTarget ?? (e as FocusEvent).relatedTarget;
     const owner = shown ?? pending;
@@ -180,11 +194,11 @@ export function installTooltips(doc: Document = document): TooltipController {
   };
   const listeners: Array<[string, EventListener]> = [
     ["pointerover", onOver],
-    ["focusin", onOver],
+    ["focusin", onFocus],
     ["pointerout", onOut],
     ["focusout", onOut],
-    ["pointerdown", hide],
-    ["keydown", hide],
+    ["pointerdown", onPress],
+    ["keydown", onKey],
     ["wheel", hide],
   ];
   for (const [t, f] of listeners) doc.addEventListener(t, f, true);
