@@ -171,3 +171,21 @@ test("text cut with an ellipsis shows in full without a title; text that fits do
   expect(cut.hasAttribute("title")).toBe(false); // nothing left behind
   expect(cut.hasAttribute("data-jc-tip")).toBe(false);
 });
+
+test("while a tip is armed or shown its ancestors' titles are held back too (the toolkit would show the nearest one), then put back", () => {
+  document.body.insertAdjacentHTML("beforeend", `<div id="msg" title="Sun, Nov 22, 2026, 02:49:22"><p><span id="chip" title="always allowed by you: Write(/w/a.go)">always…</span></p></div>`);
+  const msg = document.getElementById("msg")!;
+  over("chip");
+  expect(msg.hasAttribute("title")).toBe(false);
+  vi.advanceTimersByTime(SHOW_DELAY_MS);
+  expect(bubble().textContent).toBe("always allowed by you: Write(/w/a.go)");
+  expect(msg.hasAttribute("title")).toBe(false);
+  msg.setAttribute("title", "a newer time"); // a render meanwhile
+  out("chip", "plain");
+  expect(msg.getAttribute("title")).toBe("a newer time");
+  expect(msg.hasAttribute("data-jc-title-held")).toBe(false);
+  expect(document.getElementById("chip")!.getAttribute("title")).toBe("always allowed by you: Write(/w/a.go)");
+  over("chip");
+  tips.hide();
+  expect(msg.getAttribute("title")).toBe("a newer time");
+});

@@ -27,6 +27,8 @@ export const TIP_PAD = 6;
 const TIP_ATTR = "data-jc-tip";
 /** Marks a tip taken from a truncated element's text (no title to put back). */
 const AUTO_ATTR = "data-jc-tip-auto";
+/** Holds an ancestor's title while a tip is armed or shown (see holdAncestors). */
+const HELD_ATTR = "data-jc-title-held";
 
 export interface TipPlace {
   x: number;
@@ -115,9 +117,32 @@ export function installTooltips(doc: Document = document): TooltipController {
     if (shown && (!shown.isConnected || coveredByModal(shown, doc))) hide();
   });
 
+  // The titles of the armed element's ancestors, held back too: the toolkit
+  // shows the nearest title it finds, so with the element's own taken away a
+  // message's time came up natively beside the bubble (seen in WebKitGTK).
+  let held: HTMLElement[] = [];
+  const holdAncestors = (el: HTMLElement) => {
+    for (let a = el.parentElement; a && a !== doc.documentElement; a = a.parentElement) {
+      const title = a.getAttribute("title");
+      if (title === null) continue;
+      a.setAttribute(HELD_ATTR, title);
+      a.removeAttribute("title");
+      held.push(a);
+    }
+  };
+  const releaseAncestors = () => {
+    for (const a of held) {
+      const title = a.getAttribute(HELD_ATTR);
+      // A render meanwhile may have set a new title: it wins.
+      if (title !== null && !a.hasAttribute("title")) a.setAttribute("title", title);
+      a.removeAttribute(HELD_ATTR);
+    }
+    held = [];
+  };
+
   const restore = (el: HTMLElement) => {
     const text = el.getAttribute(TIP_ATTR);
-    if (text !== null && !el.hasAttribute(AUTO_ATTR)) el.setAttribute("title", text);
+    if (text !== null && !el.hasAttribute(AUTO_ATTR) && !el.hasAttribute("title")) el.setAttribute("title", text);
     el.removeAttribute(TIP_ATTR);
     el.removeAttribute(AUTO_ATTR);
     if (el.getAttribute("aria-describedby") === bubble.id) el.removeAttribute("aria-describedby");
@@ -129,6 +154,7 @@ export function installTooltips(doc: Document = document): TooltipController {
     pending = null;
     if (shown) restore(shown);
     shown = null;
+    releaseAncestors();
     bubble.hidden = true;
     watch.disconnect();
   };
@@ -161,6 +187,7 @@ export function installTooltips(doc: Document = document): TooltipController {
       el.setAttribute(TIP_ATTR, (el.textContent ?? "").trim());
       el.setAttribute(AUTO_ATTR, "");
     }
+    holdAncestors(el);
     pending = el;
     timer = setTimeout(() => {
       pending = null;
