@@ -17,7 +17,7 @@ APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
             xvfb xauth dbus dbus-x11 chromium x11-apps imagemagick xdotool \
             desktop-file-utils libgtk-3-bin
 
-.PHONY: e2e-first-run screenshots-webkit latency-webkit package install-user install-user-files uninstall-user icons test-package
+.PHONY: e2e-first-run screenshots-webkit screenshots-tooltips latency-webkit package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
         test-frontend e2e test-agents test-remote relay-bins bench golden lint fmt clean bench-startup soak
 
@@ -150,6 +150,11 @@ e2e-first-run: deps frontend
 screenshots-webkit: deps frontend
 	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
 	cd frontend && node e2e/webkit-shots.mjs --no-build
+
+## screenshots-tooltips: the app's tooltip at the window's edges and over a modal (REAL WebKitGTK window, real pointer) and a rule edited (Chromium), dark (docs/screenshots; ~3 min)
+screenshots-tooltips: deps frontend
+	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
+	cd frontend && node e2e/webkit-tooltip.mjs --no-build && node e2e/tooltip-shots.mjs --no-build
 
 ## latency-webkit: time from a stored permission request to its card in the REAL window, first task of a fresh start vs the next ones
 latency-webkit: deps frontend

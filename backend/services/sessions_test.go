@@ -94,3 +94,33 @@ func TestSessionServiceNotificationSettings(t *testing.T) {
 		t.Fatalf("after turning completion off: %v", got)
 	}
 }
+
+// An "always" rule is edited through the bound call (project settings):
+// the pattern is checked as when the rule was made, by its subject type, and
+// the list shows the edited rule.
+func TestEditPermissionRuleThroughTheService(t *testing.T) {
+	s, db, _ := newSessionsForTest(t)
+	ctx := context.Background()
+	rule := store.PermissionRule{ID: "r1", Scope: store.ScopeProject, ProjectID: "p", ToolName: "Write",
+		MatchKind: store.MatchExact, Pattern: "/p/src/a.go", SubjectType: orchestrator.SubjectPath, CreatedAt: store.Now()}
+	if err := store.InsertRule(ctx, db.W, rule); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EditPermissionRule("r1", store.MatchFolder, " "); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("empty pattern: %v", err)
+	}
+	if _, err := s.EditPermissionRule("r1", store.MatchPrefix, "/p/src"); !errors.Is(err, orchestrator.ErrInvalid) {
+		t.Fatalf("a prefix is for commands, not paths: %v", err)
+	}
+	if _, err := s.EditPermissionRule("nope", store.MatchFolder, "/p"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown rule: %v", err)
+	}
+	got, err := s.EditPermissionRule("r1", store.MatchFolder, "/p/src/")
+	if err != nil || got.MatchKind != store.MatchFolder || got.Pattern != "/p/src" || got.ID != "r1" {
+		t.Fatalf("EditPermissionRule = %+v, %v", got, err)
+	}
+	list, err := s.PermissionRules("p")
+	if err != nil || len(list) != 1 || list[0].MatchKind != store.MatchFolder || list[0].Pattern != "/p/src" {
+		t.Fatalf("PermissionRules after the edit = %+v, %v", list, err)
+	}
+}

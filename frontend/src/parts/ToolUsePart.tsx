@@ -90,8 +90,8 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
           </span>
         ) : null}
         {decision ? (
-          <span className={`jc-chip ${decision.behavior === "deny" ? "is-error" : "is-decision"}`} title={decision.message || decision.label}>
-            {decision.label || `${decision.behavior === "deny" ? "denied" : "allowed"} ${decision.scope === "once" ? "once" : `for this ${decision.scope}`}`}
+          <span className={`jc-chip ${decision.behavior === "deny" ? "is-error" : "is-decision"}`} title={decisionTip(decision)}>
+            {decisionText(decision)}
           </span>
         ) : null}
         {worked !== undefined ? <span className="jc-tool__elapsed" title="Time the tool worked (waiting for you not counted)">{formatDuration(worked)}</span> : null}
@@ -104,4 +104,17 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
       ) : null}
     </div>
   );
+}
+
+type Decision = { behavior: string; scope?: string; label?: string; message?: string };
+
+/** decisionText: what the answer chip says ("always allowed by you: Write(/path)"). */
+function decisionText(d: Decision): string {
+  return d.label || `${d.behavior === "deny" ? "denied" : "allowed"} ${d.scope === "once" ? "once" : `for this ${d.scope}`}`;
+}
+
+/** decisionTip: the chip's full text (it is cut with an ellipsis in a narrow row) and the answer's message. */
+function decisionTip(d: Decision): string {
+  const text = decisionText(d);
+  return d.message && d.message !== text ? `${text}\n${d.message}` : text;
 }

@@ -309,6 +309,18 @@ describe("permission decisions", () => {
     const { container } = render(<StaticTimeline state={state} />);
     expect(card(container, "t").textContent).toContain("allowed by rule: Bash(npm test) for this project");
   });
+
+  it("keep the chip's full text on hover (it is cut in a narrow row), with the answer's message", async () => {
+    const { addDecisions } = await import("../timeline/state");
+    const { StaticTimeline, stateOf } = await import("./testing");
+    const { render } = await import("@testing-library/react");
+    const state = stateOf([m("a", [{ type: "tool-use", toolId: "t", toolName: "Write", kind: "edit", input: { file_path: "/w/src/a.go" } }])]);
+    const label = "always allowed by you: Write(/w/src/a.go) for this task";
+    addDecisions(state, [{ taskId: "x", requestId: "r", toolId: "t", toolName: "Write", behavior: "allow", scope: "task", source: "user", label, message: "fine", createdAt: 1 }]);
+    const { container } = render(<StaticTimeline state={state} />);
+    const chip = card(container, "t").querySelector(".jc-chip.is-decision")!;
+    expect(chip.getAttribute("title")).toBe(`${label}\nfine`);
+  });
 });
 
 describe("todo updates that carry only ids", () => {

@@ -33,6 +33,30 @@ describe("AgentsScreen", () => {
     expect(await within(claude).findByText(/Healthy: initialize answered \(5 models, 44 commands\) \(2\.4 s\)/)).toBeInTheDocument();
   });
 
+  test("while checking, the button keeps its element and both labels, so it keeps its width and nothing beside it moves (#23)", async () => {
+    const api = createFakeAgentsApi();
+    let answer!: () => void;
+    const health = api.health;
+    api.health = (b) => new Promise((resolve) => (answer = () => resolve(health(b))));
+    const user = userEvent.setup();
+    render(<AgentsScreen api={api} />);
+    const claude = await screen.findByTestId("agent-claude-code");
+    const btn = within(claude).getByRole("button", { name: "Check health" });
+    const actions = btn.parentElement!;
+    const before = Array.from(actions.children);
+    expect(btn.textContent).toBe("Check healthStarting…");
+    await user.click(btn);
+    const busy = within(claude).getByRole("button", { name: "Starting…" });
+    expect(busy).toBe(btn); // the same element, not a new, narrower one
+    expect(btn).toBeDisabled();
+    expect(btn.textContent).toBe("Check healthStarting…"); // both labels still laid out in one cell
+    expect(btn.querySelector('[data-shown="false"]')).toHaveTextContent("Check health");
+    expect(Array.from(actions.children)).toEqual(before); // no control added or removed beside it
+    answer();
+    expect(await within(claude).findByText(/Healthy/)).toBeInTheDocument();
+    expect(within(claude).getByRole("button", { name: "Check health" })).toBe(btn);
+  });
+
   test("install from the app: progress, then installed by Jean-Claude; a failure shows the npm log", async () => {
     const api = createFakeAgentsApi();
     const user = userEvent.setup();

@@ -28,6 +28,7 @@ test("a rule is edited after it is made: exact command to a prefix, with the pre
   render(<PermissionRules projectId="p1" api={api} />);
   await user.click(await screen.findByRole("button", { name: "Edit Bash(npm test)" }));
   const input = screen.getByLabelText("What Bash rule covers");
+  expect(screen.getByTestId("rule-edit")).toHaveTextContent("“npm test:*” = npm test with any arguments"); // how to write a prefix
   await user.clear(input);
   await user.type(input, "npm; rm:*");
   expect(screen.getByTestId("rule-edit-preview")).toHaveTextContent("A prefix cannot contain");
@@ -46,6 +47,7 @@ test("a path rule can become a folder; Escape cancels; Revoke still removes", as
   render(<PermissionRules projectId="p1" api={api} />);
   await user.click(await screen.findByRole("button", { name: "Edit Write(/w/src/a.go)" }));
   const input = screen.getByLabelText("What Write rule covers");
+  expect(screen.getByTestId("rule-edit")).toHaveTextContent("“src/” = any file in that folder");
   await user.clear(input);
   await user.type(input, "/w/src/{Enter}");
   expect(api.calls).toEqual(["edit r2 folder /w/src"]);

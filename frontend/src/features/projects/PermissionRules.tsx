@@ -7,7 +7,7 @@ import { call } from "../../bridge/bound";
 import { errorMessage } from "../../lib/errors";
 import { localTime } from "../../lib/time";
 import { Button } from "../../lib/ui";
-import { describeRule, formatRule, parseRule, type MatchKind, type SubjectType } from "../task-view/ruleScope";
+import { describeRule, formatRule, parseRule, ruleSyntax, type MatchKind, type SubjectType } from "../task-view/ruleScope";
 
 /** Rule is services.PermissionRule (checked by timeline/models.test.ts). */
 export interface Rule {
@@ -135,6 +135,7 @@ function RuleEditor({ rule: r, initial, api, onDone }: { rule: Rule; initial: st
         <span className={"error" in parsed ? "jc-field__error" : "jc-meta"} data-testid="rule-edit-preview">
           {"error" in parsed ? parsed.error : describeRule(r.toolName, parsed)}
         </span>
+        <span className="jc-meta jc-rules__syntax">{ruleSyntax(subjectTypeOf(r))}</span>
         {error ? <span className="jc-field__error" role="alert">{error}</span> : null}
       </div>
       <span className="jc-rules__actions">

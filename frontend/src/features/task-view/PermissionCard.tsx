@@ -11,7 +11,7 @@ import { asObject, pretty, str } from "../../parts/util";
 import { isTyping } from "./keys";
 import { DiffHunks, hunksFromTexts } from "../../parts/tools/Diff";
 import type { PatchHunk } from "../../timeline/types";
-import { describeRule, formatRule, parseRule, subjectOf, suggestRule, type RuleSpec } from "./ruleScope";
+import { describeRule, formatRule, parseRule, ruleSyntax, subjectOf, suggestRule, type RuleSpec } from "./ruleScope";
 
 /** proposedDiff previews what an edit or write request would change. */
 export function proposedDiff(req: Request): PatchHunk[] {
@@ -128,7 +128,7 @@ export function PermissionCard({ request, active, onAnswer }: PermissionCardProp
             aria-label="What always covers"
             data-testid="rule-input"
             spellCheck={false}
-            title={subject.type === "command" ? "“npm test:*” = npm test with any arguments; “npm test” = exactly that command" : subject.type === "path" ? "“src/” = any file in that folder; a path = exactly that file" : "exactly this"}
+            title={ruleSyntax(subject.type)}
           />
           <span className={`jc-meta jc-card__rule-desc${rule ? "" : " is-error"}`} data-testid="rule-desc">
             {rule ? describeRule(request.toolName ?? "", rule) : "error" in parsed ? parsed.error : ""}

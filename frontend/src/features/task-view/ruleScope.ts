@@ -141,3 +141,15 @@ export function describeRule(toolName: string, r: RuleSpec): string {
       return `${tool}: exactly “${r.pattern}”`;
   }
 }
+
+/** ruleSyntax says how to write each kind of rule for a subject type (the rule input's hint). */
+export function ruleSyntax(type: SubjectType): string {
+  switch (type) {
+    case "command":
+      return "“npm test:*” = npm test with any arguments; “npm test” = exactly that command";
+    case "path":
+      return "“src/” = any file in that folder; a path = exactly that file";
+    default:
+      return "exactly this";
+  }
+}
