@@ -50,6 +50,23 @@ type Config struct {
 	// an Error with code ENOENT) for a failure, so it could never create a
 	// file; it also reads through the client when fs is not offered.
 	MissingFileEmpty bool `json:"missingFileEmpty,omitempty"`
+	// SessionMeta is sent as the `_meta` of session/new and session/load,
+	// in every mode (a mode change does not start a new session).
+	SessionMeta map[string]any `json:"sessionMeta,omitempty"`
+}
+
+// ClaudeAskCommandsMeta is claude-code-acp's SessionMeta: its
+// `_meta.claudeCode.options` are the Claude Agent SDK's query options, and
+// `extraArgs` become Claude Code flags, here `--settings <json>` (a
+// constant: no user value) with a permission rule that asks before every
+// Bash command. Without it Claude Code runs its read-only allowlist (`ls`,
+// `cat`, …) unasked, and Ask must ask before any command (issue #13). In
+// its bypassPermissions mode claude-code-acp allows every request itself,
+// and in acceptEdits it allows edits, so the rule asks nowhere else.
+func ClaudeAskCommandsMeta() map[string]any {
+	return map[string]any{"claudeCode": map[string]any{"options": map[string]any{
+		"extraArgs": map[string]any{"settings": `{"permissions":{"ask":["Bash"]}}`},
+	}}}
 }
 
 // SettingsKey is the settings key under which user-added ACP agents are
@@ -81,7 +98,7 @@ func Presets() []Config {
 			// "read-only" runs them in a sandbox unasked.
 			agent.ModeAsk: {"-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="workspace-write"`},
 		}},
-		{Name: "acp.anthropic.claude-code", DisplayName: "Claude Code (ACP)", Command: "claude-code-acp"},
+		{Name: "acp.anthropic.claude-code", DisplayName: "Claude Code (ACP)", Command: "claude-code-acp", SessionMeta: ClaudeAskCommandsMeta()},
 		{Name: "acp.sst.opencode", DisplayName: "OpenCode (ACP)", Command: "opencode", Args: []string{"acp"}},
 		{Name: "acp.block.goose", DisplayName: "Goose (ACP)", Command: "goose", Args: []string{"acp"}},
 	}
@@ -535,7 +552,8 @@ func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.
 	if s.cfg.SessionID != "" {
 		why := "it cannot load sessions"
 		if s.loadSession {
-			r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: s.mcpServers()})
+			r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: s.mcpServers(),
+				Meta: s.b.cfg.SessionMeta})
 			if err == nil {
 				s.sessionID = s.cfg.SessionID
 				return r.Modes, r.Models, "", nil
@@ -553,7 +571,7 @@ func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.
 		s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: fmt.Sprintf(
 			"%s could not resume its session (%s): your message starts a new session, %s", s.b.cfg.DisplayName, why, carried)}})
 	}
-	r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: s.mcpServers()})
+	r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: s.mcpServers(), Meta: s.b.cfg.SessionMeta})
 	if err != nil {
 		return nil, nil, "session/new", err
 	}

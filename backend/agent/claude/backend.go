@@ -103,6 +103,18 @@ func (b *Backend) Dispose(ctx context.Context) error {
 	return b.sessions.StopAll(ctx)
 }
 
+// AskCommandsSettings are the settings (`--settings=<json>`, a constant:
+// no user value) given to every session not started in bypass mode: a
+// permission rule that asks before every Bash command. Without it Claude
+// Code runs the commands of its read-only allowlist (`ls`, `cat`, `git
+// status`, …) unasked, and Ask must ask before any command (issue #13).
+// A whole-tool ask rule comes before every allow rule and every mode, so
+// it is left out of bypass mode; a session started in bypass and switched
+// to ask runs read-only commands unasked until it is restarted, and one
+// started in another mode and switched to bypass still asks for commands.
+// The read tools (Read, Glob, Grep, LS) are not commands and stay unasked.
+const AskCommandsSettings = `{"permissions":{"ask":["Bash"]}}`
+
 // Args returns the claude command line (without the binary) for cfg.
 func Args(cfg agent.Config) ([]string, error) {
 	mode, ok := PermissionMode(cfg.Mode)
@@ -114,6 +126,9 @@ func Args(cfg agent.Config) ([]string, error) {
 		"--input-format", "stream-json",
 		"--permission-prompt-tool", "stdio",
 		"--permission-mode", mode,
+	}
+	if mode != "bypassPermissions" {
+		args = append(args, "--settings="+AskCommandsSettings)
 	}
 	// User values are joined to their flag (--model=VALUE): a model named
 	// "--dangerously-skip-permissions" stays a model name.
