@@ -53,6 +53,9 @@ type Config struct {
 	// SessionMeta is sent as the `_meta` of session/new and session/load,
 	// in every mode (a mode change does not start a new session).
 	SessionMeta map[string]any `json:"sessionMeta,omitempty"`
+	// Files are written before each start and passed as Flag=<path>
+	// (presets only: not read from a user's stored config).
+	Files []ConfigFile `json:"-"`
 }
 
 // ClaudeAskCommandsMeta is claude-code-acp's SessionMeta: its
@@ -92,7 +95,8 @@ func (c Config) Validate() error {
 // Presets are the ACP agents the app knows out of the box.
 func Presets() []Config {
 	return []Config{
-		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}, MissingFileEmpty: true},
+		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}, MissingFileEmpty: true,
+			Files: []ConfigFile{{Name: "gemini-ask-commands.toml", Content: GeminiAskCommandsPolicy, Flag: "--policy"}}},
 		{Name: "acp.openai.codex", DisplayName: "Codex (ACP)", Command: "codex-acp", ModeArgs: map[agent.InteractionMode][]string{
 			// Its "auto" mode runs in-project commands unasked and its
 			// "read-only" runs them in a sandbox unasked.
@@ -276,7 +280,11 @@ func (s *session) spawn(ctx context.Context, path string, c Config) error {
 	for k, v := range s.cfg.Env {
 		env = append(env, k+"="+v)
 	}
-	args := append(append([]string{}, c.Args...), c.ModeArgs[s.cfg.Mode]...)
+	files, err := configFileArgs(c.Files)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	args := append(append(append([]string{}, c.Args...), files...), c.ModeArgs[s.cfg.Mode]...)
 	sctx, scancel := context.WithCancel(context.Background())
 	s.ctx = sctx
 	// The SDK reads a pipe we feed after each line went through the stream,

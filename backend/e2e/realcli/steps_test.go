@@ -58,7 +58,9 @@ func (h *harness) run() {
 // loudly as KNOWN FAILURE and does not fail the suite; when it passes, the
 // log says to remove it from this list.
 var knownFailures = map[string]string{
-	// None: every real CLI passes every step (2026-11-24).
+	"TestCodexACP/ask-readonly": "codex-acp 0.16.0 under approval_policy=\"untrusted\" runs a command it knows as safe " +
+		"(`cat hello.txt`, shown as a `read` tool call) without asking, and Codex has no approval policy that asks " +
+		"before every command (execpolicy prompt rules, per command prefix, not tried)",
 }
 
 // runStep runs fn against t, or, for a known failure, against a recorder
@@ -213,10 +215,13 @@ func (h *harness) stepAskReadOnly(t testing.TB) {
 	asked := h.answerUntilIdle(t, 3*time.Minute, allowOnce)
 	t.Logf("asked for %v", asked)
 	msgs := h.messages(t)
-	var ran []string // the cat calls with a successful result
-	for _, p := range tools(msgs, agent.ToolExecute) {
-		if !h.known[p.ToolID] && strings.Contains(string(p.Input), "cat hello.txt") && toolFinished(msgs, p.ToolID) {
-			ran = append(ran, p.ToolID)
+	var ran []string // this step's cat calls (of any kind: codex-acp calls it "read") with a successful result
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == agent.PartToolUse && !h.known[p.ToolID] && strings.Contains(string(p.Input), "cat hello.txt") &&
+				toolFinished(msgs, p.ToolID) {
+				ran = append(ran, p.ToolID)
+			}
 		}
 	}
 	h.checkClosed(t)
