@@ -414,6 +414,9 @@ func TestProcessArgsAndEnv(t *testing.T) {
 			}
 			want := []string{"--output-format", "stream-json", "--verbose", "--include-partial-messages", "--input-format", "stream-json",
 				"--permission-prompt-tool", "stdio", "--permission-mode", native, "--model=claude-x", "--resume=sess-1"}
+			if mode != agent.ModeBypass { // the rule asking before every command, read-only ones too
+				want = slices.Insert(want, 10, "--settings="+AskCommandsSettings)
+			}
 			if d := cmp.Diff(want, got.Args); d != "" {
 				t.Errorf("args (-want +got):\n%s", d)
 			}
