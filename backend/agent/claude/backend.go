@@ -108,11 +108,15 @@ func (b *Backend) Dispose(ctx context.Context) error {
 // permission rule that asks before every Bash command. Without it Claude
 // Code runs the commands of its read-only allowlist (`ls`, `cat`, `git
 // status`, …) unasked, and Ask must ask before any command (issue #13).
-// A whole-tool ask rule comes before every allow rule and every mode, so
-// it is left out of bypass mode; a session started in bypass and switched
-// to ask runs read-only commands unasked until it is restarted, and one
-// started in another mode and switched to bypass still asks for commands.
-// The read tools (Read, Glob, Grep, LS) are not commands and stay unasked.
+// Flags are fixed for the process's life, so the rule is left out of
+// bypass mode only: a session started in bypass and switched to ask by
+// set_permission_mode runs read-only commands unasked until it is started
+// again (Claude Code 2.1.330 refuses the other switch, to bypass, in a
+// session not launched in bypass). In accept-edits and plan every command
+// asks too (edits stay Claude Code's business there). The app's own
+// "always allow" rules answer requests in the orchestrator, so they still
+// work. The read tools (Read, Glob, Grep, LS) are not commands and stay
+// unasked.
 const AskCommandsSettings = `{"permissions":{"ask":["Bash"]}}`
 
 // Args returns the claude command line (without the binary) for cfg.
