@@ -65,7 +65,9 @@ type Config struct {
 // Bash command. Without it Claude Code runs its read-only allowlist (`ls`,
 // `cat`, …) unasked, and Ask must ask before any command (issue #13). In
 // its bypassPermissions mode claude-code-acp allows every request itself,
-// and in acceptEdits it allows edits, so the rule asks nowhere else.
+// so bypass asks nothing while ask, accept-edits and plan ask before every
+// command, also after a mode switch mid-session (checked on 0.16.2, whose
+// Claude Agent SDK 0.2.44 runs Claude Code 2.1.44).
 func ClaudeAskCommandsMeta() map[string]any {
 	return map[string]any{"claudeCode": map[string]any{"options": map[string]any{
 		"extraArgs": map[string]any{"settings": `{"permissions":{"ask":["Bash"]}}`},
