@@ -103,7 +103,8 @@ func Presets() []Config {
 			// Its "auto" mode runs in-project commands unasked and its
 			// "read-only" runs them in a sandbox unasked.
 			agent.ModeAsk: {"-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="workspace-write"`},
-		}},
+		}, Note: "In Ask mode it asks before edits and commands, except commands Codex knows as safe (cat, ls, …), " +
+			"which it runs without asking (codex-acp 0.16.0)."},
 		{Name: "acp.anthropic.claude-code", DisplayName: "Claude Code (ACP)", Command: "claude-code-acp", SessionMeta: ClaudeAskCommandsMeta()},
 		{Name: "acp.sst.opencode", DisplayName: "OpenCode (ACP)", Command: "opencode", Args: []string{"acp"}},
 		{Name: "acp.block.goose", DisplayName: "Goose (ACP)", Command: "goose", Args: []string{"acp"}},
