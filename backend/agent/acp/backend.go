@@ -50,6 +50,28 @@ type Config struct {
 	// an Error with code ENOENT) for a failure, so it could never create a
 	// file; it also reads through the client when fs is not offered.
 	MissingFileEmpty bool `json:"missingFileEmpty,omitempty"`
+	// SessionMeta is sent as the `_meta` of session/new and session/load,
+	// in every mode (a mode change does not start a new session).
+	SessionMeta map[string]any `json:"sessionMeta,omitempty"`
+	// Files are written before each start and passed as Flag=<path>
+	// (presets only: not read from a user's stored config).
+	Files []ConfigFile `json:"-"`
+}
+
+// ClaudeAskCommandsMeta is claude-code-acp's SessionMeta: its
+// `_meta.claudeCode.options` are the Claude Agent SDK's query options, and
+// `extraArgs` become Claude Code flags, here `--settings <json>` (a
+// constant: no user value) with a permission rule that asks before every
+// Bash command. Without it Claude Code runs its read-only allowlist (`ls`,
+// `cat`, …) unasked, and Ask must ask before any command (issue #13). In
+// its bypassPermissions mode claude-code-acp allows every request itself,
+// so bypass asks nothing while ask, accept-edits and plan ask before every
+// command, also after a mode switch mid-session (checked on 0.16.2, whose
+// Claude Agent SDK 0.2.44 runs Claude Code 2.1.44).
+func ClaudeAskCommandsMeta() map[string]any {
+	return map[string]any{"claudeCode": map[string]any{"options": map[string]any{
+		"extraArgs": map[string]any{"settings": `{"permissions":{"ask":["Bash"]}}`},
+	}}}
 }
 
 // SettingsKey is the settings key under which user-added ACP agents are
@@ -75,13 +97,15 @@ func (c Config) Validate() error {
 // Presets are the ACP agents the app knows out of the box.
 func Presets() []Config {
 	return []Config{
-		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}, MissingFileEmpty: true},
+		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}, MissingFileEmpty: true,
+			Files: []ConfigFile{{Name: "gemini-ask-commands.toml", Content: GeminiAskCommandsPolicy, Flag: "--policy"}}},
 		{Name: "acp.openai.codex", DisplayName: "Codex (ACP)", Command: "codex-acp", ModeArgs: map[agent.InteractionMode][]string{
 			// Its "auto" mode runs in-project commands unasked and its
 			// "read-only" runs them in a sandbox unasked.
 			agent.ModeAsk: {"-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="workspace-write"`},
-		}},
-		{Name: "acp.anthropic.claude-code", DisplayName: "Claude Code (ACP)", Command: "claude-code-acp"},
+		}, Note: "In Ask mode it asks before edits and commands, except commands Codex knows as safe (cat, ls, …), " +
+			"which it runs without asking (codex-acp 0.16.0)."},
+		{Name: "acp.anthropic.claude-code", DisplayName: "Claude Code (ACP)", Command: "claude-code-acp", SessionMeta: ClaudeAskCommandsMeta()},
 		{Name: "acp.sst.opencode", DisplayName: "OpenCode (ACP)", Command: "opencode", Args: []string{"acp"}},
 		{Name: "acp.block.goose", DisplayName: "Goose (ACP)", Command: "goose", Args: []string{"acp"}},
 	}
@@ -259,7 +283,11 @@ func (s *session) spawn(ctx context.Context, path string, c Config) error {
 	for k, v := range s.cfg.Env {
 		env = append(env, k+"="+v)
 	}
-	args := append(append([]string{}, c.Args...), c.ModeArgs[s.cfg.Mode]...)
+	files, err := configFileArgs(c.Files)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	args := append(append(append([]string{}, c.Args...), files...), c.ModeArgs[s.cfg.Mode]...)
 	sctx, scancel := context.WithCancel(context.Background())
 	s.ctx = sctx
 	// The SDK reads a pipe we feed after each line went through the stream,
@@ -535,7 +563,8 @@ func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.
 	if s.cfg.SessionID != "" {
 		why := "it cannot load sessions"
 		if s.loadSession {
-			r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: s.mcpServers()})
+			r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: s.mcpServers(),
+				Meta: s.b.cfg.SessionMeta})
 			if err == nil {
 				s.sessionID = s.cfg.SessionID
 				return r.Modes, r.Models, "", nil
@@ -553,7 +582,7 @@ func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.
 		s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: fmt.Sprintf(
 			"%s could not resume its session (%s): your message starts a new session, %s", s.b.cfg.DisplayName, why, carried)}})
 	}
-	r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: s.mcpServers()})
+	r, err := s.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: s.root, McpServers: s.mcpServers(), Meta: s.b.cfg.SessionMeta})
 	if err != nil {
 		return nil, nil, "session/new", err
 	}

@@ -414,6 +414,9 @@ func TestProcessArgsAndEnv(t *testing.T) {
 			}
 			want := []string{"--output-format", "stream-json", "--verbose", "--include-partial-messages", "--input-format", "stream-json",
 				"--permission-prompt-tool", "stdio", "--permission-mode", native, "--model=claude-x", "--resume=sess-1"}
+			if mode != agent.ModeBypass { // the rule asking before every command, read-only ones too
+				want = slices.Insert(want, 10, "--settings="+AskCommandsSettings)
+			}
 			if d := cmp.Diff(want, got.Args); d != "" {
 				t.Errorf("args (-want +got):\n%s", d)
 			}
@@ -539,7 +542,8 @@ func TestArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"--output-format", "stream-json", "--verbose", "--include-partial-messages", "--input-format", "stream-json",
-		"--permission-prompt-tool", "stdio", "--permission-mode", "acceptEdits", "--allowedTools=Bash(ls:*),Read", "--debug"}
+		"--permission-prompt-tool", "stdio", "--permission-mode", "acceptEdits", "--settings=" + AskCommandsSettings,
+		"--allowedTools=Bash(ls:*),Read", "--debug"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -643,6 +647,40 @@ func TestArgsNoValueBecomesAFlag(t *testing.T) {
 	}
 	if !slices.Contains(args, "--model=--dangerously-skip-permissions") {
 		t.Fatalf("args = %q", args)
+	}
+}
+
+// TestArgsAskCommands: every mode but bypass gets the constant settings
+// whose permission rule asks before every Bash command (read-only ones
+// included, which Claude Code would otherwise run unasked); bypass gets
+// none. The settings are one `--settings=<json>` argument, never built
+// from a user value.
+func TestArgsAskCommands(t *testing.T) {
+	var s struct {
+		Permissions struct{ Ask []string } `json:"permissions"`
+	}
+	if err := json.Unmarshal([]byte(AskCommandsSettings), &s); err != nil || !slices.Equal(s.Permissions.Ask, []string{"Bash"}) {
+		t.Fatalf("AskCommandsSettings %s (%v): want permissions.ask [Bash]", AskCommandsSettings, err)
+	}
+	for mode, want := range map[agent.InteractionMode]bool{
+		agent.ModeAsk: true, "": true, agent.ModeAcceptEdits: true, agent.ModePlan: true, agent.ModeBypass: false,
+	} {
+		args, err := Args(agent.Config{Mode: mode, Model: `{"permissions":{"allow":["Bash"]}}`, SessionID: "--settings"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var settings []string
+		for _, a := range args {
+			if strings.HasPrefix(a, "--settings") {
+				settings = append(settings, a)
+			}
+		}
+		if got := slices.Equal(settings, []string{"--settings=" + AskCommandsSettings}); got != want {
+			t.Errorf("mode %q: settings arguments %q, want the ask rule: %v", mode, settings, want)
+		}
+		if want && len(settings) != 1 || !want && len(settings) != 0 {
+			t.Errorf("mode %q: a user value became a settings argument: %q", mode, args)
+		}
 	}
 }
 

@@ -26,6 +26,8 @@ const (
 	allowFirst      = "I'll create hello.txt for you."
 	allowSecond     = "File written. Now a shell command."
 	allowDone       = "Done: hello.txt was written and the command ran."
+	readonlyFirst   = "I'll look at hello.txt with a read-only command."
+	readonlyDone    = "Read-only command done: hello.txt holds the greeting."
 	denyFirst       = "I'll create denied.txt with a command."
 	denyDone        = "Understood: denied.txt was not created."
 	followupAnswer  = "Follow-up answered: nothing else to change."
@@ -43,6 +45,12 @@ func scripts(proj string) map[string]fakemodel.Script {
 			{Text: allowSecond, Tools: []fakemodel.ToolCall{
 				fakemodel.Shell("echo shell-ran > shell.txt", "Write shell.txt")}},
 			{Text: allowDone},
+		},
+		// A read-only command: agents with a read-only allowlist (Claude
+		// Code's, Gemini's) run it unasked unless Ask is made to ask.
+		"readonly": {
+			{Text: readonlyFirst, Tools: []fakemodel.ToolCall{fakemodel.Shell("cat hello.txt", "Show hello.txt")}},
+			{Text: readonlyDone},
 		},
 		"deny": {
 			{Text: denyFirst, Tools: []fakemodel.ToolCall{fakemodel.Shell("touch denied.txt", "Create denied.txt")}},

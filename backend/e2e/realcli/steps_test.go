@@ -31,6 +31,7 @@ func (h *harness) run() {
 	}{
 		{"text", h.stepText},
 		{"allow", h.stepAllow},
+		{"ask-readonly", h.stepAskReadOnly},
 		{"deny", h.stepDeny},
 		{"followup", h.stepFollowup},
 		{"stop", h.stepStop},
@@ -57,7 +58,9 @@ func (h *harness) run() {
 // loudly as KNOWN FAILURE and does not fail the suite; when it passes, the
 // log says to remove it from this list.
 var knownFailures = map[string]string{
-	// None: every real CLI passes every step (2026-11-24).
+	"TestCodexACP/ask-readonly": "codex-acp 0.16.0 under approval_policy=\"untrusted\" runs a command it knows as safe " +
+		"(`cat hello.txt`, shown as a `read` tool call) without asking, and Codex has no approval policy that asks " +
+		"before every command (execpolicy prompt rules, per command prefix, not tried)",
 }
 
 // runStep runs fn against t, or, for a known failure, against a recorder
@@ -191,6 +194,54 @@ func (h *harness) stepAllow(t testing.TB) {
 	}
 	if n := len(h.rec.agentEvents(agent.EventPermissionRequest)) - reqs0; n != len(asked) {
 		t.Errorf("%d permission-request events emitted for %d requests", n, len(asked))
+	}
+}
+
+// stepAskReadOnly: a read-only command (`cat hello.txt`) must be asked
+// in ask mode like any other command (issue #13: "Ask asks before any
+// command or edit"); allowed, it runs and the model answers. An agent
+// that cannot ask (headless Gemini) is switched to ask mode and must not
+// run it unasked.
+func (h *harness) stepAskReadOnly(t testing.TB) {
+	ctx := context.Background()
+	if !h.c.asks {
+		if err := h.orch.SetMode(ctx, h.task, agent.ModeAsk); err != nil {
+			t.Fatalf("set mode ask: %v", err)
+		}
+		defer func() { _ = h.orch.SetMode(ctx, h.task, h.c.mode) }()
+	}
+	decisions0, _ := h.orch.Decisions(ctx, h.task)
+	h.send(t, "readonly", "[scenario:readonly] Show me hello.txt.")
+	asked := h.answerUntilIdle(t, 3*time.Minute, allowOnce)
+	t.Logf("asked for %v", asked)
+	msgs := h.messages(t)
+	var ran []string // this step's cat calls (of any kind: codex-acp calls it "read") with a successful result
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == agent.PartToolUse && !h.known[p.ToolID] && strings.Contains(string(p.Input), "cat hello.txt") &&
+				toolFinished(msgs, p.ToolID) {
+				ran = append(ran, p.ToolID)
+			}
+		}
+	}
+	h.checkClosed(t)
+	if !h.c.asks {
+		if len(asked) != 0 || len(ran) != 0 {
+			t.Errorf("headless agent in ask mode: asked %v, ran %v; want neither", asked, ran)
+		}
+		return
+	}
+	if len(asked) == 0 {
+		t.Errorf("ASK MODE DID NOT ASK before the read-only command `cat hello.txt` (ran unasked: %v)", ran)
+	}
+	wantStatus(t, h, store.StatusCompleted)
+	if len(ran) == 0 {
+		t.Errorf("the allowed `cat hello.txt` has no successful result stored")
+	}
+	wantText(t, msgs, readonlyDone)
+	decisions, _ := h.orch.Decisions(ctx, h.task)
+	if len(decisions)-len(decisions0) != len(asked) {
+		t.Errorf("%d permission decisions stored for %d answers", len(decisions)-len(decisions0), len(asked))
 	}
 }
 
