@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState } from "react";
 import { cx } from "../../lib/cx";
 import { Button } from "../../lib/ui";
 import { wailsUsageApi, type TaskLimit, type UsageApi } from "./api";
-import { limitView } from "./reducers";
+import { limitView, newerLimit } from "./reducers";
 import "./usage.css";
 
 export function LimitBanner({ taskId, api: apiProp, now: nowProp }: { taskId: string; api?: UsageApi; now?: () => number }) {
@@ -17,10 +17,11 @@ export function LimitBanner({ taskId, api: apiProp, now: nowProp }: { taskId: st
   const [now, setNow] = useState(clock());
   useEffect(() => {
     let live = true;
-    api.limit(taskId).then((l) => live && setLimit(l), () => {});
+    setLimit(null); // another task's limit is not this one's
+    api.limit(taskId).then((l) => live && setLimit((prev) => newerLimit(prev, l)), () => {});
     api.autoRetry().then((a) => live && setAuto(a), () => {});
     const off = api.onLimit((l) => {
-      if (l.taskId === taskId) setLimit(l);
+      if (l.taskId === taskId) setLimit((prev) => newerLimit(prev, l));
     });
     return () => {
       live = false;

@@ -1,4 +1,4 @@
-import { countdown, daysBack, formatCost, formatTokens, limitView, usageChart, usageTotals } from "./reducers";
+import { countdown, daysBack, formatCost, formatTokens, limitView, newerLimit, usageChart, usageTotals } from "./reducers";
 import type { TaskLimit, UsageRow } from "./api";
 
 const limit = (p: Partial<TaskLimit>): TaskLimit => ({
@@ -14,6 +14,26 @@ const limit = (p: Partial<TaskLimit>): TaskLimit => ({
 });
 
 describe("usage reducers", () => {
+  test("newerLimit: an older state delivered late never replaces a newer one", () => {
+    const base: TaskLimit = { taskId: "t", resetAt: 2000, message: "m", kind: "usage", state: "waiting", detectedAt: 1000, retriedAt: 0, error: "" };
+    const retrying = { ...base, state: "retrying" };
+    const retried = { ...base, state: "retried", retriedAt: 2001 };
+    expect(newerLimit(null, base)).toBe(base);
+    expect(newerLimit(base, retrying)).toBe(retrying);
+    expect(newerLimit(retrying, retried)).toBe(retried);
+    // Out of order: retried first, then the retrying event, then the first fetch's waiting.
+    expect(newerLimit(retried, retrying)).toBe(retried);
+    expect(newerLimit(retried, base)).toBe(retried);
+    expect(newerLimit(retried, null)).toBe(retried);
+    // A limit detected later (the retry hit the limit again) replaces a finished one, and not the reverse.
+    const again = { ...base, detectedAt: 3000, resetAt: 9000 };
+    expect(newerLimit(retried, again)).toBe(again);
+    expect(newerLimit(again, retried)).toBe(again);
+    // Another task's limit is not compared.
+    const other = { ...base, taskId: "u", detectedAt: 1 };
+    expect(newerLimit(retried, other)).toBe(other);
+  });
+
   test("countdown counts down to the reset", () => {
     const reset = 10_000_000;
     expect(countdown(reset, reset - 3_725_000)).toBe("1h 02m 05s");

@@ -20,6 +20,23 @@ export function countdown(resetAt: number, now: number): string {
   return `${s}s`;
 }
 
+const stateRank: Record<string, number> = { waiting: 0, retrying: 1, retried: 2, lifted: 2, cancelled: 2 };
+
+/**
+ * newerLimit is the limit to show once `next` arrives (an event, or the
+ * first fetch) when `prev` is shown: events may be delivered out of order
+ * and the first fetch may answer after an event, so an older state never
+ * replaces a newer one. A limit detected later is newer; within one limit
+ * the states only move forward (waiting → retrying → retried | lifted |
+ * cancelled).
+ */
+export function newerLimit(prev: TaskLimit | null, next: TaskLimit | null): TaskLimit | null {
+  if (!next) return prev;
+  if (!prev || prev.taskId !== next.taskId) return next;
+  if (next.detectedAt !== prev.detectedAt) return next.detectedAt > prev.detectedAt ? next : prev;
+  return (stateRank[next.state] ?? 0) >= (stateRank[prev.state] ?? 0) ? next : prev;
+}
+
 export interface LimitView {
   /** Whether to show the banner at all. */
   show: boolean;
