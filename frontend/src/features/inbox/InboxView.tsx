@@ -272,7 +272,7 @@ function InboxDetail(p: DetailProps) {
       ) : (
         <div className="jc-inbox__actions">
           {question
-            ? null
+            ? <ConfirmButton item={item} draft={p.draft} busy={busy} onConfirm={() => p.onStep({ type: "confirm" })} />
             : options.map((o, i) => (
                 <button
                   key={o.label + i}
@@ -363,8 +363,6 @@ function QuestionBody({ item, options, draft, busy, onStep, onText }: DetailProp
     e.preventDefault();
   };
   const multi = Boolean(q.multiSelect);
-  const last = qi === qs.length - 1;
-  const canConfirm = draft.toggled.length > 0 || draft.text.trim() !== "";
   return (
     <div className="jc-inbox__question" data-testid="inbox-question">
       {qs.map((x, i) =>
@@ -393,7 +391,7 @@ function QuestionBody({ item, options, draft, busy, onStep, onText }: DetailProp
                 aria-pressed={multi ? Boolean(o.on) : undefined}
                 onClick={() => onStep({ type: "option", label: o.label })}
               >
-                {n < 9 ? <kbd>{n + 1}</kbd> : <kbd className="is-blank"> </kbd>}
+                {n < 9 ? <kbd>{n + 1}</kbd> : <kbd className="is-blank" aria-hidden="true" />}
                 <span className="jc-option__label">{o.label}</span>
                 {o.description ? <span className="jc-option__desc">{o.description}</span> : null}
               </button>
@@ -419,17 +417,32 @@ function QuestionBody({ item, options, draft, busy, onStep, onText }: DetailProp
         />
       </fieldset>
       <div className="jc-inbox__q-keys jc-meta">
-        {options.length > 9 ? (
-          <>
-            <kbd>o</kbd> all {options.length} options (↑/↓, <kbd>Enter</kbd>) ·{" "}
-          </>
+        {options.length > 0 ? (
+          <span>
+            <kbd>o</kbd> {options.length > 9 ? `all ${options.length} options` : "the options"} with <kbd>↑</kbd>/<kbd>↓</kbd> and <kbd>Enter</kbd>
+          </span>
         ) : null}
-        <kbd>t</kbd> type an answer ·{" "}
-        <button type="button" className="jc-tv-btn is-primary" disabled={busy || !canConfirm} onClick={() => onStep({ type: "confirm" })}>
-          {last ? "Send answer" : "Next question"} <kbd>Ctrl+↵</kbd>
-        </button>
+        <span>
+          <kbd>t</kbd> type an answer
+        </span>
+        {multi ? (
+          <span>
+            <kbd>Ctrl+Enter</kbd> send the picks
+          </span>
+        ) : null}
       </div>
     </div>
+  );
+}
+
+/** ConfirmButton sends the current question's toggled options and free text (Ctrl+Enter). */
+function ConfirmButton({ item, draft, busy, onConfirm }: { item: InboxItem; draft: QuestionDraft; busy: boolean; onConfirm: () => void }) {
+  const last = currentQuestion(item, draft) === questionsOf(item.request).length - 1;
+  const can = draft.toggled.length > 0 || draft.text.trim() !== "";
+  return (
+    <button type="button" className="jc-tv-btn is-primary" disabled={busy || !can} onClick={onConfirm}>
+      {last ? "Send answer" : "Next question"} <kbd>Ctrl+↵</kbd>
+    </button>
   );
 }
 
