@@ -37,10 +37,26 @@ type DBus struct {
 	onAction func(key string)
 	log      *slog.Logger
 
-	mu   sync.Mutex
-	ids  map[string]uint32 // key → server id
-	keys map[uint32]string // server id → key
+	mu    sync.Mutex
+	ids   map[string]uint32      // key → server id
+	keys  map[uint32]string      // server id → key
+	early map[uint32]earlySignal // signals for ids no Notify reply has named yet
 }
+
+// earlySignal is what the server said about an id before the reply to its
+// Notify was read: a click in those few milliseconds still opens the item.
+type earlySignal struct {
+	at      time.Time
+	clicked bool
+	closed  bool
+}
+
+// Early signals are kept this long, at most this many (the server also
+// signals other applications' notifications: most are never claimed).
+const (
+	earlyFor = 5 * time.Second
+	earlyMax = 64
+)
 
 // NewDBus connects to the session bus and checks the server offers
 // actions (ErrNoActions otherwise: use Beeep). onAction is called, on a
@@ -68,7 +84,7 @@ func NewDBus(appName, icon string, onAction func(key string), log *slog.Logger) 
 		log = slog.Default()
 	}
 	d := &DBus{conn: conn, obj: obj, appName: appName, icon: icon, onAction: onAction, log: log,
-		ids: map[string]uint32{}, keys: map[uint32]string{}}
+		ids: map[string]uint32{}, keys: map[uint32]string{}, early: map[uint32]earlySignal{}}
 	ch := make(chan *dbus.Signal, 32)
 	conn.Signal(ch)
 	go d.listen(ch)
@@ -91,13 +107,32 @@ func (d *DBus) Notify(ctx context.Context, n Notification) error {
 	if n.Key == "" {
 		return nil
 	}
+	if d.record(n.Key, id).clicked && d.onAction != nil {
+		go d.onAction(n.Key)
+	}
+	return nil
+}
+
+// record ties the server's id to key and returns what the server signalled
+// for that id before its Notify reply was read (a click, a close).
+func (d *DBus) record(key string, id uint32) earlySignal {
 	d.mu.Lock()
-	if old, ok := d.ids[n.Key]; ok && old != id {
+	defer d.mu.Unlock()
+	if old, ok := d.ids[key]; ok && old != id {
 		delete(d.keys, old)
 	}
-	d.ids[n.Key], d.keys[id] = id, n.Key
-	d.mu.Unlock()
-	return nil
+	sig, ok := d.early[id]
+	delete(d.early, id)
+	if ok && time.Since(sig.at) > earlyFor {
+		sig = earlySignal{}
+	}
+	if sig.closed {
+		delete(d.ids, key)
+		delete(d.keys, id)
+	} else {
+		d.ids[key], d.keys[id] = id, key
+	}
+	return sig
 }
 
 // Withdraw closes the notification shown for key, if any: its item was
@@ -130,10 +165,7 @@ func (d *DBus) listen(ch <-chan *dbus.Signal) {
 		id, _ := sig.Body[0].(uint32)
 		switch sig.Name {
 		case dbusIface + ".ActionInvoked":
-			d.mu.Lock()
-			key := d.keys[id]
-			d.mu.Unlock()
-			if key != "" && d.onAction != nil {
+			if key := d.clicked(id); key != "" && d.onAction != nil {
 				d.onAction(key)
 			}
 		case dbusIface + ".NotificationClosed":
@@ -142,15 +174,54 @@ func (d *DBus) listen(ch <-chan *dbus.Signal) {
 	}
 }
 
+// clicked returns the key of the clicked id; an id no reply has named yet
+// is remembered (record matches it when the reply comes).
+func (d *DBus) clicked(id uint32) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key, ok := d.keys[id]
+	if !ok {
+		d.remember(id, func(s *earlySignal) { s.clicked = true })
+	}
+	return key
+}
+
 func (d *DBus) forget(id uint32) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if key, ok := d.keys[id]; ok {
-		delete(d.keys, id)
-		if d.ids[key] == id {
-			delete(d.ids, key)
+	key, ok := d.keys[id]
+	if !ok {
+		d.remember(id, func(s *earlySignal) { s.closed = true })
+		return
+	}
+	delete(d.keys, id)
+	if d.ids[key] == id {
+		delete(d.ids, key)
+	}
+}
+
+// remember notes a signal for an id not known yet, dropping stale ones and,
+// when full, the oldest. Called with d.mu held.
+func (d *DBus) remember(id uint32, note func(*earlySignal)) {
+	now := time.Now()
+	var oldest uint32
+	var oldestAt time.Time
+	for k, s := range d.early {
+		if now.Sub(s.at) > earlyFor {
+			delete(d.early, k)
+		} else if oldestAt.IsZero() || s.at.Before(oldestAt) {
+			oldest, oldestAt = k, s.at
 		}
 	}
+	if _, ok := d.early[id]; !ok && len(d.early) >= earlyMax {
+		delete(d.early, oldest)
+	}
+	s := d.early[id]
+	if s.at.IsZero() {
+		s.at = now
+	}
+	note(&s)
+	d.early[id] = s
 }
 
 // Desktop is the app's notifier: the actionable DBus notifier when the

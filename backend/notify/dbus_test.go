@@ -74,6 +74,56 @@ func TestDBusActions(t *testing.T) {
 	}
 }
 
+// TestDBusClickBeforeReply: the server signals the click (and the close)
+// before the reply to Notify is read; the click still opens the item, and
+// the closed notification is not kept (nothing to withdraw).
+func TestDBusClickBeforeReply(t *testing.T) {
+	if !notifytest.InSession(t, "TestDBusClickBeforeReply") {
+		return
+	}
+	srv, err := notifytest.Start("actions", "body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	clicked := make(chan string, 4)
+	d, err := notify.NewDBus("Jean-Claude", "", func(key string) { clicked <- key }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	k := notify.RequestKey("t1", "r1")
+	srv.ClickBeforeReply(300 * time.Millisecond)
+	must(t, d.Notify(ctx, notify.Notification{Key: k, Title: "p · t1", Body: "Waiting for you"}))
+	waitEvent(t, srv, "notify 1")
+	select {
+	case got := <-clicked:
+		if got != k {
+			t.Fatalf("early click opened %q, want %q", got, k)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a click read before the Notify reply was lost")
+	}
+	must(t, d.Withdraw(ctx, k))
+	if c := srv.Closed(); len(c) != 0 {
+		t.Fatalf("withdrew a notification the server had closed: %v", c)
+	}
+	// Later notifications are matched as before.
+	k2 := notify.ResultKey("t2", false)
+	must(t, d.Notify(ctx, notify.Notification{Key: k2, Title: "p · t2", Body: "Done"}))
+	waitEvent(t, srv, "notify 2")
+	must(t, srv.Click(2))
+	select {
+	case got := <-clicked:
+		if got != k2 {
+			t.Fatalf("click opened %q, want %q", got, k2)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ActionInvoked never reached the app")
+	}
+}
+
 // TestDBusWithoutActions: a server without "actions" is refused, and
 // Desktop falls back to beeep (a notification without actions).
 func TestDBusWithoutActions(t *testing.T) {

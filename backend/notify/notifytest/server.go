@@ -7,6 +7,7 @@ package notifytest
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -37,6 +38,8 @@ type Server struct {
 	open   map[uint32]bool
 	shown  []Shown
 	closed []uint32
+	// early: the next Notify is clicked before its reply, which is held this long.
+	early *time.Duration
 	// Events receives one value per Notify or CloseNotification.
 	Events chan string
 }
@@ -78,9 +81,26 @@ func (s *Server) Notify(appName string, replacesID uint32, appIcon, summary, bod
 	}
 	s.open[id] = true
 	s.shown = append(s.shown, Shown{ID: id, ReplacesID: replacesID, AppName: appName, Summary: summary, Body: body, Actions: actions})
+	early := s.early
+	s.early = nil
 	s.mu.Unlock()
 	s.event(fmt.Sprintf("notify %d", id))
+	if early != nil {
+		if err := s.Click(id); err != nil {
+			return 0, dbus.MakeFailedError(err)
+		}
+		time.Sleep(*early)
+	}
 	return id, nil
+}
+
+// ClickBeforeReply makes the next Notify click its notification (ActionInvoked,
+// then NotificationClosed) before replying, and hold the reply for hold: the
+// app reads the click before it knows the notification's id.
+func (s *Server) ClickBeforeReply(hold time.Duration) {
+	s.mu.Lock()
+	s.early = &hold
+	s.mu.Unlock()
 }
 
 // GetCapabilities implements the D-Bus method.

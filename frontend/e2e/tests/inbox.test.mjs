@@ -165,6 +165,77 @@ test("inbox: a permission, a question and a plan from three projects answered wi
   assertEqual(await page.title(), "(3) Jean-Claude", "title follows");
 }, { timeoutMs: 180000 });
 
+/** longAskScript is a Claude Code run asking one AskUserQuestion with twelve options. */
+function longAskScript(repo) {
+  const session = "33333333-4444-5555-6666-777777777777";
+  const u = (n) => `c0000000-0000-0000-0000-00000000000${n}`;
+  const input = {
+    questions: [
+      {
+        question: "Which region should the bucket live in?",
+        header: "Region",
+        multiSelect: false,
+        options: Array.from({ length: 12 }, (_, i) => ({ label: `region-${i + 1}`, description: i === 11 ? "the last one, past the digits" : `zone ${i + 1}` })),
+      },
+    ],
+  };
+  const lines = [
+    { type: "system", subtype: "init", cwd: repo, session_id: session, tools: ["AskUserQuestion"], model: "claude-fake", permissionMode: "default", uuid: u(1) },
+    { type: "assistant", message: { id: "msg_long_1", type: "message", role: "assistant", model: "claude-fake", content: [{ type: "tool_use", id: "toolu_long_1", name: "AskUserQuestion", input }], usage: { input_tokens: 1, output_tokens: 1 } }, parent_tool_use_id: null, session_id: session, uuid: u(2) },
+    { type: "control_request", request_id: "long-req-1", request: { subtype: "can_use_tool", tool_name: "AskUserQuestion", input, tool_use_id: "toolu_long_1" } },
+    { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_long_1", content: "User has answered your questions." }] }, parent_tool_use_id: null, session_id: session, uuid: u(3) },
+    { type: "result", subtype: "success", is_error: false, duration_ms: 10, num_turns: 1, result: "Region chosen.", session_id: session, total_cost_usd: 0.001, usage: { input_tokens: 1, output_tokens: 1 }, terminal_reason: "completed", uuid: u(4) },
+  ];
+  const file = join(repo, ".long.jsonl");
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  return file;
+}
+
+test("inbox: a question past its ninth option answered by keyboard; a permission denied with a reason", async ({ page, open, makeRepo, fakeClaude }) => {
+  await open();
+  await page.evaluate(async () => {
+    const svc = window.go.services.InboxService;
+    for (const it of (await svc.Items()).items ?? []) if (it.kind === "result" || it.kind === "error") await svc.Dismiss(it.taskId);
+  });
+  const long = makeRepo("inbox-long");
+  const longIn = join(long, ".stdin.log");
+  fakeClaude(long, { FAKE_CLAUDE_SCRIPT: longAskScript(long), FAKE_CLAUDE_STDIN_LOG: longIn });
+  const deny = makeRepo("inbox-deny");
+  const denyIn = join(deny, ".stdin.log");
+  fakeClaude(deny, { FAKE_CLAUDE_SCRIPT: join(REC, "bidi_perm_deny.jsonl"), FAKE_CLAUDE_STDIN_LOG: denyIn });
+  await startTask(page, long, "Choose a region", "where should it live?");
+  await startTask(page, deny, "Clean the tree", "clean up");
+  await open();
+  await page.getByTestId("inbox-nav").click();
+  await waitKinds(page, (k) => k.includes("question") && k.includes("permission"), "the question and the permission");
+
+  // Twelve options: o focuses the list, ↓ eleven times reaches the twelfth.
+  await selectKind(page, "question");
+  const opts = page.getByTestId("inbox-question").locator("[data-option]");
+  assertEqual(await opts.count(), 12, "every option is listed");
+  await page.keyboard.press("o");
+  for (let i = 0; i < 11; i++) await page.keyboard.press("ArrowDown");
+  assertEqual(await page.evaluate(() => document.activeElement?.textContent ?? ""), "region-12the last one, past the digits", "the twelfth option focused");
+  await page.screenshot({ path: join(REPO, "docs/screenshots", "inbox-long-question-light.png") });
+  await page.keyboard.press("Enter");
+  await waitKinds(page, (k) => !k.includes("question"), "the long question answered");
+  const longSent = await until("the answer reached the agent", () => existsSync(longIn) && readFileSync(longIn, "utf8").includes("region-12"));
+  assert(longSent, "region-12 sent");
+
+  // Deny with a reason: 4 opens the field; keys typed there answer nothing.
+  await selectKind(page, "permission");
+  await page.keyboard.press("4");
+  await page.getByRole("textbox", { name: "Reason" }).waitFor();
+  await page.keyboard.type("use git clean -n first, 1 step at a time");
+  assertEqual((await kinds(page)).includes("permission"), true, "typing the reason answered nothing");
+  await page.screenshot({ path: join(REPO, "docs/screenshots", "inbox-deny-reason-light.png") });
+  await page.keyboard.press("Enter");
+  await waitKinds(page, (k) => !k.includes("permission"), "the permission denied");
+  await until("the reason reached the agent", () => existsSync(denyIn) && readFileSync(denyIn, "utf8").includes("use git clean -n first, 1 step at a time"));
+  const deniedLine = readFileSync(denyIn, "utf8").split("\n").find((l) => l.includes("use git clean -n first"));
+  assert(deniedLine.includes('"deny"'), `the answer is a deny: ${deniedLine}`);
+}, { timeoutMs: 120000 });
+
 // The notification daemon: backend/notify/notifytest/fakenotifyd, activated
 // by the app's private session bus (dbus-run-session in lib/app.mjs) from a
 // .service file in the app's XDG_DATA_HOME, the first time the app looks

@@ -1,7 +1,8 @@
 // The attention inbox's pure logic: its items (as InboxService sends them),
-// the selection reducer, the options each item offers and the keyboard map
-// (j/k move, 1–9 answer, Enter opens the task). No React, no bridge: vitest
-// covers it whole.
+// the selection reducer, the options each item offers, a question item's
+// answer in progress, and the keyboard map (j/k move, 1–9 answer, Enter
+// opens the task, o/t reach a question's options/free text, Ctrl+Enter
+// sends a question's answer). No React, no bridge: vitest covers it whole.
 
 import type { Question, Request } from "../../timeline/types";
 
@@ -34,6 +35,7 @@ export type InboxAnswer =
   | { type: "permission"; behavior: "allow" | "deny"; scope: "once" | "task" | "project" }
   | { type: "plan"; choice: "approve" | "approve-accept-edits" | "keep-planning" }
   | { type: "pick"; question: number; label: string }
+  | { type: "deny" }
   | { type: "dismiss" }
   | { type: "retry" };
 
@@ -41,6 +43,9 @@ export interface InboxOption {
   label: string;
   answer: InboxAnswer;
   tone?: "primary" | "danger";
+  /** A multi-select question's option that is toggled on. */
+  on?: boolean;
+  description?: string;
 }
 
 /** questionsOf returns every question of a request (the single-question form included). */
@@ -51,15 +56,58 @@ export function questionsOf(req: Request | undefined): Question[] {
   return [];
 }
 
-/** optionsOf lists what an item can be answered with, in key order (1, 2, …). picked is the labels chosen so far for a question item. */
-export function optionsOf(item: InboxItem, picked: string[] = [], canRetry = false): InboxOption[] {
+/** A question item's answer in progress: done[i] answers question i; toggled
+ * and text are the current question's (done.length) multi-select picks and
+ * free text. */
+export interface QuestionDraft {
+  done: string[][];
+  toggled: string[];
+  text: string;
+}
+
+export const emptyDraft: QuestionDraft = { done: [], toggled: [], text: "" };
+
+/** currentQuestion is the index of the question being answered. */
+export function currentQuestion(item: InboxItem, draft: QuestionDraft = emptyDraft): number {
+  return Math.min(draft.done.length, Math.max(questionsOf(item.request).length - 1, 0));
+}
+
+/** One step of answering a question item: an option (a single-choice
+ * question's pick answers it, a multi-select's toggles it), or confirming
+ * the current question with its toggled options and free text. */
+export type QuestionStep = { type: "option"; label: string } | { type: "confirm" };
+
+/** stepQuestion applies a step; answers is set once every question is answered (then send them). */
+export function stepQuestion(item: InboxItem, draft: QuestionDraft, step: QuestionStep): { draft: QuestionDraft; answers: string[][] | null } {
+  const qs = questionsOf(item.request);
+  const qi = draft.done.length;
+  if (qi >= qs.length) return { draft, answers: null };
+  let answer: string[];
+  if (step.type === "option") {
+    if (qs[qi].multiSelect) {
+      const on = draft.toggled.includes(step.label);
+      const toggled = on ? draft.toggled.filter((l) => l !== step.label) : [...draft.toggled, step.label];
+      return { draft: { ...draft, toggled }, answers: null };
+    }
+    answer = [step.label];
+  } else {
+    const text = draft.text.trim();
+    answer = text ? [...draft.toggled, text] : draft.toggled;
+    if (answer.length === 0) return { draft, answers: null };
+  }
+  const done = [...draft.done, answer];
+  return { draft: { done, toggled: [], text: "" }, answers: done.length === qs.length ? done : null };
+}
+
+/** optionsOf lists what an item can be answered with, in key order (1, 2, …; a question's options past nine have no digit). */
+export function optionsOf(item: InboxItem, draft: QuestionDraft = emptyDraft, canRetry = false): InboxOption[] {
   switch (item.kind) {
     case "permission":
       return [
         { label: "Allow once", answer: { type: "permission", behavior: "allow", scope: "once" }, tone: "primary" },
         { label: "Always for this task", answer: { type: "permission", behavior: "allow", scope: "task" } },
         { label: "Always for this project", answer: { type: "permission", behavior: "allow", scope: "project" } },
-        { label: "Deny", answer: { type: "permission", behavior: "deny", scope: "once" }, tone: "danger" },
+        { label: "Deny…", answer: { type: "deny" }, tone: "danger" },
       ];
     case "plan":
       return [
@@ -68,9 +116,13 @@ export function optionsOf(item: InboxItem, picked: string[] = [], canRetry = fal
         { label: "Keep planning", answer: { type: "plan", choice: "keep-planning" } },
       ];
     case "question": {
-      const qs = questionsOf(item.request);
-      const qi = Math.min(picked.length, Math.max(qs.length - 1, 0));
-      return (qs[qi]?.options ?? []).slice(0, 9).map((o) => ({ label: o.label, answer: { type: "pick", question: qi, label: o.label } }));
+      const qi = currentQuestion(item, draft);
+      return (questionsOf(item.request)[qi]?.options ?? []).map((o) => ({
+        label: o.label,
+        description: o.description,
+        on: draft.toggled.includes(o.label),
+        answer: { type: "pick", question: qi, label: o.label },
+      }));
     }
     case "result":
       return [{ label: "Mark read", answer: { type: "dismiss" }, tone: "primary" }];
@@ -92,17 +144,20 @@ export interface InboxState {
   items: InboxItem[];
   /** The selected item's key (null when the inbox is empty). */
   selected: string | null;
-  /** Labels picked so far for a multi-question item, by item key. */
-  picked: Record<string, string[]>;
+  /** Question items' answers in progress, by item key. */
+  drafts: Record<string, QuestionDraft>;
+  /** The permission item whose deny reason is being typed. */
+  denying: string | null;
 }
 
 export type InboxAction =
   | { type: "load"; items: InboxItem[] }
   | { type: "move"; delta: number }
   | { type: "select"; key: string }
-  | { type: "pick"; key: string; label: string };
+  | { type: "draft"; key: string; draft: QuestionDraft }
+  | { type: "deny"; key: string | null };
 
-export const emptyInbox: InboxState = { items: [], selected: null, picked: {} };
+export const emptyInbox: InboxState = { items: [], selected: null, drafts: {}, denying: null };
 
 /** reduceInbox keeps the selection on the same item across updates; when
  * that item left (answered), the one that took its place is selected. */
@@ -115,20 +170,23 @@ export function reduceInbox(s: InboxState, a: InboxAction): InboxState {
         const was = s.items.findIndex((i) => i.key === s.selected);
         selected = items[Math.min(Math.max(was, 0), items.length - 1)].key;
       }
-      const picked: Record<string, string[]> = {};
-      for (const i of items) if (s.picked[i.key]) picked[i.key] = s.picked[i.key];
-      return { items, selected, picked };
+      const drafts: Record<string, QuestionDraft> = {};
+      for (const i of items) if (s.drafts[i.key]) drafts[i.key] = s.drafts[i.key];
+      const denying = s.denying && items.some((i) => i.key === s.denying) ? s.denying : null;
+      return { items, selected, drafts, denying };
     }
     case "move": {
       if (s.items.length === 0) return s;
       const at = s.items.findIndex((i) => i.key === s.selected);
       const next = Math.min(Math.max((at < 0 ? 0 : at) + a.delta, 0), s.items.length - 1);
-      return { ...s, selected: s.items[next].key };
+      return { ...s, selected: s.items[next].key, denying: null };
     }
     case "select":
-      return s.items.some((i) => i.key === a.key) ? { ...s, selected: a.key } : s;
-    case "pick":
-      return { ...s, picked: { ...s.picked, [a.key]: [...(s.picked[a.key] ?? []), a.label] } };
+      return s.items.some((i) => i.key === a.key) ? { ...s, selected: a.key, denying: a.key === s.denying ? s.denying : null } : s;
+    case "draft":
+      return s.items.some((i) => i.key === a.key) ? { ...s, drafts: { ...s.drafts, [a.key]: a.draft } } : s;
+    case "deny":
+      return { ...s, denying: a.key && s.items.some((i) => i.key === a.key && i.kind === "permission") ? a.key : null };
     default: {
       const _exhaustive: never = a;
       return _exhaustive;
@@ -142,10 +200,16 @@ export function selectedItem(s: InboxState): InboxItem | undefined {
 }
 
 /** What a key press asks for. */
-export type InboxCommand = { type: "move"; delta: number } | { type: "option"; index: number } | { type: "open" };
+export type InboxCommand =
+  | { type: "move"; delta: number }
+  | { type: "option"; index: number }
+  | { type: "open" }
+  | { type: "confirm" }
+  | { type: "focus"; target: "options" | "text" };
 
-/** keyCommand maps a key press (outside text fields, no modifiers) to an inbox command. */
+/** keyCommand maps a key press (outside text fields) to an inbox command. */
 export function keyCommand(e: Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" | "altKey">): InboxCommand | null {
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey) return { type: "confirm" };
   if (e.ctrlKey || e.metaKey || e.altKey) return null;
   switch (e.key) {
     case "j":
@@ -156,17 +220,13 @@ export function keyCommand(e: Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" 
       return { type: "move", delta: -1 };
     case "Enter":
       return { type: "open" };
+    case "o":
+      return { type: "focus", target: "options" };
+    case "t":
+      return { type: "focus", target: "text" };
   }
   if (/^[1-9]$/.test(e.key)) return { type: "option", index: Number(e.key) - 1 };
   return null;
-}
-
-/** answersAfterPick returns the question item's full answers once the pick of label completes them, else null. */
-export function answersAfterPick(item: InboxItem, picked: string[], label: string): string[][] | null {
-  const qs = questionsOf(item.request);
-  const all = [...picked, label];
-  if (all.length < qs.length) return null;
-  return all.map((l) => [l]);
 }
 
 /** inboxTitle is the window title with n items waiting. */
