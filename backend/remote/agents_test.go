@@ -154,3 +154,83 @@ func TestOrchestratorRemoteACPTask(t *testing.T) {
 	}
 	finishRemote(t, e, o, id, "hello.txt")
 }
+
+// An ACP agent's relay on a host is adopted at app start: the app quits
+// with "keep" while the agent works; the agent asks its permission while
+// the app is away; the next app finds the relay on the host (its backend
+// started again on the host: no local look-up), shows the permission,
+// answers it by hand, and the agent writes its file there; every line is
+// stored once, in order.
+func TestOrchestratorAdoptsRemoteACPRelay(t *testing.T) {
+	e := newHostEnv(t)
+	fake := installOnHost(t, e.srv, buildFake(t, "backend/agent/acp/testdata/fakeagent", "fakeagent"))
+	b, err := acp.New(acp.Config{Name: "acp.test.fake", DisplayName: "Fake ACP", Command: "/nowhere/" + fake,
+		Env: map[string]string{"FAKEAGENT_OUT_LOG": e.record, "FAKEAGENT_DELAY": "2s", "JC_TEST_SECRET": e.secret}})
+	must(t, err)
+	e.reg.Register(b)
+	ctx := context.Background()
+	o1 := e.orchestrator(t, true)
+	id := e.startTaskWith(t, o1, "acp.test.fake", "permission please")
+	waitTask(t, e.db, id, "the agent at work", func(store.TaskRun) bool {
+		return strings.Contains(storedFrames(t, e, id), "Writing hello.txt.")
+	})
+	must(t, o1.Close(ctx)) // quit with "keep": the agent goes on on the host
+	// Kept, not failed: a detached link is not the agent's end (before,
+	// the ACP and Codex sessions took it for one and the task errored, so
+	// the next start did not adopt it).
+	if tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true }); tr.Status != store.StatusInterrupted || tr.StatusReason != orchestrator.ReasonKept {
+		t.Fatalf("after quit with keep: %s %q", tr.Status, tr.StatusReason)
+	}
+	o2 := e.orchestrator(t, false)
+	defer o2.Close(ctx)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	answer(t, e, o2, id, "", agent.Allow)
+	tr := waitTask(t, e.db, id, "the turn to complete", func(tr store.TaskRun) bool { return tr.Status == store.StatusCompleted })
+	t.Logf("adopted, answered: %s %q", tr.Status, tr.StatusReason)
+	if !strings.Contains(storedFrames(t, e, id), "Done (once).") {
+		t.Fatal("the agent did not finish after the answer")
+	}
+	finishRemote(t, e, o2, id, "hello.txt")
+}
+
+// Codex's app-server on a host is adopted at app start as well: the app
+// quits with "keep" mid-turn (the task shows it kept running), the first
+// approval is asked while the app is away; the next app adopts the relay
+// (no handshake again), the approvals are answered, the fake writes its
+// file on the host; every line stored once, in order.
+func TestOrchestratorAdoptsRemoteCodexRelay(t *testing.T) {
+	e := newHostEnv(t)
+	transcript, err := os.ReadFile("../agent/codex/testdata/fakeappserver/perm.transcript.jsonl")
+	must(t, err)
+	script := filepath.Join(e.srv.Home, "transcript.jsonl")
+	must(t, os.WriteFile(script, transcript, 0o644))
+	fake := installOnHost(t, e.srv, buildFake(t, "backend/agent/codex/testdata/fakeappserver", "codex"))
+	e.reg.Register(withEnv{codex.New(codex.Options{Binary: "/nowhere/" + fake}), map[string]string{
+		"FAKE_TRANSCRIPT": script, "FAKE_OUT_LOG": e.record, "FAKE_WRITE_ON_ACCEPT": "hello.txt",
+		"FAKE_LINE_DELAY": "100ms", "JC_TEST_SECRET": e.secret}})
+	ctx := context.Background()
+	o1 := e.orchestrator(t, true)
+	id := e.startTaskWith(t, o1, agent.BackendCodex, "Create hello.txt, then make a directory.")
+	waitTask(t, e.db, id, "the thread started", func(store.TaskRun) bool {
+		return strings.Contains(storedFrames(t, e, id), `"method":"thread/started"`)
+	})
+	must(t, o1.Close(ctx)) // quit with "keep"
+	if tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true }); tr.Status != store.StatusInterrupted || tr.StatusReason != orchestrator.ReasonKept {
+		t.Fatalf("after quit with keep: %s %q", tr.Status, tr.StatusReason)
+	}
+	o2 := e.orchestrator(t, false)
+	defer o2.Close(ctx)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := answer(t, e, o2, id, "", agent.Allow)
+	answer(t, e, o2, id, first, agent.Deny)
+	tr := waitTask(t, e.db, id, "the turn to complete", func(tr store.TaskRun) bool { return tr.Status == store.StatusCompleted })
+	t.Logf("adopted, answered: %s %q", tr.Status, tr.StatusReason)
+	if n := strings.Count(storedFrames(t, e, id), `"method":"initialize"`); n != 1 {
+		t.Errorf("initialize sent %d times, want once", n)
+	}
+	finishRemote(t, e, o2, id, "hello.txt")
+}
