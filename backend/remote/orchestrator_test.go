@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/agent/codex"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/remote"
@@ -267,7 +269,32 @@ func headlessRelay(t *testing.T) string {
 	return out
 }
 
+// newRemoteEnv is newHostEnv with the fake claude on the host.
 func newRemoteEnv(t *testing.T) *remoteEnv {
+	e := newHostEnv(t)
+	srv := e.srv
+	// The agent CLI "installed" on the host where the Hosts page puts them;
+	// the local path given to the backend does not exist.
+	fake := installOnHost(t, srv, agenttest.BuildFakeClaude(t))
+	e.reg.Register(claude.New(claude.Options{Binary: "/nowhere/" + fake, GracePeriod: 500 * time.Millisecond,
+		WaitDelay: 500 * time.Millisecond, InterruptTimeout: 500 * time.Millisecond,
+		Env: []string{"FAKE_CLAUDE_SCRIPT=" + remoteScript(t, srv.Home, 150), "FAKE_CLAUDE_LINE_DELAY=15ms",
+			"FAKE_CLAUDE_OUT_LOG=" + e.record, "FAKE_CLAUDE_ARGS_FILE=agent-args.json", "JC_TEST_SECRET=" + e.secret}}))
+	return e
+}
+
+// installOnHost puts bin in the host's ~/.local/bin, where the Hosts page
+// installs agent CLIs; it returns its base name.
+func installOnHost(t *testing.T, srv *sshdtest.Server, bin string) string {
+	dir := filepath.Join(srv.Home, ".local", "bin")
+	must(t, os.MkdirAll(dir, 0o755))
+	must(t, os.Symlink(bin, filepath.Join(dir, filepath.Base(bin))))
+	return filepath.Base(bin)
+}
+
+// newHostEnv is a real sshd, a project on it (worktrees on), the agent's
+// record and secret, and an empty registry.
+func newHostEnv(t *testing.T) *remoteEnv {
 	e := &remoteEnv{srv: sshdtest.Start(t)}
 	srv := e.srv
 	pool, err := remote.NewPool(remote.Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, ConnectTimeout: time.Second})
@@ -298,19 +325,9 @@ func newRemoteEnv(t *testing.T) *remoteEnv {
 		t.Fatal(err)
 	}
 	e.ws = ws
-	// The agent CLI "installed" on the host where the Hosts page puts them;
-	// the local path given to the backend does not exist.
-	fake := agenttest.BuildFakeClaude(t)
-	bin := filepath.Join(srv.Home, ".local", "bin")
-	must(t, os.MkdirAll(bin, 0o755))
-	must(t, os.Symlink(fake, filepath.Join(bin, filepath.Base(fake))))
 	e.record = filepath.Join(srv.Home, "agent-out.jsonl")
 	e.secret = fmt.Sprintf("s3cr3t-%d", time.Now().UnixNano())
 	e.reg = agent.NewRegistry()
-	e.reg.Register(claude.New(claude.Options{Binary: "/nowhere/" + filepath.Base(fake), GracePeriod: 500 * time.Millisecond,
-		WaitDelay: 500 * time.Millisecond, InterruptTimeout: 500 * time.Millisecond,
-		Env: []string{"FAKE_CLAUDE_SCRIPT=" + remoteScript(t, srv.Home, 150), "FAKE_CLAUDE_LINE_DELAY=15ms",
-			"FAKE_CLAUDE_OUT_LOG=" + e.record, "FAKE_CLAUDE_ARGS_FILE=agent-args.json", "JC_TEST_SECRET=" + e.secret}}))
 	return e
 }
 
@@ -320,7 +337,7 @@ func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestr
 	if e.binary != "" {
 		hosts.Binary = func(string, string) (string, error) { return e.binary, nil }
 	}
-	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format()),
+	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format(), codex.AppServerFormat(), acp.Format()),
 		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: e.ws, Hosts: hosts, KeepOnQuit: keep, HostRetry: e.retry})
 	if err != nil {
 		t.Fatal(err)
@@ -329,9 +346,14 @@ func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestr
 }
 
 func (e *remoteEnv) startTask(t *testing.T, o *orchestrator.Orchestrator) string {
+	return e.startTaskWith(t, o, agent.BackendClaudeCode, "touch a file")
+}
+
+// startTaskWith starts a task of the remote project with backend b, in Ask.
+func (e *remoteEnv) startTaskWith(t *testing.T, o *orchestrator.Orchestrator, b agent.BackendType, prompt string) string {
 	ctx := context.Background()
-	tk, err := store.NewTasks(e.db).Create(ctx, store.NewTask{ProjectID: e.projectID, Name: "remote work", Prompt: "touch a file",
-		AgentBackend: agent.BackendClaudeCode, InteractionMode: "ask"})
+	tk, err := store.NewTasks(e.db).Create(ctx, store.NewTask{ProjectID: e.projectID, Name: "remote work", Prompt: prompt,
+		AgentBackend: b, InteractionMode: "ask"})
 	must(t, err)
 	if err := o.Start(ctx, tk.ID); err != nil {
 		t.Fatalf("Start: %v\n%s", err, e.srv.Log())

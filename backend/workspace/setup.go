@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -200,8 +200,9 @@ func (w *Manager) runSetup(ctx context.Context, t store.TaskRun, cwd string, set
 	var res wtsetup.Result
 	globs, gerr := wtsetup.ParseGlobs(set.CopyGlobs)
 	var copyRes wtsetup.CopyResult
+	place := w.setupPlace(ctx, t.ProjectID)
 	if gerr == nil {
-		copyRes, gerr = wtsetup.CopyFiles(t.ProjectPath, cwd, globs)
+		copyRes, gerr = place.CopyFiles(ctx, t.ProjectPath, cwd, globs)
 	}
 	start.Copy = &copyRes
 	var cmd wtsetup.Command
@@ -220,8 +221,8 @@ func (w *Manager) runSetup(ctx context.Context, t store.TaskRun, cwd string, set
 		res = wtsetup.Result{Code: -1, Error: "copying files: " + gerr.Error()}
 	case set.SetupCommand != "":
 		rctx, cancel := context.WithTimeout(ctx, SetupTimeout)
-		env := append(os.Environ(), "JEAN_CLAUDE_TASK_ID="+t.ID, "JEAN_CLAUDE_PROJECT_DIR="+t.ProjectPath)
-		res = wtsetup.Run(rctx, cmd, cwd, env, fw)
+		env := []string{"JEAN_CLAUDE_TASK_ID=" + t.ID, "JEAN_CLAUDE_PROJECT_DIR=" + t.ProjectPath}
+		res = place.Run(rctx, cmd, cwd, env, fw)
 		cancel()
 	}
 	if err := fw.close(); err != nil {
@@ -232,6 +233,44 @@ func (w *Manager) runSetup(ctx context.Context, t store.TaskRun, cwd string, set
 		return res, err
 	}
 	return res, nil
+}
+
+// RemoteSetup is the optional ability of a RemoteGit resolver to run a
+// remote project's setup on its host.
+type RemoteSetup interface {
+	SetupFor(ctx context.Context, projectID string) (p wtsetup.Place, ok bool)
+}
+
+// setupPlace is where project projectID's setup runs: its host for a
+// remote project (never this machine: without a way to run it there, the
+// setup fails saying so), else here.
+func (w *Manager) setupPlace(ctx context.Context, projectID string) wtsetup.Place {
+	if w.remote == nil {
+		return wtsetup.Local{}
+	}
+	if rs, ok := w.remote.(RemoteSetup); ok {
+		if p, ok := rs.SetupFor(ctx, projectID); ok {
+			return p
+		}
+		return wtsetup.Local{}
+	}
+	if _, remote := w.remote.GitFor(ctx, projectID); remote {
+		return noSetupPlace{}
+	}
+	return wtsetup.Local{}
+}
+
+// errNoRemoteSetup: a remote project's setup cannot run on its host.
+var errNoRemoteSetup = errors.New("the worktree setup cannot run on this project's host")
+
+type noSetupPlace struct{}
+
+func (noSetupPlace) CopyFiles(context.Context, string, string, []string) (wtsetup.CopyResult, error) {
+	return wtsetup.CopyResult{Copied: []string{}}, errNoRemoteSetup
+}
+
+func (noSetupPlace) Run(context.Context, wtsetup.Command, string, []string, io.Writer) wtsetup.Result {
+	return wtsetup.Result{Code: -1, Error: errNoRemoteSetup.Error()}
 }
 
 func (w *Manager) openSink(ctx context.Context, taskID string) (FrameWriter, error) {

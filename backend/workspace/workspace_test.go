@@ -408,3 +408,39 @@ func TestWorkspaceOnAHostFindsTheWorktreeThere(t *testing.T) {
 		t.Errorf("prepare without the worktree: %v", err)
 	}
 }
+
+// A remote project whose resolver cannot run the setup on its host
+// (no workspace.RemoteSetup) fails its setup saying so: nothing is copied
+// nor run on this machine, even where the worktree's path exists here.
+func TestRemoteSetupNeverRunsHere(t *testing.T) {
+	f := newGitFixture(t)
+	g, err := gitx.New(gitx.Options{Env: f.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace.New(f.DB, nil, nil)
+	ws.SetRemote(onHost{g})
+	f.Write(f.Repo, ".env", "TOKEN=1\n")
+	if _, err := ws.SetSetupSettings(t.Context(), f.Project.ID, workspace.SetupSettings{
+		CopyGlobs: ".env", SetupCommand: "touch ran-here", SetupRequired: true}); err != nil {
+		t.Fatal(err)
+	}
+	id := f.Task("on a host")
+	tr, err := store.LoadTaskRun(t.Context(), f.DB.R, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ws.Cwd(t.Context(), tr)
+	if !errors.Is(err, workspace.ErrSetupFailed) || !strings.Contains(err.Error(), "cannot run on this project's host") {
+		t.Fatalf("Cwd = %v", err)
+	}
+	info, err := ws.Prepare(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{".env", "ran-here"} {
+		if _, err := os.Stat(filepath.Join(info.WorktreePath, name)); err == nil {
+			t.Errorf("%s made on this machine", name)
+		}
+	}
+}

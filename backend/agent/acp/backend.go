@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -179,18 +180,16 @@ func (b *Backend) Dispose(ctx context.Context) error {
 // "starting" notice and can be stopped; a handshake that fails ends the
 // session with a fatal error carrying the agent's stderr.
 func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (agent.Session, error) {
-	path, err := exec.LookPath(b.cfg.Command)
+	onHost := agent.IsOnHost(ctx)
+	path, root, err := b.locate(cfg.Cwd, onHost)
 	if err != nil {
-		return nil, fmt.Errorf("%s not found (%s): %w", b.cfg.DisplayName, b.cfg.Command, errors.Join(agent.ErrBinaryNotFound, err))
-	}
-	root, err := resolveRoot(cfg.Cwd)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.cfg.Name, err)
+		return nil, err
 	}
 	s := &session{
 		b:      b,
 		cfg:    cfg,
 		root:   root,
+		onHost: onHost,
 		stream: agent.NewStream(FormatName, NewNormalizer()),
 		perms:  map[string]*pendingPerm{},
 		done:   make(chan struct{}),
@@ -215,11 +214,36 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	return s, nil
 }
 
+// locate is the executable to run and the task folder (absolute, symlinks
+// resolved). For a session on another host (agent.OnHost) nothing is looked
+// up here: the configured command is kept (the host's relay finds it by
+// base name on the host's PATH and ~/.local/bin) and the folder, which
+// exists only there, is taken as given (it must be absolute).
+func (b *Backend) locate(cwd string, onHost bool) (path, root string, err error) {
+	if onHost {
+		if !filepath.IsAbs(cwd) {
+			return "", "", fmt.Errorf("%s: %w: working directory %q on the host is not absolute", b.cfg.Name, ErrOutsideRoot, cwd)
+		}
+		return b.cfg.Command, filepath.Clean(cwd), nil
+	}
+	path, err = exec.LookPath(b.cfg.Command)
+	if err != nil {
+		return "", "", fmt.Errorf("%s not found (%s): %w", b.cfg.DisplayName, b.cfg.Command, errors.Join(agent.ErrBinaryNotFound, err))
+	}
+	if root, err = resolveRoot(cwd); err != nil {
+		return "", "", fmt.Errorf("%s: %w", b.cfg.Name, err)
+	}
+	return path, root, nil
+}
+
 // session is one running ACP agent process and its session.
 type session struct {
 	b    *Backend
 	cfg  agent.Config
 	root string
+	// onHost: the agent runs on another host (agent.OnHost), where the
+	// task folder is; the client offers no fs and serves no file.
+	onHost bool
 
 	p     *agent.Process // the shared session runtime's process
 	conn  *sdk.ClientSideConnection
@@ -507,13 +531,20 @@ func (s *session) AgentInfo() *sdk.Implementation {
 	}
 }
 
+// servesFiles: the client offers fs/read_text_file and fs/write_text_file
+// (from this machine's disk): not when the agent runs on another host, nor
+// for an agent configured without (NoFileSystem).
+func (s *session) servesFiles() bool {
+	return !s.b.cfg.NoFileSystem && !s.onHost
+}
+
 // handshake initializes, checks the protocol version and opens the session
 // (loading cfg.SessionID when asked; when that fails, a new session). It
 // returns the step that failed.
 func (s *session) handshake(ctx context.Context) (string, error) {
 	init, err := s.conn.Initialize(ctx, sdk.InitializeRequest{
 		ProtocolVersion:    sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: !s.b.cfg.NoFileSystem, WriteTextFile: !s.b.cfg.NoFileSystem}},
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: s.servesFiles(), WriteTextFile: s.servesFiles()}},
 		ClientInfo:         &sdk.Implementation{Name: "jean-claude", Version: "0.1.0"},
 	})
 	if err != nil {

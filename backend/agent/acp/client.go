@@ -70,8 +70,26 @@ func (s *session) claimPerm(toolID string) *pendingPerm {
 	return best
 }
 
+// ErrFilesOnHost: the agent asked the client for a file while it runs on
+// another host; the task's folder is there, not on this machine's disk.
+var ErrFilesOnHost = errors.New("the agent runs on a remote host: its files are there; the client does not serve them (fs not offered)")
+
+// notOnHost refuses a file request of an agent that runs on another host
+// (nil when the client serves files): this machine's disk must never
+// stand in for the host's. The agent was offered no fs capability.
+func (c *client) notOnHost(method, path string) error {
+	if !c.s.onHost {
+		return nil
+	}
+	return &sdk.RequestError{Code: -32601, Message: "Method not found: " + method + ": " + ErrFilesOnHost.Error(),
+		Data: map[string]any{"method": method, "path": path}}
+}
+
 // ReadTextFile implements sdk.Client, confined to the task's folder.
 func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	if err := c.notOnHost(methodReadFile, p.Path); err != nil {
+		return sdk.ReadTextFileResponse{}, err
+	}
 	path, err := confine(c.s.root, p.Path)
 	if err != nil {
 		return sdk.ReadTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"path": p.Path, "error": err.Error()})
@@ -108,6 +126,9 @@ func sliceLines(s string, line, limit *int) string {
 
 // WriteTextFile implements sdk.Client, confined to the task's folder.
 func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	if err := c.notOnHost(methodWriteFile, p.Path); err != nil {
+		return sdk.WriteTextFileResponse{}, err
+	}
 	path, err := confine(c.s.root, p.Path)
 	if err != nil {
 		return sdk.WriteTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"path": p.Path, "error": err.Error()})

@@ -179,7 +179,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	if mcpDir != nil {
 		args = append(args, "--mcp-config="+filepath.Join(mcpDir.Path, mcpFile))
 	}
-	if cfg.Cwd != "" {
+	if cfg.Cwd != "" && !agent.IsOnHost(ctx) { // on a host the folder exists only there
 		st, err := os.Stat(cfg.Cwd)
 		if err != nil {
 			mcpDir.Remove()

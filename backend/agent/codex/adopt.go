@@ -66,6 +66,12 @@ func (s *session) Detach(ctx context.Context) (bool, error) {
 	if !s.proc.Relayed() {
 		return false, nil
 	}
+	// The link ends on purpose: its end ("relay lost") is not the agent
+	// failing, and must not mark the task errored (a task on a host
+	// would then not be adopted at the next start).
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
 	return true, s.proc.Detach(ctx)
 }
 

@@ -95,12 +95,9 @@ func PolicyFor(mode agent.InteractionMode) Policy {
 // start (or resume, with cfg.SessionID = the thread id) a thread, and send
 // prompt as its first turn.
 func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (agent.Session, error) {
-	path, err := exec.LookPath(b.bin)
+	path, err := b.locate(ctx, cfg.Cwd)
 	if err != nil {
-		return nil, fmt.Errorf("Codex not found (%s): %w", b.bin, errors.Join(agent.ErrBinaryNotFound, err))
-	}
-	if st, err := os.Stat(cfg.Cwd); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("codex: working directory %q: %w", cfg.Cwd, errors.Join(os.ErrNotExist, err))
+		return nil, err
 	}
 	if cfg.Mode == "" {
 		cfg.Mode = agent.ModeAsk
@@ -133,6 +130,24 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		}
 	}
 	return s, nil
+}
+
+// locate is the executable to run and checks the working folder. For a
+// session on another host (agent.OnHost) neither is looked at here: the
+// configured name is kept (the host's relay finds it by base name on the
+// host's PATH and ~/.local/bin) and the folder exists only there.
+func (b *Backend) locate(ctx context.Context, cwd string) (string, error) {
+	if agent.IsOnHost(ctx) {
+		return b.bin, nil
+	}
+	path, err := exec.LookPath(b.bin)
+	if err != nil {
+		return "", fmt.Errorf("Codex not found (%s): %w", b.bin, errors.Join(agent.ErrBinaryNotFound, err))
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("codex: working directory %q: %w", cwd, errors.Join(os.ErrNotExist, err))
+	}
+	return path, nil
 }
 
 // session is one codex app-server process: the shared runtime runs the

@@ -1,7 +1,7 @@
 // Command fakeagent is a scripted ACP agent for the acp package's process
 // tests, built on the SDK's agent side. Prompts containing "permission" ask
-// to write hello.txt (through the client's fs/write_text_file) and end the
-// turn; prompts containing "slow" stream one chunk and wait for
+// to write hello.txt (through the client's fs/write_text_file when the
+// client offers it, else itself) and end the turn; prompts containing "slow" stream one chunk and wait for
 // session/cancel; prompts containing "stream" stream FAKEAGENT_STREAM chunks
 // FAKEAGENT_DELAY apart (which also delays the permission question);
 // FAKEAGENT_OUT_LOG records everything it writes. At start it spawns a child (sleep) in its process group so
@@ -36,13 +36,15 @@ type fake struct {
 	conn  *acp.AgentSideConnection
 	cwd   string
 	model string
+	fs    acp.FileSystemCapabilities // what the client offered
 }
 
 func (f *fake) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
 	return acp.AuthenticateResponse{}, nil
 }
 
-func (f *fake) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+func (f *fake) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	f.fs = p.ClientCapabilities.Fs
 	v := acp.ProtocolVersion(acp.ProtocolVersionNumber)
 	if behavior == "wrong-version" {
 		v = 99
@@ -194,7 +196,7 @@ func (f *fake) permission(ctx context.Context, sid acp.SessionId) (acp.PromptRes
 		f.say(ctx, sid, "Rejected.")
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	}
-	if _, err := f.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: sid, Path: path, Content: "hello\n"}); err != nil {
+	if err := f.write(ctx, sid, path, "hello\n"); err != nil {
 		return acp.PromptResponse{}, err
 	}
 	// Reading outside the folder must be refused by the client.
@@ -205,6 +207,16 @@ func (f *fake) permission(ctx context.Context, sid acp.SessionId) (acp.PromptRes
 		acp.WithUpdateStatus(acp.ToolCallStatusCompleted), acp.WithUpdateContent(diff))})
 	f.say(ctx, sid, "Done ("+string(resp.Outcome.Selected.OptionId)+").")
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// write writes a file through the client when it offered
+// fs/write_text_file, else itself (as agents do when fs is not offered).
+func (f *fake) write(ctx context.Context, sid acp.SessionId, path, content string) error {
+	if !f.fs.WriteTextFile {
+		return os.WriteFile(path, []byte(content), 0o644)
+	}
+	_, err := f.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: sid, Path: path, Content: content})
+	return err
 }
 
 func main() {

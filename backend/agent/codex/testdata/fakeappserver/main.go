@@ -5,7 +5,9 @@
 // accept then decline) and answers with the recorded server messages, ids
 // rewritten to the client's. With FAKE_MODE=slow it starts a turn that only
 // ends on turn/interrupt. It always leaves a child (sleep) in its process
-// group, to check nothing is orphaned.
+// group, to check nothing is orphaned. With FAKE_WRITE_ON_ACCEPT=name it
+// writes that file in its folder when an approval is accepted (the
+// remote tests look for it with the host's git).
 package main
 
 import (
@@ -106,6 +108,11 @@ func main() {
 				_ = json.Unmarshal(got["result"], &have)
 				if want.Decision != have.Decision || string(got["id"]) != string(e.Msg["id"]) {
 					fail("client answered %s %s, recorded %s %s", got["id"], got["result"], e.Msg["id"], e.Msg["result"])
+				}
+				if name := os.Getenv("FAKE_WRITE_ON_ACCEPT"); name != "" && have.Decision == "accept" {
+					if err := os.WriteFile(name, []byte("hello\n"), 0o644); err != nil {
+						fail("%v", err)
+					}
 				}
 			}
 		case "recv":
