@@ -15,12 +15,17 @@ const page = `<html><body><div id="jc-boot"></div><script id="jc-snapshot" type=
 
 func serveWith(t *testing.T, path string, list func(context.Context) ([]store.Project, error)) *httptest.ResponseRecorder {
 	t.Helper()
+	return serveSources(t, path, Sources{Projects: list})
+}
+
+func serveSources(t *testing.T, path string, src Sources) *httptest.ResponseRecorder {
+	t.Helper()
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(page))
 	})
 	rec := httptest.NewRecorder()
-	Middleware(list)(next).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	Middleware(src)(next).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	return rec
 }
 
@@ -49,5 +54,21 @@ func TestSnapshotLeavesOtherRequestsAndFailures(t *testing.T) {
 	}
 	if body := serveWith(t, "/index.html", list).Body.String(); !strings.Contains(body, `{"projects":[]}`) {
 		t.Fatalf("a failed list should inline an empty snapshot: %s", body)
+	}
+}
+
+func TestSnapshotInlinesAgents(t *testing.T) {
+	none := func(context.Context) ([]store.Project, error) { return nil, nil }
+	agents := func(context.Context) (any, error) {
+		return []map[string]string{{"backend": "claude-code", "notes": "</script>"}}, nil
+	}
+	body := serveSources(t, "/", Sources{Projects: none, Agents: agents}).Body.String()
+	if !strings.Contains(body, `{"projects":[],"agents":[{"backend":"claude-code","notes":"\u003c/script\u003e"}]}`) {
+		t.Fatalf("agents not inlined (or not escaped): %s", body)
+	}
+	failing := func(context.Context) (any, error) { return nil, errors.New("settings gone") }
+	body = serveSources(t, "/", Sources{Projects: none, Agents: failing}).Body.String()
+	if !strings.Contains(body, `>{"projects":[]}</script>`) {
+		t.Fatalf("a failed read should leave the agents out: %s", body)
 	}
 }
