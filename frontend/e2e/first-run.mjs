@@ -242,6 +242,19 @@ async function main() {
   await claudeCard.getByText("signed in", { exact: true }).waitFor({ timeout: 60000 });
   await shot(page, "7-agents");
 
+  // 7b. Right after a (re)start the first visit paints from the state
+  // inlined into index.html (no round trip), its chunk fetched when idle.
+  await page.evaluate(() => localStorage.removeItem("jc.agents.lastKnown"));
+  await page.reload();
+  await page.locator(".jc-app[data-ready]").waitFor({ timeout: 20000 });
+  const inlined = await page.evaluate(() => (JSON.parse(document.getElementById("jc-snapshot").textContent).agents || []).length);
+  assert(inlined === agentCount, `index.html carries the ${inlined} agents' last known state`);
+  assert((await page.getByTestId("agents").count()) === 0, "after the reload the Agents page is not open yet");
+  const t1 = Date.now();
+  await page.getByRole("button", { name: "Agents", exact: true }).click();
+  await page.locator("[data-testid^='agent-']").nth(agentCount - 1).waitFor();
+  console.log(`first-run: Agents page right after a reload: ${agentCount} agents painted ${Date.now() - t1} ms after the click (inlined snapshot)`);
+
   // 8. A second launch of the same profile changes nothing and exits.
   await new Promise((r) => setTimeout(r, 1500));
   const before = dbDigest(app.dbPath);
