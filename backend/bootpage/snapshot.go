@@ -51,11 +51,15 @@ func Middleware(src Sources) func(http.Handler) http.Handler {
 				return
 			}
 			rec := &bufferedResponse{header: http.Header{}, code: http.StatusOK}
-			next.ServeHTTP(rec, r)
+			next.ServeHTTP(rec, unconditional(r))
 			body := rec.body.Bytes()
 			if rec.code == http.StatusOK && bytes.Contains(body, snapshotSlot) {
 				body = bytes.Replace(body, snapshotSlot, snapshotScript(r.Context(), src), 1)
 				rec.header.Set("Content-Length", strconv.Itoa(len(body)))
+				// The page changes with the data: never a 304 or a cached copy.
+				rec.header.Del("Last-Modified")
+				rec.header.Del("ETag")
+				rec.header.Set("Cache-Control", "no-store")
 			}
 			for k, v := range rec.header {
 				w.Header()[k] = v
@@ -64,6 +68,17 @@ func Middleware(src Sources) func(http.Handler) http.Handler {
 			_, _ = w.Write(body)
 		})
 	}
+}
+
+// unconditional drops a request's validators: the file under the page has
+// not changed, but the snapshot in it may have (a reload must not get a
+// 304 and keep the snapshot of the first load).
+func unconditional(r *http.Request) *http.Request {
+	r = r.Clone(r.Context())
+	for _, h := range []string{"If-Modified-Since", "If-None-Match", "If-Range", "If-Match", "If-Unmodified-Since"} {
+		r.Header.Del(h)
+	}
+	return r
 }
 
 // snapshotScript renders the snapshot element; json.Marshal escapes <, >

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -70,5 +71,24 @@ func TestSnapshotInlinesAgents(t *testing.T) {
 	body = serveSources(t, "/", Sources{Projects: none, Agents: failing}).Body.String()
 	if !strings.Contains(body, `>{"projects":[]}</script>`) {
 		t.Fatalf("a failed read should leave the agents out: %s", body)
+	}
+}
+
+func TestSnapshotReloadGetsAFreshPage(t *testing.T) {
+	modified := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "index.html", modified, strings.NewReader(page)) // as the Wails asset handler
+	})
+	agents := func(context.Context) (any, error) { return []string{"claude-code"}, nil }
+	none := func(context.Context) ([]store.Project, error) { return nil, nil }
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("If-Modified-Since", modified.Add(time.Hour).Format(http.TimeFormat))
+	rec := httptest.NewRecorder()
+	Middleware(Sources{Projects: none, Agents: agents})(next).ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"agents":["claude-code"]`) {
+		t.Fatalf("a reload got %d %q, want the page with the current snapshot", rec.Code, rec.Body.String())
+	}
+	if rec.Header().Get("Last-Modified") != "" || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("the page may be cached: %v", rec.Header())
 	}
 }
