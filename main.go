@@ -153,6 +153,7 @@ func run() int {
 		lock.Serve(app.bringForward)
 	}
 
+	agentsSvc := services.NewAgentService(ctx, aw.Manager, reg, app, aw.SpecList)
 	err = wails.Run(&options.App{
 		Title:     "Jean-Claude",
 		Width:     1280,
@@ -164,7 +165,7 @@ func run() int {
 		BackgroundColour: windowBackground(),
 		AssetServer: &assetserver.Options{
 			Assets:     assets,
-			Middleware: bootMiddleware(db),
+			Middleware: bootMiddleware(db, agentsSvc),
 		},
 		OnStartup:     app.startup,
 		OnBeforeClose: app.beforeClose, // quit: keep or stop running tasks, or ask (quit.go)
@@ -180,7 +181,7 @@ func run() int {
 			tasks,
 			services.NewSettingsService(ctx, db, reg),
 			sess.svc,
-			services.NewAgentService(ctx, aw.Manager, reg, app, aw.SpecList),
+			agentsSvc,
 			services.NewGitService(ctx, workspaces, app),
 			services.NewHostService(ctx, db, sshPool, remote.DefaultConfigPath()),
 			services.NewOpenService(ctx, db, workspaces, app),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/jean-claude/jean-claude/backend/bootpage"
+	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -29,13 +31,18 @@ func windowBackground() *options.RGBA {
 	return &lightBackground
 }
 
-// bootMiddleware inlines the project list into index.html; without a
-// database (the bindings build) there is nothing to inline.
-func bootMiddleware(db *store.DB) assetserver.Middleware {
+// bootMiddleware inlines the project list and the Agents page's last known
+// state (secrets masked, as AgentService.LastKnown gives it) into
+// index.html; without a database (the bindings build) there is nothing to
+// inline.
+func bootMiddleware(db *store.DB, agents *services.AgentService) assetserver.Middleware {
 	if db == nil {
 		return nil
 	}
-	return bootpage.Middleware(store.NewProjects(db).List)
+	return bootpage.Middleware(bootpage.Sources{
+		Projects: store.NewProjects(db).List,
+		Agents:   func(context.Context) (any, error) { return agents.LastKnown() },
+	})
 }
 
 // gpuEnv names the webview renderer setting: "off" (the default), "on-demand"

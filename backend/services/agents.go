@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -119,8 +120,8 @@ func (s *AgentService) List() ([]AgentView, error) {
 }
 
 // LastKnown returns the agents as the last List found them (settings
-// masked), at once: the Agents page paints from it while List runs. Empty
-// before the first List.
+// masked), at once: the Agents page paints from it while List runs (it is
+// also inlined into index.html, startup.go). Empty before the first List.
 func (s *AgentService) LastKnown() ([]AgentView, error) {
 	out := []AgentView{}
 	if s.mgr == nil {
@@ -131,7 +132,24 @@ func (s *AgentService) LastKnown() ([]AgentView, error) {
 			return []AgentView{}, nil
 		}
 	}
+	for i := range out {
+		out[i].Settings = s.remask(out[i])
+	}
 	return out, nil
+}
+
+// remask masks a stored view's settings again, with the names marked
+// secret then and now: List stored them masked, but a variable marked
+// secret after that List was stored in clear.
+func (s *AgentService) remask(v AgentView) agentmgr.AgentSettings {
+	set := v.Settings
+	set.Secrets = slices.Clone(set.Secrets)
+	if cur, err := s.mgr.Settings(s.ctx, v.Backend); err == nil {
+		set.Secrets = append(set.Secrets, cur.Secrets...)
+	}
+	m := set.Masked()
+	m.Secrets = v.Settings.Secrets
+	return m
 }
 
 // Models lists the models backend offers, for the new-task form's picker

@@ -34,3 +34,20 @@ export async function preloadScreens(): Promise<void> {
     await Promise.all(all.map((p) => p()));
   }
 }
+
+type Idle = {
+  requestIdleCallback?: (cb: () => void, opts?: { timeout: number }) => number;
+  setTimeout: (cb: () => void, ms: number) => unknown;
+};
+
+/**
+ * preloadWhenIdle fetches screens' chunks once the page is idle (after a
+ * short timeout where requestIdleCallback is missing), so that the first
+ * click on them does not wait for a download. The chunks stay out of the
+ * first bundle.
+ */
+export function preloadWhenIdle(screens: Array<{ preload(): Promise<void> }>, win: Idle = window): void {
+  const run = () => screens.forEach((s) => void s.preload().catch(() => {}));
+  if (typeof win.requestIdleCallback === "function") win.requestIdleCallback(run, { timeout: 2000 });
+  else win.setTimeout(run, 300);
+}

@@ -23,6 +23,7 @@ import {
   type Progress,
 } from "./api";
 import { requestSignIn } from "../signin/SignInDialog";
+import { bootAgents, supersedeBootAgents } from "./bootAgents";
 import "./agents.css";
 
 const LOCAL_KEY = "jc.agents.lastKnown";
@@ -52,9 +53,11 @@ const SOURCE_LABEL: Record<string, string> = {
 
 export function AgentsScreen({ api }: { api?: AgentsApi }) {
   const a = useMemo(() => api ?? wailsAgentsApi(), [api]);
-  // The first paint needs no round trip: the page's last state is kept in
-  // localStorage too (the settings-table copy serves a fresh webview).
-  const [agents, setAgents] = useState<AgentView[] | null>(() => readLocal());
+  // The first paint needs no round trip: the first visit paints from the
+  // last known state inlined into index.html (bootAgents), later ones from
+  // the copy in localStorage that each list() writes; the bridge's
+  // lastKnown() serves when neither has it.
+  const [agents, setAgents] = useState<AgentView[] | null>(() => bootAgents() ?? readLocal());
   const [error, setError] = useState("");
   const [progress, setProgress] = useState<Record<string, Progress>>({});
   // The page paints from the last known state at once and refreshes in
@@ -69,6 +72,7 @@ export function AgentsScreen({ api }: { api?: AgentsApi }) {
       const list = await a.list();
       setAgents(list);
       writeLocal(list);
+      supersedeBootAgents();
     } catch (err) {
       setError(errorMessage(err));
       setAgents((prev) => prev ?? []);

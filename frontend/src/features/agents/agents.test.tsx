@@ -171,3 +171,52 @@ test("a later visit paints from the copy in localStorage in the first render, wi
   expect(screen.getByTestId("agent-claude-code")).toBeInTheDocument();
   expect(screen.getByTestId("agent-opencode")).toBeInTheDocument();
 });
+
+describe("first visit from the snapshot inlined into index.html", () => {
+  let snap: HTMLScriptElement;
+  beforeEach(() => {
+    snap = document.createElement("script");
+    snap.id = "jc-snapshot";
+    snap.type = "application/json";
+    document.body.appendChild(snap);
+  });
+  afterEach(() => snap.remove());
+
+  async function nineAgents() {
+    const { fakeAgents } = await import("./fake");
+    const base = fakeAgents();
+    return Array.from({ length: 9 }, (_, i) => ({ ...base[i % base.length], backend: `agent-${i}`, displayName: `Agent ${i}` }));
+  }
+
+  test("the nine cards render in the first render, without a round trip", async () => {
+    snap.textContent = JSON.stringify({ projects: [], agents: await nineAgents() });
+    const lastKnown = vi.fn(async () => []);
+    render(<AgentsScreen api={{ ...createFakeAgentsApi(), list: () => new Promise<never>(() => {}), lastKnown }} />);
+    // Synchronous: no await between render and the queries.
+    expect(screen.getAllByTestId(/^agent-agent-\d$/)).toHaveLength(9);
+    expect(screen.getByTestId("agent-agent-8")).toBeInTheDocument();
+    expect(screen.getByTestId("agents-refreshing")).toBeInTheDocument();
+  });
+
+  test("once list() answered, a later visit paints what it found, not the older snapshot", async () => {
+    snap.textContent = JSON.stringify({ projects: [], agents: await nineAgents() });
+    const first = render(<AgentsScreen api={createFakeAgentsApi()} />);
+    await waitFor(() => expect(screen.queryByTestId("agents-refreshing")).toBeNull());
+    expect(screen.queryByTestId("agent-agent-0")).toBeNull();
+    first.unmount();
+    render(<AgentsScreen api={{ ...createFakeAgentsApi(), list: () => new Promise<never>(() => {}), lastKnown: undefined }} />);
+    expect(screen.getByTestId("agent-claude-code")).toBeInTheDocument();
+    expect(screen.queryByTestId("agent-agent-0")).toBeNull();
+  });
+
+  test("an empty or unreadable snapshot falls back to the localStorage copy", async () => {
+    const { fakeAgents } = await import("./fake");
+    localStorage.setItem("jc.agents.lastKnown", JSON.stringify(fakeAgents()));
+    for (const text of ['{"projects":[]}', "{not json"]) {
+      snap.textContent = text;
+      const r = render(<AgentsScreen api={{ ...createFakeAgentsApi(), list: () => new Promise<never>(() => {}), lastKnown: undefined }} />);
+      expect(screen.getByTestId("agent-claude-code")).toBeInTheDocument();
+      r.unmount();
+    }
+  });
+});
