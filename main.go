@@ -157,7 +157,7 @@ func run() int {
 		BackgroundColour: windowBackground(),
 		AssetServer: &assetserver.Options{
 			Assets:     assets,
-			Middleware: bootMiddleware(db),
+			Middleware: assetMiddleware(bootMiddleware(db), app.feed.Middleware),
 		},
 		OnStartup:     app.startup,
 		OnBeforeClose: app.beforeClose, // quit: keep or stop running tasks, or ask (quit.go)

@@ -4,9 +4,11 @@ import { App } from "./App";
 import "./styles/index.css";
 import { installLinkGuard } from "./lib/links";
 import { installTooltips } from "./lib/tooltip";
+import { installEventFeed } from "./bridge/feed";
 
 installLinkGuard();
 installTooltips();
+installEventFeed();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
