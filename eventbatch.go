@@ -30,10 +30,11 @@ const (
 // this joins the emits of every task (and the rest) into one notice.
 const batchWindow = 30 * time.Millisecond
 
-// feedKeep is how many batches the feed holds for pages that have not
-// fetched yet (a page fetches on each notice: it is rarely more than one
-// behind; a page further behind than this is told it has a gap).
-const feedKeep = 512
+// feedKeep is how long the feed holds a batch for pages that have not
+// fetched it yet: a page fetches on each notice and is rarely more than
+// one batch behind; one further behind than this is told of the gap. When
+// nothing is emitted the feed empties: it holds nothing for good.
+const feedKeep = 30 * time.Second
 
 // batchedEvent is one event of the feed: its name and payload.
 type batchedEvent struct {
@@ -97,30 +98,56 @@ type feedPage struct {
 // feedBatch is one batch of the feed, numbered from 1.
 type feedBatch struct {
 	seq    int64
+	at     time.Time
 	events []batchedEvent
 }
 
-// eventFeed holds the last batches for the pages to fetch.
+// eventFeed holds the batches of the last keep for the pages to fetch.
 type eventFeed struct {
-	keep int
+	keep time.Duration
+	now  func() time.Time
 
 	mu      sync.Mutex
 	last    int64
-	batches []feedBatch // oldest first, at most keep
+	batches []feedBatch // oldest first
+	pruning *time.Timer // drops old batches while the feed holds any
 }
 
-func newEventFeed(keep int) *eventFeed { return &eventFeed{keep: max(1, keep)} }
+func newEventFeed(keep time.Duration) *eventFeed { return &eventFeed{keep: keep, now: time.Now} }
 
 // push appends a batch and returns its number.
 func (f *eventFeed) push(events []batchedEvent) int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.last++
-	if len(f.batches) >= f.keep {
-		f.batches = append(f.batches[:0], f.batches[len(f.batches)-f.keep+1:]...)
+	f.batches = append(f.batches, feedBatch{seq: f.last, at: f.now(), events: events})
+	f.pruneLocked()
+	if f.pruning == nil {
+		f.pruning = time.AfterFunc(f.keep, f.prune)
 	}
-	f.batches = append(f.batches, feedBatch{seq: f.last, events: events})
 	return f.last
+}
+
+// prune drops the batches older than keep, and comes back while any stay.
+func (f *eventFeed) prune() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pruneLocked()
+	f.pruning = nil
+	if len(f.batches) > 0 {
+		f.pruning = time.AfterFunc(f.keep, f.prune)
+	}
+}
+
+func (f *eventFeed) pruneLocked() {
+	cut := f.now().Add(-f.keep)
+	n := 0
+	for n < len(f.batches) && !f.batches[n].at.After(cut) {
+		n++
+	}
+	if n > 0 {
+		f.batches = append([]feedBatch(nil), f.batches[n:]...)
+	}
 }
 
 // since returns the events after batch number after. A negative cursor
@@ -136,8 +163,8 @@ func (f *eventFeed) since(after int64) feedPage {
 	if after > f.last {
 		after = 0
 	}
-	if len(f.batches) > 0 && f.batches[0].seq > after+1 {
-		page.Gap = true
+	if len(f.batches) == 0 || f.batches[0].seq > after+1 {
+		page.Gap = true // batches after the cursor were dropped
 	}
 	for _, b := range f.batches {
 		if b.seq > after {

@@ -88,11 +88,14 @@ func names(evs []batchedEvent) []string {
 }
 
 func TestEventFeedAnswersWhatCameAfterTheCursor(t *testing.T) {
-	f := newEventFeed(3)
+	clock := time.Unix(0, 0)
+	f := newEventFeed(time.Hour)
+	f.now = func() time.Time { return clock }
 	if p := f.since(-1); p.Last != 0 || len(p.Events) != 0 {
 		t.Fatalf("empty feed: %+v", p)
 	}
 	f.push([]batchedEvent{{Name: "a"}, {Name: "b"}})
+	clock = clock.Add(20 * time.Minute)
 	f.push([]batchedEvent{{Name: "c"}})
 	if p := f.since(-1); p.Last != 2 || len(p.Events) != 0 {
 		t.Fatalf("a first fetch takes only the cursor, got %+v", p)
@@ -106,8 +109,10 @@ func TestEventFeedAnswersWhatCameAfterTheCursor(t *testing.T) {
 	if p := f.since(2); len(p.Events) != 0 || p.Gap {
 		t.Fatalf("up to date: %+v", p)
 	}
+	clock = clock.Add(10 * time.Minute)
 	f.push([]batchedEvent{{Name: "d"}})
-	f.push([]batchedEvent{{Name: "e"}}) // keeps 3: batch 1 (a b) is dropped
+	clock = clock.Add(31 * time.Minute)
+	f.push([]batchedEvent{{Name: "e"}}) // keeps an hour: batch 1 (a b) is dropped
 	if p := f.since(0); !p.Gap || fmt.Sprint(names(p.Events)) != "[c d e]" {
 		t.Fatalf("a cursor behind what is kept must be told of the gap: %+v", p)
 	}
@@ -120,7 +125,7 @@ func TestEventFeedAnswersWhatCameAfterTheCursor(t *testing.T) {
 }
 
 func TestEventFeedServesItsPathOnly(t *testing.T) {
-	f := newEventFeed(8)
+	f := newEventFeed(time.Hour)
 	f.push([]batchedEvent{{Name: "task:updated", Data: map[string]string{"id": "t1"}}})
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	h := f.Middleware(next)
@@ -155,4 +160,23 @@ func TestEventFeedServesItsPathOnly(t *testing.T) {
 	if rec.Code != http.StatusTeapot {
 		t.Fatalf("other paths must pass on: status %d", rec.Code)
 	}
+}
+
+func TestEventFeedEmptiesWhenNothingIsEmitted(t *testing.T) {
+	f := newEventFeed(5 * time.Millisecond)
+	f.push([]batchedEvent{{Name: "a"}})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		f.mu.Lock()
+		n, timer := len(f.batches), f.pruning
+		f.mu.Unlock()
+		if n == 0 && timer == nil {
+			if p := f.since(0); p.Last != 1 || !p.Gap || len(p.Events) != 0 {
+				t.Fatalf("after pruning: %+v", p)
+			}
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the feed still holds its batch long after keep")
 }
