@@ -34,6 +34,10 @@ type App struct {
 	// inbox recomputes the attention inbox after each emitted change (set
 	// by main; nil in the bindings build).
 	inbox *inbox.Watcher
+	// events joins what is emitted within one window into one batch of
+	// the feed, which the page fetches (eventbatch.go).
+	events *eventBatcher
+	feed   *eventFeed
 
 	mu  sync.RWMutex
 	ctx context.Context // the Wails runtime context; nil before startup
@@ -42,7 +46,9 @@ type App struct {
 // NewApp returns the app around an open database and a registry; cancel
 // is called at shutdown.
 func NewApp(db *store.DB, reg *agent.Registry, cancel context.CancelFunc) *App {
-	return &App{db: db, reg: reg, cancel: cancel}
+	a := &App{db: db, reg: reg, cancel: cancel, feed: newEventFeed(feedKeep)}
+	a.events = newEventBatcher(batchWindow, a.emitBatch)
+	return a
 }
 
 // startup is Wails' OnStartup: it keeps the runtime context.
@@ -100,13 +106,23 @@ func (a *App) runtimeCtx() context.Context {
 	return a.ctx
 }
 
-// Emit implements services.Emitter over the Wails event bus. Events before
-// startup (no window yet) are dropped.
+// Emit implements services.Emitter: events are joined per batch window
+// into one batch of the feed, in order, and the page is told to fetch it
+// (eventbatch.go). Events before startup (no window yet) are dropped.
 func (a *App) Emit(name string, payload any) {
-	if ctx := a.runtimeCtx(); ctx != nil {
-		runtime.EventsEmit(ctx, name, payload)
+	if a.runtimeCtx() != nil {
+		a.events.add(name, payload)
 	}
 	a.inbox.Touch(name) // a stored change may have changed the inbox
+}
+
+// emitBatch puts one batch of events in the feed and tells the page, with
+// a notice that carries no data: its script is the same every time.
+func (a *App) emitBatch(batch []batchedEvent) {
+	a.feed.push(batch)
+	if ctx := a.runtimeCtx(); ctx != nil {
+		runtime.EventsEmit(ctx, EventReady)
+	}
 }
 
 // setInboxCount shows the inbox count in the window title.

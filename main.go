@@ -165,7 +165,7 @@ func run() int {
 		BackgroundColour: windowBackground(),
 		AssetServer: &assetserver.Options{
 			Assets:     assets,
-			Middleware: bootMiddleware(db, agentsSvc),
+			Middleware: assetMiddleware(bootMiddleware(db, agentsSvc), app.feed.Middleware),
 		},
 		OnStartup:     app.startup,
 		OnBeforeClose: app.beforeClose, // quit: keep or stop running tasks, or ask (quit.go)

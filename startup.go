@@ -45,6 +45,17 @@ func bootMiddleware(db *store.DB, agents *services.AgentService) assetserver.Mid
 	})
 }
 
+// assetMiddleware chains the asset server's middlewares that are set.
+func assetMiddleware(ms ...assetserver.Middleware) assetserver.Middleware {
+	var set []assetserver.Middleware
+	for _, m := range ms {
+		if m != nil {
+			set = append(set, m)
+		}
+	}
+	return assetserver.ChainMiddleware(set...)
+}
+
 // gpuEnv names the webview renderer setting: "off" (the default), "on-demand"
 // or "always". See README, "Performance: startup and memory".
 const gpuEnv = "JEAN_CLAUDE_WEBVIEW_GPU"

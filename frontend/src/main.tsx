@@ -6,9 +6,11 @@ import { installLinkGuard } from "./lib/links";
 import { installTooltips } from "./lib/tooltip";
 import { preloadWhenIdle } from "./lib/lazyScreen";
 import { AgentsScreen } from "./screens";
+import { installEventFeed } from "./bridge/feed";
 
 installLinkGuard();
 installTooltips();
+installEventFeed();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -17,7 +17,8 @@
 // Env: SOAK_MINUTES (60), SOAK_LINE_DELAY_MS (250: each fake agent writes a
 // ~300-byte line every 250 ms), SOAK_SWITCH_SECONDS (5), SOAK_SAMPLE_SECONDS
 // (60), SOAK_SETTLE_SECONDS (180: how long memory may take to come back once
-// the view is closed), SOAK_CHART (docs/soak.png), SOAK_KEEP=1 keeps the
+// the view is closed), SOAK_CHART (docs/soak.png), SOAK_SAMPLES
+// (build/soak/samples.tsv), SOAK_KEEP=1 keeps the
 // temp dir.
 
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -37,6 +38,7 @@ const SETTLE_S = Math.max(30, env("SOAK_SETTLE_SECONDS", 180));
 const CHART = join(REPO, process.env.SOAK_CHART ?? "docs/soak.png");
 const TASKS = 5;
 const OUT = join(REPO, "build/soak");
+const SAMPLES = join(REPO, process.env.SOAK_SAMPLES ?? "build/soak/samples.tsv");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -85,6 +87,50 @@ const fmtBy = (by) =>
     .sort((a, b) => b[1].anon - a[1].anon)
     .map(([k, v]) => `${k} ${v.anon.toFixed(0)}`)
     .join(", ");
+
+/**
+ * countDeliveries counts, in the page, what the app sends it: scripts are
+ * the Wails events (the dev server's websocket calls window.wails.
+ * EventsNotify once per event, and each is also one script run in the
+ * Wails window, Wails v2 ExecJS), with their bytes; events are the events
+ * by name, whether a script carried them or, since the event feed
+ * (eventbatch.go, the scripts are then "events:ready" notices without
+ * data), a fetch of /_jc/events. takeDeliveries reads and resets them.
+ */
+async function countDeliveries(page) {
+  await page.evaluate(() => {
+    const w = window;
+    w.__soakDeliveries = { scripts: 0, events: 0, bytes: 0, names: {} };
+    const count = (name) => {
+      const c = w.__soakDeliveries;
+      c.events++;
+      c.names[name] = (c.names[name] ?? 0) + 1;
+    };
+    const notify = w.wails.EventsNotify;
+    w.wails.EventsNotify = (msg) => {
+      const c = w.__soakDeliveries;
+      c.scripts++;
+      c.bytes += msg.length;
+      const { name } = JSON.parse(msg);
+      if (name !== "events:ready") count(name);
+      return notify(msg);
+    };
+    const fetch = w.fetch;
+    w.fetch = async (...a) => {
+      const res = await fetch(...a);
+      if (String(a[0]).startsWith("/_jc/events")) for (const e of (await res.clone().json()).events) count(e.name);
+      return res;
+    };
+  });
+}
+
+async function takeDeliveries(page) {
+  return page.evaluate(() => {
+    const c = window.__soakDeliveries ?? { scripts: 0, events: 0, bytes: 0, names: {} };
+    window.__soakDeliveries = { scripts: 0, events: 0, bytes: 0, names: {} };
+    return c;
+  });
+}
 
 async function jsHeapMB(cdp) {
   await cdp.send("HeapProfiler.collectGarbage");
@@ -164,7 +210,8 @@ function dbMB(dbPath) {
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const fakeDir = buildFakeAgents();
-  const app = await startApp({ pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1" });
+  const binary = process.env.SOAK_BINARY ? join(REPO, process.env.SOAK_BINARY) : undefined;
+  const app = await startApp({ binary, pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1" });
   const browser = await launchBrowser();
   const stopAll = async () => {
     await browser.close().catch(() => {});
@@ -189,13 +236,20 @@ async function soak(app, browser) {
   await nav(page, "Settings").click();
   await sleep(10000);
   const samples = [];
+  await countDeliveries(page);
   const t0 = Date.now();
+  let tLast = t0;
   const sample = async (phase) => {
     const by = appMem(app.child.pid);
+    const d = await takeDeliveries(page);
+    const perMin = 60000 / Math.max(1, Date.now() - tLast);
+    tLast = Date.now();
     const s = { min: (Date.now() - t0) / 60000, phase, appMB: sum(by, "anon"), pssMB: sum(by, "pss"), heapMB: await jsHeapMB(cdp), dbMB: dbMB(app.dbPath) };
     samples.push(s);
     console.log(
-      `soak: ${s.min.toFixed(1)} min ${phase.padEnd(8)} app anon ${s.appMB.toFixed(1)} MB (${fmtBy(by)}; PSS ${s.pssMB.toFixed(1)}), JS heap ${s.heapMB.toFixed(1)} MB, db ${s.dbMB.toFixed(1)} MB`,
+      `soak: ${s.min.toFixed(1)} min ${phase.padEnd(8)} app anon ${s.appMB.toFixed(1)} MB (${fmtBy(by)}; PSS ${s.pssMB.toFixed(1)}), JS heap ${s.heapMB.toFixed(1)} MB, db ${s.dbMB.toFixed(1)} MB; ` +
+        `${Math.round(d.scripts * perMin)} scripts/min (${((d.bytes * perMin) / 2 ** 20).toFixed(2)} MB), ${Math.round(d.events * perMin)} events/min (` +
+        `${Object.entries(d.names).sort((a, b) => b[1] - a[1]).map(([n, k]) => `${n} ${Math.round(k * perMin)}`).join(", ")})`,
     );
     return s;
   };
@@ -231,7 +285,7 @@ async function soak(app, browser) {
 
 async function report(start, end, samples, browser) {
   const tsv = ["minute\tphase\tapp_anon_mb\tapp_pss_mb\tjs_heap_mb\tdb_mb", ...samples.map((s) => [s.min.toFixed(2), s.phase, s.appMB.toFixed(1), s.pssMB.toFixed(1), s.heapMB.toFixed(1), s.dbMB.toFixed(1)].join("\t"))];
-  writeFileSync(join(OUT, "samples.tsv"), tsv.join("\n") + "\n");
+  writeFileSync(SAMPLES, tsv.join("\n") + "\n");
   const peak = samples.reduce((m, s) => ({ appMB: Math.max(m.appMB, s.appMB), heapMB: Math.max(m.heapMB, s.heapMB) }), { appMB: 0, heapMB: 0 });
   const appRatio = end.appMB / start.appMB;
   const heapRatio = end.heapMB / start.heapMB;
@@ -240,7 +294,7 @@ async function report(start, end, samples, browser) {
   await page.setContent(`<body style="margin:0;background:#fff">${chartSVG(samples, title)}</body>`);
   mkdirSync(join(CHART, ".."), { recursive: true });
   await page.locator("svg").screenshot({ path: CHART });
-  console.log(`soak: chart ${CHART}, samples ${join(OUT, "samples.tsv")}`);
+  console.log(`soak: chart ${CHART}, samples ${SAMPLES}`);
   console.log(`soak: app anon start ${start.appMB.toFixed(1)} MB, peak ${peak.appMB.toFixed(1)} MB, end ${end.appMB.toFixed(1)} MB (end/start ${appRatio.toFixed(3)}, goal <= 1.10)`);
   console.log(`soak: JS heap start ${start.heapMB.toFixed(1)} MB, peak ${peak.heapMB.toFixed(1)} MB, end ${end.heapMB.toFixed(1)} MB (end/start ${heapRatio.toFixed(3)}, goal <= 1.10)`);
   const ok = appRatio <= 1.1 && heapRatio <= 1.1;
