@@ -55,8 +55,8 @@ func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
 	}
 }
 
-// chunkReader reads journal records through a buffer (one pread per 256
-// KiB, not two per record), or straight from the journal's in-memory tail
+// chunkReader reads journal records through a buffer (one pread per
+// readAhead, not two per record), or straight from the journal's in-memory tail
 // when what is wanted is still there (live frames: no read back).
 type chunkReader struct {
 	f    io.ReaderAt
@@ -83,17 +83,26 @@ func (r *chunkReader) read(off, size int64) (Record, int64, error) {
 			}
 		}
 	}
-	want := max(256<<10, int(size-off))
-	if want > 16<<20 { // one huge record: size it exactly
-		want = recHdr
-		if hdr, _, ok := r.header(off); ok {
-			want += int(hdr)
-		}
+	rec, n, err := r.fill(off, min(size-off, readAhead))
+	if err == nil {
+		return rec, n, nil
 	}
-	if cap(r.own) < want {
+	// A record longer than the read-ahead: read it whole.
+	if ln, _, ok := r.header(off); ok && recHdr+int64(ln) > int64(len(r.buf)) && recHdr+int64(ln) <= size-off {
+		return r.fill(off, recHdr+int64(ln))
+	}
+	return Record{}, 0, err
+}
+
+// readAhead is how much of the journal one pread takes.
+const readAhead = 4 << 20
+
+// fill reads want bytes at off into the buffer and parses the record there.
+func (r *chunkReader) fill(off, want int64) (Record, int64, error) {
+	if int64(cap(r.own)) < want {
 		r.own = make([]byte, want)
 	}
-	r.own = r.own[:min(int64(want), size-off)]
+	r.own = r.own[:want]
 	n, err := r.f.ReadAt(r.own, off)
 	r.buf, r.base = r.own[:n], off
 	if rec, m, ok := r.parse(off); ok {
