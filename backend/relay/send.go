@@ -63,11 +63,12 @@ type chunkReader struct {
 	mem  func(gen int, off, size int64) ([]byte, bool)
 	gen  int
 	buf  []byte // the current view: own, or a slice of the journal's tail
+	mine bool   // buf is the journal's tail: records the relay encoded in memory, not read back
 	own  []byte // the buffer file reads go to
 	base int64  // file offset of buf[0]
 }
 
-func (r *chunkReader) reset() { r.buf, r.base = nil, 0 }
+func (r *chunkReader) reset() { r.buf, r.base, r.mine = nil, 0, false }
 
 // read returns the record at off (below size); its payload aliases the
 // buffer until the next read.
@@ -77,7 +78,7 @@ func (r *chunkReader) read(off, size int64) (Record, int64, error) {
 	}
 	if r.mem != nil {
 		if b, ok := r.mem(r.gen, off, size); ok {
-			r.buf, r.base = b, off
+			r.buf, r.base, r.mine = b, off, true
 			if rec, n, ok := r.parse(off); ok {
 				return rec, n, nil
 			}
@@ -104,7 +105,7 @@ func (r *chunkReader) fill(off, want int64) (Record, int64, error) {
 	}
 	r.own = r.own[:want]
 	n, err := r.f.ReadAt(r.own, off)
-	r.buf, r.base = r.own[:n], off
+	r.buf, r.base, r.mine = r.own[:n], off, false
 	if rec, m, ok := r.parse(off); ok {
 		return rec, m, nil
 	}
@@ -130,7 +131,9 @@ func (r *chunkReader) parse(off int64) (Record, int64, bool) {
 		return Record{}, 0, false
 	}
 	body := r.buf[i+8 : i+recHdr+int64(ln)]
-	if crc32.Checksum(body, crcTable) != binary.BigEndian.Uint32(h[4:8]) {
+	// A record read back from the file is checked; one still in memory
+	// was encoded (with its checksum) by this relay a moment ago.
+	if !r.mine && crc32.Checksum(body, crcTable) != binary.BigEndian.Uint32(h[4:8]) {
 		return Record{}, 0, false
 	}
 	return Record{Kind: body[0], Seq: binary.BigEndian.Uint64(body[1:9]), Payload: body[9:]}, recHdr + int64(ln), true
