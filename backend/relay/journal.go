@@ -56,7 +56,8 @@ type journal struct {
 	first    uint64 // oldest sequence in the file
 	acked    uint64 // highest sequence an app stored
 	exit     *Exit
-	notify   chan struct{} // closed and replaced on every change
+	notify   chan struct{} // closed and replaced on every write and rotation (the senders wait on it)
+	acks     chan struct{} // closed and replaced on every ack (the read loop waits on it for room)
 	lastSync time.Time
 	dirty    bool
 	syncing  bool // a background fsync runs
@@ -83,7 +84,7 @@ func openJournal(path string) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("relay: journal: %w", err)
 	}
-	return &journal{path: path, f: f, next: 1, first: 1, notify: make(chan struct{}), lastSync: time.Now()}, nil
+	return &journal{path: path, f: f, next: 1, first: 1, notify: make(chan struct{}), acks: make(chan struct{}), lastSync: time.Now()}, nil
 }
 
 // append writes one record and returns its sequence.
@@ -208,16 +209,18 @@ func (j *journal) ack(seq uint64, limit int64) {
 			j.size, j.first = 0, j.next
 			j.gen++
 			j.tail, j.prev = tailChunk{}, tailChunk{}
+			j.wakeLocked()
 		}
 	}
-	j.wakeLocked()
+	close(j.acks)
+	j.acks = make(chan struct{})
 }
 
-// unacked is the number of bytes written and not yet stored by an app.
-func (j *journal) state() (next, acked uint64, size int64, ch <-chan struct{}) {
+// state is where the journal stands, and a channel closed at the next ack.
+func (j *journal) state() (next, acked uint64, size int64, acks <-chan struct{}) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.next, j.acked, j.size, j.notify
+	return j.next, j.acked, j.size, j.acks
 }
 
 func (j *journal) close() {

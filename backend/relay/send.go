@@ -17,7 +17,7 @@ func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 // are one path: a frame is sent only after it is journaled, so an app that
 // attaches at any moment misses nothing and sees nothing twice.
 func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
-	bw := bufio.NewWriterSize(c, 64<<10)
+	bw := bufio.NewWriterSize(c, 256<<10)
 	jr := chunkReader{f: s.j.f, mem: s.j.tailAt}
 	var off int64
 	gen := -1
