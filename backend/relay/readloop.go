@@ -7,11 +7,6 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
-// PipeBytes is the size asked for the agent's stdout pipe (Linux) and
-// the read loop's buffer: with the default 64 KiB a flooding agent and
-// the relay take turns every ~300 frames.
-const PipeBytes = 1 << 20
-
 // pendingRec is a record waiting for the next journal write.
 type pendingRec struct {
 	kind byte
@@ -25,7 +20,7 @@ type pendingRec struct {
 // firehose a single write carries hundreds of frames. It stops reading (the
 // agent blocks) while more than MaxUnacked bytes wait for an app.
 func (s *server) readLoop(r io.Reader) {
-	chunk := make([]byte, PipeBytes)
+	chunk := make([]byte, 256<<10)
 	var partial []byte
 	skipping := false
 	var recs []pendingRec

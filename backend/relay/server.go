@@ -143,7 +143,6 @@ func (s *server) startAgent() error {
 	if err != nil {
 		return fmt.Errorf("relay: stdout: %w", err)
 	}
-	growPipe(outR)
 	cmd.Stdout = outW
 	if err := cmd.Start(); err != nil {
 		outR.Close()

@@ -1,7 +1,0 @@
-//go:build !linux
-
-package relay
-
-import "os"
-
-func growPipe(*os.File) {}
