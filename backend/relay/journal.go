@@ -56,18 +56,27 @@ type journal struct {
 	first    uint64 // oldest sequence in the file
 	acked    uint64 // highest sequence an app stored
 	exit     *Exit
-	notify   chan struct{} // closed and replaced on every change
+	notify   chan struct{} // closed and replaced on every write and rotation (the senders wait on it)
+	acks     chan struct{} // closed and replaced on every ack (the read loop waits on it for room)
 	lastSync time.Time
 	dirty    bool
-	// tail mirrors the file's last bytes (from offset tailOff) so that the
-	// sender gives live frames to the app from memory instead of reading
-	// back what was just written. Its bytes are never written again (a
-	// reset drops the array), so a slice of it stays valid.
-	tail    []byte
-	tailOff int64
+	syncing  bool // a background fsync runs
+	// tail and prev mirror the file's last bytes so that the sender gives
+	// live frames to the app from memory instead of reading back what was
+	// just written. Records are encoded straight into tail's spare
+	// capacity and written from there (one copy per frame); a full chunk
+	// becomes prev and a fresh array is taken, so the bytes of a slice
+	// handed out are never written again.
+	tail, prev tailChunk
 }
 
-// TailBytes is how much of the journal's end the relay keeps in memory.
+// tailChunk holds the journal's bytes [off, off+len(b)).
+type tailChunk struct {
+	b   []byte
+	off int64
+}
+
+// TailBytes is the size of one in-memory tail chunk (the relay keeps two).
 const TailBytes = 4 << 20
 
 func openJournal(path string) (*journal, error) {
@@ -75,7 +84,7 @@ func openJournal(path string) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("relay: journal: %w", err)
 	}
-	return &journal{path: path, f: f, next: 1, first: 1, notify: make(chan struct{})}, nil
+	return &journal{path: path, f: f, next: 1, first: 1, notify: make(chan struct{}), acks: make(chan struct{}), lastSync: time.Now()}, nil
 }
 
 // append writes one record and returns its sequence.
@@ -83,18 +92,12 @@ func (j *journal) append(kind byte, payload []byte) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	seq := j.next
-	rec := encodeRecord(kind, seq, payload)
-	if _, err := j.f.WriteAt(rec, j.size); err != nil {
-		return 0, fmt.Errorf("relay: journal write: %w", err)
+	if err := j.writeLocked([]pendingRec{{kind: kind, line: payload}}); err != nil {
+		return 0, err
 	}
-	j.keepTail(rec)
-	j.size += int64(len(rec))
-	j.next++
-	j.dirty = true
-	if kind == recExit || time.Since(j.lastSync) >= SyncEvery {
+	if kind == recExit {
 		j.syncLocked()
 	}
-	j.wakeLocked()
 	return seq, nil
 }
 
@@ -102,48 +105,81 @@ func (j *journal) append(kind byte, payload []byte) (uint64, error) {
 func (j *journal) appendBatch(recs []pendingRec) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	var buf []byte
+	return j.writeLocked(recs)
+}
+
+func (j *journal) writeLocked(recs []pendingRec) error {
+	n := 0
+	for _, r := range recs {
+		n += recHdr + len(r.line)
+	}
+	buf, kept := j.reserve(n)
 	for i, r := range recs {
 		buf = appendRecord(buf, r.kind, j.next+uint64(i), r.line)
 	}
 	if _, err := j.f.WriteAt(buf, j.size); err != nil {
 		return fmt.Errorf("relay: journal write: %w", err)
 	}
-	j.keepTail(buf)
+	if kept {
+		j.tail.b = j.tail.b[:len(j.tail.b)+len(buf)]
+	} else {
+		j.tail, j.prev = tailChunk{}, tailChunk{} // a gap: the next write starts a fresh chunk
+	}
 	j.size += int64(len(buf))
 	j.next += uint64(len(recs))
 	j.dirty = true
-	if time.Since(j.lastSync) >= SyncEvery {
-		j.syncLocked()
+	if time.Since(j.lastSync) >= SyncEvery && !j.syncing {
+		j.syncBackground()
 	}
 	j.wakeLocked()
 	return nil
 }
 
-// keepTail mirrors rec, written at j.size, in the in-memory tail.
-func (j *journal) keepTail(rec []byte) {
-	if len(j.tail)+len(rec) > TailBytes && len(j.tail) > 0 {
-		j.tail, j.tailOff = nil, j.size // a fresh array: slices handed out stay intact
+// reserve returns an empty slice with room for n bytes to be written at
+// j.size: in the tail chunk (kept) when n fits in one.
+func (j *journal) reserve(n int) ([]byte, bool) {
+	if n > TailBytes {
+		return make([]byte, 0, n), false
 	}
-	if len(rec) > TailBytes {
-		j.tailOff = j.size + int64(len(rec))
-		return
+	if cap(j.tail.b)-len(j.tail.b) < n || j.tail.off+int64(len(j.tail.b)) != j.size {
+		if len(j.tail.b) > 0 {
+			j.prev = j.tail
+		}
+		j.tail = tailChunk{b: make([]byte, 0, TailBytes), off: j.size}
 	}
-	if len(j.tail) == 0 {
-		j.tailOff = j.size
-	}
-	j.tail = append(j.tail, rec...) // a grown array is a copy: old slices stay intact
+	l := len(j.tail.b)
+	return j.tail.b[l:l:cap(j.tail.b)], true
 }
 
-// tailAt is the journal's bytes [off, size) of generation gen from memory
-// (false: not all of them are there).
+// syncBackground fsyncs the journal without holding up the writer: the
+// policy (at most SyncEvery of output lost to a machine crash) holds, and
+// a slow disk does not stall the agent's output.
+func (j *journal) syncBackground() {
+	j.syncing, j.dirty, j.lastSync = true, false, time.Now()
+	go func() {
+		_ = j.f.Sync()
+		j.mu.Lock()
+		j.syncing = false
+		j.mu.Unlock()
+	}()
+}
+
+// tailAt is the journal's bytes from off of generation gen from memory, up
+// to size or the end of the chunk holding off (false: not there). off is
+// a record's start; records never span chunks.
 func (j *journal) tailAt(gen int, off, size int64) ([]byte, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if gen != j.gen || off < j.tailOff || size > j.tailOff+int64(len(j.tail)) || off >= size {
+	if gen != j.gen || off >= size {
 		return nil, false
 	}
-	return j.tail[off-j.tailOff : size-j.tailOff : size-j.tailOff], true
+	for _, c := range [2]tailChunk{j.tail, j.prev} {
+		end := min(c.off+int64(len(c.b)), size)
+		if off >= c.off && off < end {
+			return c.b[off-c.off : end-c.off : end-c.off], true
+		}
+	}
+	return nil, false
 }
 
 func (j *journal) syncLocked() {
@@ -172,17 +208,19 @@ func (j *journal) ack(seq uint64, limit int64) {
 		if err := j.f.Truncate(0); err == nil {
 			j.size, j.first = 0, j.next
 			j.gen++
-			j.tail, j.tailOff = nil, 0
+			j.tail, j.prev = tailChunk{}, tailChunk{}
+			j.wakeLocked()
 		}
 	}
-	j.wakeLocked()
+	close(j.acks)
+	j.acks = make(chan struct{})
 }
 
-// unacked is the number of bytes written and not yet stored by an app.
-func (j *journal) state() (next, acked uint64, size int64, ch <-chan struct{}) {
+// state is where the journal stands, and a channel closed at the next ack.
+func (j *journal) state() (next, acked uint64, size int64, acks <-chan struct{}) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.next, j.acked, j.size, j.notify
+	return j.next, j.acked, j.size, j.acks
 }
 
 func (j *journal) close() {
@@ -190,10 +228,6 @@ func (j *journal) close() {
 	defer j.mu.Unlock()
 	j.syncLocked()
 	j.f.Close()
-}
-
-func encodeRecord(kind byte, seq uint64, payload []byte) []byte {
-	return appendRecord(make([]byte, 0, recHdr+len(payload)), kind, seq, payload)
 }
 
 func appendRecord(buf []byte, kind byte, seq uint64, payload []byte) []byte {
@@ -292,4 +326,8 @@ func (j *journal) at() (gen int, size int64, ch <-chan struct{}) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.gen, j.size, j.notify
+}
+
+func encodeRecord(kind byte, seq uint64, payload []byte) []byte {
+	return appendRecord(make([]byte, 0, recHdr+len(payload)), kind, seq, payload)
 }

@@ -82,7 +82,9 @@ func (s *server) grow(partial, data []byte, recs []pendingRec) ([]byte, bool, []
 }
 
 func addLine(recs []pendingRec, line []byte) []pendingRec {
-	line = bytes.TrimRight(line, "\r\n")
+	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		return recs
 	}

@@ -17,7 +17,7 @@ func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 // are one path: a frame is sent only after it is journaled, so an app that
 // attaches at any moment misses nothing and sees nothing twice.
 func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
-	bw := bufio.NewWriterSize(c, 64<<10)
+	bw := bufio.NewWriterSize(c, 256<<10)
 	jr := chunkReader{f: s.j.f, mem: s.j.tailAt}
 	var off int64
 	gen := -1
@@ -55,19 +55,20 @@ func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
 	}
 }
 
-// chunkReader reads journal records through a buffer (one pread per 256
-// KiB, not two per record), or straight from the journal's in-memory tail
+// chunkReader reads journal records through a buffer (one pread per
+// readAhead, not two per record), or straight from the journal's in-memory tail
 // when what is wanted is still there (live frames: no read back).
 type chunkReader struct {
 	f    io.ReaderAt
 	mem  func(gen int, off, size int64) ([]byte, bool)
 	gen  int
 	buf  []byte // the current view: own, or a slice of the journal's tail
+	mine bool   // buf is the journal's tail: records the relay encoded in memory, not read back
 	own  []byte // the buffer file reads go to
 	base int64  // file offset of buf[0]
 }
 
-func (r *chunkReader) reset() { r.buf, r.base = nil, 0 }
+func (r *chunkReader) reset() { r.buf, r.base, r.mine = nil, 0, false }
 
 // read returns the record at off (below size); its payload aliases the
 // buffer until the next read.
@@ -77,25 +78,34 @@ func (r *chunkReader) read(off, size int64) (Record, int64, error) {
 	}
 	if r.mem != nil {
 		if b, ok := r.mem(r.gen, off, size); ok {
-			r.buf, r.base = b, off
+			r.buf, r.base, r.mine = b, off, true
 			if rec, n, ok := r.parse(off); ok {
 				return rec, n, nil
 			}
 		}
 	}
-	want := max(256<<10, int(size-off))
-	if want > 16<<20 { // one huge record: size it exactly
-		want = recHdr
-		if hdr, _, ok := r.header(off); ok {
-			want += int(hdr)
-		}
+	rec, n, err := r.fill(off, min(size-off, readAhead))
+	if err == nil {
+		return rec, n, nil
 	}
-	if cap(r.own) < want {
+	// A record longer than the read-ahead: read it whole.
+	if ln, _, ok := r.header(off); ok && recHdr+int64(ln) > int64(len(r.buf)) && recHdr+int64(ln) <= size-off {
+		return r.fill(off, recHdr+int64(ln))
+	}
+	return Record{}, 0, err
+}
+
+// readAhead is how much of the journal one pread takes.
+const readAhead = 4 << 20
+
+// fill reads want bytes at off into the buffer and parses the record there.
+func (r *chunkReader) fill(off, want int64) (Record, int64, error) {
+	if int64(cap(r.own)) < want {
 		r.own = make([]byte, want)
 	}
-	r.own = r.own[:min(int64(want), size-off)]
+	r.own = r.own[:want]
 	n, err := r.f.ReadAt(r.own, off)
-	r.buf, r.base = r.own[:n], off
+	r.buf, r.base, r.mine = r.own[:n], off, false
 	if rec, m, ok := r.parse(off); ok {
 		return rec, m, nil
 	}
@@ -121,7 +131,9 @@ func (r *chunkReader) parse(off int64) (Record, int64, bool) {
 		return Record{}, 0, false
 	}
 	body := r.buf[i+8 : i+recHdr+int64(ln)]
-	if crc32.Checksum(body, crcTable) != binary.BigEndian.Uint32(h[4:8]) {
+	// A record read back from the file is checked; one still in memory
+	// was encoded (with its checksum) by this relay a moment ago.
+	if !r.mine && crc32.Checksum(body, crcTable) != binary.BigEndian.Uint32(h[4:8]) {
 		return Record{}, 0, false
 	}
 	return Record{Kind: body[0], Seq: binary.BigEndian.Uint64(body[1:9]), Payload: body[9:]}, recHdr + int64(ln), true
