@@ -52,7 +52,7 @@ func TaskLinks(ctx context.Context, q SQLRunner, id string) (*TaskLink, []TaskLi
 	}
 	rows.Close()
 	rows, err = q.QueryContext(ctx, `SELECT id, name, parentKind, agentBackend, status, forkedFromMessageId
-		FROM tasks WHERE parentTaskId = ? ORDER BY createdAt, id`, id)
+		FROM tasks WHERE parentTaskId = ? ORDER BY createdAt, rowid`, id) // rowid: creation order within a millisecond
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: children of task %s: %w", id, err)
 	}
