@@ -32,6 +32,11 @@ type Config struct {
 	// session itself is left as it was. Only a backend whose Info says
 	// Capabilities.Fork is given it.
 	ForkSession bool `json:"forkSession,omitempty"`
+	// ForkBefore, with ForkSession, is the backend's id of the first
+	// message of the session the copy leaves out: the copy ends with the
+	// message before it ("" = the whole session). Only OpenCode is given
+	// one (history.Fork; its fork's messageID).
+	ForkBefore string `json:"forkBefore,omitempty"`
 	// Recorder, when set, records every process the session starts (see
 	// ProcessRecorder); the orchestrator sets it.
 	Recorder ProcessRecorder `json:"-"`

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -87,23 +88,28 @@ type ForkInput struct {
 	Prompt  string
 }
 
-// NativeFork lists the backends whose CLI can fork a session itself from
-// its end (agent.Config.ForkSession): Claude Code's --resume ID
-// --fork-session, OpenCode's POST /session/{id}/fork, the Codex
-// app-server's thread/fork. Claude Code 2.1.330
-// has no resume-at-message option, so a fork from an earlier message is a
-// seeded one (OpenCode's fork takes a messageID, not used yet: its copy
-// stops before that message, and Jean-Claude's message ids would have to
-// be mapped to OpenCode's).
+// NativeFork lists the backends whose CLI can fork a session itself
+// (agent.Config.ForkSession): Claude Code's --resume ID --fork-session,
+// OpenCode's POST /session/{id}/fork, the Codex app-server's thread/fork.
+// Claude Code and Codex fork from the session's end only (Claude Code
+// 2.1.330 has no resume-at-message option); OpenCode from any message
+// (ForkAt).
 var NativeFork = map[agent.BackendType]bool{agent.BackendClaudeCode: true, agent.BackendOpenCode: true, agent.BackendCodex: true}
 
+// ForkAt lists the backends of NativeFork that fork from any message: each
+// says where the copy of the session stops (agent.Config.ForkBefore) and
+// whether it can fork natively at that message at all.
+var ForkAt = map[agent.BackendType]func(msgs []agent.Message, upTo string) (before string, ok bool){
+	agent.BackendOpenCode: opencode.ForkPoint,
+}
+
 // Fork creates a task (in the task's project) that continues from the
-// message, linked to the task as a fork. Natively when it can: the message
-// ends the task's session (only result or system messages follow it), the
-// fork runs on the same backend and that backend is in NativeFork — the new
-// task then resumes a copy of the session (prompt: in.Prompt, or "Continue
-// from there."). Otherwise a new session seeded with the transcript up to
-// the message. It is created, not started; native says which.
+// message, linked to the task as a fork. Natively when it can (the fork
+// runs on the same backend, whose session the task has, and nativePoint
+// says so): the new task then resumes a copy of the session that ends with
+// the message (prompt: in.Prompt, or "Continue from there."). Otherwise a
+// new session seeded with the transcript up to the message. It is created,
+// not started; native says which.
 func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native bool, err error) {
 	parent, err := store.NewTasks(db).Get(ctx, in.TaskID)
 	if err != nil {
@@ -118,8 +124,10 @@ func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native
 		return store.Task{}, false, err
 	}
 	name := "Fork of " + cmpOr(parent.Name, "task")
-	native = parent.SessionID != "" && NativeFork[parent.AgentBackend] &&
-		(in.Backend == "" || in.Backend == parent.AgentBackend) && endsSession(msgs, in.MessageID)
+	before, native := "", false
+	if parent.SessionID != "" && (in.Backend == "" || in.Backend == parent.AgentBackend) {
+		before, native = nativePoint(parent.AgentBackend, msgs, in.MessageID)
+	}
 	if native {
 		prompt = cmpOr(strings.TrimSpace(in.Prompt), "Continue from there.")
 	}
@@ -127,11 +135,22 @@ func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native
 	if err != nil || !native {
 		return t, native, err
 	}
-	if err := store.SetForkSession(ctx, db.W, t.ID, parent.SessionID); err != nil {
+	if err := store.SetForkSession(ctx, db.W, t.ID, parent.SessionID, before); err != nil {
 		return store.Task{}, false, err
 	}
-	t.SessionID = parent.SessionID
+	t.SessionID, t.ForkSession, t.ForkBefore = parent.SessionID, true, before
 	return t, true, nil
+}
+
+// nativePoint says whether backend b forks its session natively from
+// message upTo of msgs, and where the copy stops (before; "" = the whole
+// session): anywhere ForkAt says, else (NativeFork) only when the message
+// ends the session.
+func nativePoint(b agent.BackendType, msgs []agent.Message, upTo string) (before string, ok bool) {
+	if at := ForkAt[b]; at != nil {
+		return at(msgs, upTo)
+	}
+	return "", NativeFork[b] && endsSession(msgs, upTo)
 }
 
 // endsSession reports whether only result or system messages follow the

@@ -158,3 +158,75 @@ func TestNativeFork(t *testing.T) {
 		t.Errorf("parent = %+v", run)
 	}
 }
+
+// TestNativeForkOpenCode: an OpenCode task forks natively from any message
+// OpenCode has: the copy stops before the next message of the session
+// (skipping results, the orchestrator's own messages and a sub-agent's
+// session); a sub-agent's message, a user message OpenCode never echoed,
+// or a fork onto another backend is seeded.
+func TestNativeForkOpenCode(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: agent.BackendOpenCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(s string) []agent.Part { return []agent.Part{{Type: agent.PartText, Text: s}} }
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		for i, m := range []agent.Message{
+			{ID: "msg_u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
+			{ID: "msg_a1", Role: agent.RoleAssistant, Parts: text("Asking a sub-agent.")},
+			{ID: "msg_s1", Role: agent.RoleAssistant, Parts: text("Found 3 uses."), ParentToolUseID: "call_1"},
+			{ID: "msg_a2", Role: agent.RoleAssistant, Parts: text("Renamed.")},
+			{ID: "result-msg_u1", Role: agent.RoleResult, Result: "Renamed."},
+			{ID: "user-1", Role: agent.RoleUser, Parts: text("Never echoed")},
+			{ID: "msg_u2", Role: agent.RoleUser, Parts: text("Now the tests")},
+			{ID: "msg_a3", Role: agent.RoleAssistant, Parts: text("Done.")},
+			{ID: "result-msg_u2", Role: agent.RoleResult, Result: "Done."},
+		} {
+			if _, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: parent.ID, Message: m, Format: "opencode", Version: 1, Now: int64(i + 1)}); err != nil {
+				return err
+			}
+		}
+		return store.SetTaskSessionID(ctx, tx, parent.ID, "ses_parent", 10)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		msg     string
+		backend agent.BackendType
+		native  bool
+		before  string
+	}{
+		{"msg_u1", "", true, "msg_a1"},
+		{"msg_a1", agent.BackendOpenCode, true, "msg_a2"},
+		{"msg_a2", "", true, "msg_u2"},
+		{"result-msg_u1", "", true, "msg_u2"},
+		{"msg_a3", "", true, ""},
+		{"result-msg_u2", "", true, ""},
+		{"msg_s1", "", false, ""},
+		{"user-1", "", false, ""},
+		{"msg_a2", agent.BackendClaudeCode, false, ""},
+	} {
+		fork, native, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: c.msg, Backend: c.backend})
+		if err != nil || native != c.native {
+			t.Fatalf("fork from %s on %q: native %v, %v; want native %v", c.msg, c.backend, native, err, c.native)
+		}
+		run, err := store.LoadTaskRun(ctx, db.R, fork.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.native && (run.SessionID != "ses_parent" || !run.ForkSession || run.ForkBefore != c.before || run.Prompt != "Continue from there.") {
+			t.Errorf("native fork from %s = %+v, want it to stop before %q", c.msg, run.Task, c.before)
+		}
+		if !c.native && (run.SessionID != "" || run.ForkSession || run.ForkBefore != "" || !strings.Contains(run.Prompt, "<transcript>")) {
+			t.Errorf("seeded fork from %s = %+v", c.msg, run.Task)
+		}
+	}
+}
