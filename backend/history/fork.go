@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/codex"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -91,16 +92,18 @@ type ForkInput struct {
 // NativeFork lists the backends whose CLI can fork a session itself
 // (agent.Config.ForkSession): Claude Code's --resume ID --fork-session,
 // OpenCode's POST /session/{id}/fork, the Codex app-server's thread/fork.
-// Claude Code and Codex fork from the session's end only (Claude Code
-// 2.1.330 has no resume-at-message option); OpenCode from any message
-// (ForkAt).
+// Claude Code forks from the session's end only (2.1.330 has no
+// resume-at-message option); OpenCode and Codex where ForkAt says.
 var NativeFork = map[agent.BackendType]bool{agent.BackendClaudeCode: true, agent.BackendOpenCode: true, agent.BackendCodex: true}
 
-// ForkAt lists the backends of NativeFork that fork from any message: each
-// says where the copy of the session stops (agent.Config.ForkBefore) and
-// whether it can fork natively at that message at all.
-var ForkAt = map[agent.BackendType]func(msgs []agent.Message, upTo string) (before string, ok bool){
+// ForkAt lists the backends of NativeFork that fork from a message before
+// the session's end: each says whether it can fork natively at that
+// message and where the copy ends (agent.Config.ForkPoint; "" = the whole
+// session). OpenCode: at any message of its session; Codex: at the end of
+// any turn (thread/fork lastTurnId).
+var ForkAt = map[agent.BackendType]func(msgs []agent.Message, upTo string) (point string, ok bool){
 	agent.BackendOpenCode: opencode.ForkPoint,
+	agent.BackendCodex:    codex.ForkPoint,
 }
 
 // Fork creates a task (in the task's project) that continues from the
@@ -124,9 +127,9 @@ func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native
 		return store.Task{}, false, err
 	}
 	name := "Fork of " + cmpOr(parent.Name, "task")
-	before, native := "", false
+	point, native := "", false
 	if parent.SessionID != "" && (in.Backend == "" || in.Backend == parent.AgentBackend) {
-		before, native = nativePoint(parent.AgentBackend, msgs, in.MessageID)
+		point, native = nativePoint(parent.AgentBackend, msgs, in.MessageID)
 	}
 	if native {
 		prompt = cmpOr(strings.TrimSpace(in.Prompt), "Continue from there.")
@@ -135,18 +138,18 @@ func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native
 	if err != nil || !native {
 		return t, native, err
 	}
-	if err := store.SetForkSession(ctx, db.W, t.ID, parent.SessionID, before); err != nil {
+	if err := store.SetForkSession(ctx, db.W, t.ID, parent.SessionID, point); err != nil {
 		return store.Task{}, false, err
 	}
-	t.SessionID, t.ForkSession, t.ForkBefore = parent.SessionID, true, before
+	t.SessionID, t.ForkSession, t.ForkPoint = parent.SessionID, true, point
 	return t, true, nil
 }
 
 // nativePoint says whether backend b forks its session natively from
-// message upTo of msgs, and where the copy stops (before; "" = the whole
-// session): anywhere ForkAt says, else (NativeFork) only when the message
+// message upTo of msgs, and where the copy ends (point; "" = the whole
+// session): where ForkAt says, else (NativeFork) only when the message
 // ends the session.
-func nativePoint(b agent.BackendType, msgs []agent.Message, upTo string) (before string, ok bool) {
+func nativePoint(b agent.BackendType, msgs []agent.Message, upTo string) (point string, ok bool) {
 	if at := ForkAt[b]; at != nil {
 		return at(msgs, upTo)
 	}

@@ -159,12 +159,19 @@ func TestNativeFork(t *testing.T) {
 	}
 }
 
-// TestNativeForkOpenCode: an OpenCode task forks natively from any message
-// OpenCode has: the copy stops before the next message of the session
-// (skipping results, the orchestrator's own messages and a sub-agent's
-// session); a sub-agent's message, a user message OpenCode never echoed,
-// or a fork onto another backend is seeded.
-func TestNativeForkOpenCode(t *testing.T) {
+// forkCase is a fork from msg onto backend ("" = the parent's): native or
+// seeded, and where a native copy ends.
+type forkCase struct {
+	msg     string
+	backend agent.BackendType
+	native  bool
+	point   string
+}
+
+// checkForks stores msgs as a task of backend with a session, forks it as
+// each case says and checks the fork tasks.
+func checkForks(t *testing.T, backend agent.BackendType, msgs []agent.Message, cases []forkCase) {
+	t.Helper()
 	ctx := t.Context()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
 	if err != nil {
@@ -172,38 +179,58 @@ func TestNativeForkOpenCode(t *testing.T) {
 	}
 	defer db.Close()
 	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
-	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: agent.BackendOpenCode})
+	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: backend})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := func(s string) []agent.Part { return []agent.Part{{Type: agent.PartText, Text: s}} }
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
-		for i, m := range []agent.Message{
-			{ID: "msg_u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
-			{ID: "msg_a1", Role: agent.RoleAssistant, Parts: text("Asking a sub-agent.")},
-			{ID: "msg_s1", Role: agent.RoleAssistant, Parts: text("Found 3 uses."), ParentToolUseID: "call_1"},
-			{ID: "msg_a2", Role: agent.RoleAssistant, Parts: text("Renamed.")},
-			{ID: "result-msg_u1", Role: agent.RoleResult, Result: "Renamed."},
-			{ID: "user-1", Role: agent.RoleUser, Parts: text("Never echoed")},
-			{ID: "msg_u2", Role: agent.RoleUser, Parts: text("Now the tests")},
-			{ID: "msg_a3", Role: agent.RoleAssistant, Parts: text("Done.")},
-			{ID: "result-msg_u2", Role: agent.RoleResult, Result: "Done."},
-		} {
-			if _, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: parent.ID, Message: m, Format: "opencode", Version: 1, Now: int64(i + 1)}); err != nil {
+		for i, m := range msgs {
+			if _, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: parent.ID, Message: m, Format: string(backend), Version: 1, Now: int64(i + 1)}); err != nil {
 				return err
 			}
 		}
-		return store.SetTaskSessionID(ctx, tx, parent.ID, "ses_parent", 10)
+		return store.SetTaskSessionID(ctx, tx, parent.ID, "ses_parent", 100)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		msg     string
-		backend agent.BackendType
-		native  bool
-		before  string
-	}{
+	for _, c := range cases {
+		fork, native, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: c.msg, Backend: c.backend})
+		if err != nil || native != c.native {
+			t.Fatalf("fork from %s on %q: native %v, %v; want native %v", c.msg, c.backend, native, err, c.native)
+		}
+		run, err := store.LoadTaskRun(ctx, db.R, fork.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.native && (run.SessionID != "ses_parent" || !run.ForkSession || run.ForkPoint != c.point || run.Prompt != "Continue from there.") {
+			t.Errorf("native fork from %s = %+v, want its copy to end at %q", c.msg, run.Task, c.point)
+		}
+		if !c.native && (run.SessionID != "" || run.ForkSession || run.ForkPoint != "" || !strings.Contains(run.Prompt, "<transcript>")) {
+			t.Errorf("seeded fork from %s = %+v", c.msg, run.Task)
+		}
+	}
+}
+
+func text(s string) []agent.Part { return []agent.Part{{Type: agent.PartText, Text: s}} }
+
+// TestNativeForkOpenCode: an OpenCode task forks natively from any message
+// OpenCode has: the copy stops before the next message of the session
+// (skipping results, the orchestrator's own messages and a sub-agent's
+// session); a sub-agent's message, a user message OpenCode never echoed,
+// or a fork onto another backend is seeded.
+func TestNativeForkOpenCode(t *testing.T) {
+	checkForks(t, agent.BackendOpenCode, []agent.Message{
+		{ID: "msg_u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
+		{ID: "msg_a1", Role: agent.RoleAssistant, Parts: text("Asking a sub-agent.")},
+		{ID: "msg_s1", Role: agent.RoleAssistant, Parts: text("Found 3 uses."), ParentToolUseID: "call_1"},
+		{ID: "msg_a2", Role: agent.RoleAssistant, Parts: text("Renamed.")},
+		{ID: "result-msg_u1", Role: agent.RoleResult, Result: "Renamed."},
+		{ID: "user-1", Role: agent.RoleUser, Parts: text("Never echoed")},
+		{ID: "msg_u2", Role: agent.RoleUser, Parts: text("Now the tests")},
+		{ID: "msg_a3", Role: agent.RoleAssistant, Parts: text("Done.")},
+		{ID: "result-msg_u2", Role: agent.RoleResult, Result: "Done."},
+	}, []forkCase{
 		{"msg_u1", "", true, "msg_a1"},
 		{"msg_a1", agent.BackendOpenCode, true, "msg_a2"},
 		{"msg_a2", "", true, "msg_u2"},
@@ -213,20 +240,32 @@ func TestNativeForkOpenCode(t *testing.T) {
 		{"msg_s1", "", false, ""},
 		{"user-1", "", false, ""},
 		{"msg_a2", agent.BackendClaudeCode, false, ""},
-	} {
-		fork, native, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: c.msg, Backend: c.backend})
-		if err != nil || native != c.native {
-			t.Fatalf("fork from %s on %q: native %v, %v; want native %v", c.msg, c.backend, native, err, c.native)
-		}
-		run, err := store.LoadTaskRun(ctx, db.R, fork.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.native && (run.SessionID != "ses_parent" || !run.ForkSession || run.ForkBefore != c.before || run.Prompt != "Continue from there.") {
-			t.Errorf("native fork from %s = %+v, want it to stop before %q", c.msg, run.Task, c.before)
-		}
-		if !c.native && (run.SessionID != "" || run.ForkSession || run.ForkBefore != "" || !strings.Contains(run.Prompt, "<transcript>")) {
-			t.Errorf("seeded fork from %s = %+v", c.msg, run.Task)
-		}
-	}
+	})
+}
+
+// TestNativeForkCodex: a Codex task forks natively at the end of any turn
+// (its last message before the turn's result, or the result: thread/fork
+// lastTurnId; the thread's end: the whole thread); from a user message or
+// the middle of a turn it is seeded.
+func TestNativeForkCodex(t *testing.T) {
+	checkForks(t, agent.BackendCodex, []agent.Message{
+		{ID: "item-u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
+		{ID: "item-1", Role: agent.RoleAssistant, Parts: text("Renaming.")},
+		{ID: "item-2", Role: agent.RoleAssistant, Parts: text("Renamed.")},
+		{ID: "sys-1", Role: agent.RoleSystem, Parts: text("Context compacted")},
+		{ID: "turn-1:result", Role: agent.RoleResult, Result: "Renamed."},
+		{ID: "item-u2", Role: agent.RoleUser, Parts: text("Now the tests")},
+		{ID: "item-3", Role: agent.RoleAssistant, Parts: text("Done.")},
+		{ID: "turn-2:result", Role: agent.RoleResult, Result: "Done."},
+	}, []forkCase{
+		{"item-2", "", true, "turn-1"},
+		{"sys-1", "", true, "turn-1"},
+		{"turn-1:result", agent.BackendCodex, true, "turn-1"},
+		{"item-3", "", true, ""},
+		{"turn-2:result", "", true, ""},
+		{"item-1", "", false, ""},
+		{"item-u1", "", false, ""},
+		{"item-u2", "", false, ""},
+		{"item-2", agent.BackendOpenCode, false, ""},
+	})
 }

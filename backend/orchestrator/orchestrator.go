@@ -393,7 +393,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		ForkSession: t.ForkSession && sessionID != "" && sessionID == t.SessionID,
 	}
 	if cfg.ForkSession {
-		cfg.ForkBefore = t.ForkBefore // where the copy stops ("" = the whole session)
+		cfg.ForkPoint = t.ForkPoint // where the copy stops ("" = the whole session)
 	}
 	if sessionID != "" {
 		cfg.Transcript = o.transcript(ctx, t.ID)

@@ -70,11 +70,10 @@ func TaskLinks(ctx context.Context, q SQLRunner, id string) (*TaskLink, []TaskLi
 
 // SetForkSession makes the task a native fork of sessionID: its next start
 // resumes a copy of that session (agent.Config.ForkSession) and the task
-// owns the copy's id from then on (migration 0117 clears the flag). before
-// is the backend's id of the first message the copy leaves out ("" = the
-// whole session; agent.Config.ForkBefore).
-func SetForkSession(ctx context.Context, q SQLRunner, taskID, sessionID, before string) error {
-	if _, err := q.ExecContext(ctx, `UPDATE tasks SET sessionId = ?, forkSession = 1, forkBefore = ? WHERE id = ?`, sessionID, before, taskID); err != nil {
+// owns the copy's id from then on (migration 0117 clears the flag). point
+// says where the copy ends ("" = the whole session; agent.Config.ForkPoint).
+func SetForkSession(ctx context.Context, q SQLRunner, taskID, sessionID, point string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE tasks SET sessionId = ?, forkSession = 1, forkPoint = ? WHERE id = ?`, sessionID, point, taskID); err != nil {
 		return fmt.Errorf("store: fork session of task %s: %w", taskID, err)
 	}
 	return nil

@@ -154,7 +154,7 @@ func TestTaskRunIsTheTaskWithItsProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	task, err := r.Get(ctx, tk.ID)
-	if err != nil || !task.ForkSession || task.ForkBefore != "msg_next" || task.SessionID != "parent-session" || task.Status != store.StatusRunning || task.StartedAt != 42 {
+	if err != nil || !task.ForkSession || task.ForkPoint != "msg_next" || task.SessionID != "parent-session" || task.Status != store.StatusRunning || task.StartedAt != 42 {
 		t.Fatalf("Get = %+v, %v", task, err)
 	}
 	run, err := store.LoadTaskRun(ctx, db.R, tk.ID)

@@ -633,7 +633,7 @@ func firstUser(t *testing.T, evs []agent.Event) string {
 // TestForkSession: a native fork (Config.ForkSession) copies the session
 // with POST /session/{id}/fork and runs the copy, which announces its own
 // session id; the original session is not prompted.
-// TestForkSessionAtMessage: a fork with Config.ForkBefore passes it as the
+// TestForkSessionAtMessage: a fork with Config.ForkPoint passes it as the
 // fork's messageID, so the copy holds the session's messages up to the one
 // before it (the parent's first turn here, not its second); a fork point
 // that is not a message of the session fails the start before any fork
@@ -680,7 +680,7 @@ func TestForkSessionAtMessage(t *testing.T) {
 	if before == "" || spoken == 0 || len(all) <= spoken {
 		t.Fatalf("parent: %d messages, first turn %d, second turn's user message %q", len(all), spoken, before)
 	}
-	s2, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: parent, ForkSession: true, ForkBefore: before}, "")
+	s2, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: parent, ForkSession: true, ForkPoint: before}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -693,7 +693,7 @@ func TestForkSessionAtMessage(t *testing.T) {
 	if err != nil || len(copied) != spoken {
 		t.Fatalf("the copy holds %d messages (%v), want the first turn's %d of %d", len(copied), err, spoken, len(all))
 	}
-	if _, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: parent, ForkSession: true, ForkBefore: "msg_elsewhere"}, ""); err == nil {
+	if _, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: parent, ForkSession: true, ForkPoint: "msg_elsewhere"}, ""); err == nil {
 		t.Error("a fork point outside the session started a fork")
 	}
 	if n := len(findLog(f, "POST /session/"+parent+"/fork")); n != 1 {

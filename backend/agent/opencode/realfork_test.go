@@ -75,7 +75,7 @@ func TestRealOpenCodeForkAtMessage(t *testing.T) {
 	if answer == "" || !ok || at < 1 || all[at-1] != answer {
 		t.Fatalf("fork point after %q: %q (%v); the session's messages %v", answer, before, ok, all)
 	}
-	cfg.SessionID, cfg.ForkSession, cfg.ForkBefore = parent, true, before
+	cfg.SessionID, cfg.ForkSession, cfg.ForkPoint = parent, true, before
 	f, err := b.Start(ctx, cfg, "")
 	if err != nil {
 		t.Fatal(err)
