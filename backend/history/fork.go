@@ -87,6 +87,10 @@ type ForkInput struct {
 	// from there ("" = continue).
 	Backend agent.BackendType
 	Prompt  string
+	// CanFork, when set, says whether a backend outside NativeFork forks
+	// its sessions from their end: an ACP agent that advertised
+	// session/fork (its Info says Capabilities.Fork).
+	CanFork func(agent.BackendType) bool
 }
 
 // NativeFork lists the backends whose CLI can fork a session itself
@@ -129,7 +133,7 @@ func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native
 	name := "Fork of " + cmpOr(parent.Name, "task")
 	point, native := "", false
 	if parent.SessionID != "" && (in.Backend == "" || in.Backend == parent.AgentBackend) {
-		point, native = nativePoint(parent.AgentBackend, msgs, in.MessageID)
+		point, native = nativePoint(parent.AgentBackend, msgs, in)
 	}
 	if native {
 		prompt = cmpOr(strings.TrimSpace(in.Prompt), "Continue from there.")
@@ -146,14 +150,15 @@ func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native
 }
 
 // nativePoint says whether backend b forks its session natively from
-// message upTo of msgs, and where the copy ends (point; "" = the whole
-// session): where ForkAt says, else (NativeFork) only when the message
-// ends the session.
-func nativePoint(b agent.BackendType, msgs []agent.Message, upTo string) (point string, ok bool) {
+// message in.MessageID of msgs, and where the copy ends (point; "" = the
+// whole session): where ForkAt says, else (NativeFork, in.CanFork) only
+// when the message ends the session.
+func nativePoint(b agent.BackendType, msgs []agent.Message, in ForkInput) (point string, ok bool) {
 	if at := ForkAt[b]; at != nil {
-		return at(msgs, upTo)
+		return at(msgs, in.MessageID)
 	}
-	return "", NativeFork[b] && endsSession(msgs, upTo)
+	forks := NativeFork[b] || (in.CanFork != nil && in.CanFork(b))
+	return "", forks && endsSession(msgs, in.MessageID)
 }
 
 // endsSession reports whether only result or system messages follow the

@@ -169,8 +169,9 @@ type forkCase struct {
 }
 
 // checkForks stores msgs as a task of backend with a session, forks it as
-// each case says and checks the fork tasks.
-func checkForks(t *testing.T, backend agent.BackendType, msgs []agent.Message, cases []forkCase) {
+// each case says (canFork: history.ForkInput.CanFork) and checks the fork
+// tasks.
+func checkForks(t *testing.T, backend agent.BackendType, canFork func(agent.BackendType) bool, msgs []agent.Message, cases []forkCase) {
 	t.Helper()
 	ctx := t.Context()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
@@ -195,7 +196,7 @@ func checkForks(t *testing.T, backend agent.BackendType, msgs []agent.Message, c
 		t.Fatal(err)
 	}
 	for _, c := range cases {
-		fork, native, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: c.msg, Backend: c.backend})
+		fork, native, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: c.msg, Backend: c.backend, CanFork: canFork})
 		if err != nil || native != c.native {
 			t.Fatalf("fork from %s on %q: native %v, %v; want native %v", c.msg, c.backend, native, err, c.native)
 		}
@@ -220,7 +221,7 @@ func text(s string) []agent.Part { return []agent.Part{{Type: agent.PartText, Te
 // session); a sub-agent's message, a user message OpenCode never echoed,
 // or a fork onto another backend is seeded.
 func TestNativeForkOpenCode(t *testing.T) {
-	checkForks(t, agent.BackendOpenCode, []agent.Message{
+	checkForks(t, agent.BackendOpenCode, nil, []agent.Message{
 		{ID: "msg_u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
 		{ID: "msg_a1", Role: agent.RoleAssistant, Parts: text("Asking a sub-agent.")},
 		{ID: "msg_s1", Role: agent.RoleAssistant, Parts: text("Found 3 uses."), ParentToolUseID: "call_1"},
@@ -248,7 +249,7 @@ func TestNativeForkOpenCode(t *testing.T) {
 // lastTurnId; the thread's end: the whole thread); from a user message or
 // the middle of a turn it is seeded.
 func TestNativeForkCodex(t *testing.T) {
-	checkForks(t, agent.BackendCodex, []agent.Message{
+	checkForks(t, agent.BackendCodex, nil, []agent.Message{
 		{ID: "item-u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
 		{ID: "item-1", Role: agent.RoleAssistant, Parts: text("Renaming.")},
 		{ID: "item-2", Role: agent.RoleAssistant, Parts: text("Renamed.")},
@@ -268,4 +269,21 @@ func TestNativeForkCodex(t *testing.T) {
 		{"item-u2", "", false, ""},
 		{"item-2", agent.BackendOpenCode, false, ""},
 	})
+}
+
+// TestNativeForkACP: an ACP agent whose backend says it forks
+// (ForkInput.CanFork: it advertised session/fork) forks natively from the
+// session's end, not from an earlier message; one that does not is
+// seeded.
+func TestNativeForkACP(t *testing.T) {
+	const gemini = agent.BackendType("acp.google.gemini")
+	msgs := []agent.Message{
+		{ID: "u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
+		{ID: "a1", Role: agent.RoleAssistant, Parts: text("Renamed.")},
+		{ID: "r1", Role: agent.RoleResult, Result: "Renamed."},
+	}
+	forks := func(b agent.BackendType) bool { return b == gemini }
+	checkForks(t, gemini, forks, msgs, []forkCase{{"a1", "", true, ""}, {"r1", gemini, true, ""}, {"u1", "", false, ""}})
+	checkForks(t, gemini, nil, msgs, []forkCase{{"a1", "", false, ""}})
+	checkForks(t, gemini, func(agent.BackendType) bool { return false }, msgs, []forkCase{{"a1", "", false, ""}})
 }
