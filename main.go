@@ -186,7 +186,7 @@ func run() int {
 			services.NewHostService(ctx, db, sshPool, remote.DefaultConfigPath()),
 			services.NewOpenService(ctx, db, workspaces, app),
 			services.NewTerminalService(ctx, app.terms, aw.Manager, aw.SpecList, workspaces),
-			services.NewHistoryService(ctx, db),
+			services.NewHistoryService(ctx, db, reg),
 			services.NewInboxService(ctx, db, sess.o),
 			cw.usage,
 			cw.bound,

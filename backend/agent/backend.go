@@ -32,6 +32,12 @@ type Config struct {
 	// session itself is left as it was. Only a backend whose Info says
 	// Capabilities.Fork is given it.
 	ForkSession bool `json:"forkSession,omitempty"`
+	// ForkPoint, with ForkSession, says where the copy of the session
+	// ends, in the backend's own ids ("" = the whole session): for
+	// OpenCode the first message the copy leaves out (its fork's
+	// messageID), for Codex the last turn it keeps (thread/fork
+	// lastTurnId). history.Fork sets it (history.ForkAt).
+	ForkPoint string `json:"forkPoint,omitempty"`
 	// Recorder, when set, records every process the session starts (see
 	// ProcessRecorder); the orchestrator sets it.
 	Recorder ProcessRecorder `json:"-"`

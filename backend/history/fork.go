@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/codex"
+	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -85,25 +87,36 @@ type ForkInput struct {
 	// from there ("" = continue).
 	Backend agent.BackendType
 	Prompt  string
+	// CanFork, when set, says whether a backend outside NativeFork forks
+	// its sessions from their end: an ACP agent that advertised
+	// session/fork (its Info says Capabilities.Fork).
+	CanFork func(agent.BackendType) bool
 }
 
-// NativeFork lists the backends whose CLI can fork a session itself from
-// its end (agent.Config.ForkSession): Claude Code's --resume ID
-// --fork-session, OpenCode's POST /session/{id}/fork, the Codex
-// app-server's thread/fork. Claude Code 2.1.330
-// has no resume-at-message option, so a fork from an earlier message is a
-// seeded one (OpenCode's fork takes a messageID, not used yet: its copy
-// stops before that message, and Jean-Claude's message ids would have to
-// be mapped to OpenCode's).
+// NativeFork lists the backends whose CLI can fork a session itself
+// (agent.Config.ForkSession): Claude Code's --resume ID --fork-session,
+// OpenCode's POST /session/{id}/fork, the Codex app-server's thread/fork.
+// Claude Code forks from the session's end only (2.1.330 has no
+// resume-at-message option); OpenCode and Codex where ForkAt says.
 var NativeFork = map[agent.BackendType]bool{agent.BackendClaudeCode: true, agent.BackendOpenCode: true, agent.BackendCodex: true}
 
+// ForkAt lists the backends of NativeFork that fork from a message before
+// the session's end: each says whether it can fork natively at that
+// message and where the copy ends (agent.Config.ForkPoint; "" = the whole
+// session). OpenCode: at any message of its session; Codex: at the end of
+// any turn (thread/fork lastTurnId).
+var ForkAt = map[agent.BackendType]func(msgs []agent.Message, upTo string) (point string, ok bool){
+	agent.BackendOpenCode: opencode.ForkPoint,
+	agent.BackendCodex:    codex.ForkPoint,
+}
+
 // Fork creates a task (in the task's project) that continues from the
-// message, linked to the task as a fork. Natively when it can: the message
-// ends the task's session (only result or system messages follow it), the
-// fork runs on the same backend and that backend is in NativeFork — the new
-// task then resumes a copy of the session (prompt: in.Prompt, or "Continue
-// from there."). Otherwise a new session seeded with the transcript up to
-// the message. It is created, not started; native says which.
+// message, linked to the task as a fork. Natively when it can (the fork
+// runs on the same backend, whose session the task has, and nativePoint
+// says so): the new task then resumes a copy of the session that ends with
+// the message (prompt: in.Prompt, or "Continue from there."). Otherwise a
+// new session seeded with the transcript up to the message. It is created,
+// not started; native says which.
 func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native bool, err error) {
 	parent, err := store.NewTasks(db).Get(ctx, in.TaskID)
 	if err != nil {
@@ -118,8 +131,10 @@ func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native
 		return store.Task{}, false, err
 	}
 	name := "Fork of " + cmpOr(parent.Name, "task")
-	native = parent.SessionID != "" && NativeFork[parent.AgentBackend] &&
-		(in.Backend == "" || in.Backend == parent.AgentBackend) && endsSession(msgs, in.MessageID)
+	point, native := "", false
+	if parent.SessionID != "" && (in.Backend == "" || in.Backend == parent.AgentBackend) {
+		point, native = nativePoint(parent.AgentBackend, msgs, in)
+	}
 	if native {
 		prompt = cmpOr(strings.TrimSpace(in.Prompt), "Continue from there.")
 	}
@@ -127,11 +142,23 @@ func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native
 	if err != nil || !native {
 		return t, native, err
 	}
-	if err := store.SetForkSession(ctx, db.W, t.ID, parent.SessionID); err != nil {
+	if err := store.SetForkSession(ctx, db.W, t.ID, parent.SessionID, point); err != nil {
 		return store.Task{}, false, err
 	}
-	t.SessionID = parent.SessionID
+	t.SessionID, t.ForkSession, t.ForkPoint = parent.SessionID, true, point
 	return t, true, nil
+}
+
+// nativePoint says whether backend b forks its session natively from
+// message in.MessageID of msgs, and where the copy ends (point; "" = the
+// whole session): where ForkAt says, else (NativeFork, in.CanFork) only
+// when the message ends the session.
+func nativePoint(b agent.BackendType, msgs []agent.Message, in ForkInput) (point string, ok bool) {
+	if at := ForkAt[b]; at != nil {
+		return at(msgs, in.MessageID)
+	}
+	forks := NativeFork[b] || (in.CanFork != nil && in.CanFork(b))
+	return "", forks && endsSession(msgs, in.MessageID)
 }
 
 // endsSession reports whether only result or system messages follow the

@@ -158,3 +158,132 @@ func TestNativeFork(t *testing.T) {
 		t.Errorf("parent = %+v", run)
 	}
 }
+
+// forkCase is a fork from msg onto backend ("" = the parent's): native or
+// seeded, and where a native copy ends.
+type forkCase struct {
+	msg     string
+	backend agent.BackendType
+	native  bool
+	point   string
+}
+
+// checkForks stores msgs as a task of backend with a session, forks it as
+// each case says (canFork: history.ForkInput.CanFork) and checks the fork
+// tasks.
+func checkForks(t *testing.T, backend agent.BackendType, canFork func(agent.BackendType) bool, msgs []agent.Message, cases []forkCase) {
+	t.Helper()
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: backend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		for i, m := range msgs {
+			if _, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: parent.ID, Message: m, Format: string(backend), Version: 1, Now: int64(i + 1)}); err != nil {
+				return err
+			}
+		}
+		return store.SetTaskSessionID(ctx, tx, parent.ID, "ses_parent", 100)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		fork, native, err := history.Fork(ctx, db, history.ForkInput{TaskID: parent.ID, MessageID: c.msg, Backend: c.backend, CanFork: canFork})
+		if err != nil || native != c.native {
+			t.Fatalf("fork from %s on %q: native %v, %v; want native %v", c.msg, c.backend, native, err, c.native)
+		}
+		run, err := store.LoadTaskRun(ctx, db.R, fork.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.native && (run.SessionID != "ses_parent" || !run.ForkSession || run.ForkPoint != c.point || run.Prompt != "Continue from there.") {
+			t.Errorf("native fork from %s = %+v, want its copy to end at %q", c.msg, run.Task, c.point)
+		}
+		if !c.native && (run.SessionID != "" || run.ForkSession || run.ForkPoint != "" || !strings.Contains(run.Prompt, "<transcript>")) {
+			t.Errorf("seeded fork from %s = %+v", c.msg, run.Task)
+		}
+	}
+}
+
+func text(s string) []agent.Part { return []agent.Part{{Type: agent.PartText, Text: s}} }
+
+// TestNativeForkOpenCode: an OpenCode task forks natively from any message
+// OpenCode has: the copy stops before the next message of the session
+// (skipping results, the orchestrator's own messages and a sub-agent's
+// session); a sub-agent's message, a user message OpenCode never echoed,
+// or a fork onto another backend is seeded.
+func TestNativeForkOpenCode(t *testing.T) {
+	checkForks(t, agent.BackendOpenCode, nil, []agent.Message{
+		{ID: "msg_u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
+		{ID: "msg_a1", Role: agent.RoleAssistant, Parts: text("Asking a sub-agent.")},
+		{ID: "msg_s1", Role: agent.RoleAssistant, Parts: text("Found 3 uses."), ParentToolUseID: "call_1"},
+		{ID: "msg_a2", Role: agent.RoleAssistant, Parts: text("Renamed.")},
+		{ID: "result-msg_u1", Role: agent.RoleResult, Result: "Renamed."},
+		{ID: "user-1", Role: agent.RoleUser, Parts: text("Never echoed")},
+		{ID: "msg_u2", Role: agent.RoleUser, Parts: text("Now the tests")},
+		{ID: "msg_a3", Role: agent.RoleAssistant, Parts: text("Done.")},
+		{ID: "result-msg_u2", Role: agent.RoleResult, Result: "Done."},
+	}, []forkCase{
+		{"msg_u1", "", true, "msg_a1"},
+		{"msg_a1", agent.BackendOpenCode, true, "msg_a2"},
+		{"msg_a2", "", true, "msg_u2"},
+		{"result-msg_u1", "", true, "msg_u2"},
+		{"msg_a3", "", true, ""},
+		{"result-msg_u2", "", true, ""},
+		{"msg_s1", "", false, ""},
+		{"user-1", "", false, ""},
+		{"msg_a2", agent.BackendClaudeCode, false, ""},
+	})
+}
+
+// TestNativeForkCodex: a Codex task forks natively at the end of any turn
+// (its last message before the turn's result, or the result: thread/fork
+// lastTurnId; the thread's end: the whole thread); from a user message or
+// the middle of a turn it is seeded.
+func TestNativeForkCodex(t *testing.T) {
+	checkForks(t, agent.BackendCodex, nil, []agent.Message{
+		{ID: "item-u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
+		{ID: "item-1", Role: agent.RoleAssistant, Parts: text("Renaming.")},
+		{ID: "item-2", Role: agent.RoleAssistant, Parts: text("Renamed.")},
+		{ID: "sys-1", Role: agent.RoleSystem, Parts: text("Context compacted")},
+		{ID: "turn-1:result", Role: agent.RoleResult, Result: "Renamed."},
+		{ID: "item-u2", Role: agent.RoleUser, Parts: text("Now the tests")},
+		{ID: "item-3", Role: agent.RoleAssistant, Parts: text("Done.")},
+		{ID: "turn-2:result", Role: agent.RoleResult, Result: "Done."},
+	}, []forkCase{
+		{"item-2", "", true, "turn-1"},
+		{"sys-1", "", true, "turn-1"},
+		{"turn-1:result", agent.BackendCodex, true, "turn-1"},
+		{"item-3", "", true, ""},
+		{"turn-2:result", "", true, ""},
+		{"item-1", "", false, ""},
+		{"item-u1", "", false, ""},
+		{"item-u2", "", false, ""},
+		{"item-2", agent.BackendOpenCode, false, ""},
+	})
+}
+
+// TestNativeForkACP: an ACP agent whose backend says it forks
+// (ForkInput.CanFork: it advertised session/fork) forks natively from the
+// session's end, not from an earlier message; one that does not is
+// seeded.
+func TestNativeForkACP(t *testing.T) {
+	const gemini = agent.BackendType("acp.google.gemini")
+	msgs := []agent.Message{
+		{ID: "u1", Role: agent.RoleUser, Parts: text("Rename loadConfig")},
+		{ID: "a1", Role: agent.RoleAssistant, Parts: text("Renamed.")},
+		{ID: "r1", Role: agent.RoleResult, Result: "Renamed."},
+	}
+	forks := func(b agent.BackendType) bool { return b == gemini }
+	checkForks(t, gemini, forks, msgs, []forkCase{{"a1", "", true, ""}, {"r1", gemini, true, ""}, {"u1", "", false, ""}})
+	checkForks(t, gemini, nil, msgs, []forkCase{{"a1", "", false, ""}})
+	checkForks(t, gemini, func(agent.BackendType) bool { return false }, msgs, []forkCase{{"a1", "", false, ""}})
+}

@@ -392,6 +392,9 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		// A native fork's first start (history.Fork): resume a copy.
 		ForkSession: t.ForkSession && sessionID != "" && sessionID == t.SessionID,
 	}
+	if cfg.ForkSession {
+		cfg.ForkPoint = t.ForkPoint // where the copy stops ("" = the whole session)
+	}
 	if sessionID != "" {
 		cfg.Transcript = o.transcript(ctx, t.ID)
 	}

@@ -14,13 +14,16 @@ import (
 // HistoryService is the history across every agent (issue 16): full-text
 // search over every task's messages, forks and sub-tasks.
 type HistoryService struct {
-	ctx context.Context
-	db  *store.DB
+	ctx      context.Context
+	db       *store.DB
+	backends *agent.Registry // what each agent can do (forks); nil: none known
 }
 
-// NewHistoryService returns the service over db.
-func NewHistoryService(ctx context.Context, db *store.DB) *HistoryService {
-	return &HistoryService{ctx: ctx, db: db}
+// NewHistoryService returns the service over db; backends says which
+// agents fork their sessions (Capabilities.Fork: an ACP agent's, once it
+// advertised session/fork).
+func NewHistoryService(ctx context.Context, db *store.DB, backends *agent.Registry) *HistoryService {
+	return &HistoryService{ctx: ctx, db: db, backends: backends}
 }
 
 // SearchInput is a search from the search box. From and To are message
@@ -62,16 +65,25 @@ type ForkInput struct {
 }
 
 // Fork creates (without starting) a task continuing from the message,
-// linked to the task: a native fork of the CLI's session when the message
-// ends it and the CLI can (history.NativeFork), else a new session seeded
-// with the transcript up to it.
+// linked to the task: a native fork of the CLI's session where the CLI can
+// fork there (history.Fork), else a new session seeded with the transcript
+// up to it.
 func (s *HistoryService) Fork(in ForkInput) (Task, error) {
 	t, _, err := history.Fork(s.ctx, s.db, history.ForkInput{TaskID: in.TaskID, MessageID: in.MessageID,
-		Backend: agent.BackendType(in.Backend), Prompt: in.Prompt})
+		Backend: agent.BackendType(in.Backend), Prompt: in.Prompt, CanFork: s.canFork})
 	if err != nil {
 		return Task{}, fmt.Errorf("fork: %w", err)
 	}
 	return NewTaskDTO(t), nil
+}
+
+// canFork: the backend's Info says Capabilities.Fork.
+func (s *HistoryService) canFork(name agent.BackendType) bool {
+	if s.backends == nil {
+		return false
+	}
+	b, err := s.backends.Get(name)
+	return err == nil && b.Info().Capabilities.Fork
 }
 
 // Spawn creates (without starting) a sub-task of the task on any agent.

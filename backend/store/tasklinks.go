@@ -70,9 +70,10 @@ func TaskLinks(ctx context.Context, q SQLRunner, id string) (*TaskLink, []TaskLi
 
 // SetForkSession makes the task a native fork of sessionID: its next start
 // resumes a copy of that session (agent.Config.ForkSession) and the task
-// owns the copy's id from then on (migration 0117 clears the flag).
-func SetForkSession(ctx context.Context, q SQLRunner, taskID, sessionID string) error {
-	if _, err := q.ExecContext(ctx, `UPDATE tasks SET sessionId = ?, forkSession = 1 WHERE id = ?`, sessionID, taskID); err != nil {
+// owns the copy's id from then on (migration 0117 clears the flag). point
+// says where the copy ends ("" = the whole session; agent.Config.ForkPoint).
+func SetForkSession(ctx context.Context, q SQLRunner, taskID, sessionID, point string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE tasks SET sessionId = ?, forkSession = 1, forkPoint = ? WHERE id = ?`, sessionID, point, taskID); err != nil {
 		return fmt.Errorf("store: fork session of task %s: %w", taskID, err)
 	}
 	return nil

@@ -49,6 +49,10 @@ type Task struct {
 	// ForkSession: SessionID is the session this task forks from on its
 	// next start (migration 0117), not its own yet.
 	ForkSession bool
+	// ForkPoint, with ForkSession: where the copy of that session ends, in
+	// the backend's own ids (agent.Config.ForkPoint; "" = the whole
+	// session; migration 0126).
+	ForkPoint string
 }
 
 // TaskRun is a Task with its project's name and path: what the
@@ -80,13 +84,13 @@ func NewTasks(db *DB) *Tasks { return &Tasks{db: db} }
 // extra columns after them into extra).
 const taskCols = `t.id, t.projectId, t.name, t.prompt, t.status, t.statusReason, t.agentBackend, t.model,
 	t.interactionMode, t.sessionId, t.hasUnread, t.createdAt, t.updatedAt, coalesce(t.startedAt, 0),
-	coalesce(t.endedAt, 0), t.summary, t.forkSession`
+	coalesce(t.endedAt, 0), t.summary, t.forkSession, t.forkPoint`
 
 func scanTask(row interface{ Scan(...any) error }, extra ...any) (Task, error) {
 	var t Task
 	err := row.Scan(append([]any{&t.ID, &t.ProjectID, &t.Name, &t.Prompt, &t.Status, &t.StatusReason, &t.AgentBackend,
 		&t.Model, &t.InteractionMode, &t.SessionID, &t.HasUnread, &t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.EndedAt,
-		&t.Summary, &t.ForkSession}, extra...)...)
+		&t.Summary, &t.ForkSession, &t.ForkPoint}, extra...)...)
 	return t, err
 }
 

@@ -147,14 +147,14 @@ func TestTaskRunIsTheTaskWithItsProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.SetForkSession(ctx, db.W, tk.ID, "parent-session"); err != nil {
+	if err := store.SetForkSession(ctx, db.W, tk.ID, "parent-session", "msg_next"); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.SetTaskStatus(ctx, db.W, tk.ID, store.StatusRunning, "", 42); err != nil {
 		t.Fatal(err)
 	}
 	task, err := r.Get(ctx, tk.ID)
-	if err != nil || !task.ForkSession || task.SessionID != "parent-session" || task.Status != store.StatusRunning || task.StartedAt != 42 {
+	if err != nil || !task.ForkSession || task.ForkPoint != "msg_next" || task.SessionID != "parent-session" || task.Status != store.StatusRunning || task.StartedAt != 42 {
 		t.Fatalf("Get = %+v, %v", task, err)
 	}
 	run, err := store.LoadTaskRun(ctx, db.R, tk.ID)

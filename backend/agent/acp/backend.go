@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -137,6 +138,9 @@ type Backend struct {
 	handshakeTimeout time.Duration
 
 	sessions agent.Live[*session]
+	// forks: an agent of this backend advertised session/fork
+	// (sessionCapabilities.fork) at a handshake of this process.
+	forks atomic.Bool
 }
 
 var _ agent.Backend = (*Backend)(nil)
@@ -160,6 +164,7 @@ func (b *Backend) Info() agent.Info {
 		Notes:       strings.TrimSpace("ACP agent: runs `" + strings.Join(append([]string{b.cfg.Command}, b.cfg.Args...), " ") + "`; modes are the agent's own. " + b.cfg.Note),
 		Capabilities: agent.Capabilities{
 			Resume:      true, // when the agent advertises loadSession
+			Fork:        b.forks.Load(),
 			Interrupt:   true,
 			SetMode:     true,
 			SetModel:    true, // session/set_model, when the agent has it
@@ -258,6 +263,7 @@ type session struct {
 	sessionID   string
 	modes       []string
 	loadSession bool
+	forkable    bool // the agent has session/fork (unstable in ACP)
 	mcpHTTP     bool // the agent takes HTTP MCP servers (mcpCapabilities.http)
 	mcpNoticed  bool
 	seed        string                  // the transcript the next prompt carries (a resume that failed)
@@ -556,6 +562,9 @@ func (s *session) handshake(ctx context.Context) (string, error) {
 	}
 	s.info = init.AgentInfo
 	s.loadSession = init.AgentCapabilities.LoadSession
+	if s.forkable = init.AgentCapabilities.SessionCapabilities.Fork != nil; s.forkable {
+		s.b.forks.Store(true)
+	}
 	s.mcpHTTP = init.AgentCapabilities.McpCapabilities.Http
 	modes, models, step, err := s.openSession(ctx)
 	if err != nil {
@@ -591,7 +600,14 @@ func (s *session) handshake(ctx context.Context) (string, error) {
 // fails) opens a new session and says so: the user's message goes to the
 // new session, which does not know the earlier conversation.
 func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.SessionModelState, string, error) {
-	if s.cfg.SessionID != "" {
+	if s.cfg.SessionID != "" && s.cfg.ForkSession {
+		if s.forkable {
+			return s.forkSession(ctx)
+		}
+		// Never the parent's own session: a new one, said so.
+		s.deliver(nil, []agent.Event{{Type: agent.EventError, Error: fmt.Sprintf(
+			"%s cannot fork sessions (no session/fork): this task starts a new session, which does not see the earlier conversation", s.b.cfg.DisplayName)}})
+	} else if s.cfg.SessionID != "" {
 		why := "it cannot load sessions"
 		if s.loadSession {
 			r, err := s.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root, McpServers: s.mcpServers(),
@@ -619,6 +635,28 @@ func (s *session) openSession(ctx context.Context) (*sdk.SessionModeState, *sdk.
 	}
 	s.sessionID = string(r.SessionId)
 	return r.Modes, r.Models, "", nil
+}
+
+// forkSession continues a copy of cfg.SessionID under the agent's new id
+// (session/fork, unstable in ACP: the agent copies the whole session).
+func (s *session) forkSession(ctx context.Context) (*sdk.SessionModeState, *sdk.SessionModelState, string, error) {
+	var mcp []sdk.UnstableMcpServer // the same servers, in the unstable request's type
+	if b, err := json.Marshal(s.mcpServers()); err == nil {
+		_ = json.Unmarshal(b, &mcp)
+	}
+	r, err := s.conn.UnstableForkSession(ctx, sdk.UnstableForkSessionRequest{SessionId: sdk.SessionId(s.cfg.SessionID), Cwd: s.root,
+		McpServers: mcp, Meta: s.b.cfg.SessionMeta})
+	if err != nil {
+		return nil, nil, "session/fork", err
+	}
+	s.sessionID = string(r.SessionId)
+	var models *sdk.SessionModelState
+	if r.Models != nil {
+		if b, err := json.Marshal(r.Models); err == nil && json.Unmarshal(b, &models) != nil {
+			models = nil
+		}
+	}
+	return r.Modes, models, "", nil
 }
 
 // errText is a JSON-RPC error's message and details.

@@ -342,6 +342,56 @@ func TestProcessResumeLoadsSession(t *testing.T) {
 	_ = s.Stop(ctx)
 }
 
+// TestProcessForkSession: Config.ForkSession on an agent that advertises
+// session/fork forks the session (the copy's id is announced, the parent's
+// is never loaded) and the backend says Capabilities.Fork from then on; on
+// an agent without it the task gets a new session and says why.
+func TestProcessForkSession(t *testing.T) {
+	for _, forks := range []bool{true, false} {
+		env := map[string]string{}
+		if forks {
+			env["FAKEAGENT_FORK"] = "1"
+		}
+		b, err := New(Config{Name: "acp.test.fake", DisplayName: "Fake", Command: fakeAgent(t), Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Info().Capabilities.Fork {
+			t.Fatal("Capabilities.Fork before any handshake")
+		}
+		ctx := context.Background()
+		s, err := b.Start(ctx, agent.Config{Cwd: t.TempDir(), SessionID: "fake-old", ForkSession: true}, "hi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := collect(s)
+		ev, _ := c.waitFor(t, 0, "session id", isType(agent.EventSessionID))
+		want := "fork-of-fake-old"
+		if !forks {
+			want = "fake-session-1"
+		}
+		if ev.SessionID != want {
+			t.Errorf("fork (agent forks: %v): session %q, want %q", forks, ev.SessionID, want)
+		}
+		if ev, _ := c.waitFor(t, 0, "complete", isType(agent.EventComplete)); ev.Result.Text != "echo: hi" {
+			t.Errorf("result = %+v", ev.Result)
+		}
+		said := false
+		c.mu.Lock()
+		for _, e := range c.events {
+			said = said || (e.Type == agent.EventError && strings.Contains(e.Error, "cannot fork sessions"))
+			if e.Type == agent.EventMessage && strings.Contains(assistantText(e.Message), "old history") {
+				t.Error("the parent's session was loaded")
+			}
+		}
+		c.mu.Unlock()
+		if said == forks || b.Info().Capabilities.Fork != forks {
+			t.Errorf("agent forks %v: said it cannot %v, Capabilities.Fork %v", forks, said, b.Info().Capabilities.Fork)
+		}
+		_ = s.Stop(ctx)
+	}
+}
+
 func TestProcessModel(t *testing.T) {
 	b := newFake(t, "")
 	ctx := context.Background()

@@ -373,6 +373,9 @@ func (s *session) handshake(ctx context.Context) error {
 		// with the copy, whose id the task owns from then on.
 		method = "thread/fork"
 		params["threadId"] = s.cfg.SessionID
+		if s.cfg.ForkPoint != "" { // the last turn the copy keeps
+			params["lastTurnId"] = s.cfg.ForkPoint
+		}
 	case s.cfg.SessionID != "":
 		method = "thread/resume"
 		params["threadId"] = s.cfg.SessionID

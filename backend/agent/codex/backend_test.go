@@ -217,6 +217,22 @@ func TestProcessFork(t *testing.T) {
 	}
 }
 
+// TestProcessForkAtTurn: Config.ForkPoint is thread/fork's lastTurnId (the
+// fake app-server names the copy after it).
+func TestProcessForkAtTurn(t *testing.T) {
+	b := New(Options{Binary: fakeAppServer(t)})
+	ctx := context.Background()
+	s, err := b.Start(ctx, agent.Config{Cwd: t.TempDir(), SessionID: "old-thread", ForkSession: true, ForkPoint: "turn-1",
+		Env: map[string]string{"FAKE_MODE": "slow"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(ctx) })
+	if ev := next(t, s, "session id", is(agent.EventSessionID)); ev.SessionID != "forked-old-thread-through-turn-1" {
+		t.Errorf("session id %q: thread/fork without lastTurnId turn-1", ev.SessionID)
+	}
+}
+
 func TestMissingBinary(t *testing.T) {
 	_, err := New(Options{Binary: "no-such-codex"}).Start(context.Background(), agent.Config{Cwd: t.TempDir()}, "hi")
 	if !errors.Is(err, agent.ErrBinaryNotFound) {

@@ -136,7 +136,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	}
 	if cfg.SessionID != "" && cfg.ForkSession {
 		// A native fork: continue a copy of the session, under its own id.
-		raw, err := c.forkSession(ctx, cfg.SessionID)
+		raw, err := c.forkSession(ctx, cfg.SessionID, cfg.ForkPoint)
 		if err != nil {
 			return nil, fmt.Errorf("opencode: fork session %s: %w", cfg.SessionID, err)
 		}

@@ -633,6 +633,74 @@ func firstUser(t *testing.T, evs []agent.Event) string {
 // TestForkSession: a native fork (Config.ForkSession) copies the session
 // with POST /session/{id}/fork and runs the copy, which announces its own
 // session id; the original session is not prompted.
+// TestForkSessionAtMessage: a fork with Config.ForkPoint passes it as the
+// fork's messageID, so the copy holds the session's messages up to the one
+// before it (the parent's first turn here, not its second); a fork point
+// that is not a message of the session fails the start before any fork
+// (OpenCode would copy the whole session).
+func TestForkSessionAtMessage(t *testing.T) {
+	f, b := newFake(t, "serve-basic.sse")
+	ctx := context.Background()
+	s1, err := b.Start(ctx, agent.Config{Cwd: "/p"}, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := finalMessages(eventsOf(liveRun(t, s1, 1, nil)))
+	for deadline := time.Now().Add(liveTimeout); f.Playing(s1.(*Session).ID()); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first turn is still played")
+		}
+	}
+	if err := s1.SendMessage(ctx, "again"); err != nil {
+		t.Fatal(err)
+	}
+	second := finalMessages(eventsOf(liveRun(t, s1, 1, nil)))
+	parent := s1.(*Session).ID()
+	_ = s1.Stop(ctx)
+	c, err := b.srv.client(ctx, "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := c.messages(ctx, parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before string // the second turn's user message
+	for id, m := range second {
+		if m.Role == agent.RoleUser && first[id] == nil {
+			before = id
+		}
+	}
+	spoken := 0 // the first turn's user and assistant messages
+	for _, m := range first {
+		if m.Role == agent.RoleUser || m.Role == agent.RoleAssistant {
+			spoken++
+		}
+	}
+	if before == "" || spoken == 0 || len(all) <= spoken {
+		t.Fatalf("parent: %d messages, first turn %d, second turn's user message %q", len(all), spoken, before)
+	}
+	s2, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: parent, ForkSession: true, ForkPoint: before}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Stop(ctx)
+	fork := s2.(*Session).ID()
+	if got := findLog(f, "POST /session/"+parent+"/fork"); len(got) != 1 || !strings.Contains(got[0], `"messageID":"`+before+`"`) {
+		t.Errorf("fork requests %q, want one with messageID %s", got, before)
+	}
+	copied, err := c.messages(ctx, fork)
+	if err != nil || len(copied) != spoken {
+		t.Fatalf("the copy holds %d messages (%v), want the first turn's %d of %d", len(copied), err, spoken, len(all))
+	}
+	if _, err := b.Start(ctx, agent.Config{Cwd: "/p", SessionID: parent, ForkSession: true, ForkPoint: "msg_elsewhere"}, ""); err == nil {
+		t.Error("a fork point outside the session started a fork")
+	}
+	if n := len(findLog(f, "POST /session/"+parent+"/fork")); n != 1 {
+		t.Errorf("%d fork requests, want only the first", n)
+	}
+}
+
 func TestForkSession(t *testing.T) {
 	f, b := newFake(t, "serve-basic.sse")
 	ctx := context.Background()

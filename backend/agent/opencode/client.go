@@ -132,15 +132,6 @@ func (c *client) createSession(ctx context.Context, rules []wirePermissionRule) 
 	return raw, err
 }
 
-// forkSession copies session id into a new session (POST
-// /session/{id}/fork, OpenCode 1.18; no messageID: the whole session) and
-// returns the new one (a Session).
-func (c *client) forkSession(ctx context.Context, id string) (json.RawMessage, error) {
-	var raw json.RawMessage
-	err := c.do(ctx, http.MethodPost, "/session/"+url.PathEscape(id)+"/fork", map[string]any{}, &raw)
-	return raw, err
-}
-
 func (c *client) getSession(ctx context.Context, id string) (json.RawMessage, error) {
 	var raw json.RawMessage
 	err := c.do(ctx, http.MethodGet, "/session/"+url.PathEscape(id), nil, &raw)

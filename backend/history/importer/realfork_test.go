@@ -166,3 +166,125 @@ func TestRealCodexForkThread(t *testing.T) {
 	}
 	t.Logf("parent %s, fork %s", parent, announced)
 }
+
+// TestRealCodexForkAtTurn checks a native fork from the end of a turn that
+// does not end the thread against the real Codex app-server
+// ($JC_REALCLI_BIN): two turns through the backend, codex.ForkPoint at the
+// first turn's answer gives that turn, and a turn in the copy thread/fork
+// makes with it (lastTurnId) sends the model the first turn, not the
+// second.
+func TestRealCodexForkAtTurn(t *testing.T) {
+	bin := os.Getenv("JC_REALCLI_BIN")
+	if bin == "" {
+		t.Skip("set JC_REALCLI_BIN to the folder of the real codex binary")
+	}
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	proj := filepath.Join(home, "work", "codex_fork_turn")
+	for _, d := range []string{proj, codexHome, filepath.Join(home, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runCLI(t, proj, nil, "git", "init", "-q")
+	model, err := fakemodel.Start(fakemodel.Options{KeepBodies: true, Scripts: map[string]fakemodel.Script{
+		"one": {{Text: "First answer."}}, "two": {{Text: "Second answer."}}, "three": {{Text: "Third answer."}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	cfg := "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\ncheck_for_update_on_startup = false\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"" +
+		model.OpenAIBaseURL() + "\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 1\nstream_max_retries = 1\n"
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := codex.New(codex.Options{Binary: filepath.Join(bin, "codex")})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	conf := agent.Config{Cwd: proj, Mode: agent.ModeBypass,
+		Env: map[string]string{"HOME": home, "CODEX_HOME": codexHome, "OPENAI_API_KEY": "test", "RUST_LOG": "warn"}}
+	s, err := b.Start(ctx, conf, "[scenario:one] Say one.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := untilComplete(ctx, t, s)
+	if err := s.SendMessage(ctx, "[scenario:two] Say two."); err != nil {
+		t.Fatal(err)
+	}
+	evs = append(evs, untilComplete(ctx, t, s)...)
+	_ = s.Stop(context.Background())
+	var msgs []agent.Message // as the task stores them
+	at := map[string]int{}
+	parent, answer := "", ""
+	for _, ev := range evs {
+		switch {
+		case ev.Type == agent.EventSessionID && parent == "":
+			parent = ev.SessionID
+		case ev.Type == agent.EventMessage:
+			if i, ok := at[ev.Message.ID]; ok {
+				msgs[i] = *ev.Message
+				continue
+			}
+			at[ev.Message.ID] = len(msgs)
+			msgs = append(msgs, *ev.Message)
+			if ev.Message.Role == agent.RoleAssistant && answer == "" {
+				answer = ev.Message.ID
+			}
+		}
+	}
+	turn, ok := codex.ForkPoint(msgs, answer)
+	if parent == "" || !ok || turn == "" {
+		ids := []string{}
+		for _, m := range msgs {
+			ids = append(ids, string(m.Role)+":"+m.ID)
+		}
+		t.Fatalf("thread %q: fork point after %q = %q, %v; messages %v", parent, answer, turn, ok, ids)
+	}
+	conf.SessionID, conf.ForkSession, conf.ForkPoint = parent, true, turn
+	f, err := b.Start(ctx, conf, "[scenario:three] Say three.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop(context.Background())
+	fork := ""
+	for _, ev := range untilComplete(ctx, t, f) {
+		if ev.Type == agent.EventSessionID {
+			fork = ev.SessionID
+		}
+	}
+	var body string
+	for _, r := range model.Requests() {
+		if r.Scenario == "three" {
+			body = string(r.Body)
+		}
+	}
+	if fork == "" || fork == parent {
+		t.Errorf("fork announced %q (parent %s)", fork, parent)
+	}
+	if !strings.Contains(body, "Say one.") || !strings.Contains(body, "First answer.") || strings.Contains(body, "Say two.") {
+		t.Errorf("the copy's turn sent the model: %s", body)
+	}
+	t.Logf("parent %s, fork %s through turn %s", parent, fork, turn)
+}
+
+// untilComplete reads the session's events up to its turn's complete.
+func untilComplete(ctx context.Context, t *testing.T, s agent.Session) []agent.Event {
+	t.Helper()
+	var out []agent.Event
+	for {
+		select {
+		case bt, ok := <-s.Events():
+			if !ok {
+				t.Fatal("session ended before completing")
+			}
+			for _, ev := range bt.Events {
+				out = append(out, ev)
+				if ev.Type == agent.EventComplete {
+					return out
+				}
+			}
+		case <-ctx.Done():
+			t.Fatal("no completed turn")
+		}
+	}
+}

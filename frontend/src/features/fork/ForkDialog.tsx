@@ -46,7 +46,7 @@ export function ForkDialog({ req, onClose, api: given }: { req: ForkRequest; onC
         <div className="jc-modal__body jc-fork">
           <p className="jc-fork__hint">
             {fork
-              ? "A new task continues from this message: a new session seeded with the conversation up to here."
+              ? "A new task continues from this message: a copy of the agent's session where its CLI can fork there, else a new session seeded with the conversation up to here."
               : "A child task of this one, linked both ways."}
           </p>
           <label className="jc-fork__field">

@@ -15,6 +15,8 @@
 //	load-fails     advertises loadSession, then fails it as Gemini CLI 0.61 does
 //	new-fails      fails session/new after writing why on stderr (claude-code-acp as root)
 //	banner         prints a banner line on stdout before speaking ACP
+//
+// FAKEAGENT_FORK=1 advertises session/fork (sessionCapabilities.fork).
 package main
 
 import (
@@ -51,6 +53,9 @@ func (f *fake) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Initi
 	}
 	caps := acp.AgentCapabilities{LoadSession: true}
 	caps.McpCapabilities.Http = os.Getenv("FAKEAGENT_MCP_HTTP") == "1"
+	if os.Getenv("FAKEAGENT_FORK") == "1" {
+		caps.SessionCapabilities.Fork = &acp.SessionForkCapabilities{}
+	}
 	return acp.InitializeResponse{ProtocolVersion: v, AgentCapabilities: caps,
 		AgentInfo: &acp.Implementation{Name: "fakeagent", Version: "1.2.3"}}, nil
 }
@@ -96,6 +101,13 @@ func (f *fake) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.Loa
 	// Replay some history, as real agents do.
 	_ = f.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("old history")})
 	return acp.LoadSessionResponse{Modes: modes("default")}, nil
+}
+
+// UnstableForkSession answers session/fork (advertised with FAKEAGENT_FORK=1)
+// with the copy "fork-of-<id>".
+func (f *fake) UnstableForkSession(_ context.Context, p acp.UnstableForkSessionRequest) (acp.UnstableForkSessionResponse, error) {
+	f.cwd = p.Cwd
+	return acp.UnstableForkSessionResponse{SessionId: "fork-of-" + p.SessionId, Modes: modes("default")}, nil
 }
 
 func (f *fake) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {

@@ -159,15 +159,20 @@ func slow() {
 			write(map[string]any{"id": id, "result": map[string]any{"thread": map[string]any{"id": "resumed-" + p.ThreadID, "model": "fake-model"}}})
 		case "thread/fork":
 			var p struct {
-				ThreadID     string `json:"threadId"`
-				ExcludeTurns *bool  `json:"excludeTurns"`
+				ThreadID     string  `json:"threadId"`
+				ExcludeTurns *bool   `json:"excludeTurns"`
+				LastTurnID   *string `json:"lastTurnId"`
 			}
 			_ = json.Unmarshal(m["params"], &p)
 			if p.ExcludeTurns != nil {
 				write(map[string]any{"id": id, "error": map[string]any{"code": -32602, "message": "unknown field excludeTurns"}})
 				break
 			}
-			write(map[string]any{"id": id, "result": map[string]any{"thread": map[string]any{"id": "forked-" + p.ThreadID, "forkedFromId": p.ThreadID, "model": "fake-model"}}})
+			fork := "forked-" + p.ThreadID
+			if p.LastTurnID != nil { // the copy keeps the turns up to that one
+				fork += "-through-" + *p.LastTurnID
+			}
+			write(map[string]any{"id": id, "result": map[string]any{"thread": map[string]any{"id": fork, "forkedFromId": p.ThreadID, "model": "fake-model"}}})
 		case "turn/start":
 			write(map[string]any{"id": id, "result": map[string]any{"turn": map[string]any{"id": "tu-slow", "status": "inProgress"}}})
 			if n, _ := strconv.Atoi(os.Getenv("FAKE_STREAM")); n > 0 {

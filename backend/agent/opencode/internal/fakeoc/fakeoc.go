@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -73,6 +74,15 @@ func (f *Fake) Log() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.log...)
+}
+
+// Playing reports whether a prompt of session id is still being played
+// (a prompt sent meanwhile is not played).
+func (f *Fake) Playing(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.sessions[id]
+	return s != nil && s.playing
 }
 
 // Unauthorized counts requests refused for missing credentials.
@@ -220,6 +230,34 @@ func (f *Fake) newSession(id string) *session {
 	return s
 }
 
+// forkInto copies the messages of s before message before ("" or not one
+// of s's: all of them, as OpenCode 1.18.33's Session.fork) into the
+// session to, under new ids. Caller holds mu.
+func (f *Fake) forkInto(s, to *session, before string) {
+	for _, mid := range s.msgOrder {
+		if mid == before {
+			return
+		}
+		m := s.msgs[mid]
+		nid := fmt.Sprintf("msg_%sc%s", to.id, strings.TrimPrefix(mid, "msg_"))
+		var info map[string]any
+		if json.Unmarshal(m.info, &info) != nil {
+			continue
+		}
+		info["id"], info["sessionID"] = nid, to.id
+		raw, _ := json.Marshal(info)
+		c := &message{info: raw, parts: map[string]map[string]any{}}
+		for _, pid := range m.partOrder {
+			part := maps.Clone(m.parts[pid])
+			part["messageID"], part["sessionID"] = nid, to.id
+			c.parts[pid] = part
+			c.partOrder = append(c.partOrder, pid)
+		}
+		to.msgs[nid] = c
+		to.msgOrder = append(to.msgOrder, nid)
+	}
+}
+
 // ServeHTTP implements http.Handler.
 func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body []byte
@@ -361,10 +399,14 @@ func (f *Fake) serveSession(w http.ResponseWriter, r *http.Request, id, rest str
 	case rest == "" && r.Method == http.MethodPatch:
 		writeJSON(w, map[string]any{"id": id, "title": "fake"})
 	case rest == "fork" && r.Method == http.MethodPost:
+		var in struct {
+			MessageID string `json:"messageID"`
+		}
+		_ = json.Unmarshal(body, &in)
 		f.mu.Lock()
 		f.nextID++
 		fork := fmt.Sprintf("ses_fork%03d", f.nextID)
-		f.newSession(fork)
+		f.forkInto(s, f.newSession(fork), in.MessageID)
 		f.mu.Unlock()
 		writeJSON(w, map[string]any{"id": fork, "title": "fake (fork)", "parentID": nil})
 	case rest == "prompt_async" && r.Method == http.MethodPost:
