@@ -45,5 +45,10 @@ echo "test-agents: claude $("$BIN/claude" --version 2>&1), opencode $("$BIN/open
 start=$(date +%s)
 JC_REALCLI_BIN="$BIN" JC_REALCLI_INSTALL=1 "$GO" test -count=1 -v -parallel 8 -timeout 20m ./backend/e2e/realcli/
 rc=$?
+# The native forks against the same CLIs (issue 16): Claude Code
+# --fork-session, Codex thread/fork (whole thread and at a turn), OpenCode's
+# session fork at a message.
+JC_REALCLI_BIN="$BIN" "$GO" test -count=1 -v -timeout 10m -run 'TestReal.*Fork' ./backend/history/importer/ ./backend/agent/opencode/ ||
+	rc=$((rc == 0 ? 1 : rc))
 echo "test-agents: $(($(date +%s) - start)) s (exit $rc)"
 exit $rc
