@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/secrets"
@@ -44,6 +45,22 @@ func (m *Manager) seal(b agent.BackendType, s, old AgentSettings) (AgentSettings
 			_ = m.opt.Secrets.Delete(secretName(b, k))
 		}
 	}
+	out.ExtraArgs = slices.Clone(s.ExtraArgs)
+	for i, a := range s.ExtraArgs {
+		if !argIsSecret(s.ExtraArgs, i) {
+			continue
+		}
+		prefix, v := splitArg(a)
+		if err := m.opt.Secrets.Set(argSecretName(b, i), v); err != nil {
+			return AgentSettings{}, fmt.Errorf("agentmgr: keep extra argument %d of %s in %s: %w", i+1, b, m.opt.Secrets.Where(), err)
+		}
+		out.ExtraArgs[i] = prefix + sealedRef
+	}
+	for i := range old.ExtraArgs {
+		if argIsSecret(old.ExtraArgs, i) && (i >= len(s.ExtraArgs) || !argIsSecret(s.ExtraArgs, i)) {
+			_ = m.opt.Secrets.Delete(argSecretName(b, i))
+		}
+	}
 	return out, nil
 }
 
@@ -64,6 +81,21 @@ func (m *Manager) unseal(b agent.BackendType, s AgentSettings) (AgentSettings, e
 			m.opt.Logger.Warn("agentmgr: a secret could not be read", "agent", b, "name", k, "err", err)
 		}
 		s.Env[k] = got
+	}
+	s.ExtraArgs = slices.Clone(s.ExtraArgs)
+	for i, a := range s.ExtraArgs {
+		prefix, v := splitArg(a)
+		if v != sealedRef {
+			continue
+		}
+		var got string
+		if m.opt.Secrets != nil {
+			var err error
+			if got, err = m.opt.Secrets.Get(argSecretName(b, i)); err != nil && !errors.Is(err, secrets.ErrNotFound) {
+				m.opt.Logger.Warn("agentmgr: a secret could not be read", "agent", b, "argument", i+1, "err", err)
+			}
+		}
+		s.ExtraArgs[i] = prefix + got
 	}
 	return s, nil
 }
@@ -87,6 +119,11 @@ func (m *Manager) SealStoredSecrets(ctx context.Context, specs []Spec) error {
 		clear := false
 		for k, val := range raw.Env {
 			if val != sealedRef && raw.IsSecret(k, val) {
+				clear = true
+			}
+		}
+		for i, a := range raw.ExtraArgs {
+			if _, val := splitArg(a); val != sealedRef && argIsSecret(raw.ExtraArgs, i) {
 				clear = true
 			}
 		}

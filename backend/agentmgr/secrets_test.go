@@ -43,7 +43,11 @@ func TestSecretsNeverInTheDatabaseNorTheLogAndMaskedByValue(t *testing.T) {
 	for k, v := range testSecrets {
 		env[k] = v
 	}
-	in := AgentSettings{Env: env, Secrets: []string{"MY_VALUE"}}
+	// Extra arguments carry secrets too: by value, and by the flag's name
+	// (in the same argument or the one before).
+	args := []string{"--verbose", "--mcp-url=postgres://u:arg-pw-31337@h/db", "--api-key", "opaque-by-flag-name-2718", "--token=opaque-inline-1618", "ghp_ARGabcdefghijklmnopqrstuvwxyz0123"}
+	argSecrets := []string{"postgres://u:arg-pw-31337@h/db", "opaque-by-flag-name-2718", "opaque-inline-1618", "ghp_ARGabcdefghijklmnopqrstuvwxyz0123"}
+	in := AgentSettings{Env: env, Secrets: []string{"MY_VALUE"}, ExtraArgs: args}
 	if err := m.SetSettings(ctx, agent.BackendClaudeCode, in); err != nil {
 		t.Fatal(err)
 	}
@@ -56,11 +60,18 @@ func TestSecretsNeverInTheDatabaseNorTheLogAndMaskedByValue(t *testing.T) {
 			t.Errorf("read back %s = %q, want %q", k, got.Env[k], v)
 		}
 	}
+	if !slices.Equal(got.ExtraArgs, args) {
+		t.Errorf("extra arguments read back %q, want %q", got.ExtraArgs, args)
+	}
 	masked := got.Masked()
 	for k := range testSecrets {
 		if masked.Env[k] != Mask {
 			t.Errorf("%s not masked: %q", k, masked.Env[k])
 		}
+	}
+	wantArgs := []string{"--verbose", "--mcp-url=" + Mask, "--api-key", Mask, "--token=" + Mask, Mask}
+	if !slices.Equal(masked.ExtraArgs, wantArgs) {
+		t.Errorf("masked extra arguments %q, want %q", masked.ExtraArgs, wantArgs)
 	}
 	if masked.Env["DEBUG"] != "1" || masked.Env["HTTP_PROXY"] != "http://proxy:3128" {
 		t.Errorf("plain values masked: %v", masked.Env)
@@ -69,11 +80,11 @@ func TestSecretsNeverInTheDatabaseNorTheLogAndMaskedByValue(t *testing.T) {
 	if err := m.SetSettings(ctx, agent.BackendClaudeCode, masked); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := m.Settings(ctx, agent.BackendClaudeCode); again.Env["GH_PAT"] != testSecrets["GH_PAT"] {
-		t.Fatalf("masked save lost the secret: %q", again.Env["GH_PAT"])
+	if again, _ := m.Settings(ctx, agent.BackendClaudeCode); again.Env["GH_PAT"] != testSecrets["GH_PAT"] || !slices.Equal(again.ExtraArgs, args) {
+		t.Fatalf("masked save lost a secret: %q %q", again.Env["GH_PAT"], again.ExtraArgs)
 	}
 	// The agent gets them at Start.
-	if cfg := Apply(agent.Config{}, got); cfg.Env["DATABASE_URL"] != testSecrets["DATABASE_URL"] {
+	if cfg := Apply(agent.Config{}, got); cfg.Env["DATABASE_URL"] != testSecrets["DATABASE_URL"] || !slices.Equal(cfg.ExtraArgs, args) {
 		t.Fatalf("Apply: %v", cfg.Env)
 	}
 	// The orchestrator learns every secret value (and no plain one) to keep
@@ -84,7 +95,12 @@ func TestSecretsNeverInTheDatabaseNorTheLogAndMaskedByValue(t *testing.T) {
 			t.Errorf("SecretValues misses %s", k)
 		}
 	}
-	if slices.Contains(vals, "1") || slices.Contains(vals, "http://proxy:3128") || !slices.Contains(vals, env["MY_VALUE"]) {
+	for _, v := range argSecrets {
+		if !slices.Contains(vals, v) {
+			t.Errorf("SecretValues misses the extra argument %q", v)
+		}
+	}
+	if slices.Contains(vals, "1") || slices.Contains(vals, "http://proxy:3128") || slices.Contains(vals, "--verbose") || !slices.Contains(vals, env["MY_VALUE"]) {
 		t.Errorf("SecretValues = %q", vals)
 	}
 	if err := db.Close(); err != nil {
@@ -102,10 +118,20 @@ func TestSecretsNeverInTheDatabaseNorTheLogAndMaskedByValue(t *testing.T) {
 				t.Errorf("%s in clear in %s", k, filepath.Base(f))
 			}
 		}
+		for _, v := range argSecrets {
+			if bytes.Contains(data, []byte(v)) {
+				t.Errorf("extra argument %q in clear in %s", v, filepath.Base(f))
+			}
+		}
 	}
 	for k, v := range testSecrets {
 		if strings.Contains(logBuf.String(), v) {
 			t.Errorf("%s in the log: %s", k, logBuf.String())
+		}
+	}
+	for _, v := range argSecrets {
+		if strings.Contains(logBuf.String(), v) {
+			t.Errorf("extra argument %q in the log: %s", v, logBuf.String())
 		}
 	}
 	if !strings.Contains(logBuf.String(), "settings saved") {

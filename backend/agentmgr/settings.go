@@ -53,7 +53,7 @@ func (s AgentSettings) IsSecret(k, v string) bool {
 // what the UI gets and what may be logged.
 func (s AgentSettings) Masked() AgentSettings {
 	out := s
-	out.ExtraArgs = slices.Clone(s.ExtraArgs)
+	out.ExtraArgs = maskedArgs(s.ExtraArgs)
 	out.Secrets = slices.Clone(s.Secrets)
 	out.Env = map[string]string{}
 	for k, v := range s.Env {
@@ -129,6 +129,7 @@ func (m *Manager) SetSettings(ctx context.Context, b agent.BackendType, s AgentS
 		env[k] = v
 	}
 	s.Env = env
+	s.ExtraArgs = unmaskArgs(s.ExtraArgs, old.ExtraArgs)
 	sealed, err := m.seal(b, s, old)
 	if err != nil {
 		return err
@@ -297,6 +298,12 @@ func (c *Configured) SecretValues(ctx context.Context) []string {
 	var out []string
 	for k, v := range s.Env {
 		if s.IsSecret(k, v) {
+			out = append(out, v)
+		}
+	}
+	for i, a := range s.ExtraArgs {
+		if argIsSecret(s.ExtraArgs, i) {
+			_, v := splitArg(a)
 			out = append(out, v)
 		}
 	}
