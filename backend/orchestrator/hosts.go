@@ -213,13 +213,16 @@ func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun, boun
 		return false, err
 	}
 	w := o.takeHostWait(t.ID)
-	err = o.db.Tx(ctx, func(tx *txT) error {
-		return store.SetTaskStatus(ctx, tx, t.ID, store.StatusRunning, ReasonContinued, store.Now())
+	// The session is adopted: record it even if the caller's context ends
+	// now (Recover's bound at start, or the retry's).
+	mctx := context.WithoutCancel(ctx)
+	err = o.db.Tx(mctx, func(tx *txT) error {
+		return store.SetTaskStatus(mctx, tx, t.ID, store.StatusRunning, ReasonContinued, store.Now())
 	})
 	if err != nil {
 		o.log.Warn("orchestrator: mark adopted", "task", t.ID, "err", err)
 	}
-	o.emitTask(ctx, t.ID)
+	o.emitTask(mctx, t.ID)
 	if r := o.getRun(t.ID); r != nil && w != nil && w.stop {
 		o.stopAdopted(r)
 	}

@@ -326,13 +326,14 @@ func (o *Orchestrator) markAdopted(ctx context.Context, taskID, reason string, m
 			o.log.Info("orchestrator: relay cleaned up", "relay", m.ID, "task", taskID)
 		}()
 	}
-	err := o.db.Tx(ctx, func(tx *txT) error {
-		return store.SetTaskStatus(ctx, tx, taskID, store.StatusRunning, reason, store.Now())
+	mctx := context.WithoutCancel(ctx) // adopted: recorded whatever the caller's context does now
+	err := o.db.Tx(mctx, func(tx *txT) error {
+		return store.SetTaskStatus(mctx, tx, taskID, store.StatusRunning, reason, store.Now())
 	})
 	if err != nil {
 		o.log.Warn("orchestrator: mark adopted", "task", taskID, "err", err)
 	}
-	o.emitTask(ctx, taskID)
+	o.emitTask(mctx, taskID)
 }
 
 // adoptTransport attaches to a live relay instead of starting a process.
