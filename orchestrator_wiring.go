@@ -52,6 +52,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	opt := orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
 		TaskView: services.TaskViewOf, OnRunEnd: sum.RunEnded, Relays: relays, Hosts: hosts,
+		IdleTrim: idleTrim(db, log), // memory back once no turn runs (trim.go)
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil
