@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -26,6 +27,10 @@ func idleTrim(db *store.DB, log *slog.Logger) func(context.Context) {
 		if ctx.Err() != nil {
 			return // a turn started: its memory is about to be used again
 		}
+		// Two collections: the first moves what sync.Pools hold (encoders'
+		// buffers, io.Copy's) to their victim caches, the second (in
+		// FreeOSMemory) drops it, so whole spans come free.
+		runtime.GC()
 		debug.FreeOSMemory()
 		releaseCHeap()
 		log.Debug("idle trim", "took", time.Since(start))

@@ -116,3 +116,45 @@ func (w *idleWatch) close() {
 		w.cancel = nil
 	}
 }
+
+// idleTrim is the idle watch's trim: the orchestrator drops what its runs
+// and emitters keep for speed while a turn streams, then Options.IdleTrim
+// runs (nil: no idle trim at all).
+func (o *Orchestrator) idleTrim() func(context.Context) {
+	if o.opt.IdleTrim == nil {
+		return nil
+	}
+	return func(ctx context.Context) {
+		o.releaseIdle()
+		if ctx.Err() == nil {
+			o.opt.IdleTrim(ctx)
+		}
+	}
+}
+
+// releaseIdle forgets, for every run whose turn has ended, the streaming
+// messages it keeps in memory (reloaded from the store if they stream
+// again, as after maxLive evictions), and gives every emitter fresh, empty
+// coalescing buffers (Go maps and slices keep the size they grew to).
+func (o *Orchestrator) releaseIdle() {
+	o.mu.Lock()
+	runs := make([]*run, 0, len(o.runs))
+	for _, r := range o.runs {
+		runs = append(runs, r)
+	}
+	ems := make([]*taskEmitter, 0, len(o.emitters))
+	for _, e := range o.emitters {
+		ems = append(ems, e)
+	}
+	o.mu.Unlock()
+	for _, r := range runs {
+		unlock := o.lock(r.taskID)
+		if r.idle && !r.anyDirty() {
+			r.live, r.liveOrder = map[string]*liveMsg{}, nil
+		}
+		unlock()
+	}
+	for _, e := range ems {
+		e.release()
+	}
+}

@@ -189,16 +189,26 @@ func TestIdleTrimAfterTheLastRun(t *testing.T) {
 	}
 	go clk.fire(0)
 	<-entered
+	unlock := h.o.lock("t1")
+	kept := len(h.o.getRun("t1").live)
+	unlock()
+	if kept != 0 {
+		t.Fatalf("t1's idle run still keeps %d streaming messages after the trim", kept)
+	}
 	// The trim holds no lock: t1's idle session takes a follow-up, which
 	// is stored and answered while the trim still runs.
 	if err := h.o.SendMessage(ctx, "t1", "again"); err != nil {
 		t.Fatal(err)
 	}
-	s1.send(msgEv("a2", agent.RoleAssistant, "again"), completeEv("ok"))
+	// a1, dropped from memory by the trim, streams again: reloaded from
+	// the store and updated.
+	s1.send(msgEv("a1", agent.RoleAssistant, "hi again"), msgEv("a2", agent.RoleAssistant, "again"), completeEv("ok"))
 	waitFor(t, "the follow-up's reply stored during the trim", func() bool {
-		return len(h.rec.agentEvents("t1")) > 0 && loadTask(t, h.db, "t1").Status == store.StatusCompleted &&
-			messageStored(t, h.db, "t1", "a2")
+		return loadTask(t, h.db, "t1").Status == store.StatusCompleted && messageText(t, h.db, "t1", "a2") == "again"
 	})
+	if got := messageText(t, h.db, "t1", "a1"); got != "hi again" {
+		t.Fatalf("a1 after the trim = %q, want %q", got, "hi again")
+	}
 	close(release)
 	if n := tc.get(); n != 1 {
 		t.Fatalf("trims = %d, want 1", n)
@@ -214,11 +224,15 @@ func TestIdleTrimAfterTheLastRun(t *testing.T) {
 	}
 }
 
-func messageStored(t testing.TB, db *store.DB, taskID, id string) bool {
+// messageText is the text of stored message id ("" when not stored).
+func messageText(t testing.TB, db *store.DB, taskID, id string) string {
 	t.Helper()
-	_, _, ok, err := store.MessageByID(context.Background(), db.R, taskID, id)
+	m, _, ok, err := store.MessageByID(context.Background(), db.R, taskID, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ok
+	if !ok || len(m.Parts) == 0 {
+		return ""
+	}
+	return m.Parts[0].Text
 }

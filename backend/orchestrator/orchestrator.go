@@ -217,15 +217,16 @@ func New(opt Options) (*Orchestrator, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	prep := store.NewPrepared(opt.DB.W)
-	return &Orchestrator{
+	o := &Orchestrator{
 		writer: newWriter(opt.DB, prep, opt.Logger),
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
 		waits: map[string]*hostWait{}, starting: map[string]context.CancelCauseFunc{},
 		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
-		idle:    newIdleWatch(opt.IdleDelay, opt.IdleTrim, opt.idleAfter),
-	}, nil
+	}
+	o.idle = newIdleWatch(opt.IdleDelay, o.idleTrim(), opt.idleAfter)
+	return o, nil
 }
 
 // lock returns task id's lock, held across a state change and its emits so
