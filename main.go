@@ -63,6 +63,8 @@ func run() int {
 		})
 	}
 
+	servePprof(os.Getenv) // dev builds: JEAN_CLAUDE_PPROF
+
 	// One instance per profile: a second launch brings the first window
 	// forward and exits before it touches the database.
 	var lock *instance.Lock

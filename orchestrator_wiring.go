@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agents"
@@ -52,6 +53,9 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	opt := orchestrator.Options{
 		DB: db, Backends: reg, Formats: agents.Formats(), Emitter: emit, Notifier: n, Logger: log,
 		TaskView: services.TaskViewOf, OnRunEnd: sum.RunEnded, Relays: relays, Hosts: hosts,
+		// Memory back once no turn runs (trim.go), after the event feed
+		// has let go of the last events (feedKeep).
+		IdleTrim: idleTrim(db, log), IdleDelay: feedKeep + 15*time.Second,
 		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil

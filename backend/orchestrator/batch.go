@@ -397,6 +397,9 @@ func echoOf(echo map[string]string, m agent.Message) (string, bool) {
 // commitTo applies the group's state to its run, once committed.
 func (g *group) commitTo(r *run, seq int64) {
 	r.nextSeq = seq
+	if r.idle != g.idle {
+		r.o.idle.mark(r.taskID, !g.idle) // a turn ended (or began)
+	}
 	r.status, r.idle, r.turnFatal, r.rateLimited = g.status, g.idle, g.turnFatal, g.rateLimited
 	for _, text := range g.echoUsed {
 		delete(r.echo, text)

@@ -216,6 +216,16 @@ func (e *taskEmitter) flushLocked() {
 	clear(e.deltas)
 }
 
+// release drops the coalescing buffers when nothing is pending (the idle
+// trim): they are made again, small, by the next event.
+func (e *taskEmitter) release() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.pending) == 0 {
+		e.pending, e.index, e.deltas = nil, map[string]int{}, map[string]int{}
+	}
+}
+
 func (e *taskEmitter) emitAgentLocked(ev agent.Event, receivedAt time.Time) {
 	e.seq++
 	e.out.Emit(EventAgent, AgentEventPayload{TaskID: e.taskID, Seq: e.seq, Event: ev, ReceivedAt: receivedAt})

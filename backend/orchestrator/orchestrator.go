@@ -142,6 +142,17 @@ type Options struct {
 	// without locks) when an agent reports a usage limit with a reset time
 	// (limits.Detect on every raw frame).
 	OnLimit func(taskID string, l limits.Limit)
+	// IdleTrim, when set, is called once the app has been quiet for
+	// IdleDelay (DefaultIdleDelay when 0) after the last turn under way
+	// ended: no task has a turn under way, whether its session ended or
+	// waits for the next message. It runs at most once per quiet period,
+	// in the background, without the orchestrator's locks; its ctx is
+	// cancelled when a turn starts meanwhile. The app gives memory back
+	// there (idle.go).
+	IdleTrim  func(ctx context.Context)
+	IdleDelay time.Duration
+	// idleAfter replaces time.AfterFunc for the idle watch (tests).
+	idleAfter afterFunc
 }
 
 // Orchestrator runs agent sessions for tasks.
@@ -177,6 +188,7 @@ type Orchestrator struct {
 	waitCancel context.CancelFunc
 
 	focused atomic.Bool
+	idle    *idleWatch // runs Options.IdleTrim when no turn is under way
 }
 
 // New returns an orchestrator. Call Recover once at startup, Renormalize in
@@ -205,14 +217,16 @@ func New(opt Options) (*Orchestrator, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	prep := store.NewPrepared(opt.DB.W)
-	return &Orchestrator{
+	o := &Orchestrator{
 		writer: newWriter(opt.DB, prep, opt.Logger),
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
 		waits: map[string]*hostWait{}, starting: map[string]context.CancelCauseFunc{},
 		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
-	}, nil
+	}
+	o.idle = newIdleWatch(opt.IdleDelay, o.idleTrim(), opt.idleAfter)
+	return o, nil
 }
 
 // lock returns task id's lock, held across a state change and its emits so
@@ -459,6 +473,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	o.mu.Lock()
 	o.runs[t.ID] = r
 	o.mu.Unlock()
+	o.idle.mark(t.ID, true)
 	if stored != nil {
 		o.emitter(t.ID).message(agent.Event{Type: agent.EventMessage, Message: stored}, time.Time{})
 	}
@@ -996,6 +1011,7 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	}
 	o.closed = true
 	o.mu.Unlock()
+	o.idle.close() // no trim while, or after, the sessions stop
 	o.cancelStarts()
 	o.endHostRetry() // before the runs are listed: it may adopt one
 	o.mu.Lock()

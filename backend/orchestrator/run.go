@@ -133,6 +133,7 @@ func (r *run) sendNextLocked(ctx context.Context, text string) (func() error, er
 		return func() error { return nil }, nil
 	}
 	r.idle, r.turnFatal, r.status = false, "", store.StatusRunning
+	o.idle.mark(r.taskID, true)
 	o.emitter(r.taskID).message(agent.Event{Type: agent.EventMessage, Message: &msg}, time.Time{})
 	if queueChanged {
 		o.emitQueue(ctx, r.taskID)
@@ -149,6 +150,7 @@ func (r *run) sendNextLocked(ctx context.Context, text string) (func() error, er
 					return store.SetTaskStatus(context.Background(), tx, r.taskID, store.StatusErrored, reason, store.Now())
 				}); e == nil {
 					r.status, r.idle = store.StatusErrored, true
+					o.idle.mark(r.taskID, false)
 					o.emitTask(context.Background(), r.taskID)
 				}
 			}
@@ -407,6 +409,7 @@ func (r *run) finish(waitErr error) {
 	delete(o.runs, r.taskID)
 	closed := o.closed
 	o.mu.Unlock()
+	o.idle.mark(r.taskID, false)
 	o.emitter(r.taskID).flush()
 	o.emitRequests(ctx, r.taskID)
 	o.emitTask(ctx, r.taskID)

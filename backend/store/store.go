@@ -134,7 +134,8 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	r.SetMaxOpenConns(4)
+	r.SetMaxOpenConns(maxReaders)
+	r.SetMaxIdleConns(maxIdleReaders)
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
 		r.Close()
@@ -155,6 +156,28 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// The reader pool: at most maxReaders connections, of which
+// maxIdleReaders are kept open between reads (database/sql's default).
+const (
+	maxReaders     = 4
+	maxIdleReaders = 2
+)
+
+// ReleaseMemory gives back what SQLite holds for speed once the app is
+// idle: the idle reader connections are closed (each keeps a page cache of
+// up to 2 MB and its schema; the pool opens new ones on the next read), and
+// the writer's page cache is emptied (PRAGMA shrink_memory). Reads under way
+// keep their connections; the writer is taken for that one statement, in
+// turn with the other writes.
+func (db *DB) ReleaseMemory(ctx context.Context) error {
+	db.R.SetMaxIdleConns(0) // closes the idle readers now
+	db.R.SetMaxIdleConns(maxIdleReaders)
+	if _, err := db.W.ExecContext(ctx, "PRAGMA shrink_memory"); err != nil {
+		return fmt.Errorf("store: shrink memory: %w", err)
+	}
+	return nil
 }
 
 // Close closes both pools, checkpointing the WAL first (messages still

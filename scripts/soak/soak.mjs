@@ -19,11 +19,17 @@
 // (60), SOAK_SETTLE_SECONDS (180: how long memory may take to come back once
 // the view is closed), SOAK_CHART (docs/soak.png), SOAK_SAMPLES
 // (build/soak/samples.tsv), SOAK_KEEP=1 keeps the
-// temp dir.
+// temp dir, SOAK_BINARY (a dev binary other than build/bin/jean-claude-dev,
+// for before/after), SOAK_APP_ENV ("K=V K=V": more environment for the app,
+// e.g. GODEBUG=gctrace=1, whose lines go to the app log: SOAK_KEEP=1),
+// SOAK_PPROF=1 (the app serves Go's profiles, JEAN_CLAUDE_PPROF: each sample
+// also prints the Go runtime's heap figures, and the app's Go heap
+// profile and /proc/PID/smaps at the start and the end are saved next to
+// SOAK_SAMPLES).
 
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { startApp, makeGitRepo, REPO } from "../../frontend/e2e/lib/app.mjs";
+import { basename, dirname, join } from "node:path";
+import { startApp, makeGitRepo, freePort, REPO } from "../../frontend/e2e/lib/app.mjs";
 import { launchBrowser } from "../../frontend/e2e/lib/browser.mjs";
 import { buildFakeAgents, setFakeClaude } from "../../frontend/e2e/lib/fakeagents.mjs";
 import { descendants } from "../../frontend/e2e/lib/procs.mjs";
@@ -138,6 +144,38 @@ async function jsHeapMB(cdp) {
   return usedSize / 2 ** 20;
 }
 
+/**
+ * goHeap reads the Go runtime's figures from the app's profile server
+ * (SOAK_PPROF=1): live heap, heap the runtime holds (in use + idle not yet
+ * returned), and what it returned to the OS. Null without SOAK_PPROF.
+ */
+async function goHeap(app) {
+  if (!app.pprof) return null;
+  try {
+    const t = await (await fetch(`http://${app.pprof}/debug/pprof/heap?debug=1`)).text();
+    const n = (k) => Number(new RegExp(`^# ${k} = (\\d+)`, "m").exec(t)?.[1] ?? 0);
+    const mb = (k) => n(k) / 2 ** 20;
+    return { alloc: mb("HeapAlloc"), inuse: mb("HeapInuse"), idle: mb("HeapIdle"), released: mb("HeapReleased"), sys: mb("Sys"), gc: n("NumGC") };
+  } catch (e) {
+    return { error: e.message };
+  }
+}
+
+/** saveProfile keeps the app's heap profile and smaps next to the samples (SOAK_PPROF=1): NAME-heap-start.pb.gz, NAME-smaps-end.txt, … */
+async function saveProfile(app, when) {
+  if (!app.pprof) return;
+  const name = `${basename(SAMPLES, ".tsv")}-${when}`;
+  const pid = descendants(app.child.pid).find((p) => comm(p).startsWith("jean-claude"));
+  try {
+    const dir = dirname(SAMPLES);
+    writeFileSync(join(dir, `${name}-heap.pb.gz`), Buffer.from(await (await fetch(`http://${app.pprof}/debug/pprof/heap`)).arrayBuffer()));
+    writeFileSync(join(dir, `${name}-smaps.txt`), readFileSync(`/proc/${pid}/smaps`, "utf8"));
+    console.log(`soak: saved ${join(dir, name)}-heap.pb.gz and -smaps.txt`);
+  } catch (e) {
+    console.error(`soak: profile ${name}: ${e.message}`);
+  }
+}
+
 async function setup(page, tmp) {
   const repo = makeGitRepo(tmp, "soak");
   const lines = Math.max(1, Math.round((MINUTES * 60_000) / LINE_DELAY_MS));
@@ -211,7 +249,11 @@ async function main() {
   mkdirSync(OUT, { recursive: true });
   const fakeDir = buildFakeAgents();
   const binary = process.env.SOAK_BINARY ? join(REPO, process.env.SOAK_BINARY) : undefined;
-  const app = await startApp({ binary, pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1" });
+  const appEnv = Object.fromEntries((process.env.SOAK_APP_ENV ?? "").split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+  if (process.env.SOAK_PPROF === "1") appEnv.JEAN_CLAUDE_PPROF = `127.0.0.1:${await freePort()}`;
+  const app = await startApp({ binary, pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1", env: appEnv });
+  app.pprof = appEnv.JEAN_CLAUDE_PPROF;
+  if (process.env.SOAK_KEEP === "1") console.log(`soak: app log ${app.logPath}`);
   const browser = await launchBrowser();
   const stopAll = async () => {
     await browser.close().catch(() => {});
@@ -246,6 +288,8 @@ async function soak(app, browser) {
     tLast = Date.now();
     const s = { min: (Date.now() - t0) / 60000, phase, appMB: sum(by, "anon"), pssMB: sum(by, "pss"), heapMB: await jsHeapMB(cdp), dbMB: dbMB(app.dbPath) };
     samples.push(s);
+    const g = await goHeap(app);
+    if (g) console.log(g.error ? `soak: go heap: ${g.error}` : `soak:   go heap live ${g.alloc.toFixed(1)} MB, in use ${g.inuse.toFixed(1)}, idle ${g.idle.toFixed(1)} (returned ${g.released.toFixed(1)}), runtime sys ${g.sys.toFixed(1)} MB, ${g.gc} GCs`);
     console.log(
       `soak: ${s.min.toFixed(1)} min ${phase.padEnd(8)} app anon ${s.appMB.toFixed(1)} MB (${fmtBy(by)}; PSS ${s.pssMB.toFixed(1)}), JS heap ${s.heapMB.toFixed(1)} MB, db ${s.dbMB.toFixed(1)} MB; ` +
         `${Math.round(d.scripts * perMin)} scripts/min (${((d.bytes * perMin) / 2 ** 20).toFixed(2)} MB), ${Math.round(d.events * perMin)} events/min (` +
@@ -254,6 +298,7 @@ async function soak(app, browser) {
     return s;
   };
   const start = await sample("start");
+  await saveProfile(app, "start");
   console.log(`soak: ${TASKS} tasks x ${lines} lines, one every ${LINE_DELAY_MS} ms (${MINUTES} min), view switch every ${SWITCH_S} s`);
   await startTasks(page, projectId);
   const rows = page.getByTestId("task-row");
@@ -280,6 +325,7 @@ async function soak(app, browser) {
     await sleep(30000);
     end = await sample("closed");
   }
+  await saveProfile(app, "end");
   return report(start, end, samples, browser);
 }
 
