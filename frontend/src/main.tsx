@@ -4,8 +4,6 @@ import { App } from "./App";
 import "./styles/index.css";
 import { installLinkGuard } from "./lib/links";
 import { installTooltips } from "./lib/tooltip";
-import { preloadWhenIdle } from "./lib/lazyScreen";
-import { AgentsScreen } from "./screens";
 import { installEventFeed } from "./bridge/feed";
 
 installLinkGuard();
@@ -20,10 +18,11 @@ createRoot(document.getElementById("root")!).render(
 
 // The boot shell in index.html stays over the app until the app has its
 // first data (.jc-app[data-ready]) or could not load it, so the swap is
-// invisible; a timeout bounds it whatever happens. Then, when idle, the
-// Agents page's chunk is fetched, so its first visit paints at once (from
-// the last known state inlined into index.html) rather than after a
-// download (issue 14).
+// invisible; a timeout bounds it whatever happens. The Agents page's chunk
+// is fetched when the pointer enters (or the focus reaches) its button in
+// the sidebar (preloadOnIntent), so its first visit still paints at once
+// from the last known state inlined into index.html (issue 14) while an
+// idle window does not hold it (issue 20).
 const boot = document.getElementById("jc-boot");
 if (boot) {
   let finished = false;
@@ -32,7 +31,6 @@ if (boot) {
     finished = true;
     observer.disconnect();
     boot.remove();
-    preloadWhenIdle([AgentsScreen]);
   };
   const observer = new MutationObserver(() => {
     if (document.querySelector("#root .jc-app[data-ready], #root .jc-banner--error")) done();
