@@ -4,6 +4,8 @@ import { App } from "./App";
 import "./styles/index.css";
 import { installLinkGuard } from "./lib/links";
 import { installTooltips } from "./lib/tooltip";
+import { preloadWhenIdle } from "./lib/lazyScreen";
+import { AgentsScreen } from "./screens";
 import { installEventFeed } from "./bridge/feed";
 
 installLinkGuard();
@@ -18,11 +20,10 @@ createRoot(document.getElementById("root")!).render(
 
 // The boot shell in index.html stays over the app until the app has its
 // first data (.jc-app[data-ready]) or could not load it, so the swap is
-// invisible; a timeout bounds it whatever happens. The Agents page's chunk
-// is fetched when the pointer enters (or the focus reaches) its button in
-// the sidebar (preloadOnIntent), so its first visit still paints at once
-// from the last known state inlined into index.html (issue 14) while an
-// idle window does not hold it (issue 20).
+// invisible; a timeout bounds it whatever happens. Then, when idle, the
+// Agents page's chunk is fetched, so its first visit paints at once (from
+// the last known state inlined into index.html) rather than after a
+// download (issue 14).
 const boot = document.getElementById("jc-boot");
 if (boot) {
   let finished = false;
@@ -31,6 +32,7 @@ if (boot) {
     finished = true;
     observer.disconnect();
     boot.remove();
+    preloadWhenIdle([AgentsScreen]);
   };
   const observer = new MutationObserver(() => {
     if (document.querySelector("#root .jc-app[data-ready], #root .jc-banner--error")) done();

@@ -1,4 +1,4 @@
-import { preloadOnIntent, preloadWhenIdle } from "./lazyScreen";
+import { preloadWhenIdle } from "./lazyScreen";
 
 const screenStub = () => ({ preload: vi.fn(async () => {}) });
 
@@ -22,18 +22,4 @@ test("without requestIdleCallback (older WebKit) a short timeout preloads; a fai
   later!();
   expect(a.preload).toHaveBeenCalledTimes(1);
   await Promise.resolve(); // the rejection is handled (vitest fails on an unhandled one)
-});
-
-test("preloadOnIntent fetches the chunk when the pointer enters or the focus comes, not before", async () => {
-  const a = screenStub();
-  const props = preloadOnIntent(a);
-  expect(a.preload).not.toHaveBeenCalled();
-  props.onPointerEnter();
-  expect(a.preload).toHaveBeenCalledTimes(1);
-  props.onFocus();
-  expect(a.preload).toHaveBeenCalledTimes(2); // lazyScreen's preload fetches once; calling it again is free
-  const failing = { preload: vi.fn(() => Promise.reject(new Error("offline"))) };
-  preloadOnIntent(failing).onFocus();
-  await Promise.resolve(); // the rejection is handled (vitest fails on an unhandled one)
-  expect(failing.preload).toHaveBeenCalledTimes(1);
 });

@@ -51,15 +51,3 @@ export function preloadWhenIdle(screens: Array<{ preload(): Promise<void> }>, wi
   if (typeof win.requestIdleCallback === "function") win.requestIdleCallback(run, { timeout: 2000 });
   else win.setTimeout(run, 300);
 }
-
-/**
- * preloadOnIntent is the props of a control that opens a screen: its chunk
- * is fetched when the pointer enters the control or it gets the focus, so
- * that the click finds it loaded (a pointer rests on a button well over the
- * time a small chunk takes from the embedded assets), while a session that
- * never goes there never loads it (issue 20: idle memory).
- */
-export function preloadOnIntent(screen: { preload(): Promise<void> }): { onPointerEnter(): void; onFocus(): void } {
-  const load = () => void screen.preload().catch(() => {});
-  return { onPointerEnter: load, onFocus: load };
-}

@@ -7,8 +7,6 @@ import { FolderIcon, InboxIcon, GitIcon, MonitorIcon, MoonIcon, PlusIcon, SunIco
 import { IconButton } from "../../lib/ui";
 import type { Theme } from "../../state/store";
 import { ColumnsToggle } from "../layout/ColumnsToggle";
-import { preloadOnIntent } from "../../lib/lazyScreen";
-import { AgentsScreen } from "../../screens";
 
 const NEXT_THEME: Record<Theme, Theme> = { system: "light", light: "dark", dark: "system" };
 
@@ -87,7 +85,6 @@ export function Sidebar() {
           type="button"
           className={cx("jc-sidebar__footer-btn", screen.kind === "agents" && "jc-sidebar__footer-btn--active")}
           onClick={() => openScreen({ kind: "agents" })}
-          {...preloadOnIntent(AgentsScreen)}
         >
           Agents
         </button>
