@@ -1,4 +1,4 @@
-import { computePosition, flip, offset, shift, type Platform, type Placement } from "@floating-ui/dom";
+import type { Platform, Placement } from "@floating-ui/dom";
 
 /**
  * The app's tooltips (issue 23). Native `title` tooltips are drawn by the
@@ -40,9 +40,11 @@ export interface TipPlace {
  * placeTip places the bubble above `anchor`, or below it when there is no
  * room above (flip), slid along the edge so it stays TIP_PAD inside the window
  * (shift). `platform` measures the elements; the default is the real DOM, a
- * test passes rectangles.
+ * test passes rectangles. floating-ui is its own chunk, fetched the first
+ * time a tip shows (after SHOW_DELAY_MS), not with the first bundle (issue 20).
  */
 export async function placeTip(anchor: Element | object, bubble: HTMLElement | object, platform?: Platform): Promise<TipPlace> {
+  const { computePosition, flip, offset, shift } = await import("@floating-ui/dom");
   const { x, y, placement } = await computePosition(anchor as Element, bubble as HTMLElement, {
     placement: "top",
     strategy: "fixed",

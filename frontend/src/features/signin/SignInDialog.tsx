@@ -3,12 +3,17 @@
 // in the agent's settings (kept in the OS keyring). Anything can ask for a
 // sign-in with useSignIn()(backend); the promise resolves true once the
 // agent is signed in, false when the user cancels. <SignInHost/> (mounted
-// once, in App) shows the dialog.
+// once, in App) shows the dialog. The terminal (xterm.js, ~340 KB) is its
+// own chunk, fetched when a sign-in dialog first shows it, not at startup
+// (issue 20).
 
-import { useCallback, useEffect, useState } from "react";
-import { Terminal, callService, wailsTerminalApi, type TerminalApi } from "../terminal";
+import { Suspense, useCallback, useEffect, useState } from "react";
+import { callService, wailsTerminalApi, type TerminalApi } from "../terminal/api";
+import { lazyScreen } from "../../lib/lazyScreen";
 import { CloseIcon } from "../../lib/icons";
 import { Button, Field, IconButton } from "../../lib/ui";
+
+const Terminal = lazyScreen(() => import("../terminal/Terminal").then((m) => m.Terminal));
 
 interface Pending {
   backend: string;
@@ -104,22 +109,24 @@ export function SignInDialog({ backend, api, onDone }: { backend: string; api: T
               <p className="jc-meta">
                 {name}'s own sign-in runs below{command ? ` (${command})` : ""}. Follow its steps; it may open your browser.
               </p>
-              <Terminal
-                api={api}
-                start={start}
-                cols={92}
-                rows={18}
-                onExit={(e) => {
-                  if (e.code === 0) {
-                    setState("signed-in");
-                    setTimeout(() => onDone(true), 400);
-                  } else setState("failed");
-                }}
-                onError={(m) => {
-                  setState("failed");
-                  setError(m);
-                }}
-              />
+              <Suspense fallback={<div className="jc-task-view__loading">Loading the terminal…</div>}>
+                <Terminal
+                  api={api}
+                  start={start}
+                  cols={92}
+                  rows={18}
+                  onExit={(e) => {
+                    if (e.code === 0) {
+                      setState("signed-in");
+                      setTimeout(() => onDone(true), 400);
+                    } else setState("failed");
+                  }}
+                  onError={(m) => {
+                    setState("failed");
+                    setError(m);
+                  }}
+                />
+              </Suspense>
               {state === "signed-in" ? <p role="status">Signed in.</p> : null}
               {state === "failed" ? <p role="alert" className="jc-field__error">The sign-in did not finish. Try again, or use an API key.</p> : null}
             </>
