@@ -8,6 +8,7 @@
 
 import { useState, type ReactElement } from "react";
 import type { TaskProblem } from "../../bridge/types";
+import { readableAgentText } from "../../lib/agentText";
 
 export interface ProblemActions {
   /** install installs the task's agent; it rejects with npm's error. */
@@ -62,7 +63,7 @@ export function ProblemCard({ problem, backend, actions }: ProblemCardProps) {
   const retryFirst = problem.action === "retry";
   return (
     <div className="jc-tv-notice is-error jc-task-view__banner jc-problem" role="alert" data-problem={problem.kind}>
-      <span className="jc-problem__message">{problem.message}</span>
+      <span className="jc-problem__message">{readableAgentText(problem.message)}</span>
       <span className="jc-problem__actions">
         {primary}
         {actions.openSettings && !retryFirst ? (

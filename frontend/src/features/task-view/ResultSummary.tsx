@@ -6,6 +6,7 @@ import type { Message, ModelUsage, Result } from "../../timeline/types";
 import { formatCost, formatDuration, formatTokens } from "../../parts/util";
 import type { TurnCost } from "../../timeline/cost";
 import { turnOutcome } from "../../lib/status";
+import { readableAgentText } from "../../lib/agentText";
 
 export interface ResultData {
   isError: boolean;
@@ -76,11 +77,15 @@ export function ResultSummary({ data }: { data: ResultData }) {
             {formatTokens(inTok)} in · {formatTokens(outTok)} out
           </span>
         ) : null}
-        {out.key === "failed" && out.reason ? <span className="jc-result__stat jc-result__reason" title={out.reason}>{out.reason}</span> : null}
+        {out.key === "failed" && out.reason ? (
+          <span className="jc-result__stat jc-result__reason" title={out.reason}>
+            {readableAgentText(out.reason)}
+          </span>
+        ) : null}
         <span className="jc-tool__spacer" />
         {expandable ? <span className="jc-chevron" aria-hidden="true" /> : null}
       </button>
-      {out.key === "failed" && data.text && data.text !== out.reason ? <div className="jc-result__error">{data.text}</div> : null}
+      {out.key === "failed" && data.text && data.text !== out.reason ? <div className="jc-result__error">{readableAgentText(data.text)}</div> : null}
       {open ? (
         <div className="jc-result__details">
           {out.code ? (
