@@ -18,6 +18,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/term"
 	"github.com/jean-claude/jean-claude/backend/workspace"
+	"github.com/jean-claude/jean-claude/backend/workspace/workspacetest"
 )
 
 // agentProcs runs a real process per task (its "agent", in its own process
@@ -57,11 +58,6 @@ func (a *agentProcs) Stop(_ context.Context, taskID string) error {
 	return nil
 }
 
-// alive: pid runs (a zombie does not count).
-func alive(pid int) bool {
-	return syscall.Kill(pid, 0) == nil && !zombieProc(strconv.Itoa(pid))
-}
-
 // Removing a project stops every task's agent and ends every task's shell
 // (their background jobs too) before the project and its tasks are
 // forgotten; an agent that cannot be stopped keeps the whole project.
@@ -91,7 +87,7 @@ func TestProjectRemoveEndsAgentsAndShells(t *testing.T) {
 			t.Fatal(err)
 		}
 		var pid int
-		eventually(t, "the shell's background job", func() bool {
+		workspacetest.Eventually(t, "the shell's background job", func() bool {
 			b, _ := os.ReadFile(pidFile)
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 			return pid > 0
@@ -106,7 +102,7 @@ func TestProjectRemoveEndsAgentsAndShells(t *testing.T) {
 		t.Fatalf("the project is gone although an agent was not stopped: %v", err)
 	}
 	for i, id := range ids {
-		if list, _ := shells.TaskTerminals(id); len(list) != 1 || !alive(jobPIDs[i]) {
+		if list, _ := shells.TaskTerminals(id); len(list) != 1 || !workspacetest.Alive(jobPIDs[i]) {
 			t.Fatalf("a refused Remove ended task %s's shell", id)
 		}
 	}
@@ -119,13 +115,13 @@ func TestProjectRemoveEndsAgentsAndShells(t *testing.T) {
 		t.Fatalf("stopped %v, want every task's agent (%v)", agents.stopped[1:], ids)
 	}
 	for i, id := range ids {
-		if alive(agentPIDs[i]) {
+		if workspacetest.Alive(agentPIDs[i]) {
 			t.Errorf("task %s's agent (pid %d) still runs", id, agentPIDs[i])
 		}
 		if list, _ := shells.TaskTerminals(id); len(list) != 0 {
 			t.Errorf("task %s's shells left: %+v", id, list)
 		}
-		eventually(t, "the shell's background job killed", func() bool { return !alive(jobPIDs[i]) })
+		workspacetest.Eventually(t, "the shell's background job killed", func() bool { return !workspacetest.Alive(jobPIDs[i]) })
 		if _, err := f.Tasks.Get(t.Context(), id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("task %s kept: %v", id, err)
 		}

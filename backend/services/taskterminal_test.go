@@ -3,17 +3,17 @@ package services_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/term"
 	"github.com/jean-claude/jean-claude/backend/workspace"
+	"github.com/jean-claude/jean-claude/backend/workspace/workspacetest"
 )
 
 type termOut struct {
@@ -39,16 +39,6 @@ func (r *termOut) text(id string) string {
 		return ""
 	}
 	return r.out[id].String()
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 func TestTaskTerminalRunsInTheWorktreeAndDiesWithTheTask(t *testing.T) {
@@ -79,9 +69,9 @@ func TestTaskTerminalRunsInTheWorktreeAndDiesWithTheTask(t *testing.T) {
 	if err := svc.Write(a.ID, "pwd; sleep 300 & echo $! > "+pidFile+"\r"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "pwd", func() bool { return strings.Contains(out.text(a.ID), info.WorktreePath) })
+	workspacetest.Eventually(t, "pwd", func() bool { return strings.Contains(out.text(a.ID), info.WorktreePath) })
 	var pid string
-	eventually(t, "background pid", func() bool {
+	workspacetest.Eventually(t, "background pid", func() bool {
 		b, _ := os.ReadFile(pidFile)
 		pid = strings.TrimSpace(string(b))
 		return pid != ""
@@ -101,14 +91,10 @@ func TestTaskTerminalRunsInTheWorktreeAndDiesWithTheTask(t *testing.T) {
 	if list, _ := svc.TaskTerminals(id); len(list) != 0 {
 		t.Fatalf("terminals left: %+v", list)
 	}
-	eventually(t, "the shell's background job killed", func() bool {
-		return exec.Command("kill", "-0", pid).Run() != nil || zombieProc(pid)
+	workspacetest.Eventually(t, "the shell's background job killed", func() bool {
+		n, _ := strconv.Atoi(pid)
+		return !workspacetest.Alive(n)
 	})
-}
-
-func zombieProc(pid string) bool {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	return err != nil || strings.Contains(string(b), ") Z ")
 }
 
 func TestUserShellIsValidated(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/workspace"
+	"github.com/jean-claude/jean-claude/backend/workspace/workspacetest"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
@@ -220,7 +220,7 @@ func TestSetupCanBeStopped(t *testing.T) {
 	started := make(chan error, 1)
 	go func() { started <- f.o.Start(context.Background(), id) }()
 	var pids []int
-	eventually(t, "the setup's processes", func() bool {
+	workspacetest.Eventually(t, "the setup's processes", func() bool {
 		pids = pids[:0]
 		for _, name := range []string{"pid", "job"} {
 			b, _ := os.ReadFile(filepath.Join(dir, name))
@@ -247,7 +247,7 @@ func TestSetupCanBeStopped(t *testing.T) {
 		t.Fatal("Start still runs after Stop")
 	}
 	for _, pid := range pids {
-		eventually(t, "the setup's process group killed", func() bool { return !alive(pid) })
+		workspacetest.Eventually(t, "the setup's process group killed", func() bool { return !workspacetest.Alive(pid) })
 	}
 	tr, _ = store.LoadTaskRun(t.Context(), f.DB.R, id)
 	if tr.Status != store.StatusInterrupted || tr.StatusReason != orchestrator.ReasonStopped {
@@ -282,24 +282,4 @@ func TestSetupMessageHasItsDuration(t *testing.T) {
 	if m := f.setupMessage(id); m.Parts[0].State != agent.ToolCompleted || m.DurationMs < 300 || m.DurationMs > 60_000 {
 		t.Fatalf("setup row: %s after %d ms", m.Parts[0].State, m.DurationMs)
 	}
-}
-
-// eventually waits up to 10 s for cond.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
-// alive: pid runs (a zombie does not count).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	return err == nil && !strings.Contains(string(b), ") Z ")
 }
