@@ -1,6 +1,6 @@
 package orchestrator
 
-// A start prepares the task's folder first (Options.Cwd: its worktree and
+// A start prepares the task's folder first (Options.Workspace: its worktree and
 // the worktree's setup command, issue 18) while holding the task's lock;
 // Stop, and Close, cancel that preparation: the setup command's process
 // group is killed (wtsetup.Run ends with its context) and the task shows
@@ -21,7 +21,7 @@ const ReasonSettingUp = "setting up the worktree"
 // errStartStopped is the cause of a start cancelled by Stop.
 var errStartStopped = errors.New("the task was stopped")
 
-// prepare returns the folder t's agent runs in (Options.Cwd; the project's
+// prepare returns the folder t's agent runs in (Options.Workspace; the project's
 // path without one). stopped is the task's reason when Stop (or Close)
 // cancelled it meanwhile: the agent must not start.
 func (o *Orchestrator) prepare(ctx context.Context, t store.TaskRun) (cwd, stopped string, err error) {
