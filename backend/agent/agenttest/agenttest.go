@@ -47,6 +47,10 @@
 //	                              possible (cycling assistant text, assistant
 //	                              Bash tool_use, user tool_result; ~300 bytes
 //	                              each), then a result: for benchmarks
+//	FAKE_CLAUDE_REPEAT_SHAPE=recorded  with FAKE_CLAUDE_REPEAT: the N lines
+//	                              cycle through a real recorded turn streamed
+//	                              with partial messages (stream_event deltas,
+//	                              whole blocks, a tool call and its result)
 //	FAKE_CLAUDE_SPAWN_CHILD=1     start a grandchild `sleep 300` in the same
 //	                              process group (its pid is printed on stderr),
 //	                              to test process-group cleanup

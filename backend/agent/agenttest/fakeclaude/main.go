@@ -8,6 +8,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -25,6 +26,7 @@ type config struct {
 	lineDelay  time.Duration
 	hang       bool
 	repeat     int
+	shape      string // FAKE_CLAUDE_REPEAT_SHAPE
 	spawnChild bool
 	stubborn   bool
 	argsFile   string
@@ -42,6 +44,7 @@ func main() {
 	}
 	cfg.crashAfter, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_CRASH_AFTER"))
 	cfg.repeat, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_REPEAT"))
+	cfg.shape = os.Getenv("FAKE_CLAUDE_REPEAT_SHAPE")
 	if d := os.Getenv("FAKE_CLAUDE_LINE_DELAY"); d != "" {
 		v, err := time.ParseDuration(d)
 		if err != nil {
@@ -456,6 +459,9 @@ func (f *fake) assistantText(id, text string) []byte {
 // repeatTurn is n synthetic lines cycling through assistant text, an
 // assistant tool_use and its user tool_result, then a result.
 func (f *fake) repeatTurn(n int) [][]byte {
+	if f.cfg.shape == "recorded" {
+		return f.recordedRepeatTurn(n)
+	}
 	out := make([][]byte, 0, n+2)
 	out = append(out, f.initLine())
 	sess, _ := json.Marshal(f.session)
@@ -495,4 +501,40 @@ func (f *fake) result(interrupted bool) []byte {
 	}
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// partialTurn is a real Claude Code 2.1.330 turn recorded with
+// --include-partial-messages (thinking, text and a Write tool call streamed
+// as stream_event deltas, the tool's result, a closing text): the shape the
+// app now reads from Claude.
+//
+//go:embed partial_turn.jsonl
+var partialTurn []byte
+
+// recordedSession is the session id written in partialTurn.
+const recordedSession = "768ba2cb-7d9c-4a7d-9501-bf05dee83a29"
+
+// recordedRepeatTurn is n lines cycling through partialTurn's lines between
+// its init and its result, each cycle's message, tool and line ids made
+// unique, then a result: for benchmarks of the shape a real turn has.
+func (f *fake) recordedRepeatTurn(n int) [][]byte {
+	var body [][]byte
+	for _, l := range bytes.Split(bytes.TrimSpace(partialTurn), []byte("\n")) {
+		if !bytes.Contains(l, []byte(`"subtype":"init"`)) && !bytes.Contains(l, []byte(`"type":"result"`)) {
+			body = append(body, l)
+		}
+	}
+	out := make([][]byte, 0, n+2)
+	out = append(out, f.initLine())
+	sess := []byte(f.session)
+	for i := 0; i < n; i++ {
+		k := i / len(body)
+		l := bytes.ReplaceAll(body[i%len(body)], []byte(recordedSession), sess)
+		l = bytes.ReplaceAll(l, []byte("msg_fake_"), fmt.Appendf(nil, "msg_fake_%d_%d_", f.next, k))
+		l = bytes.ReplaceAll(l, []byte("toolu_fake_"), fmt.Appendf(nil, "toolu_fake_%d_%d_", f.next, k))
+		l = bytes.ReplaceAll(l, []byte(`"uuid":"`), fmt.Appendf(nil, `"uuid":"r%d-%d-`, f.next, k))
+		out = append(out, l)
+	}
+	f.next++
+	return append(out, f.result(false))
 }
