@@ -12,6 +12,13 @@ import (
 // maxWriteJobs bounds how many sessions' writes one transaction carries.
 const maxWriteJobs = 64
 
+const (
+	// indexIdleGap is the pause in rounds after which the writer indexes.
+	indexIdleGap = 50 * time.Millisecond
+	// busySearchLag bounds the search index's lag while rounds never pause.
+	busySearchLag = 5 * time.Second
+)
+
 // writer commits the session loops' writes: the jobs waiting when it takes
 // one go into the same transaction, each inside its own savepoint so one
 // job's failure leaves the others. With many tasks streaming at once this
@@ -19,9 +26,14 @@ const maxWriteJobs = 64
 // the single SQLite writer ahead of the agents.
 //
 // The search index is not updated per transaction: the messages written
-// are queued (migration 0110) and indexed in one batch at most every
-// store.SearchLag, in the transaction of a round or on a timer when no
-// round comes.
+// are queued (migration 0110) and indexed in one batch, off the ingest
+// path: when the writer pauses (no round for indexIdleGap) and at least
+// store.SearchLag after the last batch, or, while rounds follow each other
+// without a pause (a flood of agent output), in a round at most every
+// busySearchLag. Indexing is the writer's most expensive work per message
+// after the row itself (docs/streaming.md); under load it waits for a pause
+// instead of slowing the frames down, and its batches grow, which costs
+// less per message.
 //
 // Lock order: a loop holds its task lock while it waits for its job; the
 // writer takes no task lock, so it never waits on a loop.
@@ -35,6 +47,7 @@ type writer struct {
 
 	unindexed bool      // rounds committed since the search index was brought up to date
 	indexed   time.Time // when it was
+	lastRound time.Time // when the last round with jobs committed
 }
 
 type writeJob struct {
@@ -65,7 +78,7 @@ func (w *writer) run() {
 	for {
 		var due <-chan time.Time
 		if w.unindexed {
-			due = time.After(store.SearchLag - time.Since(w.indexed))
+			due = time.After(w.idleIndexIn())
 		}
 		select {
 		case <-due:
@@ -88,10 +101,25 @@ func (w *writer) run() {
 	}
 }
 
+// idleIndexIn is how long until an index batch is due if no round comes:
+// a pause of indexIdleGap, and store.SearchLag since the last batch.
+func (w *writer) idleIndexIn() time.Duration {
+	return max(store.SearchLag-time.Since(w.indexed), indexIdleGap-time.Since(w.lastRound))
+}
+
+// indexNow tells whether a round indexes: a round without jobs is the
+// pause's; one with jobs indexes only when the index lags busySearchLag.
+func (w *writer) indexNow(jobs int) bool {
+	if jobs == 0 {
+		return time.Since(w.indexed) >= store.SearchLag
+	}
+	return time.Since(w.indexed) >= busySearchLag
+}
+
 func (w *writer) commit(js []*writeJob) {
 	ctx := context.Background()
 	errs := make([]error, len(js))
-	index := time.Since(w.indexed) >= store.SearchLag
+	index := w.indexNow(len(js))
 	indexed := false
 	err := w.db.TxDeferIndex(ctx, func(tx *sql.Tx) error {
 		if err := w.runJobs(ctx, tx, js, errs); err != nil {
@@ -109,6 +137,9 @@ func (w *writer) commit(js []*writeJob) {
 	})
 	if index {
 		w.indexed = time.Now()
+	}
+	if len(js) > 0 {
+		w.lastRound = time.Now()
 	}
 	w.unindexed = (w.unindexed || len(js) > 0) && !(indexed && err == nil)
 	for i, j := range js {
