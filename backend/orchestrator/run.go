@@ -167,9 +167,14 @@ func (r *run) sendNextLocked(ctx context.Context, text string) (func() error, er
 func (r *run) loop() {
 	defer r.o.wg.Done()
 	events := r.sess.Events()
+	// tick: rowInterval after a group left rows to write; it is not reset by
+	// the batches that follow (a steady stream would delay it forever).
+	var tick <-chan time.Time
 	for {
-		var tick <-chan time.Time
-		if r.dirty {
+		switch {
+		case !r.dirty:
+			tick = nil
+		case tick == nil:
 			tick = time.After(rowInterval)
 		}
 		select {
@@ -188,6 +193,7 @@ func (r *run) loop() {
 				return
 			}
 		case <-tick:
+			tick = nil
 			r.storeRetrying(func() error { return r.flushLive() })
 		}
 	}
