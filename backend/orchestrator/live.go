@@ -11,7 +11,10 @@ import (
 
 // rowInterval: a streaming message's normalized row is written at most this
 // often while deltas arrive, and at once at its end (the next whole message
-// event, the turn's end, the session's end).
+// event, the turn's end, the session's end). Meanwhile the row is marked
+// behind its raw frames (stored at once, every round) and Messages serves
+// the message from memory; a row a crash left behind is re-normalized from
+// its raw data at the next start (Recover), so nothing is lost.
 const rowInterval = 100 * time.Millisecond
 
 // maxLive bounds how many messages a run keeps in memory for streaming; an
@@ -32,6 +35,7 @@ type liveMsg struct {
 	created int64
 	wrote   time.Time
 	dirty   bool
+	behind  bool // its row is marked behind its raw data (store.MarkMessageBehind)
 	stored  bool // its row exists (written or loaded)
 }
 
@@ -48,18 +52,19 @@ type liveSnap struct {
 	created int64
 	wrote   time.Time
 	dirty   bool
+	behind  bool
 	stored  bool
 }
 
 func snapLive(lm *liveMsg) liveSnap {
 	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, refs: lm.refs, chunks: lm.chunks, created: lm.created,
-		wrote: lm.wrote, dirty: lm.dirty, stored: lm.stored}
+		wrote: lm.wrote, dirty: lm.dirty, behind: lm.behind, stored: lm.stored}
 }
 
 func (s liveSnap) restore() {
 	s.acc.Reset(s.mark)
 	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, refs: s.refs, chunks: s.chunks, format: s.lm.format, created: s.created,
-		wrote: s.wrote, dirty: s.dirty, stored: s.stored}
+		wrote: s.wrote, dirty: s.dirty, behind: s.behind, stored: s.stored}
 }
 
 // liveFor returns the group's working copy of message id: the run's (its
@@ -204,6 +209,19 @@ func (g *group) storePending(p *pendingRow, force bool) error {
 	if writeRow {
 		return g.writeLive(lm, nil, lm.refs, true)
 	}
+	return g.markBehind(lm)
+}
+
+// markBehind marks lm's row behind its raw data once while lm waits for its
+// row write (a crash then leaves a row the next start repairs).
+func (g *group) markBehind(lm *liveMsg) error {
+	if !lm.dirty || lm.behind {
+		return nil
+	}
+	if err := store.MarkMessageBehind(g.ctx, g.tx, g.r.taskID, lm.id); err != nil {
+		return err
+	}
+	lm.behind = true
 	return nil
 }
 
@@ -317,7 +335,7 @@ func (g *group) writeLive(lm *liveMsg, raw []byte, refs store.RawRefs, keep bool
 	if created != 0 {
 		lm.created = created
 	}
-	lm.wrote, lm.dirty, lm.stored = time.Now(), false, true
+	lm.wrote, lm.dirty, lm.behind, lm.stored = time.Now(), false, false, true
 	return nil
 }
 

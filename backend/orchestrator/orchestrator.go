@@ -582,6 +582,11 @@ func (o *Orchestrator) markInterrupted(ctx context.Context, taskID, reason strin
 // session (the app was closed or killed while they ran) interrupted with
 // ReasonAppClosed, and clears their pending requests. Run it at startup.
 func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
+	if n, err := o.repairBehind(ctx); err != nil {
+		return 0, err
+	} else if n > 0 {
+		o.log.Info("orchestrator: rows a crash left behind their raw frames, re-normalized", "count", n)
+	}
 	adopted := o.adoptRelays(ctx) // before the clean-up: an adopted agent is not a leftover
 	o.adoptHostRelays(ctx, adopted)
 	o.adoptSessions(ctx, adopted)
@@ -888,10 +893,41 @@ func (o *Orchestrator) Messages(ctx context.Context, taskID string) ([]agent.Mes
 			byTool[d.ToolID] = d
 		}
 	}
+	live := o.liveVersions(taskID)
 	for i := range msgs {
+		if m, ok := live[msgs[i].ID]; ok {
+			msgs[i] = m // its row waits for its next write (rowInterval)
+		}
 		msgs[i] = decorate(msgs[i], byTool)
 	}
 	return msgs, nil
+}
+
+// liveVersions returns the running task's messages whose latest version is
+// not in their row yet, as their rows will hold them.
+func (o *Orchestrator) liveVersions(taskID string) map[string]agent.Message {
+	unlock := o.lock(taskID)
+	defer unlock()
+	r := o.getRun(taskID)
+	if r == nil {
+		return nil
+	}
+	var out map[string]agent.Message
+	for id, lm := range r.live {
+		if lm == nil || !lm.dirty {
+			continue
+		}
+		if out == nil {
+			out = map[string]agent.Message{}
+		}
+		m := lm.acc.Message()
+		if m.Parts == nil {
+			m.Parts = []agent.Part{}
+		}
+		store.StampTimestamp(&m, lm.created)
+		out[id] = m
+	}
+	return out
 }
 
 // reemitToolMessage emits again the stored message holding tool toolID, now

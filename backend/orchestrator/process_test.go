@@ -190,6 +190,19 @@ func groupSize(t testing.TB, pgid int) int {
 // and checks each stored claude message is the last version the stream gave.
 func checkTranscriptMatchesRaw(t testing.TB, db *store.DB, taskID string) int {
 	t.Helper()
+	return checkTranscript(t, db, taskID, false)
+}
+
+// checkTranscriptAfterCrash is checkTranscriptMatchesRaw on the database a
+// killed app left: a row that differs from its raw frames must be marked
+// behind them (store.BehindVersion), so the next start repairs it.
+func checkTranscriptAfterCrash(t testing.TB, db *store.DB, taskID string) int {
+	t.Helper()
+	return checkTranscript(t, db, taskID, true)
+}
+
+func checkTranscript(t testing.TB, db *store.DB, taskID string, crashed bool) int {
+	t.Helper()
 	ctx := context.Background()
 	var stream bytes.Buffer
 	var seq int64
@@ -213,7 +226,8 @@ func checkTranscriptMatchesRaw(t testing.TB, db *store.DB, taskID string) int {
 			want[ev.Message.ID] = *ev.Message
 		}
 	}
-	rows, err := db.R.Query(`SELECT messageId, normalizedData FROM agent_messages WHERE taskId = ? AND rawFormat = ?`, taskID, claude.FormatName)
+	rows, err := db.R.Query(`SELECT messageId, normalizedData, normalizedVersion FROM agent_messages WHERE taskId = ? AND rawFormat = ?`,
+		taskID, claude.FormatName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +235,8 @@ func checkTranscriptMatchesRaw(t testing.TB, db *store.DB, taskID string) int {
 	n := 0
 	for rows.Next() {
 		var id, data string
-		if err := rows.Scan(&id, &data); err != nil {
+		var version int
+		if err := rows.Scan(&id, &data, &version); err != nil {
 			t.Fatal(err)
 		}
 		var got agent.Message
@@ -233,8 +248,11 @@ func checkTranscriptMatchesRaw(t testing.TB, db *store.DB, taskID string) int {
 		}
 		wj, _ := json.Marshal(w.Parts)
 		gj, _ := json.Marshal(got.Parts)
-		if !bytes.Equal(wj, gj) {
-			t.Errorf("message %s: stored parts %s, raw frames give %s", id, gj, wj)
+		switch {
+		case !bytes.Equal(wj, gj) && crashed && version == store.BehindVersion:
+			t.Logf("message %s: row behind its raw frames, marked for repair", id)
+		case !bytes.Equal(wj, gj):
+			t.Errorf("message %s: stored parts %s, raw frames give %s (version %d)", id, gj, wj, version)
 		}
 		delete(want, id)
 		n++
@@ -602,7 +620,7 @@ func checkStoredBeforeKill(t *testing.T, db *store.DB, emitted map[string]bool) 
 	if frames < 40 {
 		t.Fatalf("only %d raw frames stored", frames)
 	}
-	n := checkTranscriptMatchesRaw(t, db, "t1")
+	n := checkTranscriptAfterCrash(t, db, "t1")
 	for id := range emitted {
 		var x int
 		if err := db.R.QueryRow(`SELECT 1 FROM agent_messages WHERE taskId = 't1' AND messageId = ?`, id).Scan(&x); err != nil {

@@ -107,3 +107,35 @@ func Renormalized(f agent.Format, raw []byte, id string) (agent.Message, error) 
 	}
 	return acc.Message(), nil
 }
+
+// repairBehind re-normalizes the rows a crash left behind their raw data
+// (store.BehindVersion: a row's changes wait up to rowInterval while its
+// frames are stored at once), in one transaction per batch, before Recover
+// adopts or resumes anything that reads them. It returns how many it
+// repaired.
+func (o *Orchestrator) repairBehind(ctx context.Context) (int, error) {
+	var after int64
+	done := 0
+	for {
+		rows, err := store.BehindMessages(ctx, o.db.R, after, 200)
+		if err != nil || len(rows) == 0 {
+			return done, err
+		}
+		err = o.db.Tx(ctx, func(tx *txT) error {
+			for _, row := range rows {
+				data, role, why := o.renormalizeRow(row)
+				if why != "" {
+					o.log.Warn("orchestrator: repair kept the row as it was", "task", row.TaskID, "message", row.MessageID, "why", why)
+				}
+				if err := store.RewriteMessage(ctx, tx, row.RowID, data, role, o.version); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return done, err
+		}
+		after, done = rows[len(rows)-1].RowID, done+len(rows)
+	}
+}

@@ -454,3 +454,64 @@ func TestSearchFindsStreamedTextWithinLag(t *testing.T) {
 		t.Error("the earlier text is no longer found")
 	}
 }
+
+// TestRowBehindIsMarkedServedLiveAndRepaired: a message's row is written
+// when new and then at most every rowInterval; meanwhile its row is marked
+// behind its raw frames, Messages serves the latest version from memory,
+// the loop writes the row by itself rowInterval later, and a row a crash
+// left behind is re-normalized from its raw data by Recover.
+func TestRowBehindIsMarkedServedLiveAndRepaired(t *testing.T) {
+	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	n := newDeltaNorm()
+	streamSession(s, n, `{"id":"a1","text":"Hel"}`, `{"id":"a1","tool":"t-1"}`)
+	waitFor(t, "the tool's version emitted", func() bool {
+		for _, p := range h.rec.agentEvents("t1") {
+			if p.Event.Type == agent.EventMessage && len(p.Event.Message.Parts) == 3 {
+				return true
+			}
+		}
+		return false
+	})
+	msgs, err := h.o.Messages(ctx, "t1")
+	if err != nil || len(msgs) == 0 || len(msgs[len(msgs)-1].Parts) != 3 {
+		t.Fatalf("Messages right after the event: %+v %v (want the version with the tool)", msgs, err)
+	}
+	row := func() (int, int) {
+		var data string
+		var version int
+		if err := h.db.R.QueryRow(`SELECT normalizedData, normalizedVersion FROM agent_messages WHERE taskId = 't1' AND messageId = 'a1'`).
+			Scan(&data, &version); err != nil {
+			t.Fatal(err)
+		}
+		var m agent.Message
+		_ = json.Unmarshal([]byte(data), &m)
+		return len(m.Parts), version
+	}
+	if parts, version := row(); parts != 3 && version != store.BehindVersion {
+		t.Fatalf("row with %d parts at version %d: behind its frames but not marked", parts, version)
+	}
+	waitFor(t, "the row written by the loop's timer", func() bool {
+		parts, version := row()
+		return parts == 3 && version == CurrentNormalizationVersion
+	})
+	streamSession(s, n, `{"done":true}`)
+	waitStatus(t, h.db, "t1", store.StatusCompleted)
+
+	// What a crash leaves: the row's data older than its raw frames, marked.
+	if _, err := h.db.W.Exec(`UPDATE agent_messages SET normalizedData = ?, normalizedVersion = ? WHERE taskId = 't1' AND messageId = 'a1'`,
+		`{"id":"a1","role":"assistant","parts":[{"type":"text","text":"Hel"}]}`, store.BehindVersion); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.o.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if parts, version := row(); parts != 3 || version != CurrentNormalizationVersion {
+		t.Fatalf("after Recover: row with %d parts at version %d, want 3 at %d", parts, version, CurrentNormalizationVersion)
+	}
+}

@@ -258,3 +258,26 @@ func MessageWithTool(ctx context.Context, q SQLRunner, taskID, toolID string) (m
 	}
 	return m, true, nil
 }
+
+// BehindVersion is the normalizedVersion of a row whose normalized data lags
+// its raw data: the orchestrator stores every frame at once but rewrites a
+// changing message's row at most every ~100 ms; it marks the row behind in
+// the meantime (MarkMessageBehind) and the next write clears the mark. A
+// crash can leave such rows; the next start re-normalizes them from their
+// raw data (BehindMessages) before anything reads them.
+const BehindVersion = 0
+
+// MarkMessageBehind marks a message's row behind its raw data.
+func MarkMessageBehind(ctx context.Context, q SQLRunner, taskID, messageID string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE agent_messages SET normalizedVersion = ? WHERE taskId = ? AND messageId = ?`,
+		BehindVersion, taskID, messageID); err != nil {
+		return fmt.Errorf("store: mark message %s of task %s behind: %w", messageID, taskID, err)
+	}
+	return nil
+}
+
+// BehindMessages returns up to limit rows marked behind with a row id above
+// afterRowID, like StaleMessages.
+func BehindMessages(ctx context.Context, q SQLRunner, afterRowID int64, limit int) ([]StoredMessage, error) {
+	return StaleMessages(ctx, q, BehindVersion+1, afterRowID, limit)
+}
