@@ -59,6 +59,7 @@ type DB struct {
 	W    *sql.DB
 	R    *sql.DB
 	Path string
+	ckpt *checkpointer
 	// searchQueue: the schema queues messages for the search index
 	// (migration 0110), which Tx then indexes.
 	searchQueue bool
@@ -97,6 +98,9 @@ func dsn(path string, writer bool) string {
 	q.Add("_pragma", "temp_store(MEMORY)")
 	if writer {
 		q.Set("_txlock", "immediate")
+		// The WAL is checkpointed in the background (checkpointer), not
+		// by the commit that crosses 1,000 pages.
+		q.Add("_pragma", "wal_autocheckpoint(0)")
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}
@@ -141,18 +145,22 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db := &DB{W: w, R: r, Path: path}
-	var n int
-	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'message_search_pending'`).Scan(&n); err != nil {
+	ckpt, err := newCheckpointer(path)
+	if err != nil {
 		w.Close()
 		r.Close()
+		return nil, err
+	}
+	db := &DB{W: w, R: r, Path: path, ckpt: ckpt}
+	var n int
+	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'message_search_pending'`).Scan(&n); err != nil {
+		db.closeAll()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	db.searchQueue = n > 0
 	// Messages a crash left waiting for the search index.
 	if err := db.Tx(ctx, func(*sql.Tx) error { return nil }); err != nil {
-		w.Close()
-		r.Close()
+		db.closeAll()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	return db, nil
@@ -184,8 +192,16 @@ func (db *DB) ReleaseMemory(ctx context.Context) error {
 // waiting for the search index are indexed before).
 func (db *DB) Close() error {
 	_ = db.Tx(context.Background(), func(*sql.Tx) error { return nil })
+	err := db.ckpt.close()
 	_, _ = db.W.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
-	return errors.Join(db.R.Close(), db.W.Close())
+	return errors.Join(err, db.R.Close(), db.W.Close())
+}
+
+// closeAll closes the connections without a checkpoint (a failed Open).
+func (db *DB) closeAll() {
+	_ = db.ckpt.close()
+	db.R.Close()
+	db.W.Close()
 }
 
 // Tx runs fn in one immediate write transaction. fn's error (or a panic)
@@ -218,6 +234,9 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error, index bool) err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
+	}
+	if db.ckpt != nil {
+		db.ckpt.committed()
 	}
 	return nil
 }
