@@ -26,7 +26,7 @@ const (
 )
 
 // batchWindow is how long the first event of a batch waits for others.
-// The orchestrator already holds each task's message events for 30 ms;
+// The orchestrator already holds each task's message events for 16 ms;
 // this joins the emits of every task (and the rest) into one notice.
 const batchWindow = 30 * time.Millisecond
 

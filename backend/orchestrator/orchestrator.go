@@ -101,7 +101,9 @@ type Options struct {
 	Notifier notify.Notifier
 	Logger   *slog.Logger
 	// Coalesce is how long message updates may be held back to merge
-	// (default 30ms; negative disables coalescing).
+	// (default 16ms, a display frame: the page cannot show versions
+	// faster, and the app's event feed batches every task's emits again;
+	// it is part of the stdout-to-emit latency; negative disables it).
 	Coalesce time.Duration
 	// NormalizationVersion overrides CurrentNormalizationVersion (tests).
 	NormalizationVersion int
@@ -201,7 +203,7 @@ func New(opt Options) (*Orchestrator, error) {
 		opt.Logger = slog.Default()
 	}
 	if opt.Coalesce == 0 {
-		opt.Coalesce = 30 * time.Millisecond
+		opt.Coalesce = 16 * time.Millisecond
 	}
 	if opt.NormalizationVersion == 0 {
 		opt.NormalizationVersion = CurrentNormalizationVersion
