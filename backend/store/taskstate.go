@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
 // SQLRunner is what both *sql.DB and *sql.Tx offer; the orchestrator's
@@ -93,6 +95,15 @@ func SetTaskSessionID(ctx context.Context, q SQLRunner, id, sessionID string, no
 func SetTaskMode(ctx context.Context, q SQLRunner, id, mode string, now int64) error {
 	res, err := q.ExecContext(ctx, `UPDATE tasks SET interactionMode = ?, updatedAt = ? WHERE id = ?`, mode, now, id)
 	return checkOne(res, err, "set mode of task", id)
+}
+
+// TaskMode returns the task's stored interaction mode.
+func TaskMode(ctx context.Context, q SQLRunner, id string) (agent.InteractionMode, error) {
+	var m string
+	if err := q.QueryRowContext(ctx, `SELECT interactionMode FROM tasks WHERE id = ?`, id).Scan(&m); err != nil {
+		return "", fmt.Errorf("store: mode of task %s: %w", id, err)
+	}
+	return agent.InteractionMode(m), nil
 }
 
 // SetTaskModel stores the task's model.

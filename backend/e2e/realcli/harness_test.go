@@ -127,6 +127,9 @@ type agentCase struct {
 	wantAsked []string
 	taskModel string
 	mk        func(db *store.DB) agent.Backend
+	// bypassAllows: in bypass mode the agent still asks, and the app
+	// allows each request itself (Claude Code under its ask rule).
+	bypassAllows bool
 }
 
 // harness is one backend under test: one task, steps run in order.
