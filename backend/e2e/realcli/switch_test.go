@@ -99,24 +99,16 @@ func TestClaudeCodeSwitchToAsk(t *testing.T) {
 
 // withSwitch is withModel for runSwitch; the project holds hello.txt.
 func withSwitch(t *testing.T, c func(model *fakemodel.Server, proj string) agentCase) {
+	withHello(t, c, (*harness).runSwitch)
+}
+
+// withHello starts the model server and a harness on a project holding
+// hello.txt (what the readonly scenario reads), then runs steps.
+func withHello(t *testing.T, c func(model *fakemodel.Server, proj string) agentCase, steps func(*harness)) {
 	proj := newProject(t)
 	if err := os.WriteFile(filepath.Join(proj, "hello.txt"), []byte("Hello from the fake model!\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	model := startModel(t, proj)
-	h := newHarness(t, proj, model, c(model, proj))
-	h.runSwitch()
-}
-
-// TestClaudeCodeACPSwitchToAsk: the same on claude-code-acp, whose own
-// bypassPermissions mode allows every request itself (nothing reaches the
-// app), and whose session/new `_meta` carries the ask rule in every mode.
-func TestClaudeCodeACPSwitchToAsk(t *testing.T) {
-	t.Parallel()
-	b := bin(t, binDir(t), "claude-code-acp")
-	withSwitch(t, func(model *fakemodel.Server, _ string) agentCase {
-		name := agent.BackendType("acp.anthropic.claude-code")
-		return agentCase{format: "acp", mode: agent.ModeBypass, asks: true,
-			mk: wrapped(t, name, claudeEnv(t, model), acpBackend(t, name, b))}
-	})
+	steps(newHarness(t, proj, model, c(model, proj)))
 }
