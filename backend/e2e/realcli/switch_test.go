@@ -16,7 +16,8 @@ import (
 
 // runSwitch runs the mode-switch steps on a task started in bypass mode:
 // a read-only command runs unasked, then, switched to ask mode, the same
-// command is asked before it runs, and a denied command does not run.
+// command is asked before it runs, and a denied command does not run;
+// switched back to bypass, it runs unasked again.
 func (h *harness) runSwitch() {
 	steps := []struct {
 		name string
@@ -26,6 +27,7 @@ func (h *harness) runSwitch() {
 		{"bypass-readonly", h.stepBypassReadOnly},
 		{"switch-to-ask-readonly", h.stepSwitchAskReadOnly},
 		{"switch-to-ask-deny", h.stepDeny},
+		{"back-to-bypass-readonly", h.stepBackToBypass},
 	}
 	for _, s := range steps {
 		h.t.Run(s.name, func(t *testing.T) {
@@ -86,6 +88,15 @@ func (h *harness) stepSwitchAskReadOnly(t testing.TB) {
 	h.stepAskReadOnly(t)
 }
 
+// stepBackToBypass: switched back to bypass, nothing is asked (Claude Code
+// accepts the switch: the session was launched in bypass).
+func (h *harness) stepBackToBypass(t testing.TB) {
+	if err := h.orch.SetMode(context.Background(), h.task, agent.ModeBypass); err != nil {
+		t.Logf("set mode bypass: %v", err)
+	}
+	h.stepBypassReadOnly(t)
+}
+
 // TestClaudeCodeSwitchToAsk: a Claude Code task started in bypass mode and
 // switched to ask asks before every command, read-only ones included.
 func TestClaudeCodeSwitchToAsk(t *testing.T) {
@@ -111,4 +122,17 @@ func withHello(t *testing.T, c func(model *fakemodel.Server, proj string) agentC
 	}
 	model := startModel(t, proj)
 	steps(newHarness(t, proj, model, c(model, proj)))
+}
+
+// TestClaudeCodeACPSwitchToAsk: the same on claude-code-acp, whose own
+// bypassPermissions mode allows every request itself (nothing reaches the
+// app), and whose session/new `_meta` carries the ask rule in every mode.
+func TestClaudeCodeACPSwitchToAsk(t *testing.T) {
+	t.Parallel()
+	b := bin(t, binDir(t), "claude-code-acp")
+	withSwitch(t, func(model *fakemodel.Server, _ string) agentCase {
+		name := agent.BackendType("acp.anthropic.claude-code")
+		return agentCase{format: "acp", mode: agent.ModeBypass, asks: true,
+			mk: wrapped(t, name, claudeEnv(t, model), acpBackend(t, name, b))}
+	})
 }
