@@ -93,9 +93,8 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 
 // relaysOf is the relay transport the settings ask for (relay.Configured).
 func relaysOf(ctx context.Context, db *store.DB) *relay.Transport {
-	settings := store.NewSettings(db)
-	on, _, _ := settings.Get(ctx, store.SettingRelays)
-	idle, _, _ := settings.Get(ctx, store.SettingRelayIdleStop)
+	on, _, _ := store.SettingValue(ctx, db.R, store.SettingRelays)
+	idle, _, _ := store.SettingValue(ctx, db.R, store.SettingRelayIdleStop)
 	return relay.Configured(filepath.Dir(db.Path), on, idle)
 }
 
@@ -126,7 +125,7 @@ func (s *sessions) stop(ctx context.Context) {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	if v, _, _ := store.NewSettings(s.db).Get(ctx, store.SettingQuitRunning); v == "keep" {
+	if v, _, _ := store.SettingValue(ctx, s.db.R, store.SettingQuitRunning); v == "keep" {
 		s.o.SetKeepOnQuit(true)
 	}
 	if err := s.o.Close(ctx); err != nil {

@@ -45,15 +45,14 @@ type ProjectHost struct {
 type HostService struct {
 	ctx        context.Context
 	pool       *remote.Pool
-	hosts      *store.Hosts
-	projects   *store.Projects
+	db         *store.DB
 	configPath string
 }
 
 // NewHostService returns the hosts service; configPath is the ssh config
 // to list (remote.DefaultConfigPath()).
 func NewHostService(ctx context.Context, db *store.DB, pool *remote.Pool, configPath string) *HostService {
-	return &HostService{ctx: ctx, pool: pool, hosts: store.NewHosts(db), projects: store.NewProjects(db), configPath: configPath}
+	return &HostService{ctx: ctx, pool: pool, db: db, configPath: configPath}
 }
 
 // ListHosts lists the hosts of ~/.ssh/config and those added by hand, by
@@ -67,7 +66,7 @@ func (s *HostService) ListHosts() ([]Host, error) {
 	for _, c := range cfg {
 		byName[c.Alias] = &Host{Name: c.Alias, FromConfig: true, Config: c}
 	}
-	stored, err := s.hosts.List(s.ctx)
+	stored, err := store.ListHosts(s.ctx, s.db.R)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +101,7 @@ func (s *HostService) AddHost(name string) (Host, error) {
 	if err := remote.ValidHost(name); err != nil {
 		return Host{}, invalid("name", err, "%v", err)
 	}
-	h, err := s.hosts.Add(s.ctx, name)
+	h, err := store.AddHost(s.ctx, s.db.W, name)
 	if errors.Is(err, store.ErrDuplicate) {
 		return Host{}, invalid("name", err, "%s is already in the list", name)
 	}
@@ -113,7 +112,7 @@ func (s *HostService) AddHost(name string) (Host, error) {
 }
 
 // RemoveHost forgets a host added by hand.
-func (s *HostService) RemoveHost(name string) error { return s.hosts.Remove(s.ctx, name) }
+func (s *HostService) RemoveHost(name string) error { return store.RemoveHost(s.ctx, s.db.W, name) }
 
 // CheckHost runs the health check (reachable, OS/arch, git, agent CLIs,
 // free disk) and stores it.
@@ -124,7 +123,7 @@ func (s *HostService) CheckHost(name string) (remote.Health, error) {
 	}
 	h := c.Health(s.ctx)
 	b, _ := json.Marshal(h)
-	if err := s.hosts.SaveHealth(s.ctx, name, string(b)); err != nil {
+	if err := store.SaveHostHealth(s.ctx, s.db.W, name, string(b)); err != nil {
 		return h, err
 	}
 	return h, nil
@@ -197,11 +196,11 @@ func (s *HostService) AddRemoteProject(host, dir, name string) (Project, error) 
 	if strings.TrimSpace(name) == "" {
 		name = path.Base(dir)
 	}
-	p, err := s.projects.Add(s.ctx, store.NewProject{Name: name, Path: dir, IsGitRepo: repoErr == nil})
+	p, err := store.AddProject(s.ctx, s.db.W, store.NewProject{Name: name, Path: dir, IsGitRepo: repoErr == nil})
 	if err != nil {
 		return Project{}, err
 	}
-	if err := s.hosts.SetProjectHost(s.ctx, p.ID, host, dir); err != nil {
+	if err := store.SetProjectHost(s.ctx, s.db.W, p.ID, host, dir); err != nil {
 		return Project{}, err
 	}
 	return NewProjectDTO(p), nil
@@ -209,7 +208,7 @@ func (s *HostService) AddRemoteProject(host, dir, name string) (Project, error) 
 
 // ProjectHost says where a project lives (Host "" = this machine).
 func (s *HostService) ProjectHost(projectID string) (ProjectHost, error) {
-	ph, ok, err := s.hosts.ProjectHost(s.ctx, projectID)
+	ph, ok, err := store.GetProjectHost(s.ctx, s.db.R, projectID)
 	if err != nil || !ok {
 		return ProjectHost{ProjectID: projectID}, err
 	}
@@ -226,7 +225,7 @@ func (s *HostService) SetProjectHost(projectID, host, dir string) (ProjectHost, 
 			return ProjectHost{}, invalid("path", errors.New("not absolute"), "the folder on the host must be an absolute path")
 		}
 	}
-	if err := s.hosts.SetProjectHost(s.ctx, projectID, host, dir); err != nil {
+	if err := store.SetProjectHost(s.ctx, s.db.W, projectID, host, dir); err != nil {
 		return ProjectHost{}, err
 	}
 	return s.ProjectHost(projectID)

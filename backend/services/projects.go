@@ -41,14 +41,12 @@ func NewProjectDTO(p store.Project) Project {
 
 // ProjectService manages projects: local folders the agents work in.
 type ProjectService struct {
-	ctx      context.Context
-	projects *store.Projects
-	tasks    *store.Tasks
-	settings *store.Settings
-	reg      *agent.Registry
-	dialogs  Dialogs
-	stop     TaskStopper    // nil: no live sessions to end
-	terms    TerminalCloser // nil: no shells to end
+	ctx     context.Context
+	db      *store.DB
+	reg     *agent.Registry
+	dialogs Dialogs
+	stop    TaskStopper    // nil: no live sessions to end
+	terms   TerminalCloser // nil: no shells to end
 }
 
 // TerminalCloser ends a task's shells, every process group, returning
@@ -62,7 +60,7 @@ type TerminalCloser interface {
 // Removing a project first stops its tasks' agents (stop) and ends their
 // shells (terms); either may be nil when there are none.
 func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs, stop TaskStopper, terms TerminalCloser) *ProjectService {
-	return &ProjectService{ctx: ctx, projects: store.NewProjects(db), tasks: store.NewTasks(db), settings: store.NewSettings(db),
+	return &ProjectService{ctx: ctx, db: db,
 		reg: reg, dialogs: dialogs, stop: stop, terms: terms}
 }
 
@@ -94,11 +92,11 @@ func (s *ProjectService) Add(path string) (Project, error) {
 	if !st.IsDir() {
 		return Project{}, invalid("path", nil, "not a directory: %s", abs)
 	}
-	backend, err := defaultBackend(s.ctx, s.settings, s.reg)
+	backend, err := defaultBackend(s.ctx, s.db, s.reg)
 	if err != nil {
 		return Project{}, err
 	}
-	p, err := s.projects.Add(s.ctx, store.NewProject{
+	p, err := store.AddProject(s.ctx, s.db.W, store.NewProject{
 		Name:                projectName(abs),
 		Path:                abs,
 		IsGitRepo:           isGitRepo(abs),
@@ -115,7 +113,7 @@ func (s *ProjectService) Add(path string) (Project, error) {
 
 // List returns every project in display order.
 func (s *ProjectService) List() ([]Project, error) {
-	ps, err := s.projects.List(s.ctx)
+	ps, err := store.ListProjects(s.ctx, s.db.R)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +126,7 @@ func (s *ProjectService) List() ([]Project, error) {
 
 // Get returns one project.
 func (s *ProjectService) Get(id string) (Project, error) {
-	p, err := s.projects.Get(s.ctx, id)
+	p, err := store.GetProject(s.ctx, s.db.R, id)
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
@@ -141,7 +139,7 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 	if name == "" {
 		return Project{}, invalid("name", nil, "project name is empty")
 	}
-	p, err := s.projects.Rename(s.ctx, id, name)
+	p, err := store.RenameProject(s.ctx, s.db.W, id, name)
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
@@ -152,10 +150,10 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 // Each task's agent is stopped and its shells ended first, as when a task
 // is deleted; if one cannot be, nothing is removed.
 func (s *ProjectService) Remove(id string) error {
-	if _, err := s.projects.Get(s.ctx, id); err != nil {
+	if _, err := store.GetProject(s.ctx, s.db.R, id); err != nil {
 		return notFound("project", id, err)
 	}
-	tasks, err := s.tasks.List(s.ctx, id)
+	tasks, err := store.ListTasks(s.ctx, s.db.R, id)
 	if err != nil {
 		return err
 	}
@@ -164,7 +162,7 @@ func (s *ProjectService) Remove(id string) error {
 			return fmt.Errorf("project not removed: task %q: %w", t.Name, err)
 		}
 	}
-	return notFound("project", id, s.projects.Remove(s.ctx, id))
+	return notFound("project", id, store.RemoveProject(s.ctx, s.db.W, id))
 }
 
 // endTask stops a task's agent and ends its shells.
@@ -189,7 +187,7 @@ func (s *ProjectService) SetDefaultBackend(id, backend string) (Project, error) 
 	if err != nil {
 		return Project{}, err
 	}
-	p, err := s.projects.SetDefaultBackend(s.ctx, id, b)
+	p, err := store.SetProjectBackend(s.ctx, s.db.W, id, b)
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
@@ -199,7 +197,7 @@ func (s *ProjectService) SetDefaultBackend(id, backend string) (Project, error) 
 // SetDefaultModel sets the model new tasks of the project use ("" = the
 // backend's own default).
 func (s *ProjectService) SetDefaultModel(id, model string) (Project, error) {
-	p, err := s.projects.SetDefaultModel(s.ctx, id, strings.TrimSpace(model))
+	p, err := store.SetProjectModel(s.ctx, s.db.W, id, strings.TrimSpace(model))
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
@@ -262,8 +260,8 @@ func checkBackend(reg *agent.Registry, name string) (agent.BackendType, error) {
 
 // defaultBackend is the global default backend when set and still
 // registered, else the first registered backend.
-func defaultBackend(ctx context.Context, settings *store.Settings, reg *agent.Registry) (agent.BackendType, error) {
-	v, ok, err := settings.Get(ctx, store.SettingDefaultBackend)
+func defaultBackend(ctx context.Context, db *store.DB, reg *agent.Registry) (agent.BackendType, error) {
+	v, ok, err := store.SettingValue(ctx, db.R, store.SettingDefaultBackend)
 	if err != nil {
 		return "", err
 	}

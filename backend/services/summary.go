@@ -40,7 +40,7 @@ func (s *Summaries) RunEnded(ctx context.Context, taskID string) {
 	if backend == "" {
 		return
 	}
-	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
+	t, err := store.GetTask(ctx, s.DB.R, taskID)
 	if err != nil || t.Status != store.StatusCompleted {
 		return
 	}
@@ -94,7 +94,7 @@ func (s *Summaries) command(ctx context.Context, backend agent.BackendType) (one
 // Title asks backend's CLI for task taskID's title and stores it when the
 // task is still named autoName; then it emits the task.
 func (s *Summaries) Title(ctx context.Context, backend agent.BackendType, taskID, autoName string) error {
-	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
+	t, err := store.GetTask(ctx, s.DB.R, taskID)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Summaries) Title(ctx context.Context, backend agent.BackendType, taskID
 	if err != nil || !changed {
 		return err
 	}
-	if t, err = store.NewTasks(s.DB).Get(ctx, taskID); err != nil {
+	if t, err = store.GetTask(ctx, s.DB.R, taskID); err != nil {
 		return err
 	}
 	if s.Emit != nil {
@@ -129,7 +129,7 @@ func (s *Summaries) log() *slog.Logger {
 // Summarize asks backend's CLI for task taskID's summary, stores it and
 // emits the task.
 func (s *Summaries) Summarize(ctx context.Context, backend agent.BackendType, taskID string) error {
-	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
+	t, err := store.GetTask(ctx, s.DB.R, taskID)
 	if err != nil {
 		return err
 	}

@@ -57,11 +57,11 @@ func TestSummaryWhenTaskFinishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "fix", Prompt: "fix the parser", AgentBackend: agent.BackendClaudeCode})
+	task, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "fix", Prompt: "fix the parser", AgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestSummaryWhenTaskFinishes(t *testing.T) {
 		t.Fatalf("a summary without the setting: %+v", got)
 	case <-time.After(300 * time.Millisecond):
 	}
-	if err := store.NewSettings(db).Set(ctx, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
+	if err := store.SetSetting(ctx, db.W, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
 		t.Fatal(err)
 	}
 	s.RunEnded(ctx, task.ID)
@@ -101,7 +101,7 @@ func TestSummaryWhenTaskFinishes(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no summary emitted")
 	}
-	stored, err := store.NewTasks(db).Get(ctx, task.ID)
+	stored, err := store.GetTask(ctx, db.R, task.ID)
 	if err != nil || stored.Summary != "Fixed the parser's off-by-one and added a test." {
 		t.Errorf("stored summary %q, %v", stored.Summary, err)
 	}
@@ -165,7 +165,7 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 	next("created")
 	quiet("no one-shot agent set")
 
-	if err := store.NewSettings(db).Set(ctx, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
+	if err := store.SetSetting(ctx, db.W, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
 		t.Fatal(err)
 	}
 	task, err := tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "fix the parser\nit drops the last token"})
@@ -176,7 +176,7 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 	if got := next("titled"); got.ID != task.ID || got.Name != "Parser off-by-one fix" {
 		t.Errorf("titled %+v", got)
 	}
-	if stored, err := store.NewTasks(db).Get(ctx, task.ID); err != nil || stored.Name != "Parser off-by-one fix" {
+	if stored, err := store.GetTask(ctx, db.R, task.ID); err != nil || stored.Name != "Parser off-by-one fix" {
 		t.Errorf("stored name %q, %v", stored.Name, err)
 	}
 
@@ -197,7 +197,7 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 	}
 	quiet("a renamed task")
 	for id, want := range map[string]string{first.ID: "my own name", named.ID: "mine"} {
-		if stored, err := store.NewTasks(db).Get(ctx, id); err != nil || stored.Name != want {
+		if stored, err := store.GetTask(ctx, db.R, id); err != nil || stored.Name != want {
 			t.Errorf("task %s named %q, want %q (%v)", id, stored.Name, want, err)
 		}
 	}

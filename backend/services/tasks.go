@@ -137,14 +137,13 @@ type CreateTaskInput struct {
 
 // TaskService manages tasks.
 type TaskService struct {
-	ctx      context.Context
-	tasks    *store.Tasks
-	projects *store.Projects
-	reg      *agent.Registry
-	emit     Emitter
-	ws       *workspace.Manager // nil: tasks have no worktree to remove
-	stop     TaskStopper        // nil: no live sessions to end
-	titler   Titler             // nil: names stay the prompt's first line
+	ctx    context.Context
+	db     *store.DB
+	reg    *agent.Registry
+	emit   Emitter
+	ws     *workspace.Manager // nil: tasks have no worktree to remove
+	stop   TaskStopper        // nil: no live sessions to end
+	titler Titler             // nil: names stay the prompt's first line
 }
 
 // Titler gives a task created without a name a better one, in the
@@ -177,7 +176,7 @@ func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit
 	if emit == nil {
 		emit = nopEmitter{}
 	}
-	return &TaskService{ctx: ctx, tasks: store.NewTasks(db), projects: store.NewProjects(db), reg: reg, emit: emit, ws: ws, stop: stop}
+	return &TaskService{ctx: ctx, db: db, reg: reg, emit: emit, ws: ws, stop: stop}
 }
 
 // Create creates a task in status "created" (it does not start it). Its
@@ -188,7 +187,7 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 	if prompt == "" {
 		return Task{}, invalid("prompt", nil, "prompt is empty")
 	}
-	p, err := s.projects.Get(s.ctx, in.ProjectID)
+	p, err := store.GetProject(s.ctx, s.db.R, in.ProjectID)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return Task{}, invalid("projectId", err, "project not found: %s", in.ProjectID)
@@ -243,7 +242,7 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 	if auto {
 		name = nameFromPrompt(prompt)
 	}
-	t, err := s.tasks.Create(s.ctx, store.NewTask{
+	t, err := store.CreateTask(s.ctx, s.db.W, store.NewTask{
 		ProjectID:       p.ID,
 		Name:            name,
 		Prompt:          prompt,
@@ -264,7 +263,7 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 
 // List returns a project's tasks, newest first.
 func (s *TaskService) List(projectID string) ([]Task, error) {
-	ts, err := s.tasks.List(s.ctx, projectID)
+	ts, err := store.ListTasks(s.ctx, s.db.R, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +276,7 @@ func (s *TaskService) List(projectID string) ([]Task, error) {
 
 // Get returns one task.
 func (s *TaskService) Get(id string) (Task, error) {
-	t, err := s.tasks.Get(s.ctx, id)
+	t, err := store.GetTask(s.ctx, s.db.R, id)
 	if err != nil {
 		return Task{}, notFound("task", id, err)
 	}
@@ -302,7 +301,7 @@ func (s *TaskService) DeleteDiscardingChanges(id string) error {
 }
 
 func (s *TaskService) delete(id string, force bool) error {
-	t, err := s.tasks.Get(s.ctx, id)
+	t, err := store.GetTask(s.ctx, s.db.R, id)
 	if err != nil {
 		return notFound("task", id, err)
 	}
@@ -322,7 +321,7 @@ func (s *TaskService) delete(id string, force bool) error {
 			return fmt.Errorf("task not deleted: %w", err)
 		}
 	}
-	if err := s.tasks.Delete(s.ctx, id); err != nil {
+	if err := store.DeleteTask(s.ctx, s.db.W, id); err != nil {
 		return notFound("task", id, err)
 	}
 	s.emit.Emit(EventTaskDeleted, TaskDeleted{ID: t.ID, ProjectID: t.ProjectID})
@@ -335,7 +334,7 @@ func (s *TaskService) Rename(id, name string) (Task, error) {
 	if name == "" {
 		return Task{}, invalid("name", nil, "task name is empty")
 	}
-	t, err := s.tasks.Rename(s.ctx, id, name)
+	t, err := store.RenameTask(s.ctx, s.db.W, id, name)
 	if err != nil {
 		return Task{}, notFound("task", id, err)
 	}

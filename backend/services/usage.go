@@ -71,7 +71,7 @@ func (s *UsageService) SetAutoRetry(on bool) error {
 	if on {
 		v = "1"
 	}
-	return store.NewSettings(s.db).Set(s.ctx, store.SettingAutoRetry, v)
+	return store.SetSetting(s.ctx, s.db.W, store.SettingAutoRetry, v)
 }
 
 // RetryLastMessage is the scheduler's Retrier: it sends the task's last user
