@@ -90,6 +90,13 @@ type Task struct {
 	Summary string `json:"summary"`
 }
 
+// TaskUpdated returns what tells the UI about a task changed outside the
+// services (backend/summary's titles and summaries): the "task:updated"
+// event with the task's DTO.
+func TaskUpdated(emit Emitter) func(store.Task) {
+	return func(t store.Task) { emit.Emit(orchestrator.EventTaskUpdated, NewTaskDTO(t)) }
+}
+
 // NewTaskDTO maps a stored task to its DTO (also the "task:updated"
 // payload the orchestrator emits).
 func NewTaskDTO(t store.Task) Task {
@@ -147,7 +154,8 @@ type TaskService struct {
 }
 
 // Titler gives a task created without a name a better one, in the
-// background (Summaries does, by a one-shot agent call when one is set).
+// background (summary.Summaries does, by a one-shot agent call when one
+// is set).
 type Titler interface {
 	TaskCreated(ctx context.Context, taskID, autoName string)
 }
