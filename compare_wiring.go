@@ -60,7 +60,7 @@ func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *w
 	if o != nil {
 		starter = o
 		w.sched = limits.NewScheduler(w.ctx, limits.SchedulerOptions{DB: w.db,
-			Retry:   services.RetryLastMessage(w.db, o.SendMessage),
+			Retry:   limits.RetryLastMessage(w.db, o.SendMessage),
 			Changed: func(l store.TaskLimit) { emit.Emit(services.EventLimitUpdated, l) },
 			Logger:  slog.New(slog.NewTextHandler(os.Stderr, nil))})
 		if err := w.sched.Restore(w.ctx); err != nil {
