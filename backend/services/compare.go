@@ -7,6 +7,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/compare"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/tasks"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
@@ -54,11 +55,11 @@ type KeepOutcome struct {
 	Warning string   `json:"warning,omitempty"`
 }
 
-// NewComparisons returns the agent comparisons (backend/compare) over db, whose tasks are created
-// and deleted by tasks (as the New task dialog does); run may be nil
-// (nothing starts), emit may be nil.
-func NewComparisons(db *store.DB, tasks *TaskService, ws *workspace.Manager, run compare.Starter, emit Emitter) *compare.Comparisons {
-	return compare.New(db, compareTasks{tasks}, ws, run, emit)
+// NewComparisons returns the agent comparisons (backend/compare) over db,
+// whose tasks ts creates and deletes (as the New task dialog does); run
+// may be nil (nothing starts), emit may be nil.
+func NewComparisons(db *store.DB, ts *TaskService, ws *workspace.Manager, run compare.Starter, emit Emitter) *compare.Comparisons {
+	return compare.New(db, compareTasks{ts}, ws, run, emit)
 }
 
 // compareTasks gives compare the tasks of the New task dialog.
@@ -122,7 +123,7 @@ func NewCompareService(ctx context.Context, c *compare.Comparisons) *CompareServ
 func (s *CompareService) Create(in CreateCompareInput) (CompareView, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
-		name = nameFromPrompt(in.Prompt)
+		name = tasks.NameFromPrompt(in.Prompt)
 	}
 	agents := make([]compare.Agent, len(in.Agents))
 	for i, a := range in.Agents {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/tasks"
 )
 
 // Project is a project as the frontend sees it.
@@ -92,7 +93,7 @@ func (s *ProjectService) Add(path string) (Project, error) {
 	if !st.IsDir() {
 		return Project{}, invalid("path", nil, "not a directory: %s", abs)
 	}
-	backend, err := defaultBackend(s.ctx, s.db, s.reg)
+	backend, err := tasks.DefaultBackend(s.ctx, s.db, s.reg)
 	if err != nil {
 		return Project{}, err
 	}
@@ -153,11 +154,11 @@ func (s *ProjectService) Remove(id string) error {
 	if _, err := store.GetProject(s.ctx, s.db.R, id); err != nil {
 		return notFound("project", id, err)
 	}
-	tasks, err := store.ListTasks(s.ctx, s.db.R, id)
+	ts, err := store.ListTasks(s.ctx, s.db.R, id)
 	if err != nil {
 		return err
 	}
-	for _, t := range tasks {
+	for _, t := range ts {
 		if err := s.endTask(t.ID); err != nil {
 			return fmt.Errorf("project not removed: task %q: %w", t.Name, err)
 		}
@@ -183,7 +184,7 @@ func (s *ProjectService) endTask(taskID string) error {
 // SetDefaultBackend sets the backend new tasks of the project use. It must
 // be a registered backend.
 func (s *ProjectService) SetDefaultBackend(id, backend string) (Project, error) {
-	b, err := checkBackend(s.reg, backend)
+	b, err := tasks.CheckBackend(s.reg, backend)
 	if err != nil {
 		return Project{}, err
 	}
@@ -243,35 +244,6 @@ func projectName(abs string) string {
 func isGitRepo(dir string) bool {
 	st, err := os.Stat(filepath.Join(dir, ".git"))
 	return err == nil && (st.IsDir() || st.Mode().IsRegular())
-}
-
-// checkBackend validates a backend name against the registry.
-func checkBackend(reg *agent.Registry, name string) (agent.BackendType, error) {
-	b := agent.BackendType(strings.TrimSpace(name))
-	if b == "" {
-		return "", invalid("backend", nil, "no agent backend given")
-	}
-	if !reg.Has(b) {
-		return "", invalid("backend", &agent.UnknownBackendError{Name: b},
-			"unknown agent backend %q (known: %s)", b, strings.Join(agent.SortedNames(reg.List()), ", "))
-	}
-	return b, nil
-}
-
-// defaultBackend is the global default backend when set and still
-// registered, else the first registered backend.
-func defaultBackend(ctx context.Context, db *store.DB, reg *agent.Registry) (agent.BackendType, error) {
-	v, ok, err := store.SettingValue(ctx, db.R, store.SettingDefaultBackend)
-	if err != nil {
-		return "", err
-	}
-	if ok && reg.Has(agent.BackendType(v)) {
-		return agent.BackendType(v), nil
-	}
-	if infos := reg.List(); len(infos) > 0 {
-		return infos[0].Name, nil
-	}
-	return "", errors.New("no agent backend is registered")
 }
 
 // notFound rewrites a store.ErrNotFound into a message for the user.

@@ -6,6 +6,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/history/oneshot"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/tasks"
 )
 
 // SettingsService holds the app-wide settings.
@@ -23,13 +24,13 @@ func NewSettingsService(ctx context.Context, db *store.DB, reg *agent.Registry) 
 // GetDefaultBackend returns the backend new projects start with: the saved
 // choice when it is still registered, else the first registered backend.
 func (s *SettingsService) GetDefaultBackend() (string, error) {
-	b, err := defaultBackend(s.ctx, s.db, s.reg)
+	b, err := tasks.DefaultBackend(s.ctx, s.db, s.reg)
 	return string(b), err
 }
 
 // SetDefaultBackend saves the global default backend; it must be registered.
 func (s *SettingsService) SetDefaultBackend(backend string) error {
-	b, err := checkBackend(s.reg, backend)
+	b, err := tasks.CheckBackend(s.reg, backend)
 	if err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func (s *SettingsService) GetSummaryAgent() (string, error) {
 // backend with a one-shot mode (Claude Code, Codex).
 func (s *SettingsService) SetSummaryAgent(backend string) error {
 	if backend != "" {
-		b, err := checkBackend(s.reg, backend)
+		b, err := tasks.CheckBackend(s.reg, backend)
 		if err != nil {
 			return err
 		}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/tasks"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
@@ -171,12 +170,6 @@ type TaskStopper interface {
 	Stop(ctx context.Context, taskID string) error
 }
 
-// defaulter is a backend that carries the user's default model and mode
-// for it (agentmgr.Configured does).
-type defaulter interface {
-	Defaults(ctx context.Context) (model string, mode agent.InteractionMode)
-}
-
 // NewTaskService returns the task service; emit may be nil.
 // ws removes a deleted task's worktree and branch (nil: none are removed);
 // stop ends a deleted task's agent first (nil: none run).
@@ -189,75 +182,9 @@ func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit
 
 // Create creates a task in status "created" (it does not start it). Its
 // backend is in.Backend when given, else the project's default, decided
-// here once and stored; so is its model.
+// once (backend/tasks) and stored; so are its model and mode.
 func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
-	prompt := strings.TrimSpace(in.Prompt)
-	if prompt == "" {
-		return Task{}, invalid("prompt", nil, "prompt is empty")
-	}
-	p, err := store.GetProject(s.ctx, s.db.R, in.ProjectID)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return Task{}, invalid("projectId", err, "project not found: %s", in.ProjectID)
-		}
-		return Task{}, err
-	}
-	backend := p.DefaultAgentBackend
-	if strings.TrimSpace(in.Backend) != "" {
-		backend = agent.BackendType(strings.TrimSpace(in.Backend))
-	}
-	b, err := checkBackend(s.reg, string(backend))
-	if err != nil {
-		return Task{}, err
-	}
-	// An agent's own settings (the Agents page) fill what neither the
-	// task nor the project chose: model after the project's, mode before "ask".
-	var agentModel string
-	var agentMode agent.InteractionMode
-	if be, err := s.reg.Get(b); err == nil {
-		if d, ok := be.(defaulter); ok {
-			agentModel, agentMode = d.Defaults(s.ctx)
-		}
-	}
-	mode := agent.InteractionMode(strings.TrimSpace(in.InteractionMode))
-	if mode == "" {
-		mode = agentMode
-	}
-	if mode == "" {
-		mode = agent.ModeAsk
-	}
-	if !mode.Valid() {
-		return Task{}, invalid("interactionMode", nil, "invalid interaction mode %q (one of: ask, accept-edits, plan, bypass)", in.InteractionMode)
-	}
-	if be, err := s.reg.Get(b); err == nil {
-		info := be.Info()
-		if ms := info.Capabilities.Modes; len(ms) > 0 && !slices.Contains(ms, mode) {
-			return Task{}, invalid("interactionMode", agent.ErrUnsupported, "%s does not support the %q interaction mode", info.DisplayName, mode)
-		}
-	}
-	model := strings.TrimSpace(in.Model)
-	if model == "" {
-		model = p.DefaultModel
-	}
-	if model == "" {
-		model = agentModel
-	}
-	if err := agent.ValidModel(model); err != nil {
-		return Task{}, invalid("model", err, "%v", err)
-	}
-	name := strings.TrimSpace(in.Name)
-	auto := name == ""
-	if auto {
-		name = nameFromPrompt(prompt)
-	}
-	t, err := store.CreateTask(s.ctx, s.db.W, store.NewTask{
-		ProjectID:       p.ID,
-		Name:            name,
-		Prompt:          prompt,
-		AgentBackend:    b,
-		Model:           model,
-		InteractionMode: mode,
-	})
+	t, auto, err := tasks.Create(s.ctx, s.db, s.reg, tasks.New(in))
 	if err != nil {
 		return Task{}, err
 	}
@@ -349,16 +276,4 @@ func (s *TaskService) Rename(id, name string) (Task, error) {
 	dto := NewTaskDTO(t)
 	s.emit.Emit(orchestrator.EventTaskUpdated, dto)
 	return dto, nil
-}
-
-// nameFromPrompt is the prompt's first line, cut to 60 characters.
-func nameFromPrompt(prompt string) string {
-	line, _, _ := strings.Cut(prompt, "\n")
-	line = strings.TrimSpace(line)
-	const max = 60
-	if utf8.RuneCountInString(line) <= max {
-		return line
-	}
-	r := []rune(line)
-	return strings.TrimSpace(string(r[:max-1])) + "…"
 }
