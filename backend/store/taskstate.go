@@ -10,8 +10,8 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
-// SQLRunner is what both *sql.DB and *sql.Tx offer; the orchestrator's
-// repository functions take one so they run inside or outside a transaction.
+// SQLRunner is what both *sql.DB and *sql.Tx offer; every store function
+// takes one so it runs on a pool or inside a caller's transaction.
 type SQLRunner interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -118,18 +118,6 @@ func SetTaskUnread(ctx context.Context, q SQLRunner, id string, unread bool, now
 	res, err := q.ExecContext(ctx, `UPDATE tasks SET hasUnread = ?, updatedAt = CASE WHEN ? THEN ? ELSE updatedAt END WHERE id = ?`,
 		unread, unread, now, id)
 	return checkOne(res, err, "set unread of task", id)
-}
-
-// SettingValue returns the settings row key, or ok=false when unset.
-func SettingValue(ctx context.Context, q SQLRunner, key string) (value string, ok bool, err error) {
-	err = q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&value)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("store: setting %s: %w", key, err)
-	}
-	return value, true, nil
 }
 
 func checkOne(res sql.Result, err error, what, id string) error {

@@ -176,7 +176,7 @@ func newHarness(t *testing.T, proj string, model *fakemodel.Server, c agentCase)
 		defer cancel()
 		_ = orch.Close(ctx)
 	})
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func newHarness(t *testing.T, proj string, model *fakemodel.Server, c agentCase)
 	if mode == "" {
 		mode = agent.ModeAsk
 	}
-	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "real " + string(b.Info().Name),
+	task, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "real " + string(b.Info().Name),
 		Prompt: "[scenario:text] Say hello.", AgentBackend: b.Info().Name, Model: c.taskModel, InteractionMode: mode})
 	if err != nil {
 		t.Fatal(err)
