@@ -15,7 +15,7 @@ import (
 func newAgentsWiring(ctx context.Context, db *store.DB, dbPath string) *agentmgr.Setup {
 	var settings agentmgr.SettingsStore
 	if db != nil {
-		settings = store.NewSettings(db)
+		settings = agentmgr.DBSettings(db)
 	}
 	return agentmgr.NewSetup(ctx, filepath.Dir(dbPath), settings, func(m string) {
 		fmt.Fprintf(os.Stderr, "jean-claude: %s\n", m)

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/compare"
 	"github.com/jean-claude/jean-claude/backend/limits"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/services"
@@ -24,7 +25,7 @@ type compareWiring struct {
 	db      *store.DB
 	sched   *limits.Scheduler
 	usage   *services.UsageService
-	compare *services.Comparisons
+	compare *compare.Comparisons
 	bound   *services.CompareService
 }
 
@@ -36,7 +37,7 @@ func newCompareWiring(ctx context.Context, db *store.DB) *compareWiring {
 func (w *compareWiring) watch(emit orchestrator.Emitter) orchestrator.Emitter {
 	return services.WatchTasks(emit, func(t services.Task) {
 		if w.compare != nil {
-			w.compare.TaskChanged(t)
+			w.compare.TaskChanged(w.ctx, services.CompareTaskState(t))
 		}
 	})
 }
@@ -55,11 +56,11 @@ func (w *compareWiring) options(o *orchestrator.Options) {
 
 // finish builds the services over the orchestrator o (nil in the bindings build).
 func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *workspace.Manager, o *orchestrator.Orchestrator) {
-	var starter services.TaskStarter
+	var starter compare.Starter
 	if o != nil {
 		starter = o
 		w.sched = limits.NewScheduler(w.ctx, limits.SchedulerOptions{DB: w.db,
-			Retry:   services.RetryLastMessage(w.db, o.SendMessage),
+			Retry:   limits.RetryLastMessage(w.db, o.SendMessage),
 			Changed: func(l store.TaskLimit) { emit.Emit(services.EventLimitUpdated, l) },
 			Logger:  slog.New(slog.NewTextHandler(os.Stderr, nil))})
 		if err := w.sched.Restore(w.ctx); err != nil {
@@ -68,8 +69,8 @@ func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *w
 	}
 	tasks := services.NewTaskService(w.ctx, w.db, reg, emit, ws, o)
 	w.usage = services.NewUsageService(w.ctx, w.db, w.sched)
-	w.compare = services.NewComparisons(w.ctx, w.db, tasks, ws, starter, emit)
-	w.bound = services.NewCompareService(w.compare)
+	w.compare = services.NewComparisons(w.db, tasks, ws, starter, emit)
+	w.bound = services.NewCompareService(w.ctx, w.compare)
 }
 
 // stop disarms the retries (before the orchestrator closes).

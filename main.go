@@ -127,8 +127,8 @@ func run() int {
 	if sshErr == nil && sshPool != nil {
 		defer sshPool.Close()
 		if db != nil {
-			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, Hosts: store.NewHosts(db)})
-			hostTasks = &remote.Tasks{Pool: sshPool, Hosts: store.NewHosts(db)}
+			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, DB: db})
+			hostTasks = &remote.Tasks{Pool: sshPool, DB: db}
 		}
 	}
 	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, hostTasks, app.openInboxItem, aw.Resolver(), cw.options)

@@ -16,6 +16,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/summary"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
@@ -30,8 +31,8 @@ type sessions struct {
 	notifier *notify.Async
 	svc      *services.SessionService
 	cancel   context.CancelFunc
-	relays   bool                // agents run behind relays (the "relays" setting at start)
-	sum      *services.Summaries // one-shot titles and summaries (nil: none)
+	relays   bool               // agents run behind relays (the "relays" setting at start)
+	sum      *summary.Summaries // one-shot titles and summaries (nil: none)
 }
 
 // newSessions builds the orchestrator over db and reg, emitting through
@@ -39,7 +40,7 @@ type sessions struct {
 // onAction is called with the inbox key of a clicked desktop notification;
 // resolve finds the summary agent's CLI (nil: no summaries).
 func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit orchestrator.Emitter, ws *workspace.Manager,
-	hosts orchestrator.Hosts, onAction func(key string), resolve services.BinaryResolver, extra ...func(*orchestrator.Options)) (*sessions, error) {
+	hosts orchestrator.Hosts, onAction func(key string), resolve summary.BinaryResolver, extra ...func(*orchestrator.Options)) (*sessions, error) {
 	if db == nil {
 		return &sessions{svc: services.NewSessionService(ctx, nil, nil)}, nil
 	}
@@ -47,7 +48,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	// Clickable notifications over D-Bus where the server offers actions
 	// (issue 17), beeep otherwise.
 	n := notify.NewAsync(notify.NewDesktop("Jean-Claude", "", onAction, log), 32, log)
-	sum := &services.Summaries{DB: db, Emit: emit, Resolve: resolve, Log: log}
+	sum := &summary.Summaries{DB: db, Changed: services.TaskUpdated(emit), Resolve: resolve, Log: log}
 	var mcp *mcpserver.Server // set below: the server needs the orchestrator
 	relays := relaysOf(ctx, db)
 	opt := orchestrator.Options{
@@ -93,9 +94,8 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 
 // relaysOf is the relay transport the settings ask for (relay.Configured).
 func relaysOf(ctx context.Context, db *store.DB) *relay.Transport {
-	settings := store.NewSettings(db)
-	on, _, _ := settings.Get(ctx, store.SettingRelays)
-	idle, _, _ := settings.Get(ctx, store.SettingRelayIdleStop)
+	on, _, _ := store.SettingValue(ctx, db.R, store.SettingRelays)
+	idle, _, _ := store.SettingValue(ctx, db.R, store.SettingRelayIdleStop)
 	return relay.Configured(filepath.Dir(db.Path), on, idle)
 }
 
@@ -126,7 +126,7 @@ func (s *sessions) stop(ctx context.Context) {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	if v, _, _ := store.NewSettings(s.db).Get(ctx, store.SettingQuitRunning); v == "keep" {
+	if v, _, _ := store.SettingValue(ctx, s.db.R, store.SettingQuitRunning); v == "keep" {
 		s.o.SetKeepOnQuit(true)
 	}
 	if err := s.o.Close(ctx); err != nil {

@@ -59,7 +59,7 @@ func (a *App) beforeClose(ctx context.Context) bool {
 	if s == nil || s.o == nil {
 		return false
 	}
-	setting, _, _ := store.NewSettings(s.db).Get(ctx, store.SettingQuitRunning)
+	setting, _, _ := store.SettingValue(ctx, s.db.R, store.SettingQuitRunning)
 	switch decideQuit(setting, s.relays, len(s.o.Running())) {
 	case quitKeep:
 		s.o.SetKeepOnQuit(true)

@@ -40,7 +40,7 @@ func bootMiddleware(db *store.DB, agents *services.AgentService) assetserver.Mid
 		return nil
 	}
 	return bootpage.Middleware(bootpage.Sources{
-		Projects: store.NewProjects(db).List,
+		Projects: func(ctx context.Context) ([]store.Project, error) { return store.ListProjects(ctx, db.R) },
 		Agents:   func(context.Context) (any, error) { return agents.LastKnown() },
 	})
 }

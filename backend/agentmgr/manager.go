@@ -16,6 +16,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
 	"github.com/jean-claude/jean-claude/backend/secrets"
+	"github.com/jean-claude/jean-claude/backend/store"
 )
 
 // Probe is how a health check starts an agent.
@@ -81,10 +82,24 @@ func Specs(extraACP []acp.Config) []Spec {
 	return out
 }
 
-// SettingsStore is where per-agent settings live (*store.Settings).
+// SettingsStore is where per-agent settings live (DBSettings: the
+// database's settings table).
 type SettingsStore interface {
 	Get(ctx context.Context, key string) (string, bool, error)
 	Set(ctx context.Context, key, value string) error
+}
+
+// DBSettings keeps the per-agent settings in db's settings table.
+func DBSettings(db *store.DB) SettingsStore { return dbSettings{db: db} }
+
+type dbSettings struct{ db *store.DB }
+
+func (s dbSettings) Get(ctx context.Context, key string) (string, bool, error) {
+	return store.SettingValue(ctx, s.db.R, key)
+}
+
+func (s dbSettings) Set(ctx context.Context, key, value string) error {
+	return store.SetSetting(ctx, s.db.W, key, value)
 }
 
 // Options configure a Manager.

@@ -38,7 +38,7 @@ func TestSecretsNeverInTheDatabaseNorTheLogAndMaskedByValue(t *testing.T) {
 	if note == "" {
 		t.Fatal("no note for the file fallback")
 	}
-	m := New(Options{DataDir: dir, Settings: store.NewSettings(db), Logger: log, Secrets: sec, SecretsNote: note})
+	m := New(Options{DataDir: dir, Settings: DBSettings(db), Logger: log, Secrets: sec, SecretsNote: note})
 	env := map[string]string{"DEBUG": "1", "HTTP_PROXY": "http://proxy:3128"}
 	for k, v := range testSecrets {
 		env[k] = v

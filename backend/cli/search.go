@@ -107,7 +107,7 @@ func day(s string, add time.Duration) (int64, error) {
 
 // findProject resolves a project by id, path or name.
 func findProject(ctx context.Context, db *store.DB, key string) (string, error) {
-	ps, err := store.NewProjects(db).List(ctx)
+	ps, err := store.ListProjects(ctx, db.R)
 	if err != nil {
 		return "", err
 	}

@@ -18,11 +18,11 @@ func TestSearchCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "alpha", Path: "/alpha"})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "alpha", Path: "/alpha"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "fix it", Prompt: "x", AgentBackend: agent.BackendClaudeCode})
+	task, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "fix it", Prompt: "x", AgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ var ForkAt = map[agent.BackendType]func(msgs []agent.Message, upTo string) (poin
 // new session seeded with the transcript up to the message. It is created,
 // not started; native says which.
 func Fork(ctx context.Context, db *store.DB, in ForkInput) (t store.Task, native bool, err error) {
-	parent, err := store.NewTasks(db).Get(ctx, in.TaskID)
+	parent, err := store.GetTask(ctx, db.R, in.TaskID)
 	if err != nil {
 		return store.Task{}, false, err
 	}
@@ -181,7 +181,7 @@ func endsSession(msgs []agent.Message, id string) bool {
 // Spawn creates a sub-task of the task (same project, any backend) with
 // prompt, linked both ways. It is created, not started.
 func Spawn(ctx context.Context, db *store.DB, taskID string, backend agent.BackendType, prompt string) (store.Task, error) {
-	parent, err := store.NewTasks(db).Get(ctx, taskID)
+	parent, err := store.GetTask(ctx, db.R, taskID)
 	if err != nil {
 		return store.Task{}, err
 	}
@@ -196,7 +196,7 @@ func child(ctx context.Context, db *store.DB, parent store.Task, backend agent.B
 	if backend == "" || backend == parent.AgentBackend {
 		backend, model = parent.AgentBackend, parent.Model
 	}
-	t, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: parent.ProjectID, Name: name, Prompt: prompt,
+	t, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: parent.ProjectID, Name: name, Prompt: prompt,
 		AgentBackend: backend, Model: model, InteractionMode: parent.InteractionMode})
 	if err != nil {
 		return store.Task{}, err

@@ -19,8 +19,8 @@ func TestForkAndSpawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
-	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: agent.BackendClaudeCode, Model: "opus"})
+	p, _ := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"})
+	parent, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: agent.BackendClaudeCode, Model: "opus"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestForkAndSpawn(t *testing.T) {
 		t.Errorf("fork's links: %+v %+v %v", up, children, err)
 	}
 	// Deleting the parent keeps the children, unlinked.
-	if err := store.NewTasks(db).Delete(ctx, parent.ID); err != nil {
+	if err := store.DeleteTask(ctx, db.W, parent.ID); err != nil {
 		t.Fatal(err)
 	}
 	if up, _, err := store.TaskLinks(ctx, db.R, sub.ID); err != nil || up != nil {
@@ -103,8 +103,8 @@ func TestNativeFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
-	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: agent.BackendClaudeCode})
+	p, _ := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"})
+	parent, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,8 +179,8 @@ func checkForks(t *testing.T, backend agent.BackendType, canFork func(agent.Back
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
-	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: backend})
+	p, _ := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"})
+	parent, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "Refactor", Prompt: "refactor", AgentBackend: backend})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,26 @@ var RealClock Clock = realClock{}
 // follow-up path).
 type Retrier func(ctx context.Context, taskID string) error
 
+// RetryLastMessage is the Retrier the app uses: it sends the task's last user
+// message (else its prompt) again as a follow-up through send (the
+// orchestrator's SendMessage).
+func RetryLastMessage(db *store.DB, send func(ctx context.Context, taskID, text string) error) Retrier {
+	return func(ctx context.Context, taskID string) error {
+		text, ok, err := store.LastUserText(ctx, db.R, taskID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			t, err := store.LoadTaskRun(ctx, db.R, taskID)
+			if err != nil {
+				return err
+			}
+			text = t.Prompt
+		}
+		return send(ctx, taskID, text)
+	}
+}
+
 // Scheduler keeps each task's last limit in the store, counts down to its
 // reset and, when the automatic retry setting is on, retries the task then.
 type Scheduler struct {

@@ -171,7 +171,7 @@ func TestSchedulerRetriesAtReset(t *testing.T) {
 func TestSchedulerSettingOffLifts(t *testing.T) {
 	db := openDB(t, "t1")
 	ctx := context.Background()
-	if err := store.NewSettings(db).Set(ctx, store.SettingAutoRetry, "0"); err != nil {
+	if err := store.SetSetting(ctx, db.W, store.SettingAutoRetry, "0"); err != nil {
 		t.Fatal(err)
 	}
 	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}

@@ -193,12 +193,11 @@ func (t tools) result(ctx context.Context, _ *mcp.CallToolRequest, in ResultIn) 
 }
 
 func (t tools) list(ctx context.Context, _ *mcp.CallToolRequest, _ ListIn) (*mcp.CallToolResult, ListOut, error) {
-	tasks := store.NewTasks(t.s.opt.DB)
-	me, err := tasks.Get(ctx, t.taskID)
+	me, err := store.GetTask(ctx, t.s.opt.DB.R, t.taskID)
 	if err != nil {
 		return nil, ListOut{}, err
 	}
-	all, err := tasks.List(ctx, me.ProjectID)
+	all, err := store.ListTasks(ctx, t.s.opt.DB.R, me.ProjectID)
 	if err != nil {
 		return nil, ListOut{}, err
 	}
@@ -216,12 +215,11 @@ func (t tools) list(ctx context.Context, _ *mcp.CallToolRequest, _ ListIn) (*mcp
 
 // sameProject keeps a task's tools inside its project.
 func (s *Server) sameProject(ctx context.Context, me, other string) error {
-	tasks := store.NewTasks(s.opt.DB)
-	a, err := tasks.Get(ctx, me)
+	a, err := store.GetTask(ctx, s.opt.DB.R, me)
 	if err != nil {
 		return err
 	}
-	b, err := tasks.Get(ctx, other)
+	b, err := store.GetTask(ctx, s.opt.DB.R, other)
 	if err != nil || a.ProjectID != b.ProjectID {
 		return fmt.Errorf("no task %q in this project", other)
 	}
@@ -242,9 +240,8 @@ func final(status store.TaskStatus) bool {
 func (s *Server) waitDone(ctx context.Context, taskID string) error {
 	tick := time.NewTicker(s.opt.Poll)
 	defer tick.Stop()
-	tasks := store.NewTasks(s.opt.DB)
 	for {
-		t, err := tasks.Get(ctx, taskID)
+		t, err := store.GetTask(ctx, s.opt.DB.R, taskID)
 		if err != nil {
 			return err
 		}
@@ -261,7 +258,7 @@ func (s *Server) waitDone(ctx context.Context, taskID string) error {
 
 // result reads a task's status, final text and diff.
 func (s *Server) result(ctx context.Context, taskID string) (TaskResult, error) {
-	t, err := store.NewTasks(s.opt.DB).Get(ctx, taskID)
+	t, err := store.GetTask(ctx, s.opt.DB.R, taskID)
 	if err != nil {
 		return TaskResult{}, err
 	}

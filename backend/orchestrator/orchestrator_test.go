@@ -630,3 +630,48 @@ func TestCoalescingJoinsDeltas(t *testing.T) {
 		t.Fatalf("(-want +got):\n%s", d)
 	}
 }
+
+// TestBypassModeAllowsEveryRequest: a task in bypass mode never asks the
+// user: the app allows each permission request itself and stores the
+// decision (Claude Code asks under its always-on ask rule even in bypass);
+// switched to ask, the next request waits for the user.
+func TestBypassModeAllowsEveryRequest(t *testing.T) {
+	h := newHarness(t, Options{})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.SetMode(ctx, "t1", agent.ModeBypass); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	s.send(permEv("r1", "Bash", "cat hello.txt"))
+	waitFor(t, "auto answer", func() bool { return len(s.callsOf("RespondToPermission")) == 1 })
+	got := s.callsOf("RespondToPermission")[0].([2]any)
+	if got[0] != "r1" || got[1].(agent.PermissionResponse).Behavior != agent.Allow {
+		t.Fatalf("auto answer = %+v", got)
+	}
+	ds, _ := h.o.Decisions(ctx, "t1")
+	if len(ds) != 1 || ds[0].Source != store.SourceMode || ds[0].Behavior != string(agent.Allow) || ds[0].Label != "allowed: bypass mode" {
+		t.Fatalf("decisions = %+v", ds)
+	}
+	if reqs, _ := h.o.PendingRequests(ctx, "t1"); len(reqs) != 0 {
+		t.Fatalf("pending in bypass mode = %+v", reqs)
+	}
+	if tr := loadTask(t, h.db, "t1"); tr.Status != store.StatusRunning {
+		t.Fatalf("status = %s, want running (bypass never waits)", tr.Status)
+	}
+
+	if err := h.o.SetMode(ctx, "t1", agent.ModeAsk); err != nil {
+		t.Fatal(err)
+	}
+	s.send(permEv("r2", "Bash", "cat hello.txt"))
+	waitStatus(t, h.db, "t1", store.StatusWaiting)
+	if reqs, _ := h.o.PendingRequests(ctx, "t1"); len(reqs) != 1 || reqs[0].RequestID != "r2" {
+		t.Fatalf("pending in ask mode = %+v", reqs)
+	}
+	if n := len(s.callsOf("RespondToPermission")); n != 1 {
+		t.Fatalf("%d answers, want only the bypass one", n)
+	}
+}

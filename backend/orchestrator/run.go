@@ -344,8 +344,12 @@ func (r *run) flushLive() error {
 	return nil
 }
 
-// applyRules answers a permission request by a stored rule when one matches.
+// applyRules answers a permission request by the task's mode or by a
+// stored rule when one matches.
 func (r *run) applyRules(ctx context.Context, tx store.SQLRunner, req agent.Request, now int64) (store.PermissionDecision, bool, error) {
+	if d, ok, err := r.allowByMode(ctx, tx, req, now); ok || err != nil {
+		return d, ok, err
+	}
 	rules, err := store.RulesFor(ctx, tx, r.projectID, r.taskID, req.ToolName)
 	if err != nil {
 		return store.PermissionDecision{}, false, err
@@ -362,6 +366,25 @@ func (r *run) applyRules(ctx context.Context, tx store.SQLRunner, req agent.Requ
 		return d, err == nil, err
 	}
 	return store.PermissionDecision{}, false, nil
+}
+
+// allowByMode allows every permission request of a task in bypass mode:
+// bypass never asks the user, whatever the agent asks. Claude Code is
+// always started with a rule that asks before every command (so that a
+// switch to ask mode asks, claude.AskCommandsSettings) and asks under it
+// in bypass mode too; the app answers those here. The mode is the stored
+// one, the user's last choice.
+func (r *run) allowByMode(ctx context.Context, tx store.SQLRunner, req agent.Request, now int64) (store.PermissionDecision, bool, error) {
+	mode, err := store.TaskMode(ctx, tx, r.taskID)
+	if err != nil || mode != agent.ModeBypass {
+		return store.PermissionDecision{}, false, err
+	}
+	d, err := store.InsertDecision(ctx, tx, store.PermissionDecision{
+		TaskID: r.taskID, RequestID: req.RequestID, ToolID: req.ToolID, ToolName: req.ToolName,
+		Input: string(req.Input), Behavior: string(agent.Allow), Scope: store.ScopeOnce, Source: store.SourceMode,
+		Label: "allowed: bypass mode", CreatedAt: now,
+	})
+	return d, err == nil, err
 }
 
 // finish records how the session ended.

@@ -319,7 +319,7 @@ func newHostEnv(t *testing.T) *remoteEnv {
 	var gitEnv []string
 	e.projectID, gitEnv = remoteProject(t, ctx, e.db, pool, srv)
 	ws := workspace.New(e.db, nil, nil) // no local git: everything runs on the host
-	ws.SetRemote(&remote.ProjectGits{Pool: pool, Hosts: store.NewHosts(e.db), Env: gitEnv})
+	ws.SetRemote(&remote.ProjectGits{Pool: pool, DB: e.db, Env: gitEnv})
 	e.gs = services.NewGitService(ctx, ws, nil)
 	if _, err := e.gs.SetProjectSettings(e.projectID, services.ProjectGitSettings{WorktreesEnabled: true}); err != nil {
 		t.Fatal(err)
@@ -332,7 +332,7 @@ func newHostEnv(t *testing.T) *remoteEnv {
 }
 
 func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestrator {
-	hosts := &remote.Tasks{Pool: e.pool, Hosts: store.NewHosts(e.db), MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
+	hosts := &remote.Tasks{Pool: e.pool, DB: e.db, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 		Tune: func(s *relay.Spec) { s.IdleStop, s.IdleExit = time.Minute, time.Minute }}
 	if e.binary != "" {
 		hosts.Binary = func(string, string) (string, error) { return e.binary, nil }
@@ -352,7 +352,7 @@ func (e *remoteEnv) startTask(t *testing.T, o *orchestrator.Orchestrator) string
 // startTaskWith starts a task of the remote project with backend b, in Ask.
 func (e *remoteEnv) startTaskWith(t *testing.T, o *orchestrator.Orchestrator, b agent.BackendType, prompt string) string {
 	ctx := context.Background()
-	tk, err := store.NewTasks(e.db).Create(ctx, store.NewTask{ProjectID: e.projectID, Name: "remote work", Prompt: prompt,
+	tk, err := store.CreateTask(ctx, e.db.W, store.NewTask{ProjectID: e.projectID, Name: "remote work", Prompt: prompt,
 		AgentBackend: b, InteractionMode: "ask"})
 	must(t, err)
 	if err := o.Start(ctx, tk.ID); err != nil {

@@ -16,8 +16,8 @@ import (
 // (services.RemoteGit): its calls run on the host over the pool's
 // connection.
 type ProjectGits struct {
-	Pool  *Pool
-	Hosts *store.Hosts
+	Pool *Pool
+	DB   *store.DB
 	// Env is added to every git call (tests: identity, config).
 	Env []string
 
@@ -27,7 +27,7 @@ type ProjectGits struct {
 
 // GitFor implements services.RemoteGit: ok false for a local project.
 func (p *ProjectGits) GitFor(ctx context.Context, projectID string) (*gitx.Git, bool) {
-	ph, ok, err := p.Hosts.ProjectHost(ctx, projectID)
+	ph, ok, err := store.GetProjectHost(ctx, p.DB.R, projectID)
 	if err != nil {
 		return failing(err), true
 	}

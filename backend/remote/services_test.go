@@ -69,12 +69,12 @@ func TestServicesRemoteProject(t *testing.T) {
 	}
 
 	ws := workspace.New(db, nil, nil) // no local git needed
-	ws.SetRemote(&remote.ProjectGits{Pool: pool, Hosts: store.NewHosts(db), Env: env})
+	ws.SetRemote(&remote.ProjectGits{Pool: pool, DB: db, Env: env})
 	svc := services.NewGitService(ctx, ws, nil)
 	if _, err := svc.SetProjectSettings(p.ID, services.ProjectGitSettings{WorktreesEnabled: true}); err != nil {
 		t.Fatalf("SetProjectSettings: %v", err)
 	}
-	tk, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "remote work", Prompt: "p", AgentBackend: agent.BackendClaudeCode})
+	tk, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "remote work", Prompt: "p", AgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}

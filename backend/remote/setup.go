@@ -21,6 +21,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
 
@@ -33,7 +34,7 @@ var _ wtsetup.Place = HostSetup{}
 // a project whose host cannot be resolved gets a place that fails saying
 // why (never this machine).
 func (p *ProjectGits) SetupFor(ctx context.Context, projectID string) (wtsetup.Place, bool) {
-	ph, ok, err := p.Hosts.ProjectHost(ctx, projectID)
+	ph, ok, err := store.GetProjectHost(ctx, p.DB.R, projectID)
 	if err != nil {
 		return failPlace{err}, true
 	}

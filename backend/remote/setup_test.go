@@ -60,7 +60,7 @@ func TestRemoteWorktreeSetup(t *testing.T) {
 	must(t, err)
 	out := &frames{}
 	e.ws.SetSetupSink(func(context.Context, string) (workspace.FrameWriter, error) { return out, nil })
-	tk, err := store.NewTasks(e.db).Create(ctx, store.NewTask{ProjectID: e.projectID, Name: "setup", Prompt: "p", AgentBackend: agent.BackendClaudeCode})
+	tk, err := store.CreateTask(ctx, e.db.W, store.NewTask{ProjectID: e.projectID, Name: "setup", Prompt: "p", AgentBackend: agent.BackendClaudeCode})
 	must(t, err)
 	tr, err := store.LoadTaskRun(ctx, e.db.R, tk.ID)
 	must(t, err)

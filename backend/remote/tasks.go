@@ -18,8 +18,8 @@ import (
 // Tasks gives the orchestrator the transport of a task whose project lives
 // on a host (orchestrator.Hosts): its agent runs there behind a relay.
 type Tasks struct {
-	Pool  *Pool
-	Hosts *store.Hosts
+	Pool *Pool
+	DB   *store.DB
 	// Binary, Tune, MinBackoff, MaxBackoff: see Transport.
 	Binary                 func(goos, goarch string) (string, error)
 	Tune                   func(*relay.Spec)
@@ -57,7 +57,7 @@ func (ts *Tasks) TransportFor(ctx context.Context, projectID string, down func(s
 
 func (ts *Tasks) transport(ctx context.Context, projectID string, down func(string, time.Time, error),
 	up func(string)) (*Transport, bool, error) {
-	ph, ok, err := ts.Hosts.ProjectHost(ctx, projectID)
+	ph, ok, err := store.GetProjectHost(ctx, ts.DB.R, projectID)
 	if err != nil || !ok {
 		return nil, false, err
 	}

@@ -23,7 +23,7 @@ func bootAgents(t *testing.T, db *store.DB, svc *AgentService) (string, []AgentV
 	page := `<html><script id="jc-snapshot" type="application/json">{}</script></html>`
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(page)) })
 	mw := bootpage.Middleware(bootpage.Sources{
-		Projects: store.NewProjects(db).List,
+		Projects: func(ctx context.Context) ([]store.Project, error) { return store.ListProjects(ctx, db.R) },
 		Agents:   func(context.Context) (any, error) { return svc.LastKnown() },
 	})
 	rec := httptest.NewRecorder()
@@ -48,7 +48,7 @@ func TestBootSnapshotCarriesLastKnownAgentsMasked(t *testing.T) {
 	}
 	defer db.Close()
 	notFound := func(string) (string, error) { return "", errors.New("not found") }
-	mgr := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: store.NewSettings(db), LookPath: notFound})
+	mgr := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: agentmgr.DBSettings(db), LookPath: notFound})
 	svc := NewAgentService(ctx, mgr, agents.NewRegistry(agents.Options{}), &agentRecorder{}, func() []agentmgr.Spec { return agentmgr.Specs(nil) })
 
 	if _, as := bootAgents(t, db, svc); len(as) != 0 {

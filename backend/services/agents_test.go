@@ -67,7 +67,7 @@ printf '#!/bin/sh\necho 1.18.33\n' > "$prefix/node_modules/.bin/opencode"; chmod
 		}
 		return p, nil
 	}
-	mgr := agentmgr.New(agentmgr.Options{DataDir: data, Settings: store.NewSettings(db), LookPath: look, NPM: filepath.Join(pathDir, "npm")})
+	mgr := agentmgr.New(agentmgr.Options{DataDir: data, Settings: agentmgr.DBSettings(db), LookPath: look, NPM: filepath.Join(pathDir, "npm")})
 	reg := agents.NewRegistry(agents.Options{})
 	rec := &agentRecorder{}
 	svc := NewAgentService(ctx, mgr, reg, rec, func() []agentmgr.Spec { return agentmgr.Specs(nil) })

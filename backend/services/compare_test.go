@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/compare"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/workspace"
@@ -79,10 +80,11 @@ func TestCompareThreeAgentsCheckAndKeep(t *testing.T) {
 	tasks := services.NewTaskService(ctx, f.DB, reg, nil, ws, nil)
 	agents := &fakeAgents{t: t, db: f.DB, ws: ws, answer: map[string]string{
 		"claude-code": "good\n", "opencode": "bad\n", "gemini": "good\nand more\n"}}
-	var cs *services.Comparisons
-	emit := services.WatchTasks(f.rec, func(tk services.Task) { cs.TaskChanged(tk) })
+	var c *compare.Comparisons
+	emit := services.WatchTasks(f.rec, func(tk services.Task) { c.TaskChanged(ctx, services.CompareTaskState(tk)) })
 	agents.emit = emit
-	cs = services.NewComparisons(ctx, f.DB, tasks, ws, agents, emit)
+	c = services.NewComparisons(f.DB, tasks, ws, agents, emit)
+	cs := services.NewCompareService(ctx, c)
 
 	// The check passes when answer.txt starts with "good"; quoting is argv's.
 	if _, err := cs.SetCheckCommand(f.Project.ID, `grep -q "^good" answer.txt`); err != nil {
@@ -99,7 +101,7 @@ func TestCompareThreeAgentsCheckAndKeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs.Wait()
+	c.Wait()
 	v, err = cs.Get(v.Group.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -141,7 +141,7 @@ func (s *HistoryService) ImportSession(session importer.Session, projectID strin
 	if err != nil {
 		return Task{}, fmt.Errorf("import: %w", err)
 	}
-	t, err := store.NewTasks(s.db).Get(s.ctx, id)
+	t, err := store.GetTask(s.ctx, s.db.R, id)
 	if err != nil {
 		return Task{}, err
 	}

@@ -38,8 +38,8 @@ func TestHistoryForkAsksTheBackend(t *testing.T) {
 	}
 	defer db.Close()
 	const acp = agent.BackendType("acp.test.fake")
-	p, _ := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
-	parent, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "t", Prompt: "hi", AgentBackend: acp})
+	p, _ := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"})
+	parent, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "t", Prompt: "hi", AgentBackend: acp})
 	if err != nil {
 		t.Fatal(err)
 	}

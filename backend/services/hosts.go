@@ -2,12 +2,6 @@ package services
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"path"
-	"sort"
-	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
@@ -41,71 +35,29 @@ type ProjectHost struct {
 	Path      string `json:"path"`
 }
 
-// HostService is the Wails-bound API of remote hosts (issue 21).
+// HostService is the Wails-bound API of remote hosts (issue 21); the
+// rules are remote.Hosts'.
 type HostService struct {
-	ctx        context.Context
-	pool       *remote.Pool
-	hosts      *store.Hosts
-	projects   *store.Projects
-	configPath string
+	ctx   context.Context
+	hosts *remote.Hosts
 }
 
 // NewHostService returns the hosts service; configPath is the ssh config
 // to list (remote.DefaultConfigPath()).
 func NewHostService(ctx context.Context, db *store.DB, pool *remote.Pool, configPath string) *HostService {
-	return &HostService{ctx: ctx, pool: pool, hosts: store.NewHosts(db), projects: store.NewProjects(db), configPath: configPath}
+	return &HostService{ctx: ctx, hosts: &remote.Hosts{Pool: pool, DB: db, ConfigPath: configPath}}
 }
 
 // ListHosts lists the hosts of ~/.ssh/config and those added by hand, by
 // name, with their last health check.
 func (s *HostService) ListHosts() ([]Host, error) {
-	cfg, err := remote.ConfigHosts(s.configPath)
-	if err != nil {
-		return nil, err
-	}
-	byName := map[string]*Host{}
-	for _, c := range cfg {
-		byName[c.Alias] = &Host{Name: c.Alias, FromConfig: true, Config: c}
-	}
-	stored, err := s.hosts.List(s.ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range stored {
-		v, ok := byName[h.Name]
-		if !ok {
-			v = &Host{Name: h.Name}
-			byName[h.Name] = v
-		}
-		v.Added = v.Added || h.AddedAt > 0
-		v.CheckedAt = h.LastCheckedAt
-		if h.LastHealth != "" {
-			var hl remote.Health
-			if json.Unmarshal([]byte(h.LastHealth), &hl) == nil {
-				v.Health = &hl
-			}
-		}
-	}
-	out := make([]Host, 0, len(byName))
-	for _, h := range byName {
-		if h.FromConfig || h.Added {
-			out = append(out, *h)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	hs, err := s.hosts.List(s.ctx)
+	return mapAll(hs, func(h remote.KnownHost) Host { return Host(h) }), err
 }
 
 // AddHost adds an SSH destination by hand (an alias, host or user@host).
 func (s *HostService) AddHost(name string) (Host, error) {
-	name = strings.TrimSpace(name)
-	if err := remote.ValidHost(name); err != nil {
-		return Host{}, invalid("name", err, "%v", err)
-	}
 	h, err := s.hosts.Add(s.ctx, name)
-	if errors.Is(err, store.ErrDuplicate) {
-		return Host{}, invalid("name", err, "%s is already in the list", name)
-	}
 	if err != nil {
 		return Host{}, err
 	}
@@ -118,27 +70,7 @@ func (s *HostService) RemoveHost(name string) error { return s.hosts.Remove(s.ct
 // CheckHost runs the health check (reachable, OS/arch, git, agent CLIs,
 // free disk) and stores it.
 func (s *HostService) CheckHost(name string) (remote.Health, error) {
-	c, err := s.client(name)
-	if err != nil {
-		return remote.Health{}, err
-	}
-	h := c.Health(s.ctx)
-	b, _ := json.Marshal(h)
-	if err := s.hosts.SaveHealth(s.ctx, name, string(b)); err != nil {
-		return h, err
-	}
-	return h, nil
-}
-
-func (s *HostService) client(name string) (*remote.Client, error) {
-	if s.pool == nil {
-		return nil, fmt.Errorf("remote hosts are not available: %w", remote.ErrSSHNotFound)
-	}
-	c, err := s.pool.Client(name)
-	if err != nil {
-		return nil, invalid("host", err, "%v", err)
-	}
-	return c, nil
+	return s.hosts.Check(s.ctx, name)
 }
 
 // HostAgents lists the agent CLIs installable on a host (npm packages at
@@ -168,7 +100,7 @@ func (s *HostService) InstallAgent(host, command string) (string, error) {
 	if spec == "" {
 		return "", invalid("command", agent.ErrUnknownBackend, "%q is not an agent the app can install", command)
 	}
-	c, err := s.client(host)
+	c, err := s.hosts.Client(host)
 	if err != nil {
 		return "", err
 	}
@@ -178,30 +110,8 @@ func (s *HostService) InstallAgent(host, command string) (string, error) {
 // AddRemoteProject adds a project that lives on host at path (absolute,
 // there); whether it is a git repository is asked of the host's git.
 func (s *HostService) AddRemoteProject(host, dir, name string) (Project, error) {
-	c, err := s.client(host)
+	p, err := s.hosts.AddProject(s.ctx, host, dir, name)
 	if err != nil {
-		return Project{}, err
-	}
-	if dir == "" || !path.IsAbs(dir) {
-		return Project{}, invalid("path", errors.New("not absolute"), "the folder on the host must be an absolute path")
-	}
-	dir = path.Clean(dir)
-	g, err := remote.NewGit(c, nil)
-	if err != nil {
-		return Project{}, err
-	}
-	_, repoErr := g.OpenRepo(s.ctx, dir)
-	if errors.Is(repoErr, remote.ErrUnreachable) {
-		return Project{}, repoErr
-	}
-	if strings.TrimSpace(name) == "" {
-		name = path.Base(dir)
-	}
-	p, err := s.projects.Add(s.ctx, store.NewProject{Name: name, Path: dir, IsGitRepo: repoErr == nil})
-	if err != nil {
-		return Project{}, err
-	}
-	if err := s.hosts.SetProjectHost(s.ctx, p.ID, host, dir); err != nil {
 		return Project{}, err
 	}
 	return NewProjectDTO(p), nil
@@ -218,14 +128,6 @@ func (s *HostService) ProjectHost(projectID string) (ProjectHost, error) {
 
 // SetProjectHost moves a project's home: host "" = this machine.
 func (s *HostService) SetProjectHost(projectID, host, dir string) (ProjectHost, error) {
-	if host != "" {
-		if err := remote.ValidHost(host); err != nil {
-			return ProjectHost{}, invalid("host", err, "%v", err)
-		}
-		if dir == "" || !path.IsAbs(dir) {
-			return ProjectHost{}, invalid("path", errors.New("not absolute"), "the folder on the host must be an absolute path")
-		}
-	}
 	if err := s.hosts.SetProjectHost(s.ctx, projectID, host, dir); err != nil {
 		return ProjectHost{}, err
 	}

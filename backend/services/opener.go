@@ -24,17 +24,17 @@ const editorSetting = "opener.editor"
 // OpenService opens links in the browser and a task's files and folder in
 // the user's editor, terminal and file manager (package opener).
 type OpenService struct {
-	ctx      context.Context
-	ws       *workspace.Manager
-	settings *store.Settings
-	browser  Browser
-	env      opener.Env
-	start    func(argv []string, dir string) error
+	ctx     context.Context
+	ws      *workspace.Manager
+	db      *store.DB
+	browser Browser
+	env     opener.Env
+	start   func(argv []string, dir string) error
 }
 
 // NewOpenService returns the service.
 func NewOpenService(ctx context.Context, db *store.DB, ws *workspace.Manager, browser Browser) *OpenService {
-	return &OpenService{ctx: ctx, ws: ws, settings: store.NewSettings(db), browser: browser, env: opener.OSEnv(), start: opener.Start}
+	return &OpenService{ctx: ctx, ws: ws, db: db, browser: browser, env: opener.OSEnv(), start: opener.Start}
 }
 
 // OpenURL opens an http, https or mailto link in the default browser; any
@@ -138,7 +138,7 @@ func (s *OpenService) Editors() []string { return opener.Editors }
 
 // GetEditor returns the editor choice (auto when unset).
 func (s *OpenService) GetEditor() (string, error) {
-	v, ok, err := s.settings.Get(s.ctx, editorSetting)
+	v, ok, err := store.SettingValue(s.ctx, s.db.R, editorSetting)
 	if err != nil {
 		return "", userErr(err)
 	}
@@ -153,7 +153,7 @@ func (s *OpenService) SetEditor(choice string) error {
 	if !slices.Contains(opener.Editors, choice) {
 		return &InputError{Field: "editor", Msg: fmt.Sprintf("Unknown editor choice %q.", choice), Err: ErrInvalidInput}
 	}
-	return userErr(s.settings.Set(s.ctx, editorSetting, choice))
+	return userErr(store.SetSetting(s.ctx, s.db.W, editorSetting, choice))
 }
 
 // WithRunner replaces how s starts programs and what the environment says

@@ -122,7 +122,7 @@ func TestProjectRemoveEndsAgentsAndShells(t *testing.T) {
 			t.Errorf("task %s's shells left: %+v", id, list)
 		}
 		workspacetest.Eventually(t, "the shell's background job killed", func() bool { return !workspacetest.Alive(jobPIDs[i]) })
-		if _, err := f.Tasks.Get(t.Context(), id); !errors.Is(err, store.ErrNotFound) {
+		if _, err := store.GetTask(t.Context(), f.DB.R, id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("task %s kept: %v", id, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/tasks"
 )
 
 // Project is a project as the frontend sees it.
@@ -41,14 +42,12 @@ func NewProjectDTO(p store.Project) Project {
 
 // ProjectService manages projects: local folders the agents work in.
 type ProjectService struct {
-	ctx      context.Context
-	projects *store.Projects
-	tasks    *store.Tasks
-	settings *store.Settings
-	reg      *agent.Registry
-	dialogs  Dialogs
-	stop     TaskStopper    // nil: no live sessions to end
-	terms    TerminalCloser // nil: no shells to end
+	ctx     context.Context
+	db      *store.DB
+	reg     *agent.Registry
+	dialogs Dialogs
+	stop    TaskStopper    // nil: no live sessions to end
+	terms   TerminalCloser // nil: no shells to end
 }
 
 // TerminalCloser ends a task's shells, every process group, returning
@@ -62,7 +61,7 @@ type TerminalCloser interface {
 // Removing a project first stops its tasks' agents (stop) and ends their
 // shells (terms); either may be nil when there are none.
 func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs, stop TaskStopper, terms TerminalCloser) *ProjectService {
-	return &ProjectService{ctx: ctx, projects: store.NewProjects(db), tasks: store.NewTasks(db), settings: store.NewSettings(db),
+	return &ProjectService{ctx: ctx, db: db,
 		reg: reg, dialogs: dialogs, stop: stop, terms: terms}
 }
 
@@ -94,11 +93,11 @@ func (s *ProjectService) Add(path string) (Project, error) {
 	if !st.IsDir() {
 		return Project{}, invalid("path", nil, "not a directory: %s", abs)
 	}
-	backend, err := defaultBackend(s.ctx, s.settings, s.reg)
+	backend, err := tasks.DefaultBackend(s.ctx, s.db, s.reg)
 	if err != nil {
 		return Project{}, err
 	}
-	p, err := s.projects.Add(s.ctx, store.NewProject{
+	p, err := store.AddProject(s.ctx, s.db.W, store.NewProject{
 		Name:                projectName(abs),
 		Path:                abs,
 		IsGitRepo:           isGitRepo(abs),
@@ -115,7 +114,7 @@ func (s *ProjectService) Add(path string) (Project, error) {
 
 // List returns every project in display order.
 func (s *ProjectService) List() ([]Project, error) {
-	ps, err := s.projects.List(s.ctx)
+	ps, err := store.ListProjects(s.ctx, s.db.R)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +127,7 @@ func (s *ProjectService) List() ([]Project, error) {
 
 // Get returns one project.
 func (s *ProjectService) Get(id string) (Project, error) {
-	p, err := s.projects.Get(s.ctx, id)
+	p, err := store.GetProject(s.ctx, s.db.R, id)
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
@@ -141,7 +140,7 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 	if name == "" {
 		return Project{}, invalid("name", nil, "project name is empty")
 	}
-	p, err := s.projects.Rename(s.ctx, id, name)
+	p, err := store.RenameProject(s.ctx, s.db.W, id, name)
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
@@ -152,19 +151,19 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 // Each task's agent is stopped and its shells ended first, as when a task
 // is deleted; if one cannot be, nothing is removed.
 func (s *ProjectService) Remove(id string) error {
-	if _, err := s.projects.Get(s.ctx, id); err != nil {
+	if _, err := store.GetProject(s.ctx, s.db.R, id); err != nil {
 		return notFound("project", id, err)
 	}
-	tasks, err := s.tasks.List(s.ctx, id)
+	ts, err := store.ListTasks(s.ctx, s.db.R, id)
 	if err != nil {
 		return err
 	}
-	for _, t := range tasks {
+	for _, t := range ts {
 		if err := s.endTask(t.ID); err != nil {
 			return fmt.Errorf("project not removed: task %q: %w", t.Name, err)
 		}
 	}
-	return notFound("project", id, s.projects.Remove(s.ctx, id))
+	return notFound("project", id, store.RemoveProject(s.ctx, s.db.W, id))
 }
 
 // endTask stops a task's agent and ends its shells.
@@ -185,11 +184,11 @@ func (s *ProjectService) endTask(taskID string) error {
 // SetDefaultBackend sets the backend new tasks of the project use. It must
 // be a registered backend.
 func (s *ProjectService) SetDefaultBackend(id, backend string) (Project, error) {
-	b, err := checkBackend(s.reg, backend)
+	b, err := tasks.CheckBackend(s.reg, backend)
 	if err != nil {
 		return Project{}, err
 	}
-	p, err := s.projects.SetDefaultBackend(s.ctx, id, b)
+	p, err := store.SetProjectBackend(s.ctx, s.db.W, id, b)
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
@@ -199,7 +198,7 @@ func (s *ProjectService) SetDefaultBackend(id, backend string) (Project, error) 
 // SetDefaultModel sets the model new tasks of the project use ("" = the
 // backend's own default).
 func (s *ProjectService) SetDefaultModel(id, model string) (Project, error) {
-	p, err := s.projects.SetDefaultModel(s.ctx, id, strings.TrimSpace(model))
+	p, err := store.SetProjectModel(s.ctx, s.db.W, id, strings.TrimSpace(model))
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
@@ -245,35 +244,6 @@ func projectName(abs string) string {
 func isGitRepo(dir string) bool {
 	st, err := os.Stat(filepath.Join(dir, ".git"))
 	return err == nil && (st.IsDir() || st.Mode().IsRegular())
-}
-
-// checkBackend validates a backend name against the registry.
-func checkBackend(reg *agent.Registry, name string) (agent.BackendType, error) {
-	b := agent.BackendType(strings.TrimSpace(name))
-	if b == "" {
-		return "", invalid("backend", nil, "no agent backend given")
-	}
-	if !reg.Has(b) {
-		return "", invalid("backend", &agent.UnknownBackendError{Name: b},
-			"unknown agent backend %q (known: %s)", b, strings.Join(agent.SortedNames(reg.List()), ", "))
-	}
-	return b, nil
-}
-
-// defaultBackend is the global default backend when set and still
-// registered, else the first registered backend.
-func defaultBackend(ctx context.Context, settings *store.Settings, reg *agent.Registry) (agent.BackendType, error) {
-	v, ok, err := settings.Get(ctx, store.SettingDefaultBackend)
-	if err != nil {
-		return "", err
-	}
-	if ok && reg.Has(agent.BackendType(v)) {
-		return agent.BackendType(v), nil
-	}
-	if infos := reg.List(); len(infos) > 0 {
-		return infos[0].Name, nil
-	}
-	return "", errors.New("no agent backend is registered")
 }
 
 // notFound rewrites a store.ErrNotFound into a message for the user.

@@ -20,11 +20,11 @@ var QuitChoices = []string{"ask", "keep", "stop"}
 
 // GetTaskLifetime returns the settings (defaults: relays on, stop).
 func (s *SettingsService) GetTaskLifetime() (TaskLifetime, error) {
-	relays, _, err := s.settings.Get(s.ctx, store.SettingRelays)
+	relays, _, err := store.SettingValue(s.ctx, s.db.R, store.SettingRelays)
 	if err != nil {
 		return TaskLifetime{}, err
 	}
-	quit, _, err := s.settings.Get(s.ctx, store.SettingQuitRunning)
+	quit, _, err := store.SettingValue(s.ctx, s.db.R, store.SettingQuitRunning)
 	if err != nil {
 		return TaskLifetime{}, err
 	}
@@ -47,8 +47,8 @@ func (s *SettingsService) SetTaskLifetime(t TaskLifetime) error {
 	if t.KeepRunning {
 		relays = "on"
 	}
-	if err := s.settings.Set(s.ctx, store.SettingRelays, relays); err != nil {
+	if err := store.SetSetting(s.ctx, s.db.W, store.SettingRelays, relays); err != nil {
 		return fmt.Errorf("save relays: %w", err)
 	}
-	return s.settings.Set(s.ctx, store.SettingQuitRunning, t.OnQuit)
+	return store.SetSetting(s.ctx, s.db.W, store.SettingQuitRunning, t.OnQuit)
 }

@@ -19,7 +19,7 @@ func TestTaskLifetimeSettings(t *testing.T) {
 	if got, _ := f.settings.GetTaskLifetime(); got.KeepRunning {
 		t.Fatalf("turned off, read back %+v", got)
 	}
-	if v, _, _ := f.settings.settings.Get(context.Background(), store.SettingRelays); v != "off" {
+	if v, _, _ := store.SettingValue(context.Background(), f.settings.db.R, store.SettingRelays); v != "off" {
 		t.Fatalf("turned off, stored relays=%q", v)
 	}
 	if err := f.settings.SetTaskLifetime(TaskLifetime{KeepRunning: true, OnQuit: "ask"}); err != nil {
@@ -29,8 +29,8 @@ func TestTaskLifetimeSettings(t *testing.T) {
 		t.Fatalf("saved %+v", got)
 	}
 	// The keys the app reads at start and at quit.
-	v, _, _ := f.settings.settings.Get(context.Background(), store.SettingRelays)
-	q, _, _ := f.settings.settings.Get(context.Background(), store.SettingQuitRunning)
+	v, _, _ := store.SettingValue(context.Background(), f.settings.db.R, store.SettingRelays)
+	q, _, _ := store.SettingValue(context.Background(), f.settings.db.R, store.SettingQuitRunning)
 	if v != "on" || q != "ask" {
 		t.Fatalf("stored relays=%q quitRunningTasks=%q", v, q)
 	}

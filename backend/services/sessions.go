@@ -171,10 +171,9 @@ func (s *SessionService) SetWindowFocused(focused bool) error {
 // NotificationSettings returns which notification kinds are on
 // (complete, error, permission, question; all on unless turned off).
 func (s *SessionService) NotificationSettings() (map[string]bool, error) {
-	settings := store.NewSettings(s.db)
 	out := map[string]bool{}
 	for _, k := range notify.Kinds {
-		v, ok, err := settings.Get(s.ctx, k.SettingKey())
+		v, ok, err := store.SettingValue(s.ctx, s.db.R, k.SettingKey())
 		if err != nil {
 			return nil, userErr(err)
 		}
@@ -189,7 +188,7 @@ func (s *SessionService) SetNotificationEnabled(kind string, enabled bool) error
 	if !slices.Contains(notify.Kinds, k) {
 		return invalid("kind", nil, "unknown notification kind %q", kind)
 	}
-	return userErr(store.NewSettings(s.db).Set(s.ctx, k.SettingKey(), strconv.FormatBool(enabled)))
+	return userErr(store.SetSetting(s.ctx, s.db.W, k.SettingKey(), strconv.FormatBool(enabled)))
 }
 
 // userErr words orchestrator errors for the user (the message is what the

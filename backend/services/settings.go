@@ -6,34 +6,35 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/history/oneshot"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/tasks"
 )
 
 // SettingsService holds the app-wide settings.
 type SettingsService struct {
-	ctx      context.Context
-	settings *store.Settings
-	reg      *agent.Registry
+	ctx context.Context
+	db  *store.DB
+	reg *agent.Registry
 }
 
 // NewSettingsService returns the settings service.
 func NewSettingsService(ctx context.Context, db *store.DB, reg *agent.Registry) *SettingsService {
-	return &SettingsService{ctx: ctx, settings: store.NewSettings(db), reg: reg}
+	return &SettingsService{ctx: ctx, db: db, reg: reg}
 }
 
 // GetDefaultBackend returns the backend new projects start with: the saved
 // choice when it is still registered, else the first registered backend.
 func (s *SettingsService) GetDefaultBackend() (string, error) {
-	b, err := defaultBackend(s.ctx, s.settings, s.reg)
+	b, err := tasks.DefaultBackend(s.ctx, s.db, s.reg)
 	return string(b), err
 }
 
 // SetDefaultBackend saves the global default backend; it must be registered.
 func (s *SettingsService) SetDefaultBackend(backend string) error {
-	b, err := checkBackend(s.reg, backend)
+	b, err := tasks.CheckBackend(s.reg, backend)
 	if err != nil {
 		return err
 	}
-	return s.settings.Set(s.ctx, store.SettingDefaultBackend, string(b))
+	return store.SetSetting(s.ctx, s.db.W, store.SettingDefaultBackend, string(b))
 }
 
 // ListBackends describes every registered backend, capabilities included,
@@ -45,7 +46,7 @@ func (s *SettingsService) ListBackends() ([]agent.Info, error) {
 // GetSummaryAgent returns the backend whose CLI writes a finished task's
 // one-line summary ("" = none, the default: each summary is a model call).
 func (s *SettingsService) GetSummaryAgent() (string, error) {
-	v, _, err := s.settings.Get(s.ctx, store.SettingSummaryAgent)
+	v, _, err := store.SettingValue(s.ctx, s.db.R, store.SettingSummaryAgent)
 	return v, err
 }
 
@@ -53,7 +54,7 @@ func (s *SettingsService) GetSummaryAgent() (string, error) {
 // backend with a one-shot mode (Claude Code, Codex).
 func (s *SettingsService) SetSummaryAgent(backend string) error {
 	if backend != "" {
-		b, err := checkBackend(s.reg, backend)
+		b, err := tasks.CheckBackend(s.reg, backend)
 		if err != nil {
 			return err
 		}
@@ -61,5 +62,5 @@ func (s *SettingsService) SetSummaryAgent(backend string) error {
 			return invalid("summaryAgent", err, "%v", err)
 		}
 	}
-	return s.settings.Set(s.ctx, store.SettingSummaryAgent, backend)
+	return store.SetSetting(s.ctx, s.db.W, store.SettingSummaryAgent, backend)
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/tasks"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
@@ -90,6 +89,13 @@ type Task struct {
 	Summary string `json:"summary"`
 }
 
+// TaskUpdated returns what tells the UI about a task changed outside the
+// services (backend/summary's titles and summaries): the "task:updated"
+// event with the task's DTO.
+func TaskUpdated(emit Emitter) func(store.Task) {
+	return func(t store.Task) { emit.Emit(orchestrator.EventTaskUpdated, NewTaskDTO(t)) }
+}
+
 // NewTaskDTO maps a stored task to its DTO (also the "task:updated"
 // payload the orchestrator emits).
 func NewTaskDTO(t store.Task) Task {
@@ -137,18 +143,18 @@ type CreateTaskInput struct {
 
 // TaskService manages tasks.
 type TaskService struct {
-	ctx      context.Context
-	tasks    *store.Tasks
-	projects *store.Projects
-	reg      *agent.Registry
-	emit     Emitter
-	ws       *workspace.Manager // nil: tasks have no worktree to remove
-	stop     TaskStopper        // nil: no live sessions to end
-	titler   Titler             // nil: names stay the prompt's first line
+	ctx    context.Context
+	db     *store.DB
+	reg    *agent.Registry
+	emit   Emitter
+	ws     *workspace.Manager // nil: tasks have no worktree to remove
+	stop   TaskStopper        // nil: no live sessions to end
+	titler Titler             // nil: names stay the prompt's first line
 }
 
 // Titler gives a task created without a name a better one, in the
-// background (Summaries does, by a one-shot agent call when one is set).
+// background (summary.Summaries does, by a one-shot agent call when one
+// is set).
 type Titler interface {
 	TaskCreated(ctx context.Context, taskID, autoName string)
 }
@@ -164,12 +170,6 @@ type TaskStopper interface {
 	Stop(ctx context.Context, taskID string) error
 }
 
-// defaulter is a backend that carries the user's default model and mode
-// for it (agentmgr.Configured does).
-type defaulter interface {
-	Defaults(ctx context.Context) (model string, mode agent.InteractionMode)
-}
-
 // NewTaskService returns the task service; emit may be nil.
 // ws removes a deleted task's worktree and branch (nil: none are removed);
 // stop ends a deleted task's agent first (nil: none run).
@@ -177,80 +177,14 @@ func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit
 	if emit == nil {
 		emit = nopEmitter{}
 	}
-	return &TaskService{ctx: ctx, tasks: store.NewTasks(db), projects: store.NewProjects(db), reg: reg, emit: emit, ws: ws, stop: stop}
+	return &TaskService{ctx: ctx, db: db, reg: reg, emit: emit, ws: ws, stop: stop}
 }
 
 // Create creates a task in status "created" (it does not start it). Its
 // backend is in.Backend when given, else the project's default, decided
-// here once and stored; so is its model.
+// once (backend/tasks) and stored; so are its model and mode.
 func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
-	prompt := strings.TrimSpace(in.Prompt)
-	if prompt == "" {
-		return Task{}, invalid("prompt", nil, "prompt is empty")
-	}
-	p, err := s.projects.Get(s.ctx, in.ProjectID)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return Task{}, invalid("projectId", err, "project not found: %s", in.ProjectID)
-		}
-		return Task{}, err
-	}
-	backend := p.DefaultAgentBackend
-	if strings.TrimSpace(in.Backend) != "" {
-		backend = agent.BackendType(strings.TrimSpace(in.Backend))
-	}
-	b, err := checkBackend(s.reg, string(backend))
-	if err != nil {
-		return Task{}, err
-	}
-	// An agent's own settings (the Agents page) fill what neither the
-	// task nor the project chose: model after the project's, mode before "ask".
-	var agentModel string
-	var agentMode agent.InteractionMode
-	if be, err := s.reg.Get(b); err == nil {
-		if d, ok := be.(defaulter); ok {
-			agentModel, agentMode = d.Defaults(s.ctx)
-		}
-	}
-	mode := agent.InteractionMode(strings.TrimSpace(in.InteractionMode))
-	if mode == "" {
-		mode = agentMode
-	}
-	if mode == "" {
-		mode = agent.ModeAsk
-	}
-	if !mode.Valid() {
-		return Task{}, invalid("interactionMode", nil, "invalid interaction mode %q (one of: ask, accept-edits, plan, bypass)", in.InteractionMode)
-	}
-	if be, err := s.reg.Get(b); err == nil {
-		info := be.Info()
-		if ms := info.Capabilities.Modes; len(ms) > 0 && !slices.Contains(ms, mode) {
-			return Task{}, invalid("interactionMode", agent.ErrUnsupported, "%s does not support the %q interaction mode", info.DisplayName, mode)
-		}
-	}
-	model := strings.TrimSpace(in.Model)
-	if model == "" {
-		model = p.DefaultModel
-	}
-	if model == "" {
-		model = agentModel
-	}
-	if err := agent.ValidModel(model); err != nil {
-		return Task{}, invalid("model", err, "%v", err)
-	}
-	name := strings.TrimSpace(in.Name)
-	auto := name == ""
-	if auto {
-		name = nameFromPrompt(prompt)
-	}
-	t, err := s.tasks.Create(s.ctx, store.NewTask{
-		ProjectID:       p.ID,
-		Name:            name,
-		Prompt:          prompt,
-		AgentBackend:    b,
-		Model:           model,
-		InteractionMode: mode,
-	})
+	t, auto, err := tasks.Create(s.ctx, s.db, s.reg, tasks.New(in))
 	if err != nil {
 		return Task{}, err
 	}
@@ -264,7 +198,7 @@ func (s *TaskService) Create(in CreateTaskInput) (Task, error) {
 
 // List returns a project's tasks, newest first.
 func (s *TaskService) List(projectID string) ([]Task, error) {
-	ts, err := s.tasks.List(s.ctx, projectID)
+	ts, err := store.ListTasks(s.ctx, s.db.R, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +211,7 @@ func (s *TaskService) List(projectID string) ([]Task, error) {
 
 // Get returns one task.
 func (s *TaskService) Get(id string) (Task, error) {
-	t, err := s.tasks.Get(s.ctx, id)
+	t, err := store.GetTask(s.ctx, s.db.R, id)
 	if err != nil {
 		return Task{}, notFound("task", id, err)
 	}
@@ -302,7 +236,7 @@ func (s *TaskService) DeleteDiscardingChanges(id string) error {
 }
 
 func (s *TaskService) delete(id string, force bool) error {
-	t, err := s.tasks.Get(s.ctx, id)
+	t, err := store.GetTask(s.ctx, s.db.R, id)
 	if err != nil {
 		return notFound("task", id, err)
 	}
@@ -322,7 +256,7 @@ func (s *TaskService) delete(id string, force bool) error {
 			return fmt.Errorf("task not deleted: %w", err)
 		}
 	}
-	if err := s.tasks.Delete(s.ctx, id); err != nil {
+	if err := store.DeleteTask(s.ctx, s.db.W, id); err != nil {
 		return notFound("task", id, err)
 	}
 	s.emit.Emit(EventTaskDeleted, TaskDeleted{ID: t.ID, ProjectID: t.ProjectID})
@@ -335,23 +269,11 @@ func (s *TaskService) Rename(id, name string) (Task, error) {
 	if name == "" {
 		return Task{}, invalid("name", nil, "task name is empty")
 	}
-	t, err := s.tasks.Rename(s.ctx, id, name)
+	t, err := store.RenameTask(s.ctx, s.db.W, id, name)
 	if err != nil {
 		return Task{}, notFound("task", id, err)
 	}
 	dto := NewTaskDTO(t)
 	s.emit.Emit(orchestrator.EventTaskUpdated, dto)
 	return dto, nil
-}
-
-// nameFromPrompt is the prompt's first line, cut to 60 characters.
-func nameFromPrompt(prompt string) string {
-	line, _, _ := strings.Cut(prompt, "\n")
-	line = strings.TrimSpace(line)
-	const max = 60
-	if utf8.RuneCountInString(line) <= max {
-		return line
-	}
-	r := []rune(line)
-	return strings.TrimSpace(string(r[:max-1])) + "…"
 }

@@ -71,24 +71,5 @@ func (s *UsageService) SetAutoRetry(on bool) error {
 	if on {
 		v = "1"
 	}
-	return store.NewSettings(s.db).Set(s.ctx, store.SettingAutoRetry, v)
-}
-
-// RetryLastMessage is the scheduler's Retrier: it sends the task's last user
-// message (else its prompt) again as a follow-up.
-func RetryLastMessage(db *store.DB, send func(ctx context.Context, taskID, text string) error) limits.Retrier {
-	return func(ctx context.Context, taskID string) error {
-		text, ok, err := store.LastUserText(ctx, db.R, taskID)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			t, err := store.LoadTaskRun(ctx, db.R, taskID)
-			if err != nil {
-				return err
-			}
-			text = t.Prompt
-		}
-		return send(ctx, taskID, text)
-	}
+	return store.SetSetting(s.ctx, s.db.W, store.SettingAutoRetry, v)
 }

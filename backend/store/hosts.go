@@ -15,17 +15,13 @@ type Host struct {
 	LastCheckedAt int64  `json:"lastCheckedAt"`
 }
 
-// Hosts is the remote_hosts and project_hosts tables.
-type Hosts struct{ db *DB }
+// The remote_hosts and project_hosts tables.
 
-// NewHosts returns the hosts repository of db.
-func NewHosts(db *DB) *Hosts { return &Hosts{db: db} }
-
-// Add records a host (the caller validated the name); adding it again is
+// AddHost records a host (the caller validated the name); adding it again is
 // ErrDuplicate.
-func (r *Hosts) Add(ctx context.Context, name string) (Host, error) {
+func AddHost(ctx context.Context, q SQLRunner, name string) (Host, error) {
 	h := Host{Name: name, AddedAt: Now()}
-	_, err := r.db.W.ExecContext(ctx, `INSERT INTO remote_hosts (name, addedAt) VALUES (?, ?)`, h.Name, h.AddedAt)
+	_, err := q.ExecContext(ctx, `INSERT INTO remote_hosts (name, addedAt) VALUES (?, ?)`, h.Name, h.AddedAt)
 	if isUnique(err) {
 		return Host{}, fmt.Errorf("store: host %s: %w", name, ErrDuplicate)
 	}
@@ -35,9 +31,9 @@ func (r *Hosts) Add(ctx context.Context, name string) (Host, error) {
 	return h, nil
 }
 
-// List returns the hosts added by hand, by name.
-func (r *Hosts) List(ctx context.Context) ([]Host, error) {
-	rows, err := r.db.R.QueryContext(ctx, `SELECT name, addedAt, lastHealth, lastCheckedAt FROM remote_hosts ORDER BY name`)
+// ListHosts returns the hosts added by hand, by name.
+func ListHosts(ctx context.Context, q SQLRunner) ([]Host, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name, addedAt, lastHealth, lastCheckedAt FROM remote_hosts ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("store: hosts: %w", err)
 	}
@@ -53,19 +49,19 @@ func (r *Hosts) List(ctx context.Context) ([]Host, error) {
 	return out, rows.Err()
 }
 
-// Remove forgets a host added by hand (projects on it keep their setting).
-func (r *Hosts) Remove(ctx context.Context, name string) error {
-	if _, err := r.db.W.ExecContext(ctx, `DELETE FROM remote_hosts WHERE name = ?`, name); err != nil {
+// RemoveHost forgets a host added by hand (projects on it keep their setting).
+func RemoveHost(ctx context.Context, q SQLRunner, name string) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM remote_hosts WHERE name = ?`, name); err != nil {
 		return fmt.Errorf("store: remove host %s: %w", name, err)
 	}
 	return nil
 }
 
-// SaveHealth stores a host's last health check (the host row is created if
+// SaveHostHealth stores a host's last health check (the host row is created if
 // it came from ~/.ssh/config).
-func (r *Hosts) SaveHealth(ctx context.Context, name, healthJSON string) error {
+func SaveHostHealth(ctx context.Context, q SQLRunner, name, healthJSON string) error {
 	now := Now()
-	_, err := r.db.W.ExecContext(ctx, `INSERT INTO remote_hosts (name, addedAt, lastHealth, lastCheckedAt) VALUES (?, 0, ?, ?)
+	_, err := q.ExecContext(ctx, `INSERT INTO remote_hosts (name, addedAt, lastHealth, lastCheckedAt) VALUES (?, 0, ?, ?)
 		ON CONFLICT(name) DO UPDATE SET lastHealth = excluded.lastHealth, lastCheckedAt = excluded.lastCheckedAt`,
 		name, healthJSON, now)
 	if err != nil {
@@ -83,12 +79,12 @@ type ProjectHost struct {
 
 // SetProjectHost makes project id live on host at path; host "" makes it
 // local again.
-func (r *Hosts) SetProjectHost(ctx context.Context, id, host, path string) error {
+func SetProjectHost(ctx context.Context, q SQLRunner, id, host, path string) error {
 	var err error
 	if host == "" {
-		_, err = r.db.W.ExecContext(ctx, `DELETE FROM project_hosts WHERE projectId = ?`, id)
+		_, err = q.ExecContext(ctx, `DELETE FROM project_hosts WHERE projectId = ?`, id)
 	} else {
-		_, err = r.db.W.ExecContext(ctx, `INSERT INTO project_hosts (projectId, host, path) VALUES (?, ?, ?)
+		_, err = q.ExecContext(ctx, `INSERT INTO project_hosts (projectId, host, path) VALUES (?, ?, ?)
 			ON CONFLICT(projectId) DO UPDATE SET host = excluded.host, path = excluded.path`, id, host, path)
 	}
 	if err != nil {
@@ -97,10 +93,10 @@ func (r *Hosts) SetProjectHost(ctx context.Context, id, host, path string) error
 	return nil
 }
 
-// ProjectHost returns where project id lives (ok false: a local project).
-func (r *Hosts) ProjectHost(ctx context.Context, id string) (ProjectHost, bool, error) {
+// GetProjectHost returns where project id lives (ok false: a local project).
+func GetProjectHost(ctx context.Context, q SQLRunner, id string) (ProjectHost, bool, error) {
 	p := ProjectHost{ProjectID: id}
-	err := r.db.R.QueryRowContext(ctx, `SELECT host, path FROM project_hosts WHERE projectId = ?`, id).Scan(&p.Host, &p.Path)
+	err := q.QueryRowContext(ctx, `SELECT host, path FROM project_hosts WHERE projectId = ?`, id).Scan(&p.Host, &p.Path)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ProjectHost{}, false, nil
 	}

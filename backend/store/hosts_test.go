@@ -11,41 +11,40 @@ import (
 func TestHosts(t *testing.T) {
 	db, _ := openTemp(t)
 	ctx := context.Background()
-	h := store.NewHosts(db)
-	if _, err := h.Add(ctx, "build"); err != nil {
+	if _, err := store.AddHost(ctx, db.W, "build"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Add(ctx, "build"); !errors.Is(err, store.ErrDuplicate) {
+	if _, err := store.AddHost(ctx, db.W, "build"); !errors.Is(err, store.ErrDuplicate) {
 		t.Fatalf("second add: %v", err)
 	}
-	if err := h.SaveHealth(ctx, "from-config", `{"reachable":true}`); err != nil {
+	if err := store.SaveHostHealth(ctx, db.W, "from-config", `{"reachable":true}`); err != nil {
 		t.Fatal(err)
 	}
-	list, err := h.List(ctx)
+	list, err := store.ListHosts(ctx, db.R)
 	if err != nil || len(list) != 2 || list[1].LastHealth != `{"reachable":true}` {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/remote/p"})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/remote/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := h.ProjectHost(ctx, p.ID); ok {
+	if _, ok, _ := store.GetProjectHost(ctx, db.R, p.ID); ok {
 		t.Fatal("new project is remote")
 	}
-	if err := h.SetProjectHost(ctx, p.ID, "build", "/srv/p"); err != nil {
+	if err := store.SetProjectHost(ctx, db.W, p.ID, "build", "/srv/p"); err != nil {
 		t.Fatal(err)
 	}
-	ph, ok, err := h.ProjectHost(ctx, p.ID)
+	ph, ok, err := store.GetProjectHost(ctx, db.R, p.ID)
 	if err != nil || !ok || ph.Host != "build" || ph.Path != "/srv/p" {
 		t.Fatalf("project host = %+v %v %v", ph, ok, err)
 	}
-	if err := h.SetProjectHost(ctx, p.ID, "", ""); err != nil {
+	if err := store.SetProjectHost(ctx, db.W, p.ID, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := h.ProjectHost(ctx, p.ID); ok {
+	if _, ok, _ := store.GetProjectHost(ctx, db.R, p.ID); ok {
 		t.Fatal("still remote")
 	}
-	if err := h.Remove(ctx, "build"); err != nil {
+	if err := store.RemoveHost(ctx, db.W, "build"); err != nil {
 		t.Fatal(err)
 	}
 }

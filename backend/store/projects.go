@@ -29,7 +29,7 @@ type Project struct {
 	UpdatedAt           int64
 }
 
-// NewProject is what Projects.Add needs.
+// NewProject is what AddProject needs.
 type NewProject struct {
 	Name                string
 	Path                string
@@ -37,12 +37,6 @@ type NewProject struct {
 	DefaultAgentBackend agent.BackendType
 	DefaultModel        string
 }
-
-// Projects is the projects table.
-type Projects struct{ db *DB }
-
-// NewProjects returns the projects repository of db.
-func NewProjects(db *DB) *Projects { return &Projects{db: db} }
 
 const projectCols = `id, name, path, isGitRepo, defaultAgentBackend, defaultModel, sortOrder, createdAt, updatedAt`
 
@@ -53,9 +47,10 @@ func scanProject(row interface{ Scan(...any) error }) (Project, error) {
 	return p, err
 }
 
-// Add inserts a project with a new id, placed after the existing ones. A
-// path already added gives an error wrapping ErrDuplicate.
-func (r *Projects) Add(ctx context.Context, in NewProject) (Project, error) {
+// AddProject inserts a project with a new id, placed after the existing
+// ones (one statement: two adds cannot take the same place). A path
+// already added gives an error wrapping ErrDuplicate.
+func AddProject(ctx context.Context, q SQLRunner, in NewProject) (Project, error) {
 	now := Now()
 	p := Project{
 		ID:                  uuid.NewString(),
@@ -70,14 +65,9 @@ func (r *Projects) Add(ctx context.Context, in NewProject) (Project, error) {
 	if p.DefaultAgentBackend == "" {
 		p.DefaultAgentBackend = agent.BackendClaudeCode
 	}
-	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(sortOrder), -1) + 1 FROM projects`).Scan(&p.SortOrder); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO projects (`+projectCols+`) VALUES (?,?,?,?,?,?,?,?,?)`,
-			p.ID, p.Name, p.Path, p.IsGitRepo, p.DefaultAgentBackend, p.DefaultModel, p.SortOrder, p.CreatedAt, p.UpdatedAt)
-		return err
-	})
+	err := q.QueryRowContext(ctx, `INSERT INTO projects (`+projectCols+`)
+		SELECT ?, ?, ?, ?, ?, ?, coalesce(max(sortOrder), -1) + 1, ?, ? FROM projects RETURNING sortOrder`,
+		p.ID, p.Name, p.Path, p.IsGitRepo, p.DefaultAgentBackend, p.DefaultModel, p.CreatedAt, p.UpdatedAt).Scan(&p.SortOrder)
 	if isUnique(err) {
 		return Project{}, fmt.Errorf("store: project %s: %w", in.Path, ErrDuplicate)
 	}
@@ -87,9 +77,9 @@ func (r *Projects) Add(ctx context.Context, in NewProject) (Project, error) {
 	return p, nil
 }
 
-// Get returns the project with that id, or an error wrapping ErrNotFound.
-func (r *Projects) Get(ctx context.Context, id string) (Project, error) {
-	p, err := scanProject(r.db.R.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
+// GetProject returns the project with that id, or an error wrapping ErrNotFound.
+func GetProject(ctx context.Context, q SQLRunner, id string) (Project, error) {
+	p, err := scanProject(q.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Project{}, fmt.Errorf("store: project %s: %w", id, ErrNotFound)
 	}
@@ -99,9 +89,9 @@ func (r *Projects) Get(ctx context.Context, id string) (Project, error) {
 	return p, nil
 }
 
-// GetByPath returns the project at that path, or an error wrapping ErrNotFound.
-func (r *Projects) GetByPath(ctx context.Context, path string) (Project, error) {
-	p, err := scanProject(r.db.R.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE path = ?`, path))
+// ProjectByPath returns the project at that path, or an error wrapping ErrNotFound.
+func ProjectByPath(ctx context.Context, q SQLRunner, path string) (Project, error) {
+	p, err := scanProject(q.QueryRowContext(ctx, `SELECT `+projectCols+` FROM projects WHERE path = ?`, path))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Project{}, fmt.Errorf("store: project at %s: %w", path, ErrNotFound)
 	}
@@ -111,9 +101,9 @@ func (r *Projects) GetByPath(ctx context.Context, path string) (Project, error) 
 	return p, nil
 }
 
-// List returns every project in display order.
-func (r *Projects) List(ctx context.Context) ([]Project, error) {
-	rows, err := r.db.R.QueryContext(ctx, `SELECT `+projectCols+` FROM projects ORDER BY sortOrder, createdAt, id`)
+// ListProjects returns every project in display order.
+func ListProjects(ctx context.Context, q SQLRunner) ([]Project, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+projectCols+` FROM projects ORDER BY sortOrder, createdAt, id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list projects: %w", err)
 	}
@@ -132,30 +122,25 @@ func (r *Projects) List(ctx context.Context) ([]Project, error) {
 	return out, nil
 }
 
-// Rename sets a project's display name.
-func (r *Projects) Rename(ctx context.Context, id, name string) (Project, error) {
-	return r.update(ctx, id, `name = ?`, name)
+// RenameProject sets a project's display name.
+func RenameProject(ctx context.Context, q SQLRunner, id, name string) (Project, error) {
+	return updateProject(ctx, q, id, `name = ?`, name)
 }
 
-// SetDefaultBackend sets the backend new tasks of the project use.
-func (r *Projects) SetDefaultBackend(ctx context.Context, id string, b agent.BackendType) (Project, error) {
-	return r.update(ctx, id, `defaultAgentBackend = ?`, string(b))
+// SetProjectBackend sets the backend new tasks of the project use.
+func SetProjectBackend(ctx context.Context, q SQLRunner, id string, b agent.BackendType) (Project, error) {
+	return updateProject(ctx, q, id, `defaultAgentBackend = ?`, string(b))
 }
 
-// SetDefaultModel sets the model new tasks of the project use ("" = the
+// SetProjectModel sets the model new tasks of the project use ("" = the
 // backend's default).
-func (r *Projects) SetDefaultModel(ctx context.Context, id, model string) (Project, error) {
-	return r.update(ctx, id, `defaultModel = ?`, model)
+func SetProjectModel(ctx context.Context, q SQLRunner, id, model string) (Project, error) {
+	return updateProject(ctx, q, id, `defaultModel = ?`, model)
 }
 
-func (r *Projects) update(ctx context.Context, id, set string, arg any) (Project, error) {
-	var p Project
-	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		p, err = scanProject(tx.QueryRowContext(ctx,
-			`UPDATE projects SET `+set+`, updatedAt = ? WHERE id = ? RETURNING `+projectCols, arg, Now(), id))
-		return err
-	})
+func updateProject(ctx context.Context, q SQLRunner, id, set string, arg any) (Project, error) {
+	p, err := scanProject(q.QueryRowContext(ctx,
+		`UPDATE projects SET `+set+`, updatedAt = ? WHERE id = ? RETURNING `+projectCols, arg, Now(), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Project{}, fmt.Errorf("store: project %s: %w", id, ErrNotFound)
 	}
@@ -165,18 +150,17 @@ func (r *Projects) update(ctx context.Context, id, set string, arg any) (Project
 	return p, nil
 }
 
-// Remove deletes a project and (by cascade) its tasks and their messages.
-func (r *Projects) Remove(ctx context.Context, id string) error {
-	return r.db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = ?`, id)
-		if err != nil {
-			return fmt.Errorf("store: remove project: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("store: project %s: %w", id, ErrNotFound)
-		}
-		return nil
-	})
+// RemoveProject deletes a project and (by cascade) its tasks and their
+// messages.
+func RemoveProject(ctx context.Context, q SQLRunner, id string) error {
+	res, err := q.ExecContext(ctx, `DELETE FROM projects WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("store: remove project: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: project %s: %w", id, ErrNotFound)
+	}
+	return nil
 }
 
 func isUnique(err error) bool {

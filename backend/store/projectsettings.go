@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -29,15 +28,12 @@ const (
 	SetupFailed  = "failed"
 )
 
-// ProjectSettings is the per-project key/value settings table.
-type ProjectSettings struct{ db *DB }
+// The per-project key/value settings table.
 
-// NewProjectSettings returns the project settings repository of db.
-func NewProjectSettings(db *DB) *ProjectSettings { return &ProjectSettings{db: db} }
-
-// All returns every setting of project projectID (unset keys are absent).
-func (r *ProjectSettings) All(ctx context.Context, projectID string) (map[string]string, error) {
-	rows, err := r.db.R.QueryContext(ctx, `SELECT key, value FROM project_settings WHERE projectId = ?`, projectID)
+// GetProjectSettings returns every setting of project projectID (unset keys
+// are absent).
+func GetProjectSettings(ctx context.Context, q SQLRunner, projectID string) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT key, value FROM project_settings WHERE projectId = ?`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("store: settings of project %s: %w", projectID, err)
 	}
@@ -53,23 +49,22 @@ func (r *ProjectSettings) All(ctx context.Context, projectID string) (map[string
 	return out, rows.Err()
 }
 
-// SetAll stores values (an empty value deletes the key) in one transaction.
-func (r *ProjectSettings) SetAll(ctx context.Context, projectID string, values map[string]string) error {
-	return r.db.Tx(ctx, func(tx *sql.Tx) error {
-		for k, v := range values {
-			var err error
-			if v == "" {
-				_, err = tx.ExecContext(ctx, `DELETE FROM project_settings WHERE projectId = ? AND key = ?`, projectID, k)
-			} else {
-				_, err = tx.ExecContext(ctx, `INSERT INTO project_settings (projectId, key, value) VALUES (?, ?, ?)
-					ON CONFLICT (projectId, key) DO UPDATE SET value = excluded.value`, projectID, k, v)
-			}
-			if err != nil {
-				return fmt.Errorf("store: set %s of project %s: %w", k, projectID, err)
-			}
+// SetProjectSettings stores values (an empty value deletes the key); run
+// it in a transaction so they change together.
+func SetProjectSettings(ctx context.Context, q SQLRunner, projectID string, values map[string]string) error {
+	for k, v := range values {
+		var err error
+		if v == "" {
+			_, err = q.ExecContext(ctx, `DELETE FROM project_settings WHERE projectId = ? AND key = ?`, projectID, k)
+		} else {
+			_, err = q.ExecContext(ctx, `INSERT INTO project_settings (projectId, key, value) VALUES (?, ?, ?)
+				ON CONFLICT (projectId, key) DO UPDATE SET value = excluded.value`, projectID, k, v)
 		}
-		return nil
-	})
+		if err != nil {
+			return fmt.Errorf("store: set %s of project %s: %w", k, projectID, err)
+		}
+	}
+	return nil
 }
 
 // TaskSetupStatus returns the worktree setup state of task taskID.
@@ -82,16 +77,9 @@ func TaskSetupStatus(ctx context.Context, q SQLRunner, taskID string) (string, e
 }
 
 // SetTaskSetupStatus records the worktree setup state of task taskID.
-func (r *ProjectSettings) SetTaskSetupStatus(ctx context.Context, taskID, status string) error {
-	return r.db.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET setupStatus = ? WHERE id = ?`, status, taskID); err != nil {
-			return fmt.Errorf("store: set setup status of task %s: %w", taskID, err)
-		}
-		return nil
-	})
-}
-
-// TaskSetupStatus returns the worktree setup state of task taskID.
-func (r *ProjectSettings) TaskSetupStatus(ctx context.Context, taskID string) (string, error) {
-	return TaskSetupStatus(ctx, r.db.R, taskID)
+func SetTaskSetupStatus(ctx context.Context, q SQLRunner, taskID, status string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE tasks SET setupStatus = ? WHERE id = ?`, status, taskID); err != nil {
+		return fmt.Errorf("store: set setup status of task %s: %w", taskID, err)
+	}
+	return nil
 }

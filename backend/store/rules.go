@@ -17,6 +17,13 @@ const (
 	MatchFolder = "folder" // a path inside the pattern folder
 )
 
+// Decision sources: who answered a permission request.
+const (
+	SourceUser = "user" // the user
+	SourceRule = "rule" // an "always allow" rule
+	SourceMode = "mode" // the task's mode (bypass allows every request)
+)
+
 // PermissionRule is an "always allow" rule. The orchestrator decides what a
 // request's subject is and how it matches (see orchestrator.MatchRule).
 type PermissionRule struct {
@@ -130,7 +137,7 @@ type PermissionDecision struct {
 	Input     string `json:"input,omitempty"`
 	Behavior  string `json:"behavior"` // allow | deny
 	Scope     string `json:"scope"`    // once | task | project
-	Source    string `json:"source"`   // user | rule
+	Source    string `json:"source"`   // SourceUser | SourceRule | SourceMode
 	RuleID    string `json:"ruleId,omitempty"`
 	// Label says it for the UI: "allowed by rule: Bash(npm test:*) for this project".
 	Label     string `json:"label"`

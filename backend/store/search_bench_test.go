@@ -114,7 +114,7 @@ func benchDB(b *testing.B, dir, name string, nTasks int) (*store.DB, []string, s
 	b.Cleanup(func() { db.Close() })
 	var projects []string
 	for _, name := range []string{"alpha", "beta"} {
-		p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: name, Path: "/" + name})
+		p, err := store.AddProject(ctx, db.W, store.NewProject{Name: name, Path: "/" + name})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func benchDB(b *testing.B, dir, name string, nTasks int) (*store.DB, []string, s
 	agents := []agent.BackendType{agent.BackendClaudeCode, agent.BackendOpenCode, agent.BackendCodex, agent.BackendGemini}
 	var tasks []string
 	for i := range nTasks {
-		t, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: projects[i%2], Prompt: "task " + strconv.Itoa(i), AgentBackend: agents[i%4]})
+		t, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: projects[i%2], Prompt: "task " + strconv.Itoa(i), AgentBackend: agents[i%4]})
 		if err != nil {
 			b.Fatal(err)
 		}

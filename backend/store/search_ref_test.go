@@ -98,7 +98,7 @@ func TestSearchMatchesReference(t *testing.T) {
 	defer db.Close()
 	var projects, tasks []string
 	for _, name := range []string{"alpha", "beta"} {
-		p, err := NewProjects(db).Add(ctx, NewProject{Name: name, Path: "/" + name})
+		p, err := AddProject(ctx, db.W, NewProject{Name: name, Path: "/" + name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestSearchMatchesReference(t *testing.T) {
 	}
 	agents := []agent.BackendType{agent.BackendClaudeCode, agent.BackendCodex, agent.BackendGemini}
 	for i := range 9 {
-		tk, err := NewTasks(db).Create(ctx, NewTask{ProjectID: projects[i%2], Prompt: "t", AgentBackend: agents[i%3]})
+		tk, err := CreateTask(ctx, db.W, NewTask{ProjectID: projects[i%2], Prompt: "t", AgentBackend: agents[i%3]})
 		if err != nil {
 			t.Fatal(err)
 		}

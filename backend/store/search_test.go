@@ -38,20 +38,19 @@ func newSearchFixture(t *testing.T) searchFixture {
 	ctx := t.Context()
 	f := searchFixture{db: db}
 	var err error
-	if f.p, err = store.NewProjects(db).Add(ctx, store.NewProject{Name: "alpha", Path: "/alpha"}); err != nil {
+	if f.p, err = store.AddProject(ctx, db.W, store.NewProject{Name: "alpha", Path: "/alpha"}); err != nil {
 		t.Fatal(err)
 	}
-	if f.q, err = store.NewProjects(db).Add(ctx, store.NewProject{Name: "beta", Path: "/beta"}); err != nil {
+	if f.q, err = store.AddProject(ctx, db.W, store.NewProject{Name: "beta", Path: "/beta"}); err != nil {
 		t.Fatal(err)
 	}
-	tasks := store.NewTasks(db)
-	if f.t1, err = tasks.Create(ctx, store.NewTask{ProjectID: f.p.ID, Name: "one", Prompt: "p1", AgentBackend: agent.BackendClaudeCode}); err != nil {
+	if f.t1, err = store.CreateTask(ctx, db.W, store.NewTask{ProjectID: f.p.ID, Name: "one", Prompt: "p1", AgentBackend: agent.BackendClaudeCode}); err != nil {
 		t.Fatal(err)
 	}
-	if f.t2, err = tasks.Create(ctx, store.NewTask{ProjectID: f.p.ID, Name: "two", Prompt: "p2", AgentBackend: agent.BackendOpenCode}); err != nil {
+	if f.t2, err = store.CreateTask(ctx, db.W, store.NewTask{ProjectID: f.p.ID, Name: "two", Prompt: "p2", AgentBackend: agent.BackendOpenCode}); err != nil {
 		t.Fatal(err)
 	}
-	if f.t3, err = tasks.Create(ctx, store.NewTask{ProjectID: f.q.ID, Name: "three", Prompt: "p3", AgentBackend: agent.BackendClaudeCode}); err != nil {
+	if f.t3, err = store.CreateTask(ctx, db.W, store.NewTask{ProjectID: f.q.ID, Name: "three", Prompt: "p3", AgentBackend: agent.BackendClaudeCode}); err != nil {
 		t.Fatal(err)
 	}
 	put(t, db, f.t1.ID, textMsg("u1", agent.RoleUser, "Le café est prêt à Genève"), 1000)
@@ -221,7 +220,7 @@ func TestSearchFollowsUpdates(t *testing.T) {
 	if got := ids(search(t, f.db, store.SearchQuery{Text: "renormalizedWord"})); got != "" {
 		t.Errorf("deleted message still found: [%s]", got)
 	}
-	if err := store.NewTasks(f.db).Delete(ctx, f.t2.ID); err != nil {
+	if err := store.DeleteTask(ctx, f.db.W, f.t2.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := ids(search(t, f.db, store.SearchQuery{Text: "needle"})); got != "" {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -25,36 +26,35 @@ const (
 	SettingRelayIdleStop = "relayIdleStop"
 )
 
-// Settings is the key/value settings table.
-type Settings struct{ db *DB }
+// The key/value settings table.
 
-// NewSettings returns the settings repository of db.
-func NewSettings(db *DB) *Settings { return &Settings{db: db} }
-
-// Get returns the value of key and whether it is set.
-func (r *Settings) Get(ctx context.Context, key string) (string, bool, error) {
-	return SettingValue(ctx, r.db.R, key)
+// SettingValue returns the settings row key, or ok=false when unset.
+func SettingValue(ctx context.Context, q SQLRunner, key string) (value string, ok bool, err error) {
+	err = q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store: setting %s: %w", key, err)
+	}
+	return value, true, nil
 }
 
-// Set stores value under key, replacing any previous value.
-func (r *Settings) Set(ctx context.Context, key, value string) error {
-	return r.db.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx,
-			`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-			key, value)
-		if err != nil {
-			return fmt.Errorf("store: set setting %s: %w", key, err)
-		}
-		return nil
-	})
+// SetSetting stores value under key, replacing any previous value.
+func SetSetting(ctx context.Context, q SQLRunner, key, value string) error {
+	_, err := q.ExecContext(ctx,
+		`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+		key, value)
+	if err != nil {
+		return fmt.Errorf("store: set setting %s: %w", key, err)
+	}
+	return nil
 }
 
-// Delete removes key (no error when it was not set).
-func (r *Settings) Delete(ctx context.Context, key string) error {
-	return r.db.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, key); err != nil {
-			return fmt.Errorf("store: delete setting %s: %w", key, err)
-		}
-		return nil
-	})
+// DeleteSetting removes key (no error when it was not set).
+func DeleteSetting(ctx context.Context, q SQLRunner, key string) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, key); err != nil {
+		return fmt.Errorf("store: delete setting %s: %w", key, err)
+	}
+	return nil
 }

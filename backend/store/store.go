@@ -2,6 +2,21 @@
 // tasks, agent messages (normalized and raw), settings. It opens the file
 // through modernc.org/sqlite with WAL, a busy timeout, foreign keys on and
 // immediate transactions for writers, and runs the embedded migrations.
+//
+// One style: every table is read and written by functions that take the
+// context first and then a SQLRunner (GetTask(ctx, db.R, id),
+// CreateTask(ctx, db.W, in), SetTaskStatus(ctx, tx, ...)), so the same
+// function runs on the reader pool, on the writer or inside a caller's
+// transaction. There are no repository types. A function that must write
+// several rows together says so ("run it in a transaction": the caller
+// wraps it in DB.Tx). What has methods here is not a table:
+//   - DB, the connection: Open, Close, Tx, TxDeferIndex, ReleaseMemory
+//     (the pools, the write transaction with its search-index step, the
+//     idle trim); Migrate and SchemaVersion work on the file before it is
+//     open.
+//   - Prepared, a statement cache over one pool, and its In(tx) runner.
+//   - ProcessLog, the agent.ProcessRecorder adapter over app_processes.
+//   - Values: RawRefs, TaskGit.WantsWorktree.
 package store
 
 import (

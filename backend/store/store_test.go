@@ -120,7 +120,7 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	if _, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"}); err != nil {
+	if _, err := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -172,11 +172,11 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if got := tables(t, path); !slices.Equal(got, up) {
 		t.Fatalf("after up again: tables %v, want %v", got, up)
 	}
-	ps, err := store.NewProjects(db).List(ctx)
+	ps, err := store.ListProjects(ctx, db.R)
 	if err != nil || len(ps) != 0 {
 		t.Fatalf("after down+up: projects %v err %v, want none", ps, err)
 	}
-	if _, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"}); err != nil {
+	if _, err := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"}); err != nil {
 		t.Fatalf("Add after up again: %v", err)
 	}
 }
@@ -206,11 +206,11 @@ func TestFailedMigrationLeavesFileIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "keep me", Path: "/work/keep"})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "keep me", Path: "/work/keep"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Prompt: "hello", AgentBackend: "claude-code"}); err != nil {
+	if _, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Prompt: "hello", AgentBackend: "claude-code"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -236,7 +236,7 @@ func TestFailedMigrationLeavesFileIdentical(t *testing.T) {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer db.Close()
-	got, err := store.NewProjects(db).Get(ctx, p.ID)
+	got, err := store.GetProject(ctx, db.R, p.ID)
 	if err != nil || got.Name != "keep me" {
 		t.Fatalf("project after failed migration: %+v, %v", got, err)
 	}
@@ -290,7 +290,7 @@ func TestDirtyFileIsRefusedAndUntouched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "x", Path: "/x"}); err != nil {
+	if _, err := store.AddProject(ctx, db.W, store.NewProject{Name: "x", Path: "/x"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -349,7 +349,7 @@ func TestPathWithURICharacters(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 	defer db.Close()
-	if _, _, err := store.NewSettings(db).Get(t.Context(), "x"); err != nil {
+	if _, _, err := store.SettingValue(t.Context(), db.R, "x"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
@@ -385,7 +385,7 @@ func TestTxRollsBack(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("Tx err = %v, want boom", err)
 	}
-	if _, ok, err := store.NewSettings(db).Get(ctx, "k"); ok || err != nil {
+	if _, ok, err := store.SettingValue(ctx, db.R, "k"); ok || err != nil {
 		t.Fatalf("write of a failed Tx was kept (ok=%v err=%v)", ok, err)
 	}
 }

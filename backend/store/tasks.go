@@ -63,7 +63,7 @@ type TaskRun struct {
 	ProjectPath string
 }
 
-// NewTask is what Tasks.Create needs. The backend is decided by the caller
+// NewTask is what CreateTask needs. The backend is decided by the caller
 // once, here, and never changes afterwards.
 type NewTask struct {
 	ProjectID       string
@@ -73,12 +73,6 @@ type NewTask struct {
 	Model           string
 	InteractionMode agent.InteractionMode
 }
-
-// Tasks is the tasks table.
-type Tasks struct{ db *DB }
-
-// NewTasks returns the tasks repository of db.
-func NewTasks(db *DB) *Tasks { return &Tasks{db: db} }
 
 // taskCols are a task's columns from "tasks t"; scanTask reads them (and
 // extra columns after them into extra).
@@ -94,9 +88,9 @@ func scanTask(row interface{ Scan(...any) error }, extra ...any) (Task, error) {
 	return t, err
 }
 
-// Create inserts a task in status "created". An unknown project gives an
+// CreateTask inserts a task in status "created". An unknown project gives an
 // error wrapping ErrNotFound.
-func (r *Tasks) Create(ctx context.Context, in NewTask) (Task, error) {
+func CreateTask(ctx context.Context, q SQLRunner, in NewTask) (Task, error) {
 	now := Now()
 	t := Task{
 		ID:              uuid.NewString(),
@@ -113,14 +107,11 @@ func (r *Tasks) Create(ctx context.Context, in NewTask) (Task, error) {
 	if t.InteractionMode == "" {
 		t.InteractionMode = agent.ModeAsk
 	}
-	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, projectId, name, prompt, status, statusReason,
-			agentBackend, model, interactionMode, sessionId, hasUnread, createdAt, updatedAt)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			t.ID, t.ProjectID, t.Name, t.Prompt, t.Status, t.StatusReason, t.AgentBackend, t.Model,
-			t.InteractionMode, t.SessionID, t.HasUnread, t.CreatedAt, t.UpdatedAt)
-		return err
-	})
+	_, err := q.ExecContext(ctx, `INSERT INTO tasks (id, projectId, name, prompt, status, statusReason,
+		agentBackend, model, interactionMode, sessionId, hasUnread, createdAt, updatedAt)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		t.ID, t.ProjectID, t.Name, t.Prompt, t.Status, t.StatusReason, t.AgentBackend, t.Model,
+		t.InteractionMode, t.SessionID, t.HasUnread, t.CreatedAt, t.UpdatedAt)
 	if isForeignKey(err) {
 		return Task{}, fmt.Errorf("store: project %s: %w", in.ProjectID, ErrNotFound)
 	}
@@ -130,9 +121,9 @@ func (r *Tasks) Create(ctx context.Context, in NewTask) (Task, error) {
 	return t, nil
 }
 
-// Get returns the task with that id, or an error wrapping ErrNotFound.
-func (r *Tasks) Get(ctx context.Context, id string) (Task, error) {
-	t, err := scanTask(r.db.R.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks t WHERE id = ?`, id))
+// GetTask returns the task with that id, or an error wrapping ErrNotFound.
+func GetTask(ctx context.Context, q SQLRunner, id string) (Task, error) {
+	t, err := scanTask(q.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks t WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, fmt.Errorf("store: task %s: %w", id, ErrNotFound)
 	}
@@ -142,13 +133,9 @@ func (r *Tasks) Get(ctx context.Context, id string) (Task, error) {
 	return t, nil
 }
 
-// List returns a project's tasks, newest first.
-func (r *Tasks) List(ctx context.Context, projectID string) ([]Task, error) {
-	return r.query(ctx, `SELECT `+taskCols+` FROM tasks t WHERE projectId = ? ORDER BY createdAt DESC, rowid DESC`, projectID)
-}
-
-func (r *Tasks) query(ctx context.Context, q string, args ...any) ([]Task, error) {
-	rows, err := r.db.R.QueryContext(ctx, q, args...)
+// ListTasks returns a project's tasks, newest first.
+func ListTasks(ctx context.Context, q SQLRunner, projectID string) ([]Task, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+taskCols+` FROM tasks t WHERE projectId = ? ORDER BY createdAt DESC, rowid DESC`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list tasks: %w", err)
 	}
@@ -167,49 +154,33 @@ func (r *Tasks) query(ctx context.Context, q string, args ...any) ([]Task, error
 	return out, nil
 }
 
-// Delete removes a task and (by cascade) its messages and raw frames.
-func (r *Tasks) Delete(ctx context.Context, id string) error {
-	return r.db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE id = ?`, id)
-		if err != nil {
-			return fmt.Errorf("store: delete task: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("store: task %s: %w", id, ErrNotFound)
-		}
-		return nil
-	})
+// DeleteTask removes a task and (by cascade) its messages and raw frames.
+func DeleteTask(ctx context.Context, q SQLRunner, id string) error {
+	res, err := q.ExecContext(ctx, `DELETE FROM tasks WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("store: delete task: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: task %s: %w", id, ErrNotFound)
+	}
+	return nil
 }
 
 // A task's status, session, mode, model and unread flag change through
-// the functions over a SQLRunner (taskstate.go: SetTaskStatus, ...), inside
-// the orchestrator's transactions; the repository keeps what the services
+// SetTaskStatus, SetTaskSessionID, ... (taskstate.go), inside the
+// orchestrator's transactions; the functions here are what the services
 // do with a whole task.
 
-// Rename sets the task's display name.
-func (r *Tasks) Rename(ctx context.Context, id, name string) (Task, error) {
-	return r.update(ctx, id, func(tx *sql.Tx, now int64) error {
-		res, err := tx.ExecContext(ctx, `UPDATE tasks SET name = ?, updatedAt = ? WHERE id = ?`, name, now, id)
-		return checkOne(res, err, "rename task", id)
-	})
-}
-
-// update runs change and reads the task back in the same transaction.
-func (r *Tasks) update(ctx context.Context, id string, change func(tx *sql.Tx, now int64) error) (Task, error) {
-	var t Task
-	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
-		if err := change(tx, Now()); err != nil {
-			return err
-		}
-		var err error
-		t, err = scanTask(tx.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks t WHERE id = ?`, id))
-		if err != nil {
-			return fmt.Errorf("store: task %s: %w", id, err)
-		}
-		return nil
-	})
-	if err != nil {
+// RenameTask sets the task's display name and returns the task. Run it in
+// a transaction to read back exactly what it wrote.
+func RenameTask(ctx context.Context, q SQLRunner, id, name string) (Task, error) {
+	res, err := q.ExecContext(ctx, `UPDATE tasks SET name = ?, updatedAt = ? WHERE id = ?`, name, Now(), id)
+	if err := checkOne(res, err, "rename task", id); err != nil {
 		return Task{}, err
+	}
+	t, err := scanTask(q.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks t WHERE id = ?`, id))
+	if err != nil {
+		return Task{}, fmt.Errorf("store: task %s: %w", id, err)
 	}
 	return t, nil
 }

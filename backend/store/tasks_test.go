@@ -13,17 +13,16 @@ import (
 func TestTasks(t *testing.T) {
 	db, _ := openTemp(t)
 	ctx := t.Context()
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "q", Path: "/q"})
+	q, err := store.AddProject(ctx, db.W, store.NewProject{Name: "q", Path: "/q"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := store.NewTasks(db)
 
-	t1, err := r.Create(ctx, store.NewTask{ProjectID: p.ID, Name: "first", Prompt: "do it", AgentBackend: agent.BackendOpenCode, Model: "m"})
+	t1, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "first", Prompt: "do it", AgentBackend: agent.BackendOpenCode, Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,32 +34,32 @@ func TestTasks(t *testing.T) {
 	if diff := cmp.Diff(want, t1); diff != "" {
 		t.Errorf("Create (-want +got):\n%s", diff)
 	}
-	got, err := r.Get(ctx, t1.ID)
+	got, err := store.GetTask(ctx, db.R, t1.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(t1, got); diff != "" {
 		t.Errorf("Get (-want +got):\n%s", diff)
 	}
-	t2, err := r.Create(ctx, store.NewTask{ProjectID: p.ID, Prompt: "second", AgentBackend: agent.BackendClaudeCode, InteractionMode: agent.ModePlan})
+	t2, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Prompt: "second", AgentBackend: agent.BackendClaudeCode, InteractionMode: agent.ModePlan})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Create(ctx, store.NewTask{ProjectID: q.ID, Prompt: "other project", AgentBackend: agent.BackendClaudeCode}); err != nil {
+	if _, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: q.ID, Prompt: "other project", AgentBackend: agent.BackendClaudeCode}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Create(ctx, store.NewTask{ProjectID: "missing", Prompt: "x", AgentBackend: agent.BackendClaudeCode}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: "missing", Prompt: "x", AgentBackend: agent.BackendClaudeCode}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Create in a missing project: err = %v, want ErrNotFound", err)
 	}
 
-	list, err := r.List(ctx, p.ID)
+	list, err := store.ListTasks(ctx, db.R, p.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 2 || list[0].ID != t2.ID || list[1].ID != t1.ID {
 		t.Errorf("List = %v, want [second, first] (newest first)", names(list))
 	}
-	if list, _ := r.List(ctx, "missing"); list == nil || len(list) != 0 {
+	if list, _ := store.ListTasks(ctx, db.R, "missing"); list == nil || len(list) != 0 {
 		t.Errorf("List of a project without tasks = %#v, want empty non-nil", list)
 	}
 
@@ -70,7 +69,7 @@ func TestTasks(t *testing.T) {
 		if err := change(); err != nil {
 			t.Fatal(err)
 		}
-		got, err := r.Get(ctx, id)
+		got, err := store.GetTask(ctx, db.R, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,18 +105,18 @@ func TestTasks(t *testing.T) {
 	if !su.HasUnread || su.UpdatedAt != 70 {
 		t.Errorf("SetTaskUnread: %+v", su)
 	}
-	rn, err := r.Rename(ctx, t1.ID, "renamed")
+	rn, err := store.RenameTask(ctx, db.W, t1.ID, "renamed")
 	if err != nil || rn.Name != "renamed" || rn.SessionID != "sess-1" || rn.AgentBackend != agent.BackendOpenCode {
 		t.Errorf("Rename = %+v, %v", rn, err)
 	}
 
-	if err := r.Delete(ctx, t1.ID); err != nil {
+	if err := store.DeleteTask(ctx, db.W, t1.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Get(ctx, t1.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := store.GetTask(ctx, db.R, t1.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get after Delete: err = %v, want ErrNotFound", err)
 	}
-	if err := r.Delete(ctx, t1.ID); !errors.Is(err, store.ErrNotFound) {
+	if err := store.DeleteTask(ctx, db.W, t1.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("second Delete: err = %v, want ErrNotFound", err)
 	}
 	if err := store.SetTaskStatus(ctx, db.W, t1.ID, store.StatusRunning, "", 80); !errors.Is(err, store.ErrNotFound) {
@@ -138,12 +137,11 @@ func names(ts []store.Task) []string {
 func TestTaskRunIsTheTaskWithItsProject(t *testing.T) {
 	db, _ := openTemp(t)
 	ctx := t.Context()
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := store.NewTasks(db)
-	tk, err := r.Create(ctx, store.NewTask{ProjectID: p.ID, Name: "n", Prompt: "x", AgentBackend: agent.BackendGemini})
+	tk, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "n", Prompt: "x", AgentBackend: agent.BackendGemini})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +151,7 @@ func TestTaskRunIsTheTaskWithItsProject(t *testing.T) {
 	if err := store.SetTaskStatus(ctx, db.W, tk.ID, store.StatusRunning, "", 42); err != nil {
 		t.Fatal(err)
 	}
-	task, err := r.Get(ctx, tk.ID)
+	task, err := store.GetTask(ctx, db.R, tk.ID)
 	if err != nil || !task.ForkSession || task.ForkPoint != "msg_next" || task.SessionID != "parent-session" || task.Status != store.StatusRunning || task.StartedAt != 42 {
 		t.Fatalf("Get = %+v, %v", task, err)
 	}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
-// SQLRunner is what both *sql.DB and *sql.Tx offer; the orchestrator's
-// repository functions take one so they run inside or outside a transaction.
+// SQLRunner is what both *sql.DB and *sql.Tx offer; every store function
+// takes one so it runs on a pool or inside a caller's transaction.
 type SQLRunner interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -95,6 +97,15 @@ func SetTaskMode(ctx context.Context, q SQLRunner, id, mode string, now int64) e
 	return checkOne(res, err, "set mode of task", id)
 }
 
+// TaskMode returns the task's stored interaction mode.
+func TaskMode(ctx context.Context, q SQLRunner, id string) (agent.InteractionMode, error) {
+	var m string
+	if err := q.QueryRowContext(ctx, `SELECT interactionMode FROM tasks WHERE id = ?`, id).Scan(&m); err != nil {
+		return "", fmt.Errorf("store: mode of task %s: %w", id, err)
+	}
+	return agent.InteractionMode(m), nil
+}
+
 // SetTaskModel stores the task's model.
 func SetTaskModel(ctx context.Context, q SQLRunner, id, model string, now int64) error {
 	res, err := q.ExecContext(ctx, `UPDATE tasks SET model = ?, updatedAt = ? WHERE id = ?`, model, now, id)
@@ -107,18 +118,6 @@ func SetTaskUnread(ctx context.Context, q SQLRunner, id string, unread bool, now
 	res, err := q.ExecContext(ctx, `UPDATE tasks SET hasUnread = ?, updatedAt = CASE WHEN ? THEN ? ELSE updatedAt END WHERE id = ?`,
 		unread, unread, now, id)
 	return checkOne(res, err, "set unread of task", id)
-}
-
-// SettingValue returns the settings row key, or ok=false when unset.
-func SettingValue(ctx context.Context, q SQLRunner, key string) (value string, ok bool, err error) {
-	err = q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&value)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("store: setting %s: %w", key, err)
-	}
-	return value, true, nil
 }
 
 func checkOne(res sql.Result, err error, what, id string) error {

@@ -60,11 +60,7 @@ func (t TaskGit) WantsWorktree() bool {
 	return t.Project.WorktreesEnabled
 }
 
-// Worktrees reads and writes the git columns of projects and tasks.
-type Worktrees struct{ db *DB }
-
-// NewWorktrees returns the worktree repository of db.
-func NewWorktrees(db *DB) *Worktrees { return &Worktrees{db: db} }
+// The git columns of projects and tasks.
 
 const projectGitCols = `p.id, p.path, p.isGitRepo, p.worktreesEnabled, p.worktreeRoot, p.defaultSourceBranch`
 
@@ -72,10 +68,10 @@ func scanProjectGit(s interface{ Scan(...any) error }, p *ProjectGit, extra ...a
 	return s.Scan(append([]any{&p.ProjectID, &p.Path, &p.IsGitRepo, &p.WorktreesEnabled, &p.WorktreeRoot, &p.DefaultSourceBranch}, extra...)...)
 }
 
-// Project returns a project's worktree settings.
-func (r *Worktrees) Project(ctx context.Context, projectID string) (ProjectGit, error) {
+// GetProjectGit returns a project's worktree settings.
+func GetProjectGit(ctx context.Context, q SQLRunner, projectID string) (ProjectGit, error) {
 	var p ProjectGit
-	err := scanProjectGit(r.db.R.QueryRowContext(ctx, `SELECT `+projectGitCols+` FROM projects p WHERE p.id = ?`, projectID), &p)
+	err := scanProjectGit(q.QueryRowContext(ctx, `SELECT `+projectGitCols+` FROM projects p WHERE p.id = ?`, projectID), &p)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ProjectGit{}, fmt.Errorf("store: project %s: %w", projectID, ErrNotFound)
 	}
@@ -85,22 +81,22 @@ func (r *Worktrees) Project(ctx context.Context, projectID string) (ProjectGit, 
 	return p, nil
 }
 
-// SetProjectSettings stores a project's worktree settings.
-func (r *Worktrees) SetProjectSettings(ctx context.Context, projectID string, s ProjectGitSettings) (ProjectGit, error) {
-	if err := r.exec(ctx, "project", projectID, `UPDATE projects SET worktreesEnabled = ?, worktreeRoot = ?,
+// SetProjectGit stores a project's worktree settings.
+func SetProjectGit(ctx context.Context, q SQLRunner, projectID string, s ProjectGitSettings) (ProjectGit, error) {
+	if err := execOne(ctx, q, "project", projectID, `UPDATE projects SET worktreesEnabled = ?, worktreeRoot = ?,
 		defaultSourceBranch = ?, updatedAt = ? WHERE id = ?`,
 		s.WorktreesEnabled, s.WorktreeRoot, s.DefaultSourceBranch, Now(), projectID); err != nil {
 		return ProjectGit{}, err
 	}
-	return r.Project(ctx, projectID)
+	return GetProjectGit(ctx, q, projectID)
 }
 
-// Task returns a task's git state and its project's settings.
-func (r *Worktrees) Task(ctx context.Context, taskID string) (TaskGit, error) {
+// GetTaskGit returns a task's git state and its project's settings.
+func GetTaskGit(ctx context.Context, q SQLRunner, taskID string) (TaskGit, error) {
 	var t TaskGit
 	var use sql.NullBool
 	var merged sql.NullInt64
-	row := r.db.R.QueryRowContext(ctx, `SELECT `+projectGitCols+`, t.id, t.name, t.status, t.useWorktree,
+	row := q.QueryRowContext(ctx, `SELECT `+projectGitCols+`, t.id, t.name, t.status, t.useWorktree,
 		t.sourceBranch, t.worktreePath, t.branchName, t.baseCommit, t.headCommit, t.mergedAt, t.mergeCommit
 		FROM tasks t JOIN projects p ON p.id = t.projectId WHERE t.id = ?`, taskID)
 	err := scanProjectGit(row, &t.Project, &t.TaskID, &t.TaskName, &t.Status, &use, &t.SourceBranch,
@@ -119,15 +115,15 @@ func (r *Worktrees) Task(ctx context.Context, taskID string) (TaskGit, error) {
 	return t, nil
 }
 
-// SetTaskOptions records the choices made at task creation: the worktree
+// SetTaskGitOptions records the choices made at task creation: the worktree
 // override (nil = follow the project) and the source branch ("" = the
 // project's default).
-func (r *Worktrees) SetTaskOptions(ctx context.Context, taskID string, useWorktree *bool, sourceBranch string) error {
+func SetTaskGitOptions(ctx context.Context, q SQLRunner, taskID string, useWorktree *bool, sourceBranch string) error {
 	var use any
 	if useWorktree != nil {
 		use = *useWorktree
 	}
-	return r.exec(ctx, "task", taskID, `UPDATE tasks SET useWorktree = ?, sourceBranch = ?, updatedAt = ? WHERE id = ?`,
+	return execOne(ctx, q, "task", taskID, `UPDATE tasks SET useWorktree = ?, sourceBranch = ?, updatedAt = ? WHERE id = ?`,
 		use, sourceBranch, Now(), taskID)
 }
 
@@ -136,37 +132,37 @@ func (r *Worktrees) SetTaskOptions(ctx context.Context, taskID string, useWorktr
 // (the head starts at the base). It also freezes useWorktree to what
 // happened, so later changes of the project setting do not reinterpret a
 // started task, and clears a previous merge (new work is not merged yet).
-func (r *Worktrees) RecordWorktree(ctx context.Context, taskID, path, branch, source, base string) error {
-	return r.exec(ctx, "task", taskID, `UPDATE tasks SET worktreePath = ?, branchName = ?, sourceBranch = ?,
+func RecordWorktree(ctx context.Context, q SQLRunner, taskID, path, branch, source, base string) error {
+	return execOne(ctx, q, "task", taskID, `UPDATE tasks SET worktreePath = ?, branchName = ?, sourceBranch = ?,
 		baseCommit = ?, headCommit = ?, useWorktree = ?, mergedAt = NULL, mergeCommit = '', updatedAt = ? WHERE id = ?`,
 		path, branch, source, base, base, path != "", Now(), taskID)
 }
 
 // RecordHead stores the task branch's current tip.
-func (r *Worktrees) RecordHead(ctx context.Context, taskID, head string) error {
-	return r.exec(ctx, "task", taskID, `UPDATE tasks SET headCommit = ?, updatedAt = ? WHERE id = ?`, head, Now(), taskID)
+func RecordHead(ctx context.Context, q SQLRunner, taskID, head string) error {
+	return execOne(ctx, q, "task", taskID, `UPDATE tasks SET headCommit = ?, updatedAt = ? WHERE id = ?`, head, Now(), taskID)
 }
 
 // RecordMerge stores a merge of the task branch into its source branch.
-func (r *Worktrees) RecordMerge(ctx context.Context, taskID, commit string, at int64) error {
-	return r.exec(ctx, "task", taskID, `UPDATE tasks SET mergeCommit = ?, mergedAt = ?, updatedAt = ? WHERE id = ?`,
+func RecordMerge(ctx context.Context, q SQLRunner, taskID, commit string, at int64) error {
+	return execOne(ctx, q, "task", taskID, `UPDATE tasks SET mergeCommit = ?, mergedAt = ?, updatedAt = ? WHERE id = ?`,
 		commit, at, Now(), taskID)
 }
 
 // ClearWorktree forgets the task's worktree folder, and its branch too
 // unless keepBranch (the base and head commits stay as history).
-func (r *Worktrees) ClearWorktree(ctx context.Context, taskID string, keepBranch bool) error {
-	q := `UPDATE tasks SET worktreePath = '', branchName = '', updatedAt = ? WHERE id = ?`
+func ClearWorktree(ctx context.Context, q SQLRunner, taskID string, keepBranch bool) error {
+	stmt := `UPDATE tasks SET worktreePath = '', branchName = '', updatedAt = ? WHERE id = ?`
 	if keepBranch {
-		q = `UPDATE tasks SET worktreePath = '', updatedAt = ? WHERE id = ?`
+		stmt = `UPDATE tasks SET worktreePath = '', updatedAt = ? WHERE id = ?`
 	}
-	return r.exec(ctx, "task", taskID, q, Now(), taskID)
+	return execOne(ctx, q, "task", taskID, stmt, Now(), taskID)
 }
 
 // TasksWithWorktree lists the ids of a project's tasks that have a
 // worktree folder recorded.
-func (r *Worktrees) TasksWithWorktree(ctx context.Context, projectID string) ([]string, error) {
-	rows, err := r.db.R.QueryContext(ctx, `SELECT id FROM tasks WHERE projectId = ? AND worktreePath != '' ORDER BY createdAt`, projectID)
+func TasksWithWorktree(ctx context.Context, q SQLRunner, projectID string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id FROM tasks WHERE projectId = ? AND worktreePath != '' ORDER BY createdAt`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("store: tasks with worktree: %w", err)
 	}
@@ -182,8 +178,9 @@ func (r *Worktrees) TasksWithWorktree(ctx context.Context, projectID string) ([]
 	return ids, rows.Err()
 }
 
-func (r *Worktrees) exec(ctx context.Context, what, id, q string, args ...any) error {
-	res, err := r.db.W.ExecContext(ctx, q, args...)
+// execOne runs a write that must change one row.
+func execOne(ctx context.Context, q SQLRunner, what, id, stmt string, args ...any) error {
+	res, err := q.ExecContext(ctx, stmt, args...)
 	if err != nil {
 		return fmt.Errorf("store: update %s %s: %w", what, id, err)
 	}

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,6 @@ var projectSettingKeys = []struct {
 
 // worktreeSetup is Manager' part that makes a new worktree ready.
 type worktreeSetup struct {
-	settings   *store.ProjectSettings
 	mu         sync.Mutex
 	sink       SetupSink
 	closeTerms func(ctx context.Context, taskID string) error
@@ -88,10 +88,10 @@ func (w *Manager) SetSetupSink(s SetupSink) {
 
 // SetupSettings returns a project's setup settings.
 func (w *Manager) SetupSettings(ctx context.Context, projectID string) (SetupSettings, error) {
-	if _, err := w.repo.Project(ctx, projectID); err != nil {
+	if _, err := store.GetProjectGit(ctx, w.db.R, projectID); err != nil {
 		return SetupSettings{}, notFound("project", projectID, err)
 	}
-	all, err := w.setup.settings.All(ctx, projectID)
+	all, err := store.GetProjectSettings(ctx, w.db.R, projectID)
 	if err != nil {
 		return SetupSettings{}, err
 	}
@@ -108,7 +108,7 @@ func (w *Manager) SetupSettings(ctx context.Context, projectID string) (SetupSet
 // SetSetupSettings validates (globs, command syntax) and stores a
 // project's setup settings.
 func (w *Manager) SetSetupSettings(ctx context.Context, projectID string, in SetupSettings) (SetupSettings, error) {
-	if _, err := w.repo.Project(ctx, projectID); err != nil {
+	if _, err := store.GetProjectGit(ctx, w.db.R, projectID); err != nil {
 		return SetupSettings{}, notFound("project", projectID, err)
 	}
 	in.CopyGlobs = strings.TrimSpace(strings.ReplaceAll(in.CopyGlobs, "\r\n", "\n"))
@@ -128,7 +128,8 @@ func (w *Manager) SetSetupSettings(ctx context.Context, projectID string, in Set
 	for _, k := range projectSettingKeys {
 		values[k.key] = *k.field(&in)
 	}
-	if err := w.setup.settings.SetAll(ctx, projectID, values); err != nil {
+	err := w.db.Tx(ctx, func(tx *sql.Tx) error { return store.SetProjectSettings(ctx, tx, projectID, values) })
+	if err != nil {
 		return SetupSettings{}, err
 	}
 	return w.SetupSettings(ctx, projectID)
@@ -148,7 +149,7 @@ const SetupTimeout = 30 * time.Minute
 // wrapping ErrSetupFailed when the setup failed and the project requires
 // it, or when the output could not be stored.
 func (w *Manager) SetUp(ctx context.Context, t store.TaskRun, cwd string) error {
-	status, err := w.setup.settings.TaskSetupStatus(ctx, t.ID)
+	status, err := store.TaskSetupStatus(ctx, w.db.R, t.ID)
 	if err != nil || status == store.SetupOK {
 		return err
 	}
@@ -157,9 +158,9 @@ func (w *Manager) SetUp(ctx context.Context, t store.TaskRun, cwd string) error 
 		return err
 	}
 	if strings.TrimSpace(set.CopyGlobs) == "" && set.SetupCommand == "" {
-		return w.setup.settings.SetTaskSetupStatus(ctx, t.ID, store.SetupOK)
+		return store.SetTaskSetupStatus(ctx, w.db.W, t.ID, store.SetupOK)
 	}
-	if err := w.setup.settings.SetTaskSetupStatus(ctx, t.ID, store.SetupRunning); err != nil {
+	if err := store.SetTaskSetupStatus(ctx, w.db.W, t.ID, store.SetupRunning); err != nil {
 		return err
 	}
 	res, err := w.runSetup(ctx, t, cwd, set)
@@ -167,7 +168,7 @@ func (w *Manager) SetUp(ctx context.Context, t store.TaskRun, cwd string) error 
 	if err != nil || !res.OK() {
 		final = store.SetupFailed
 	}
-	if serr := w.setup.settings.SetTaskSetupStatus(context.WithoutCancel(ctx), t.ID, final); serr != nil && err == nil {
+	if serr := store.SetTaskSetupStatus(context.WithoutCancel(ctx), w.db.W, t.ID, final); serr != nil && err == nil {
 		err = serr
 	}
 	switch {

@@ -164,7 +164,7 @@ func TestSetupFailureBlocksTheAgentAndKeepsThePrompt(t *testing.T) {
 	if f.spy.started() != 1 {
 		t.Fatal("the agent did not start after the setup succeeded")
 	}
-	st, _ := store.NewProjectSettings(f.DB).TaskSetupStatus(t.Context(), id)
+	st, _ := store.TaskSetupStatus(t.Context(), f.DB.R, id)
 	if st != store.SetupOK {
 		t.Fatalf("setup status %q", st)
 	}
@@ -260,7 +260,7 @@ func TestSetupCanBeStopped(t *testing.T) {
 	if m.Parts[0].State != agent.ToolCancelled || m.DurationMs < 300 {
 		t.Fatalf("setup row: %s after %d ms", m.Parts[0].State, m.DurationMs)
 	}
-	if st, _ := store.NewProjectSettings(f.DB).TaskSetupStatus(t.Context(), id); st != store.SetupFailed {
+	if st, _ := store.TaskSetupStatus(t.Context(), f.DB.R, id); st != store.SetupFailed {
 		t.Fatalf("setup status %q, want failed (run again next start)", st)
 	}
 	msgs, _ := store.Messages(t.Context(), f.DB.R, id)

@@ -149,9 +149,9 @@ type TaskOptions struct {
 // RunEnded after); services.GitService is its Wails-bound face. Every
 // method takes a context.
 type Manager struct {
-	repo *store.Worktrees
-	git  *gitx.Git // nil when git is not installed
-	log  *slog.Logger
+	db  *store.DB
+	git *gitx.Git // nil when git is not installed
+	log *slog.Logger
 
 	// remote resolves the git of a project that lives on another host
 	// (issue 21); nil = every project is local.
@@ -205,8 +205,7 @@ func New(db *store.DB, g *gitx.Git, log *slog.Logger) *Manager {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Manager{repo: store.NewWorktrees(db), git: g, log: log, locks: map[string]*sync.Mutex{},
-		setup: worktreeSetup{settings: store.NewProjectSettings(db)}}
+	return &Manager{db: db, git: g, log: log, locks: map[string]*sync.Mutex{}}
 }
 
 func (w *Manager) lock(taskID string) func() {
@@ -230,7 +229,7 @@ func (w *Manager) needGit(ctx context.Context, projectID string) error {
 
 // Task returns task taskID's git row with its project.
 func (w *Manager) Task(ctx context.Context, taskID string) (store.TaskGit, error) {
-	t, err := w.repo.Task(ctx, taskID)
+	t, err := store.GetTaskGit(ctx, w.db.R, taskID)
 	if err != nil {
 		return store.TaskGit{}, notFound("task", taskID, err)
 	}
@@ -297,7 +296,7 @@ func (w *Manager) SetTaskOptions(ctx context.Context, taskID string, opt TaskOpt
 			return Info{}, invalid("sourceBranch", err, "source branch %q: %v", src, err)
 		}
 	}
-	if err := w.repo.SetTaskOptions(ctx, taskID, opt.UseWorktree, src); err != nil {
+	if err := store.SetTaskGitOptions(ctx, w.db.W, taskID, opt.UseWorktree, src); err != nil {
 		return Info{}, err
 	}
 	return w.Info(ctx, taskID)
@@ -349,10 +348,10 @@ func (w *Manager) Prepare(ctx context.Context, taskID string) (Info, error) {
 		}
 		head, err := w.gitFor(ctx, t.Project.ProjectID).Head(ctx, path)
 		if err == nil {
-			err = w.repo.RecordWorktree(ctx, taskID, path, t.BranchName, t.SourceBranch, t.BaseCommit)
+			err = store.RecordWorktree(ctx, w.db.W, taskID, path, t.BranchName, t.SourceBranch, t.BaseCommit)
 		}
 		if err == nil {
-			err = w.repo.RecordHead(ctx, taskID, head)
+			err = store.RecordHead(ctx, w.db.W, taskID, head)
 		}
 		if err != nil {
 			return Info{}, err
@@ -376,7 +375,7 @@ func (w *Manager) Prepare(ctx context.Context, taskID string) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("create the task's worktree: %w", err)
 	}
-	if err := w.repo.RecordWorktree(ctx, taskID, wt.Path, wt.Branch, wt.Source, wt.Base); err != nil {
+	if err := store.RecordWorktree(ctx, w.db.W, taskID, wt.Path, wt.Branch, wt.Source, wt.Base); err != nil {
 		// Do not leave an unrecorded worktree behind.
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -389,7 +388,7 @@ func (w *Manager) Prepare(ctx context.Context, taskID string) (Info, error) {
 
 func (w *Manager) recordBaseOnly(ctx context.Context, t store.TaskGit, head string) error {
 	// RecordWorktree with no path and no branch records base and head.
-	return w.repo.RecordWorktree(ctx, t.TaskID, "", "", t.SourceBranch, head)
+	return store.RecordWorktree(ctx, w.db.W, t.TaskID, "", "", t.SourceBranch, head)
 }
 
 // RecordHead stores the current HEAD of the task's worktree (or project
@@ -409,7 +408,7 @@ func (w *Manager) RecordHead(ctx context.Context, taskID string) error {
 	if err != nil {
 		return fmt.Errorf("read the task's head: %w", err)
 	}
-	return w.repo.RecordHead(ctx, taskID, head)
+	return store.RecordHead(ctx, w.db.W, taskID, head)
 }
 
 // Cwd prepares task t's place to run and returns it (orchestrator.Workspace):
@@ -574,7 +573,7 @@ func (w *Manager) Commit(ctx context.Context, taskID, message string) (Info, err
 	if err != nil {
 		return Info{}, err
 	}
-	if err := w.repo.RecordHead(ctx, taskID, head); err != nil {
+	if err := store.RecordHead(ctx, w.db.W, taskID, head); err != nil {
 		return Info{}, err
 	}
 	return w.Info(ctx, taskID)
@@ -608,10 +607,10 @@ func (w *Manager) Merge(ctx context.Context, taskID string, in MergeInput) (Merg
 		return MergeOutcome{}, err
 	}
 	out := MergeOutcome{MergeResult: res, Into: t.SourceBranch}
-	if err := w.repo.RecordHead(ctx, taskID, st.Head); err != nil {
+	if err := store.RecordHead(ctx, w.db.W, taskID, st.Head); err != nil {
 		return MergeOutcome{}, err
 	}
-	if err := w.repo.RecordMerge(ctx, taskID, res.Commit, store.Now()); err != nil {
+	if err := store.RecordMerge(ctx, w.db.W, taskID, res.Commit, store.Now()); err != nil {
 		return MergeOutcome{}, err
 	}
 	if in.RemoveWorktree {
@@ -683,7 +682,7 @@ func (w *Manager) DeleteTaskWorkspace(ctx context.Context, taskID string, force 
 			out.KeptBranch, out.Reason = t.BranchName, err.Error()
 		}
 	}
-	if err := w.repo.ClearWorktree(ctx, taskID, keep); err != nil {
+	if err := store.ClearWorktree(ctx, w.db.W, taskID, keep); err != nil {
 		return out, err
 	}
 	return out, nil
@@ -697,10 +696,10 @@ func (w *Manager) removeLocked(ctx context.Context, t store.TaskGit, force, forc
 	}
 	err := w.gitFor(ctx, t.Project.ProjectID).DeleteBranch(ctx, gitx.DeleteBranchOptions{Repo: t.Project.Path, Branch: t.BranchName, Source: t.SourceBranch, Force: forceBranch})
 	if err != nil && !errors.Is(err, gitx.ErrBranchNotFound) {
-		_ = w.repo.ClearWorktree(ctx, t.TaskID, true)
+		_ = store.ClearWorktree(ctx, w.db.W, t.TaskID, true)
 		return err
 	}
-	return w.repo.ClearWorktree(ctx, t.TaskID, false)
+	return store.ClearWorktree(ctx, w.db.W, t.TaskID, false)
 }
 
 // Branches lists a project's local branches.
@@ -708,7 +707,7 @@ func (w *Manager) Branches(ctx context.Context, projectID string) ([]gitx.Branch
 	if err := w.needGit(ctx, projectID); err != nil {
 		return nil, err
 	}
-	p, err := w.repo.Project(ctx, projectID)
+	p, err := store.GetProjectGit(ctx, w.db.R, projectID)
 	if err != nil {
 		return nil, notFound("project", projectID, err)
 	}
@@ -724,7 +723,7 @@ func (w *Manager) Branches(ctx context.Context, projectID string) ([]gitx.Branch
 
 // ProjectSettings returns a project's worktree settings.
 func (w *Manager) ProjectSettings(ctx context.Context, projectID string) (ProjectSettings, error) {
-	p, err := w.repo.Project(ctx, projectID)
+	p, err := store.GetProjectGit(ctx, w.db.R, projectID)
 	if err != nil {
 		return ProjectSettings{}, notFound("project", projectID, err)
 	}
@@ -739,7 +738,7 @@ func (w *Manager) ProjectSettings(ctx context.Context, projectID string) (Projec
 // the folder must be absolute and not the project itself; the branch must
 // exist.
 func (w *Manager) SetProjectSettings(ctx context.Context, projectID string, in ProjectSettings) (ProjectSettings, error) {
-	p, err := w.repo.Project(ctx, projectID)
+	p, err := store.GetProjectGit(ctx, w.db.R, projectID)
 	if err != nil {
 		return ProjectSettings{}, notFound("project", projectID, err)
 	}
@@ -762,7 +761,7 @@ func (w *Manager) SetProjectSettings(ctx context.Context, projectID string, in P
 			return ProjectSettings{}, invalid("defaultSourceBranch", err, "branch %q: %v", branch, err)
 		}
 	}
-	if _, err := w.repo.SetProjectSettings(ctx, projectID, store.ProjectGitSettings{
+	if _, err := store.SetProjectGit(ctx, w.db.W, projectID, store.ProjectGitSettings{
 		WorktreesEnabled: in.WorktreesEnabled, WorktreeRoot: root, DefaultSourceBranch: branch,
 	}); err != nil {
 		return ProjectSettings{}, err

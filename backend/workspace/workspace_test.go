@@ -304,11 +304,11 @@ func TestWorkspaceEmptyRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Git(empty, "init", "-q", "-b", "main")
-	p, err := store.NewProjects(f.DB).Add(t.Context(), store.NewProject{Name: "e", Path: empty, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
+	p, err := store.AddProject(t.Context(), f.DB.W, store.NewProject{Name: "e", Path: empty, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := f.Tasks.Create(t.Context(), store.NewTask{ProjectID: p.ID, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
+	tk, err := store.CreateTask(t.Context(), f.DB.W, store.NewTask{ProjectID: p.ID, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,11 +330,11 @@ func TestWorkspaceProjectInSubfolder(t *testing.T) {
 	f.Write(sub, "index.js", "x\n")
 	f.Git(f.Repo, "add", ".")
 	f.Git(f.Repo, "commit", "-q", "-m", "web")
-	p, err := store.NewProjects(f.DB).Add(t.Context(), store.NewProject{Name: "web", Path: sub, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
+	p, err := store.AddProject(t.Context(), f.DB.W, store.NewProject{Name: "web", Path: sub, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := f.Tasks.Create(t.Context(), store.NewTask{ProjectID: p.ID, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
+	tk, err := store.CreateTask(t.Context(), f.DB.W, store.NewTask{ProjectID: p.ID, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,15 @@
 //
 // Output: docs/screenshots/hosts-page.png
 
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { FRONTEND, REPO, DEV_BINARY, freePort, startApp } from "./lib/app.mjs";
+import { FRONTEND, REPO, DEV_BINARY, startApp } from "./lib/app.mjs";
 import { launchBrowser } from "./lib/browser.mjs";
+import { startSSHD } from "./lib/sshd.mjs";
 
 const noBuild = process.argv.includes("--no-build");
 const OUT = join(REPO, "docs/screenshots/hosts-page.png");
-const SSHD = "/usr/sbin/sshd";
 
 function sh(cmd, argv, cwd) {
   console.log(`hosts-shot: $ ${cmd} ${argv.join(" ")}`);
@@ -30,57 +30,7 @@ if (!noBuild) {
   sh("go", ["build", "-tags", "dev,webkit2_41", "-o", DEV_BINARY, "."], REPO);
 }
 
-// A short folder: the ControlMaster socket lives under the data dir.
-const tmp = mkdtempSync("/tmp/jchs");
-const srvDir = join(tmp, "sshd");
-const remoteHome = join(tmp, "remote-home");
-const home = join(tmp, "home");
-for (const d of [srvDir, remoteHome, join(home, ".ssh")]) mkdirSync(d, { recursive: true, mode: 0o700 });
-const keygen = (p) => execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "jc-shot", "-f", p]);
-keygen(join(srvDir, "host_ed25519"));
-keygen(join(srvDir, "id_ed25519"));
-writeFileSync(join(srvDir, "authorized_keys"), readFileSync(join(srvDir, "id_ed25519.pub")), { mode: 0o600 });
-const port = await freePort();
-const user = execFileSync("id", ["-un"], { encoding: "utf8" }).trim();
-writeFileSync(
-  join(srvDir, "sshd_config"),
-  `ListenAddress 127.0.0.1:${port}
-HostKey ${srvDir}/host_ed25519
-PidFile ${srvDir}/sshd.pid
-AuthorizedKeysFile ${srvDir}/authorized_keys
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-UsePAM no
-StrictModes no
-AllowUsers ${user}
-SetEnv HOME=${remoteHome}
-`,
-);
-writeFileSync(join(srvDir, "known_hosts"), `[127.0.0.1]:${port} ${readFileSync(join(srvDir, "host_ed25519.pub"), "utf8")}`);
-writeFileSync(
-  join(home, ".ssh/config"),
-  `Host build-box
-  HostName 127.0.0.1
-  Port ${port}
-  User ${user}
-  IdentityFile ${srvDir}/id_ed25519
-  IdentitiesOnly yes
-  UserKnownHostsFile ${srvDir}/known_hosts
-  StrictHostKeyChecking yes
-
-Host gpu-1
-  HostName 127.0.0.1
-  Port 1
-  ProxyJump build-box
-
-Host *.internal
-  User ops
-`,
-  { mode: 0o600 },
-);
-mkdirSync("/run/sshd", { recursive: true });
-const sshd = spawn(SSHD, ["-D", "-e", "-f", join(srvDir, "sshd_config")], { detached: true, stdio: "ignore" });
+const { sshd, tmp, remoteHome } = await startSSHD();
 
 let app = null;
 let browser = null;

@@ -10,23 +10,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 )
-
-// hostRecorder hands every process to a transport that only records what
-// it was asked to start (as the host's relay would get it) and refuses.
-type hostRecorder struct{ got []agent.ProcSpec }
-
-var errHostOnly = errors.New("recorded, not started")
-
-func (r *hostRecorder) ProcessStarted(int, string) {}
-func (r *hostRecorder) ProcessEnded(int)           {}
-func (r *hostRecorder) TransportFor(context.Context, agent.ProcSpec) agent.Transport {
-	return r
-}
-func (r *hostRecorder) Start(_ context.Context, spec agent.ProcSpec) (agent.Remote, error) {
-	r.got = append(r.got, spec)
-	return nil, errHostOnly
-}
 
 // A session on another host looks up neither the command nor the folder
 // on this machine: the transport gets the configured command and the
@@ -36,20 +21,20 @@ func TestStartOnHostLooksNothingUpLocally(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &hostRecorder{}
+	r := &agenttest.HostRecorder{}
 	cfg := agent.Config{Cwd: "/only/on/the/host/app", Recorder: r}
 	_, err = b.Start(agent.OnHost(context.Background()), cfg, "hi")
-	if !errors.Is(err, errHostOnly) || len(r.got) != 1 {
-		t.Fatalf("Start on a host = %v (%d starts), want the transport's error", err, len(r.got))
+	if !errors.Is(err, agenttest.ErrHostOnly) || len(r.Got) != 1 {
+		t.Fatalf("Start on a host = %v (%d starts), want the transport's error", err, len(r.Got))
 	}
-	if s := r.got[0]; s.Path != "/nowhere/fakeagent" || s.Dir != cfg.Cwd || len(s.Args) != 1 || s.Args[0] != "--acp" {
+	if s := r.Got[0]; s.Path != "/nowhere/fakeagent" || s.Dir != cfg.Cwd || len(s.Args) != 1 || s.Args[0] != "--acp" {
 		t.Fatalf("spec = %q %q in %q", s.Path, s.Args, s.Dir)
 	}
 	if _, err := b.Start(agent.OnHost(context.Background()), agent.Config{Cwd: "app", Recorder: r}, ""); !errors.Is(err, ErrOutsideRoot) {
 		t.Fatalf("relative folder on a host: %v", err)
 	}
-	if _, err := b.Start(context.Background(), cfg, "hi"); !errors.Is(err, agent.ErrBinaryNotFound) || len(r.got) != 1 {
-		t.Fatalf("local Start = %v (%d starts), want ErrBinaryNotFound before any start", err, len(r.got))
+	if _, err := b.Start(context.Background(), cfg, "hi"); !errors.Is(err, agent.ErrBinaryNotFound) || len(r.Got) != 1 {
+		t.Fatalf("local Start = %v (%d starts), want ErrBinaryNotFound before any start", err, len(r.Got))
 	}
 }
 

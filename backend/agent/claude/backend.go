@@ -104,19 +104,20 @@ func (b *Backend) Dispose(ctx context.Context) error {
 }
 
 // AskCommandsSettings are the settings (`--settings=<json>`, a constant:
-// no user value) given to every session not started in bypass mode: a
-// permission rule that asks before every Bash command. Without it Claude
-// Code runs the commands of its read-only allowlist (`ls`, `cat`, `git
-// status`, …) unasked, and Ask must ask before any command (issue #13).
-// Flags are fixed for the process's life, so the rule is left out of
-// bypass mode only: a session started in bypass and switched to ask by
-// set_permission_mode runs read-only commands unasked until it is started
-// again (Claude Code 2.1.330 refuses the other switch, to bypass, in a
-// session not launched in bypass). In accept-edits and plan every command
-// asks too (edits stay Claude Code's business there). The app's own
-// "always allow" rules answer requests in the orchestrator, so they still
-// work. The read tools (Read, Glob, Grep, LS) are not commands and stay
-// unasked.
+// no user value) given to every session, in every mode: a permission rule
+// that asks before every Bash command. Without it Claude Code runs the
+// commands of its read-only allowlist (`ls`, `cat`, `git status`, …)
+// unasked, and Ask must ask before any command (issue #13). Flags are
+// fixed for the process's life, so the rule is there from the start even
+// in bypass mode: a session started in bypass and switched to ask by
+// set_permission_mode then asks before every command. Claude Code 2.1.330
+// asks under that rule in bypass mode too (the request's
+// decision_reason_rule_source is "flagSettings"); the orchestrator allows
+// every request of a task in bypass mode itself (allowByMode), so bypass
+// still never asks the user. In accept-edits and plan every command asks
+// too (edits stay Claude Code's business there). The app's own "always
+// allow" rules answer requests in the orchestrator, so they still work.
+// The read tools (Read, Glob, Grep, LS) are not commands and stay unasked.
 const AskCommandsSettings = `{"permissions":{"ask":["Bash"]}}`
 
 // Args returns the claude command line (without the binary) for cfg.
@@ -131,9 +132,7 @@ func Args(cfg agent.Config) ([]string, error) {
 		"--permission-prompt-tool", "stdio",
 		"--permission-mode", mode,
 	}
-	if mode != "bypassPermissions" {
-		args = append(args, "--settings="+AskCommandsSettings)
-	}
+	args = append(args, "--settings="+AskCommandsSettings)
 	// User values are joined to their flag (--model=VALUE): a model named
 	// "--dangerously-skip-permissions" stays a model name.
 	if cfg.Model != "" {

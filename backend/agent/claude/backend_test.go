@@ -413,10 +413,9 @@ func TestProcessArgsAndEnv(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []string{"--output-format", "stream-json", "--verbose", "--include-partial-messages", "--input-format", "stream-json",
-				"--permission-prompt-tool", "stdio", "--permission-mode", native, "--model=claude-x", "--resume=sess-1"}
-			if mode != agent.ModeBypass { // the rule asking before every command, read-only ones too
-				want = slices.Insert(want, 10, "--settings="+AskCommandsSettings)
-			}
+				"--permission-prompt-tool", "stdio", "--permission-mode", native,
+				"--settings=" + AskCommandsSettings, // the rule asking before every command, read-only ones too
+				"--model=claude-x", "--resume=sess-1"}
 			if d := cmp.Diff(want, got.Args); d != "" {
 				t.Errorf("args (-want +got):\n%s", d)
 			}
@@ -650,11 +649,12 @@ func TestArgsNoValueBecomesAFlag(t *testing.T) {
 	}
 }
 
-// TestArgsAskCommands: every mode but bypass gets the constant settings
-// whose permission rule asks before every Bash command (read-only ones
-// included, which Claude Code would otherwise run unasked); bypass gets
-// none. The settings are one `--settings=<json>` argument, never built
-// from a user value.
+// TestArgsAskCommands: every mode, bypass included, gets the constant
+// settings whose permission rule asks before every Bash command (read-only
+// ones included, which Claude Code would otherwise run unasked), so that a
+// session started in bypass and switched to ask asks (in bypass the app
+// answers those requests itself: orchestrator, allowByMode). The settings
+// are one `--settings=<json>` argument, never built from a user value.
 func TestArgsAskCommands(t *testing.T) {
 	var s struct {
 		Permissions struct{ Ask []string } `json:"permissions"`
@@ -663,7 +663,7 @@ func TestArgsAskCommands(t *testing.T) {
 		t.Fatalf("AskCommandsSettings %s (%v): want permissions.ask [Bash]", AskCommandsSettings, err)
 	}
 	for mode, want := range map[agent.InteractionMode]bool{
-		agent.ModeAsk: true, "": true, agent.ModeAcceptEdits: true, agent.ModePlan: true, agent.ModeBypass: false,
+		agent.ModeAsk: true, "": true, agent.ModeAcceptEdits: true, agent.ModePlan: true, agent.ModeBypass: true,
 	} {
 		args, err := Args(agent.Config{Mode: mode, Model: `{"permissions":{"allow":["Bash"]}}`, SessionID: "--settings"})
 		if err != nil {

@@ -38,7 +38,7 @@ func startModel(t *testing.T, proj string) *fakemodel.Server {
 // real process.
 func wrapped(t *testing.T, name agent.BackendType, env map[string]string, b agent.Backend) func(db *store.DB) agent.Backend {
 	return func(db *store.DB) agent.Backend {
-		m := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: store.NewSettings(db)})
+		m := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: agentmgr.DBSettings(db)})
 		if err := m.SetSettings(context.Background(), name, agentmgr.AgentSettings{Env: env}); err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func openCodeBackend(t *testing.T, b string, model *fakemodel.Server, proj strin
 	// data dir, never the project.
 	mk := func(db *store.DB) agent.Backend {
 		ctx := context.Background()
-		m := agentmgr.New(agentmgr.Options{DataDir: data, Settings: store.NewSettings(db)})
+		m := agentmgr.New(agentmgr.Options{DataDir: data, Settings: agentmgr.DBSettings(db)})
 		cfgPath, err := agentmgr.WriteOpenCodeConfig(data, "realcli", agentmgr.OpenCodeConfig{
 			Mode: agent.ModeAsk,
 			Provider: &agentmgr.OpenAICompatible{ID: "fake", Name: "Fake Model Server", BaseURL: model.OpenAIBaseURL(),

@@ -127,6 +127,9 @@ type agentCase struct {
 	wantAsked []string
 	taskModel string
 	mk        func(db *store.DB) agent.Backend
+	// bypassAllows: in bypass mode the agent still asks, and the app
+	// allows each request itself (Claude Code under its ask rule).
+	bypassAllows bool
 }
 
 // harness is one backend under test: one task, steps run in order.
@@ -173,7 +176,7 @@ func newHarness(t *testing.T, proj string, model *fakemodel.Server, c agentCase)
 		defer cancel()
 		_ = orch.Close(ctx)
 	})
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +184,7 @@ func newHarness(t *testing.T, proj string, model *fakemodel.Server, c agentCase)
 	if mode == "" {
 		mode = agent.ModeAsk
 	}
-	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "real " + string(b.Info().Name),
+	task, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "real " + string(b.Info().Name),
 		Prompt: "[scenario:text] Say hello.", AgentBackend: b.Info().Name, Model: c.taskModel, InteractionMode: mode})
 	if err != nil {
 		t.Fatal(err)

@@ -216,11 +216,11 @@ func mcpHarness(t *testing.T, model *fakemodel.Server, proj string, mk func(db *
 		_ = reg.Dispose(ctx)
 		_ = srv.Close(ctx)
 	})
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "real MCP " + string(name),
+	task, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "real MCP " + string(name),
 		Prompt: prompt, AgentBackend: name, Model: taskModel, InteractionMode: agent.ModeAsk})
 	if err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func TestHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	m := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: store.NewSettings(db), HealthTimeout: 5 * time.Minute}) // a loaded machine starts OpenCode slowly
+	m := agentmgr.New(agentmgr.Options{DataDir: t.TempDir(), Settings: agentmgr.DBSettings(db), HealthTimeout: 5 * time.Minute}) // a loaded machine starts OpenCode slowly
 	home := t.TempDir()
 	model := startModel(t, t.TempDir()) // claude waits on an unreachable API before it answers
 	env := map[string]string{"ANTHROPIC_BASE_URL": model.URL(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_DATA_HOME": filepath.Join(home, ".local/share"),

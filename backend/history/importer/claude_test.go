@@ -131,7 +131,7 @@ func TestImportClaude(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "demo", Path: cwd})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "demo", Path: cwd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestImportClaude(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := store.NewTasks(db).Get(ctx, id)
+	task, err := store.GetTask(ctx, db.R, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func TestCLISourceImport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			task, err := store.NewTasks(db).Get(ctx, id)
+			task, err := store.GetTask(ctx, db.R, id)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -179,7 +179,7 @@ func projectFor(ctx context.Context, db *store.DB, folder string) (string, error
 	if folder == "" {
 		return "", errors.New("importer: the session does not say which folder it ran in; pick a project")
 	}
-	p, err := store.NewProjects(db).GetByPath(ctx, folder)
+	p, err := store.ProjectByPath(ctx, db.R, folder)
 	if err == nil {
 		return p.ID, nil
 	}
@@ -190,7 +190,7 @@ func projectFor(ctx context.Context, db *store.DB, folder string) (string, error
 	if _, err := os.Stat(filepath.Join(folder, ".git")); err == nil {
 		git = true
 	}
-	p, err = store.NewProjects(db).Add(ctx, store.NewProject{Name: filepath.Base(folder), Path: folder, IsGitRepo: git})
+	p, err = store.AddProject(ctx, db.W, store.NewProject{Name: filepath.Base(folder), Path: folder, IsGitRepo: git})
 	if err != nil {
 		return "", fmt.Errorf("importer: add project %s: %w", folder, err)
 	}

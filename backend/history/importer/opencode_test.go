@@ -92,7 +92,7 @@ func TestOpenCodeImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, _ := store.NewTasks(db).Get(ctx, id)
+	task, _ := store.GetTask(ctx, db.R, id)
 	if task.SessionID != s.ID || task.AgentBackend != agent.BackendOpenCode || task.Status != store.StatusCompleted {
 		t.Errorf("task = %+v", task)
 	}

@@ -23,7 +23,6 @@ type Fixture struct {
 	Repo    string   // the project folder: a repository with one commit on main
 	DB      *store.DB
 	Project store.Project
-	Tasks   *store.Tasks
 }
 
 // New returns the fixture; it skips the test when git is not installed.
@@ -44,7 +43,7 @@ func New(t *testing.T) *Fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &Fixture{T: t, G: g, Env: env, Repo: filepath.Join(t.TempDir(), "the project"), DB: db, Tasks: store.NewTasks(db)}
+	f := &Fixture{T: t, G: g, Env: env, Repo: filepath.Join(t.TempDir(), "the project"), DB: db}
 	if err := os.Mkdir(f.Repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +51,7 @@ func New(t *testing.T) *Fixture {
 	f.Write(f.Repo, "README.md", "hello\n")
 	f.Git(f.Repo, "add", ".")
 	f.Git(f.Repo, "commit", "-q", "-m", "init")
-	f.Project, err = store.NewProjects(db).Add(t.Context(), store.NewProject{Name: "p", Path: f.Repo, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
+	f.Project, err = store.AddProject(t.Context(), db.W, store.NewProject{Name: "p", Path: f.Repo, IsGitRepo: true, DefaultAgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +82,7 @@ func (f *Fixture) Write(dir, name, content string) {
 // Task creates a task of the project and returns its id.
 func (f *Fixture) Task(name string) string {
 	f.T.Helper()
-	tk, err := f.Tasks.Create(f.T.Context(), store.NewTask{ProjectID: f.Project.ID, Name: name, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
+	tk, err := store.CreateTask(f.T.Context(), f.DB.W, store.NewTask{ProjectID: f.Project.ID, Name: name, Prompt: "p", AgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		f.T.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package services
+package summary_test
 
 import (
 	"context"
@@ -14,7 +14,9 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/history/oneshot"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/summary"
 )
 
 // TestMain lets the test binary act as a fake one-shot Claude Code
@@ -38,12 +40,12 @@ func TestMain(m *testing.M) {
 }
 
 type taskEvents struct {
-	ch chan Task
+	ch chan services.Task
 }
 
 func (e *taskEvents) Emit(name string, payload any) {
 	if name == orchestrator.EventTaskUpdated {
-		e.ch <- payload.(Task)
+		e.ch <- payload.(services.Task)
 	}
 }
 
@@ -57,11 +59,11 @@ func TestSummaryWhenTaskFinishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, err := store.NewProjects(db).Add(ctx, store.NewProject{Name: "p", Path: "/p"})
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "p", Path: "/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := store.NewTasks(db).Create(ctx, store.NewTask{ProjectID: p.ID, Name: "fix", Prompt: "fix the parser", AgentBackend: agent.BackendClaudeCode})
+	task, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "fix", Prompt: "fix the parser", AgentBackend: agent.BackendClaudeCode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +77,8 @@ func TestSummaryWhenTaskFinishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &taskEvents{ch: make(chan Task, 4)}
-	s := &Summaries{DB: db, Emit: ev,
+	ev := &taskEvents{ch: make(chan services.Task, 4)}
+	s := &summary.Summaries{DB: db, Changed: services.TaskUpdated(ev),
 		Resolve: func(context.Context, agent.BackendType) (string, error) { return os.Args[0], nil },
 		Command: func(b agent.BackendType, bin, model string) (oneshot.Command, error) {
 			c, err := oneshot.CommandFor(b, bin, model)
@@ -89,7 +91,7 @@ func TestSummaryWhenTaskFinishes(t *testing.T) {
 		t.Fatalf("a summary without the setting: %+v", got)
 	case <-time.After(300 * time.Millisecond):
 	}
-	if err := store.NewSettings(db).Set(ctx, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
+	if err := store.SetSetting(ctx, db.W, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
 		t.Fatal(err)
 	}
 	s.RunEnded(ctx, task.ID)
@@ -101,7 +103,7 @@ func TestSummaryWhenTaskFinishes(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no summary emitted")
 	}
-	stored, err := store.NewTasks(db).Get(ctx, task.ID)
+	stored, err := store.GetTask(ctx, db.R, task.ID)
 	if err != nil || stored.Summary != "Fixed the parser's off-by-one and added a test." {
 		t.Errorf("stored summary %q, %v", stored.Summary, err)
 	}
@@ -125,21 +127,21 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 	defer db.Close()
 	reg := agent.NewRegistry()
 	reg.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendClaudeCode, DisplayName: "Claude Code"}})
-	p, err := NewProjectService(ctx, db, reg, nil, nil, nil).Add(t.TempDir())
+	p, err := services.NewProjectService(ctx, db, reg, nil, nil, nil).Add(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &taskEvents{ch: make(chan Task, 8)}
-	sum := &Summaries{DB: db, Emit: ev,
+	ev := &taskEvents{ch: make(chan services.Task, 8)}
+	sum := &summary.Summaries{DB: db, Changed: services.TaskUpdated(ev),
 		Resolve: func(context.Context, agent.BackendType) (string, error) { return os.Args[0], nil },
 		Command: func(b agent.BackendType, bin, model string) (oneshot.Command, error) {
 			c, err := oneshot.CommandFor(b, bin, model)
 			c.Env = append(os.Environ(), "JC_FAKE_ONESHOT=claude")
 			return c, err
 		}}
-	tasks := NewTaskService(ctx, db, reg, ev, nil, nil)
-	SetTaskTitler(tasks, sum)
-	next := func(what string) Task {
+	tasks := services.NewTaskService(ctx, db, reg, ev, nil, nil)
+	services.SetTaskTitler(tasks, sum)
+	next := func(what string) services.Task {
 		t.Helper()
 		select {
 		case got := <-ev.ch:
@@ -147,7 +149,7 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatalf("no event: %s", what)
 		}
-		return Task{}
+		return services.Task{}
 	}
 	quiet := func(what string) {
 		t.Helper()
@@ -158,17 +160,17 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 		}
 	}
 
-	first, err := tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "fix the parser\nit drops the last token"})
+	first, err := tasks.Create(services.CreateTaskInput{ProjectID: p.ID, Prompt: "fix the parser\nit drops the last token"})
 	if err != nil || first.Name != "fix the parser" {
 		t.Fatalf("created %+v, %v", first, err)
 	}
 	next("created")
 	quiet("no one-shot agent set")
 
-	if err := store.NewSettings(db).Set(ctx, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
+	if err := store.SetSetting(ctx, db.W, store.SettingSummaryAgent, string(agent.BackendClaudeCode)); err != nil {
 		t.Fatal(err)
 	}
-	task, err := tasks.Create(CreateTaskInput{ProjectID: p.ID, Prompt: "fix the parser\nit drops the last token"})
+	task, err := tasks.Create(services.CreateTaskInput{ProjectID: p.ID, Prompt: "fix the parser\nit drops the last token"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +178,11 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 	if got := next("titled"); got.ID != task.ID || got.Name != "Parser off-by-one fix" {
 		t.Errorf("titled %+v", got)
 	}
-	if stored, err := store.NewTasks(db).Get(ctx, task.ID); err != nil || stored.Name != "Parser off-by-one fix" {
+	if stored, err := store.GetTask(ctx, db.R, task.ID); err != nil || stored.Name != "Parser off-by-one fix" {
 		t.Errorf("stored name %q, %v", stored.Name, err)
 	}
 
-	named, err := tasks.Create(CreateTaskInput{ProjectID: p.ID, Name: "mine", Prompt: "fix the parser"})
+	named, err := tasks.Create(services.CreateTaskInput{ProjectID: p.ID, Name: "mine", Prompt: "fix the parser"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +199,7 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 	}
 	quiet("a renamed task")
 	for id, want := range map[string]string{first.ID: "my own name", named.ID: "mine"} {
-		if stored, err := store.NewTasks(db).Get(ctx, id); err != nil || stored.Name != want {
+		if stored, err := store.GetTask(ctx, db.R, id); err != nil || stored.Name != want {
 			t.Errorf("task %s named %q, want %q (%v)", id, stored.Name, want, err)
 		}
 	}

@@ -1,4 +1,8 @@
-package services
+// Package summary writes a task's short title when it is created unnamed
+// and its one-line summary when it finishes, each by a one-shot call of the
+// agent CLI chosen in the settings (store.SettingSummaryAgent; none = no
+// call, the default, since each costs a model call).
+package summary
 
 import (
 	"context"
@@ -8,7 +12,6 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/history/oneshot"
-	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -16,16 +19,15 @@ import (
 // app's own install).
 type BinaryResolver func(ctx context.Context, backend agent.BackendType) (string, error)
 
-// SummaryTimeout bounds a one-shot summary call.
-var SummaryTimeout = 2 * time.Minute
+// Timeout bounds a one-shot call.
+var Timeout = 2 * time.Minute
 
-// Summaries writes a task's short title when it is created unnamed and its
-// one-line summary when it finishes, each by a one-shot call of the CLI
-// chosen in the settings (store.SettingSummaryAgent; none = no call, the
-// default, since each costs a model call).
+// Summaries writes the titles and summaries of the tasks in DB.
 type Summaries struct {
-	DB      *store.DB
-	Emit    orchestrator.Emitter
+	DB *store.DB
+	// Changed is given the task once its new title or summary is stored
+	// (services.TaskUpdated: the "task:updated" event); nil: no one is told.
+	Changed func(store.Task)
 	Resolve BinaryResolver
 	Log     *slog.Logger
 	// Command overrides oneshot.CommandFor (tests).
@@ -34,13 +36,13 @@ type Summaries struct {
 
 // RunEnded fits orchestrator.Options.OnRunEnd: when the run left the task
 // completed and a summary agent is set, it asks for the summary in the
-// background and emits the task updated with it.
+// background and tells Changed.
 func (s *Summaries) RunEnded(ctx context.Context, taskID string) {
 	backend := s.agent(ctx)
 	if backend == "" {
 		return
 	}
-	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
+	t, err := store.GetTask(ctx, s.DB.R, taskID)
 	if err != nil || t.Status != store.StatusCompleted {
 		return
 	}
@@ -51,7 +53,7 @@ func (s *Summaries) RunEnded(ctx context.Context, taskID string) {
 	}()
 }
 
-// TaskCreated fits TaskService's Titler: a task named from the first line
+// TaskCreated fits services.Titler: a task named from the first line
 // of its prompt (autoName) gets a short title from the one-shot agent, in
 // the background, unless the user renamed it meanwhile.
 func (s *Summaries) TaskCreated(ctx context.Context, taskID, autoName string) {
@@ -92,9 +94,9 @@ func (s *Summaries) command(ctx context.Context, backend agent.BackendType) (one
 }
 
 // Title asks backend's CLI for task taskID's title and stores it when the
-// task is still named autoName; then it emits the task.
+// task is still named autoName; then it tells Changed.
 func (s *Summaries) Title(ctx context.Context, backend agent.BackendType, taskID, autoName string) error {
-	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
+	t, err := store.GetTask(ctx, s.DB.R, taskID)
 	if err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func (s *Summaries) Title(ctx context.Context, backend agent.BackendType, taskID
 	if err != nil {
 		return err
 	}
-	title, err := oneshot.Title(ctx, cmd, t.Prompt, SummaryTimeout)
+	title, err := oneshot.Title(ctx, cmd, t.Prompt, Timeout)
 	if err != nil {
 		return err
 	}
@@ -110,11 +112,11 @@ func (s *Summaries) Title(ctx context.Context, backend agent.BackendType, taskID
 	if err != nil || !changed {
 		return err
 	}
-	if t, err = store.NewTasks(s.DB).Get(ctx, taskID); err != nil {
+	if t, err = store.GetTask(ctx, s.DB.R, taskID); err != nil {
 		return err
 	}
-	if s.Emit != nil {
-		s.Emit.Emit(orchestrator.EventTaskUpdated, NewTaskDTO(t))
+	if s.Changed != nil {
+		s.Changed(t)
 	}
 	return nil
 }
@@ -127,9 +129,9 @@ func (s *Summaries) log() *slog.Logger {
 }
 
 // Summarize asks backend's CLI for task taskID's summary, stores it and
-// emits the task.
+// tells Changed.
 func (s *Summaries) Summarize(ctx context.Context, backend agent.BackendType, taskID string) error {
-	t, err := store.NewTasks(s.DB).Get(ctx, taskID)
+	t, err := store.GetTask(ctx, s.DB.R, taskID)
 	if err != nil {
 		return err
 	}
@@ -141,16 +143,16 @@ func (s *Summaries) Summarize(ctx context.Context, backend agent.BackendType, ta
 	if err != nil {
 		return err
 	}
-	line, err := oneshot.Summarize(ctx, cmd, t.Prompt, msgs, SummaryTimeout)
+	line, err := oneshot.Summarize(ctx, cmd, t.Prompt, msgs, Timeout)
 	if err != nil {
 		return err
 	}
 	if err := store.SetTaskSummary(ctx, s.DB.W, taskID, line); err != nil {
 		return err
 	}
-	if s.Emit != nil {
+	if s.Changed != nil {
 		t.Summary = line
-		s.Emit.Emit(orchestrator.EventTaskUpdated, NewTaskDTO(t))
+		s.Changed(t)
 	}
 	return nil
 }
