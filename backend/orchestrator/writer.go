@@ -29,8 +29,8 @@ const (
 // are queued (migration 0110) and indexed in one batch, off the ingest
 // path: when the writer pauses (no round for indexIdleGap) and at least
 // store.SearchLag after the last batch, or, while rounds follow each other
-// without a pause (a flood of agent output), in a round at most every
-// busySearchLag. Indexing is the writer's most expensive work per message
+// without a pause (a flood of agent output), once it lags busySearchLag, a
+// slice of store.SearchSlice messages per round until it caught up. Indexing is the writer's most expensive work per message
 // after the row itself (docs/streaming.md); under load it waits for a pause
 // instead of slowing the frames down, and its batches grow, which costs
 // less per message.
@@ -116,11 +116,22 @@ func (w *writer) indexNow(jobs int) bool {
 	return time.Since(w.indexed) >= busySearchLag
 }
 
+// index brings the search index up to date in a pause; in a busy round it
+// indexes one slice (store.SearchSlice messages), so no round of a flood
+// holds every task's frames for the whole backlog's index. It tells whether
+// the queue is empty.
+func (w *writer) index(ctx context.Context, q store.SQLRunner, busy bool) (bool, error) {
+	if busy {
+		return store.IndexPendingSome(ctx, q)
+	}
+	return true, store.IndexPending(ctx, q)
+}
+
 func (w *writer) commit(js []*writeJob) {
 	ctx := context.Background()
 	errs := make([]error, len(js))
 	index := w.indexNow(len(js))
-	indexed := false
+	indexed, failed := false, false
 	err := w.db.TxDeferIndex(ctx, func(tx *sql.Tx) error {
 		if err := w.runJobs(ctx, tx, js, errs); err != nil {
 			return err
@@ -128,15 +139,16 @@ func (w *writer) commit(js []*writeJob) {
 		if index {
 			// A failed index leaves the queue for a later round (not
 			// before SearchLag); the jobs' writes stand.
-			err := store.IndexPending(ctx, w.prep.In(tx))
-			if indexed = err == nil; err != nil {
+			var err error
+			indexed, err = w.index(ctx, w.prep.In(tx), len(js) > 0)
+			if failed = err != nil; failed {
 				w.log.Warn("orchestrator: search index", "err", err)
 			}
 		}
 		return nil
 	})
-	if index {
-		w.indexed = time.Now()
+	if index && (indexed || failed) {
+		w.indexed = time.Now() // else a busy round indexed a slice: the next goes on
 	}
 	if len(js) > 0 {
 		w.lastRound = time.Now()

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -62,4 +63,42 @@ func IndexPending(ctx context.Context, q SQLRunner) error {
 		}
 	}
 	return nil
+}
+
+// SearchSlice is how many queued messages IndexPendingSome indexes at most.
+const SearchSlice = 256
+
+// indexSomeSQL is indexPendingSQL on the first SearchSlice queued messages.
+var indexSomeSQL = func() []string {
+	some := fmt.Sprintf("(SELECT id FROM message_search_pending ORDER BY id LIMIT %d)", SearchSlice)
+	out := make([]string, len(indexPendingSQL))
+	for i, q := range indexPendingSQL {
+		q = strings.ReplaceAll(q, "(SELECT id FROM message_search_pending)", some)
+		q = strings.ReplaceAll(q, "FROM message_search_pending q", "FROM "+some+" q")
+		if q == "DELETE FROM message_search_pending" {
+			q += " WHERE id IN " + some
+		}
+		out[i] = q
+	}
+	return out
+}()
+
+// IndexPendingSome is IndexPending on the oldest SearchSlice queued
+// messages at most, so a writer under load bounds the time one transaction
+// spends on the index; it tells whether the queue is now empty.
+func IndexPendingSome(ctx context.Context, q SQLRunner) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM message_search_pending LIMIT %d)`, SearchSlice+1)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: search index: %w", err)
+	}
+	if n == 0 {
+		return true, nil
+	}
+	for _, s := range indexSomeSQL {
+		if _, err := q.ExecContext(ctx, s); err != nil {
+			return false, fmt.Errorf("store: search index: %w", err)
+		}
+	}
+	return n <= SearchSlice, nil
 }
