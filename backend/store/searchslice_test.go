@@ -28,7 +28,9 @@ func TestIndexPendingSomeIndexesOneSliceAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := func(i int) bool { return len(search(t, db, store.SearchQuery{Text: fmt.Sprintf("slicedword%d", i)})) > 0 }
+	found := func(i int) bool {
+		return len(search(t, db, store.SearchQuery{Text: fmt.Sprintf("slicedword%d", i)})) > 0
+	}
 	slice := func() bool {
 		var done bool
 		if err := db.TxDeferIndex(ctx, func(tx *sql.Tx) error {
