@@ -46,15 +46,12 @@ type ProjectService struct {
 	db      *store.DB
 	reg     *agent.Registry
 	dialogs Dialogs
-	stop    TaskStopper    // nil: no live sessions to end
-	terms   TerminalCloser // nil: no shells to end
+	end     *tasks.Ender // its tasks' end when it is removed
 }
 
 // TerminalCloser ends a task's shells, every process group, returning
-// once they are gone (Workspaces.CloseTaskTerminals).
-type TerminalCloser interface {
-	CloseTaskTerminals(ctx context.Context, taskID string) error
-}
+// once they are gone (workspace.Manager.CloseTaskTerminals).
+type TerminalCloser = tasks.Terminals
 
 // NewProjectService returns the project service. ctx bounds every call
 // (the app's lifetime); dialogs may be nil (PickDirectory then fails).
@@ -62,7 +59,7 @@ type TerminalCloser interface {
 // shells (terms); either may be nil when there are none.
 func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs, stop TaskStopper, terms TerminalCloser) *ProjectService {
 	return &ProjectService{ctx: ctx, db: db,
-		reg: reg, dialogs: dialogs, stop: stop, terms: terms}
+		reg: reg, dialogs: dialogs, end: tasks.NewEnder(db, stop, terms, nil)}
 }
 
 // PickDirectory opens the native directory dialog and returns the chosen
@@ -149,36 +146,9 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 
 // Remove forgets a project and its tasks (the folder itself is untouched).
 // Each task's agent is stopped and its shells ended first, as when a task
-// is deleted; if one cannot be, nothing is removed.
+// is deleted; if one cannot be, nothing is removed (tasks.Ender).
 func (s *ProjectService) Remove(id string) error {
-	if _, err := store.GetProject(s.ctx, s.db.R, id); err != nil {
-		return notFound("project", id, err)
-	}
-	ts, err := store.ListTasks(s.ctx, s.db.R, id)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if err := s.endTask(t.ID); err != nil {
-			return fmt.Errorf("project not removed: task %q: %w", t.Name, err)
-		}
-	}
-	return notFound("project", id, store.RemoveProject(s.ctx, s.db.W, id))
-}
-
-// endTask stops a task's agent and ends its shells.
-func (s *ProjectService) endTask(taskID string) error {
-	if s.stop != nil {
-		if err := s.stop.Stop(s.ctx, taskID); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("could not stop its agent: %w", err)
-		}
-	}
-	if s.terms != nil {
-		if err := s.terms.CloseTaskTerminals(s.ctx, taskID); err != nil {
-			return fmt.Errorf("could not end its terminals: %w", err)
-		}
-	}
-	return nil
+	return notFound("project", id, s.end.RemoveProject(s.ctx, id))
 }
 
 // SetDefaultBackend sets the backend new tasks of the project use. It must
