@@ -3,9 +3,9 @@
 // project's defaults and the agent's own settings, then stored) and its
 // name; the backend new projects start with; and a task's end in order
 // (Ender: its agent stopped, its shells closed, its worktree removed, then
-// its row; a project's tasks when the project is removed).
-// services.TaskService and ProjectService are its faces. Invalid input is
-// an inputerr.
+// its row; a project's tasks when the project is removed); and what an
+// errored task sends again (Retry). services.TaskService, ProjectService
+// and SessionService.Retry are its faces. Invalid input is an inputerr.
 package tasks
 
 import (
