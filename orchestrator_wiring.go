@@ -81,7 +81,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 		})
 	}
 	mcp, err = mcpserver.New(mcpserver.Options{DB: db, Orchestrator: o, Logger: log,
-		Diff:     services.MCPDiff(ws),
+		Diff:     mcpserver.WorkspaceDiff(ws),
 		Backends: reg.Names,
 	})
 	if err != nil {

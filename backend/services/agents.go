@@ -2,11 +2,8 @@ package services
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -35,7 +32,8 @@ func NewAgentService(ctx context.Context, mgr *agentmgr.Manager, reg *agent.Regi
 	return &AgentService{ctx: ctx, mgr: mgr, reg: reg, emit: emit, specs: specs}
 }
 
-// AgentView is one row of the Agents page.
+// AgentView is one row of the Agents page (agentmgr.View: the same
+// fields, so a Go conversion maps it and stops compiling when they drift).
 type AgentView struct {
 	agentmgr.Status
 	Registered   bool                   `json:"registered"`
@@ -46,6 +44,14 @@ type AgentView struct {
 	// "not-signed-in" or "" (the app cannot tell).
 	SignIn   agentmgr.SignIn `json:"signIn"`
 	SignedIn string          `json:"signedIn"`
+}
+
+func agentViews(vs []agentmgr.View) []AgentView {
+	out := make([]AgentView, len(vs))
+	for i, v := range vs {
+		out[i] = AgentView(v)
+	}
+	return out
 }
 
 // InstallResult is the outcome of an install or uninstall: the npm log
@@ -70,29 +76,7 @@ func (s *AgentService) spec(backend string) (agentmgr.Spec, error) {
 }
 
 func (s *AgentService) view(sp agentmgr.Spec) AgentView {
-	v := AgentView{Status: s.mgr.Status(s.ctx, sp), SignIn: agentmgr.SignInOf(sp)}
-	if v.Found {
-		v.SignedIn = s.mgr.SignedInState(s.ctx, sp)
-	}
-	if b, err := s.reg.Get(sp.Backend); err == nil {
-		info := b.Info()
-		v.Registered, v.Capabilities, v.Notes = true, info.Capabilities, info.Notes
-		if info.DisplayName != "" {
-			v.DisplayName = info.DisplayName
-		}
-	}
-	if set, err := s.mgr.Settings(s.ctx, sp.Backend); err == nil {
-		v.Settings = set.Masked()
-	} else if v.Error == "" {
-		v.Error = err.Error()
-	}
-	if v.Settings.Env == nil {
-		v.Settings.Env = map[string]string{}
-	}
-	if v.Settings.ExtraArgs == nil {
-		v.Settings.ExtraArgs = []string{}
-	}
-	return v
+	return AgentView(s.mgr.View(s.ctx, s.reg, sp))
 }
 
 // List returns every registered backend's agent, detected in parallel
@@ -101,55 +85,17 @@ func (s *AgentService) List() ([]AgentView, error) {
 	if s.mgr == nil {
 		return nil, errors.New("the agent manager is not available")
 	}
-	var specs []agentmgr.Spec
-	for _, sp := range s.specs() {
-		if s.reg.Has(sp.Backend) {
-			specs = append(specs, sp)
-		}
-	}
-	out := make([]AgentView, len(specs))
-	var wg sync.WaitGroup
-	for i, sp := range specs {
-		wg.Go(func() { out[i] = s.view(sp) })
-	}
-	wg.Wait()
-	if data, err := json.Marshal(out); err == nil {
-		_ = s.mgr.SaveLastKnown(s.ctx, string(data))
-	}
-	return out, nil
+	return agentViews(s.mgr.Views(s.ctx, s.reg, s.specs())), nil
 }
 
 // LastKnown returns the agents as the last List found them (settings
 // masked), at once: the Agents page paints from it while List runs (it is
 // also inlined into index.html, startup.go). Empty before the first List.
 func (s *AgentService) LastKnown() ([]AgentView, error) {
-	out := []AgentView{}
 	if s.mgr == nil {
-		return out, nil
+		return []AgentView{}, nil
 	}
-	if v := s.mgr.LastKnown(s.ctx); v != "" {
-		if err := json.Unmarshal([]byte(v), &out); err != nil {
-			return []AgentView{}, nil
-		}
-	}
-	for i := range out {
-		out[i].Settings = s.remask(out[i])
-	}
-	return out, nil
-}
-
-// remask masks a stored view's settings again, with the names marked
-// secret then and now: List stored them masked, but a variable marked
-// secret after that List was stored in clear.
-func (s *AgentService) remask(v AgentView) agentmgr.AgentSettings {
-	set := v.Settings
-	set.Secrets = slices.Clone(set.Secrets)
-	if cur, err := s.mgr.Settings(s.ctx, v.Backend); err == nil {
-		set.Secrets = append(set.Secrets, cur.Secrets...)
-	}
-	m := set.Masked()
-	m.Secrets = v.Settings.Secrets
-	return m
+	return agentViews(s.mgr.LastKnownViews(s.ctx)), nil
 }
 
 // Models lists the models backend offers, for the new-task form's picker

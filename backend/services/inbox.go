@@ -2,7 +2,6 @@ package services
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/inbox"
@@ -43,9 +42,9 @@ func inboxItemOf(i inbox.Item) InboxItem { return InboxItem(i) }
 
 // Plan answers (AnswerPlan).
 const (
-	PlanApprove            = "approve"
-	PlanApproveAcceptEdits = "approve-accept-edits"
-	PlanKeepPlanning       = "keep-planning"
+	PlanApprove            = inbox.PlanApprove
+	PlanApproveAcceptEdits = inbox.PlanApproveAcceptEdits
+	PlanKeepPlanning       = inbox.PlanKeepPlanning
 )
 
 // InboxService is the attention inbox: everything waiting on the user
@@ -78,7 +77,7 @@ func (s *InboxService) Items() (InboxPayload, error) {
 // AnswerPlan answers a plan approval: "approve", "approve-accept-edits"
 // (approve, then switch the task to accept-edits) or "keep-planning" (the
 // agent is told to go on planning; message, when given, says what to
-// change).
+// change). The rule is inbox.AnswerPlan.
 func (s *InboxService) AnswerPlan(taskID, requestID, choice, message string) error {
 	if err := need("taskId", taskID); err != nil {
 		return err
@@ -86,27 +85,7 @@ func (s *InboxService) AnswerPlan(taskID, requestID, choice, message string) err
 	if err := need("requestId", requestID); err != nil {
 		return err
 	}
-	ans := orchestrator.PermissionAnswer{Behavior: agent.Allow, Scope: store.ScopeOnce}
-	switch choice {
-	case PlanApprove, PlanApproveAcceptEdits:
-	case PlanKeepPlanning:
-		if message == "" {
-			message = "The user wants you to keep planning: do not start on the plan yet."
-		}
-		ans = orchestrator.PermissionAnswer{Behavior: agent.Deny, Scope: store.ScopeOnce, Message: message}
-	default:
-		return invalid("choice", nil, "unknown plan answer %q", choice)
-	}
-	if err := s.o.RespondToPermission(s.ctx, taskID, requestID, ans); err != nil {
-		return userErr(err)
-	}
-	if choice == PlanApproveAcceptEdits {
-		// After the approval: approving ends plan mode, this sets the next one.
-		if err := s.o.SetMode(s.ctx, taskID, agent.ModeAcceptEdits); err != nil && !errors.Is(err, agent.ErrUnsupported) {
-			return userErr(err)
-		}
-	}
-	return nil
+	return userErr(inbox.AnswerPlan(s.ctx, s.o, taskID, requestID, choice, message))
 }
 
 // Dismiss marks a task's finished result (or error) read: it leaves the

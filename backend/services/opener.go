@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/jean-claude/jean-claude/backend/opener"
@@ -51,50 +50,17 @@ func (s *OpenService) OpenURL(url string) error {
 	return nil
 }
 
-// taskRoot is the folder a task's paths resolve in: its worktree, else its
-// project folder.
-func (s *OpenService) taskRoot(taskID string) (root, cwd string, err error) {
-	info, err := s.ws.Info(s.ctx, taskID)
-	if err != nil {
-		return "", "", userErr(err)
-	}
-	root = info.WorktreePath
-	if root == "" {
-		root = info.Cwd
-	}
-	return root, info.Cwd, nil
-}
-
-// inWorktree maps an absolute path into the task's project folder (agents
-// often print those) to the same file in the task's worktree; other paths
-// are returned as they are (Resolve decides).
-func (s *OpenService) inWorktree(taskID, root, cwd, p string) string {
-	if !filepath.IsAbs(p) {
-		return p
-	}
-	t, err := s.ws.Task(s.ctx, taskID)
-	if err != nil || t.WorktreePath == "" || root != t.WorktreePath {
-		return p
-	}
-	rel, err := filepath.Rel(t.Project.Path, p)
-	if err != nil || !filepath.IsLocal(rel) {
-		return p
-	}
-	return filepath.Join(cwd, rel) // cwd: the project's place in the worktree
-}
-
 // OpenInEditor opens a file of the task (absolute, or relative to its
-// folder) at a line (0 when unknown) in the user's editor. Paths outside the
-// task's worktree (or project folder) are refused.
+// folder) at a line (0 when unknown) in the user's editor; a path into the
+// project folder opens the same file in the task's worktree
+// (workspace.Paths.File). Paths outside the task's worktree (or project
+// folder) are refused.
 func (s *OpenService) OpenInEditor(taskID, path string, line int) error {
-	root, cwd, err := s.taskRoot(taskID)
+	at, err := s.ws.Paths(s.ctx, taskID)
 	if err != nil {
-		return err
+		return userErr(err)
 	}
-	if path != "" && !filepath.IsAbs(path) {
-		path = filepath.Join(cwd, path) // relative to where the agent runs
-	}
-	abs, err := opener.Resolve(root, s.inWorktree(taskID, root, cwd, path))
+	abs, err := opener.Resolve(at.Root, at.File(path))
 	if err != nil {
 		return &InputError{Field: "path", Msg: fmt.Sprintf("%s cannot be opened: it is not a file of this task's folder.", path), Err: err}
 	}
@@ -106,30 +72,30 @@ func (s *OpenService) OpenInEditor(taskID, path string, line int) error {
 	if err != nil {
 		return userErr(err)
 	}
-	return userErr(s.start(argv, root))
+	return userErr(s.start(argv, at.Root))
 }
 
 // OpenInTerminal opens the system terminal ($TERMINAL, x-terminal-emulator,
 // ...) in the task's folder.
 func (s *OpenService) OpenInTerminal(taskID string) error {
-	_, cwd, err := s.taskRoot(taskID)
+	at, err := s.ws.Paths(s.ctx, taskID)
 	if err != nil {
-		return err
+		return userErr(err)
 	}
 	argv, err := opener.TerminalCommand(s.env)
 	if err != nil {
 		return userErr(err)
 	}
-	return userErr(s.start(argv, cwd))
+	return userErr(s.start(argv, at.Cwd))
 }
 
 // OpenFolder shows the task's folder in the file manager.
 func (s *OpenService) OpenFolder(taskID string) error {
-	_, cwd, err := s.taskRoot(taskID)
+	at, err := s.ws.Paths(s.ctx, taskID)
 	if err != nil {
-		return err
+		return userErr(err)
 	}
-	return userErr(s.start(opener.FolderCommand(cwd), cwd))
+	return userErr(s.start(opener.FolderCommand(at.Cwd), at.Cwd))
 }
 
 // Editors lists the editor choices: auto, env ($VISUAL/$EDITOR), code

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/projects"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/tasks"
 )
@@ -46,15 +44,12 @@ type ProjectService struct {
 	db      *store.DB
 	reg     *agent.Registry
 	dialogs Dialogs
-	stop    TaskStopper    // nil: no live sessions to end
-	terms   TerminalCloser // nil: no shells to end
+	end     *tasks.Ender // its tasks' end when it is removed
 }
 
 // TerminalCloser ends a task's shells, every process group, returning
-// once they are gone (Workspaces.CloseTaskTerminals).
-type TerminalCloser interface {
-	CloseTaskTerminals(ctx context.Context, taskID string) error
-}
+// once they are gone (workspace.Manager.CloseTaskTerminals).
+type TerminalCloser = tasks.Terminals
 
 // NewProjectService returns the project service. ctx bounds every call
 // (the app's lifetime); dialogs may be nil (PickDirectory then fails).
@@ -62,7 +57,7 @@ type TerminalCloser interface {
 // shells (terms); either may be nil when there are none.
 func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs, stop TaskStopper, terms TerminalCloser) *ProjectService {
 	return &ProjectService{ctx: ctx, db: db,
-		reg: reg, dialogs: dialogs, stop: stop, terms: terms}
+		reg: reg, dialogs: dialogs, end: tasks.NewEnder(db, stop, terms, nil)}
 }
 
 // PickDirectory opens the native directory dialog and returns the chosen
@@ -77,35 +72,9 @@ func (s *ProjectService) PickDirectory() (string, error) {
 // Add adds the directory at path as a project named after its last path
 // element. The path must exist and be a directory not added yet; a git
 // repository (a .git directory or file) is detected and recorded. The new
-// project's default backend is the global default.
+// project's default backend is the global default (backend/projects).
 func (s *ProjectService) Add(path string) (Project, error) {
-	abs, err := cleanPath(path)
-	if err != nil {
-		return Project{}, err
-	}
-	st, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Project{}, invalid("path", err, "path does not exist: %s", abs)
-	}
-	if err != nil {
-		return Project{}, invalid("path", err, "cannot read %s: %v", abs, err)
-	}
-	if !st.IsDir() {
-		return Project{}, invalid("path", nil, "not a directory: %s", abs)
-	}
-	backend, err := tasks.DefaultBackend(s.ctx, s.db, s.reg)
-	if err != nil {
-		return Project{}, err
-	}
-	p, err := store.AddProject(s.ctx, s.db.W, store.NewProject{
-		Name:                projectName(abs),
-		Path:                abs,
-		IsGitRepo:           isGitRepo(abs),
-		DefaultAgentBackend: backend,
-	})
-	if errors.Is(err, store.ErrDuplicate) {
-		return Project{}, invalid("path", err, "project already added: %s", abs)
-	}
+	p, err := projects.Add(s.ctx, s.db, s.reg, path)
 	if err != nil {
 		return Project{}, err
 	}
@@ -149,36 +118,9 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 
 // Remove forgets a project and its tasks (the folder itself is untouched).
 // Each task's agent is stopped and its shells ended first, as when a task
-// is deleted; if one cannot be, nothing is removed.
+// is deleted; if one cannot be, nothing is removed (tasks.Ender).
 func (s *ProjectService) Remove(id string) error {
-	if _, err := store.GetProject(s.ctx, s.db.R, id); err != nil {
-		return notFound("project", id, err)
-	}
-	ts, err := store.ListTasks(s.ctx, s.db.R, id)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if err := s.endTask(t.ID); err != nil {
-			return fmt.Errorf("project not removed: task %q: %w", t.Name, err)
-		}
-	}
-	return notFound("project", id, store.RemoveProject(s.ctx, s.db.W, id))
-}
-
-// endTask stops a task's agent and ends its shells.
-func (s *ProjectService) endTask(taskID string) error {
-	if s.stop != nil {
-		if err := s.stop.Stop(s.ctx, taskID); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("could not stop its agent: %w", err)
-		}
-	}
-	if s.terms != nil {
-		if err := s.terms.CloseTaskTerminals(s.ctx, taskID); err != nil {
-			return fmt.Errorf("could not end its terminals: %w", err)
-		}
-	}
-	return nil
+	return notFound("project", id, s.end.RemoveProject(s.ctx, id))
 }
 
 // SetDefaultBackend sets the backend new tasks of the project use. It must
@@ -205,45 +147,11 @@ func (s *ProjectService) SetDefaultModel(id, model string) (Project, error) {
 	return NewProjectDTO(p), nil
 }
 
-// cleanPath checks a user-typed path is absolute and cleans it ("~/" is the home
-// directory).
-func cleanPath(path string) (string, error) {
-	path = strings.TrimSpace(path)
-	if path == "" {
-		return "", invalid("path", nil, "path is empty")
-	}
-	if path == "~" || strings.HasPrefix(path, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", invalid("path", err, "cannot expand ~: %v", err)
-		}
-		path = filepath.Join(home, path[1:])
-	}
-	if !filepath.IsAbs(path) {
-		return "", invalid("path", nil, "%q is a relative path: give the full path of the folder (it starts with / or ~/)", path)
-	}
-	return filepath.Clean(path), nil
-}
-
 // ExpandPath returns what Add would store for a typed path: "~" expanded
 // and cleaned, shown to the user before saving; a relative path is an
 // error saying so.
 func (s *ProjectService) ExpandPath(path string) (string, error) {
-	return cleanPath(path)
-}
-
-func projectName(abs string) string {
-	if n := filepath.Base(abs); n != "" && n != string(filepath.Separator) && n != "." {
-		return n
-	}
-	return abs
-}
-
-// isGitRepo reports whether dir is the top of a git work tree: it has a .git
-// directory, or a .git file (a linked worktree or a submodule).
-func isGitRepo(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, ".git"))
-	return err == nil && (st.IsDir() || st.Mode().IsRegular())
+	return projects.ExpandPath(path)
 }
 
 // notFound rewrites a store.ErrNotFound into a message for the user.

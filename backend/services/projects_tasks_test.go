@@ -3,8 +3,6 @@ package services
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,57 +64,6 @@ func fieldOf(err error) string {
 		return ie.Field
 	}
 	return ""
-}
-
-func TestProjectAddValidation(t *testing.T) {
-	f := newFixture(t)
-	dir := t.TempDir()
-
-	missing := filepath.Join(dir, "does-not-exist")
-	_, err := f.projects.Add(missing)
-	if !errors.Is(err, ErrInvalidInput) || !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("missing path: err = %v, want ErrInvalidInput wrapping fs.ErrNotExist", err)
-	}
-
-	file := filepath.Join(dir, "file.txt")
-	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.projects.Add(file); !errors.Is(err, ErrInvalidInput) {
-		t.Fatalf("a file, not a directory: err = %v, want ErrInvalidInput", err)
-	}
-	if _, err := f.projects.Add("   "); !errors.Is(err, ErrInvalidInput) {
-		t.Fatalf("empty path: err = %v, want ErrInvalidInput", err)
-	}
-
-	plain := filepath.Join(dir, "plain folder") // a space in the path
-	repo := filepath.Join(dir, "repo")
-	for _, d := range []string{plain, filepath.Join(repo, ".git")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := f.projects.Add(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.IsGitRepo || p.Name != "plain folder" {
-		t.Errorf("plain folder: %+v, want not a git repo, named after the folder", p)
-	}
-	r, err := f.projects.Add(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.IsGitRepo {
-		t.Errorf("repo with .git: IsGitRepo = false")
-	}
-	if _, err := f.projects.Add(repo); !errors.Is(err, ErrInvalidInput) {
-		t.Fatalf("the same path twice: err = %v, want ErrInvalidInput", err)
-	}
-	list, err := f.projects.List()
-	if err != nil || len(list) != 2 {
-		t.Fatalf("List = %d projects, %v; want 2", len(list), err)
-	}
 }
 
 func TestProjectDefaultBackendValidated(t *testing.T) {

@@ -2,8 +2,6 @@ package services
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -147,9 +145,8 @@ type TaskService struct {
 	db     *store.DB
 	reg    *agent.Registry
 	emit   Emitter
-	ws     *workspace.Manager // nil: tasks have no worktree to remove
-	stop   TaskStopper        // nil: no live sessions to end
-	titler Titler             // nil: names stay the prompt's first line
+	end    *tasks.Ender // a deleted task's end, in order
+	titler Titler       // nil: names stay the prompt's first line
 }
 
 // Titler gives a task created without a name a better one, in the
@@ -166,18 +163,20 @@ func SetTaskTitler(s *TaskService, t Titler) { s.titler = t }
 
 // TaskStopper ends a task's live agent session and its processes (the
 // orchestrator does), returning once they are gone.
-type TaskStopper interface {
-	Stop(ctx context.Context, taskID string) error
-}
+type TaskStopper = tasks.Stopper
 
 // NewTaskService returns the task service; emit may be nil.
-// ws removes a deleted task's worktree and branch (nil: none are removed);
-// stop ends a deleted task's agent first (nil: none run).
+// ws removes a deleted task's shells, worktree and branch (nil: none are
+// removed); stop ends a deleted task's agent first (nil: none run).
 func NewTaskService(ctx context.Context, db *store.DB, reg *agent.Registry, emit Emitter, ws *workspace.Manager, stop TaskStopper) *TaskService {
 	if emit == nil {
 		emit = nopEmitter{}
 	}
-	return &TaskService{ctx: ctx, db: db, reg: reg, emit: emit, ws: ws, stop: stop}
+	end := tasks.NewEnder(db, stop, nil, nil)
+	if ws != nil {
+		end = tasks.NewEnder(db, stop, ws, ws)
+	}
+	return &TaskService{ctx: ctx, db: db, reg: reg, emit: emit, end: end}
 }
 
 // Create creates a task in status "created" (it does not start it). Its
@@ -218,12 +217,12 @@ func (s *TaskService) Get(id string) (Task, error) {
 	return NewTaskDTO(t), nil
 }
 
-// Delete removes a task, its history, and first its worktree and branch
-// (an unmerged branch is kept). A worktree with uncommitted or untracked
-// changes is refused with an error wrapping gitx.ErrDirtyWorktree and the
-// task is kept; DeleteDiscardingChanges is the confirmed path. Nothing
-// outside the task's own worktree and branch is touched. A running
-// session of the task is the orchestrator's to stop.
+// Delete removes a task, its history, and first its agent, shells,
+// worktree and branch (an unmerged branch is kept), in that order
+// (tasks.Ender). A worktree with uncommitted or untracked changes is
+// refused with an error wrapping gitx.ErrDirtyWorktree and the task is
+// kept; DeleteDiscardingChanges is the confirmed path. Nothing outside the
+// task's own worktree and branch is touched.
 func (s *TaskService) Delete(id string) error {
 	return s.delete(id, false)
 }
@@ -236,27 +235,8 @@ func (s *TaskService) DeleteDiscardingChanges(id string) error {
 }
 
 func (s *TaskService) delete(id string, force bool) error {
-	t, err := store.GetTask(s.ctx, s.db.R, id)
+	t, err := s.end.Delete(s.ctx, id, force)
 	if err != nil {
-		return notFound("task", id, err)
-	}
-	// The agent goes first: its worktree must not vanish under a live
-	// process, and it must not write there after the dirty check.
-	if s.stop != nil {
-		if err := s.stop.Stop(s.ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("task not deleted: could not stop its agent: %w", err)
-		}
-	}
-	if s.ws != nil {
-		// Its shells go too (issue 18): every process group, none left.
-		if err := s.ws.CloseTaskTerminals(s.ctx, id); err != nil {
-			return fmt.Errorf("task not deleted: could not end its terminals: %w", err)
-		}
-		if _, err := s.ws.DeleteTaskWorkspace(s.ctx, id, force); err != nil {
-			return fmt.Errorf("task not deleted: %w", err)
-		}
-	}
-	if err := store.DeleteTask(s.ctx, s.db.W, id); err != nil {
 		return notFound("task", id, err)
 	}
 	s.emit.Emit(EventTaskDeleted, TaskDeleted{ID: t.ID, ProjectID: t.ProjectID})

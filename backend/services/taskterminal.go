@@ -4,15 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/term"
 )
-
-// FallbackShell is the task terminal's shell when $SHELL is not usable.
-const FallbackShell = "/bin/sh"
 
 // TaskTerminal is an open shell of a task.
 type TaskTerminal struct {
@@ -21,24 +16,6 @@ type TaskTerminal struct {
 	// Cwd is where the shell started (the task's worktree, or the
 	// project folder when the task has none).
 	Cwd string `json:"cwd"`
-}
-
-// taskOwner is the term.Manager owner of a task's shells.
-func taskOwner(taskID string) string { return "task:" + taskID }
-
-// UserShell returns $SHELL when it is an absolute, clean path to an
-// executable regular file, else FallbackShell. The shell runs with no
-// arguments: nothing from the environment becomes a flag.
-func UserShell(getenv func(string) string) string {
-	sh := getenv("SHELL")
-	if sh == "" || !filepath.IsAbs(sh) || filepath.Clean(sh) != sh || strings.ContainsAny(sh, "\x00\n") {
-		return FallbackShell
-	}
-	st, err := os.Stat(sh)
-	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-		return FallbackShell
-	}
-	return sh
 }
 
 // OpenTaskTerminal starts a new shell (the user's $SHELL, validated, else
@@ -62,20 +39,11 @@ func (s *TerminalService) OpenTaskTerminal(taskID string, cols, rows int) (TaskT
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return TaskTerminal{}, fmt.Errorf("the task's folder %s is missing", cwd)
 	}
-	shell := UserShell(os.Getenv)
-	env := append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor", "JEAN_CLAUDE_TASK_ID="+taskID)
-	n := len(s.terms.List(taskOwner(taskID))) + 1
-	id, err := s.terms.Start(term.Spec{Path: shell, Env: env, Dir: cwd, Cols: clampSize(cols, 100), Rows: clampSize(rows, 30),
-		Owner: taskOwner(taskID), Title: fmt.Sprintf("%s %d", filepath.Base(shell), n)})
+	in, err := s.terms.OpenTaskShell(taskID, cwd, clampSize(cols, 100), clampSize(rows, 30))
 	if err != nil {
 		return TaskTerminal{}, err
 	}
-	for _, in := range s.terms.List(taskOwner(taskID)) {
-		if in.ID == id {
-			return TaskTerminal{Info: in, TaskID: taskID, Cwd: cwd}, nil
-		}
-	}
-	return TaskTerminal{}, fmt.Errorf("the shell ended at once")
+	return TaskTerminal{Info: in, TaskID: taskID, Cwd: cwd}, nil
 }
 
 // TaskTerminals lists task taskID's open shells, oldest first.
@@ -84,7 +52,7 @@ func (s *TerminalService) TaskTerminals(taskID string) ([]TaskTerminal, error) {
 	if s.terms == nil {
 		return out, nil
 	}
-	for _, in := range s.terms.List(taskOwner(taskID)) {
+	for _, in := range s.terms.TaskShells(taskID) {
 		out = append(out, TaskTerminal{Info: in, TaskID: taskID})
 	}
 	return out, nil
@@ -97,14 +65,10 @@ func (s *TerminalService) Snapshot(id string) (term.Snapshot, error) {
 }
 
 // CloseTaskTerminals kills every shell of a task (the task is deleted);
-// it fits Workspaces.SetTerminals.
+// it fits workspace.Manager.SetTerminals. terms may be nil (no shells).
 func CloseTaskTerminals(terms *term.Manager) func(ctx context.Context, taskID string) error {
-	return func(ctx context.Context, taskID string) error {
-		if terms == nil {
-			return nil
-		}
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return terms.CloseOwner(ctx, taskOwner(taskID))
+	if terms == nil {
+		return func(context.Context, string) error { return nil }
 	}
+	return terms.CloseTaskShells
 }

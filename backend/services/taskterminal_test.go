@@ -96,15 +96,3 @@ func TestTaskTerminalRunsInTheWorktreeAndDiesWithTheTask(t *testing.T) {
 		return !workspacetest.Alive(n)
 	})
 }
-
-func TestUserShellIsValidated(t *testing.T) {
-	env := func(v string) func(string) string { return func(string) string { return v } }
-	for _, bad := range []string{"", "sh", "/bin/../bin/sh", "/no/such/shell", "/etc/passwd", "/tmp", "-i"} {
-		if got := services.UserShell(env(bad)); got != services.FallbackShell {
-			t.Errorf("SHELL=%q gave %q", bad, got)
-		}
-	}
-	if got := services.UserShell(env("/bin/sh")); got != "/bin/sh" {
-		t.Errorf("a good shell was refused: %q", got)
-	}
-}

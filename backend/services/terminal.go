@@ -3,7 +3,6 @@ package services
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -38,9 +37,9 @@ type SignInInfo struct {
 	Command string `json:"command"`
 }
 
-// StartSignIn runs backend's own login command in a new terminal of
-// cols×rows. The command and its arguments are the app's (agentmgr.SignInOf),
-// never user text.
+// StartSignIn runs backend's own login command (agentmgr.Manager.Login)
+// in a new terminal of cols×rows, in the home folder. The command and its
+// arguments are the app's, never user text.
 func (s *TerminalService) StartSignIn(backend string, cols, rows int) (SignInInfo, error) {
 	if s.terms == nil || s.mgr == nil {
 		return SignInInfo{}, errors.New("the terminal is not available")
@@ -55,32 +54,17 @@ func (s *TerminalService) StartSignIn(backend string, cols, rows int) (SignInInf
 	if !found {
 		return SignInInfo{}, invalid("backend", nil, "unknown agent %q", backend)
 	}
-	si := agentmgr.SignInOf(spec)
-	if si.Args == nil {
-		return SignInInfo{}, invalid("backend", nil, "%s signs in with an API key (Agents page → %s), not a login command", spec.DisplayName, si.KeyVar)
-	}
-	set, err := s.mgr.Settings(s.ctx, spec.Backend)
+	login, err := s.mgr.Login(s.ctx, spec)
 	if err != nil {
 		return SignInInfo{}, err
-	}
-	path, _, err := s.mgr.Resolve(spec, set.BinaryPath)
-	if err != nil {
-		return SignInInfo{}, fmt.Errorf("%s is not installed: %w", spec.DisplayName, err)
-	}
-	env := append(os.Environ(), "TERM=xterm-256color", "COLORTERM=truecolor")
-	for k, v := range set.Env {
-		env = append(env, k+"="+v)
 	}
 	home, _ := os.UserHomeDir()
-	id, err := s.terms.Start(term.Spec{Path: path, Args: si.Args, Env: env, Dir: home, Cols: clampSize(cols, 80), Rows: clampSize(rows, 24)})
+	id, err := s.terms.Start(term.Spec{Path: login.Path, Args: login.Args, Env: login.Env, Dir: home,
+		Cols: clampSize(cols, 80), Rows: clampSize(rows, 24)})
 	if err != nil {
 		return SignInInfo{}, err
 	}
-	cmd := spec.Command
-	for _, a := range si.Args {
-		cmd += " " + a
-	}
-	return SignInInfo{ID: id, Command: cmd}, nil
+	return SignInInfo{ID: id, Command: login.Command}, nil
 }
 
 func clampSize(v, def int) uint16 {

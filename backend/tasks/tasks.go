@@ -1,8 +1,11 @@
 // Package tasks holds the rules of a new task: what it runs (its backend,
 // model and interaction mode, decided once from what is asked, the
 // project's defaults and the agent's own settings, then stored) and its
-// name; and the backend new projects start with. services.TaskService and
-// ProjectService are its faces. Invalid input is an inputerr.
+// name; the backend new projects start with; and a task's end in order
+// (Ender: its agent stopped, its shells closed, its worktree removed, then
+// its row; a project's tasks when the project is removed); and what an
+// errored task sends again (Retry). services.TaskService, ProjectService
+// and SessionService.Retry are its faces. Invalid input is an inputerr.
 package tasks
 
 import (
