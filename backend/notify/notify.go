@@ -33,6 +33,13 @@ var Kinds = []Kind{KindComplete, KindError, KindPermission, KindQuestion}
 // ("notify.complete" = "false" turns completion notifications off).
 func (k Kind) SettingKey() string { return "notify." + string(k) }
 
+// Enabled tells whether a kind whose setting holds v (set: whether it is
+// stored at all) is on: every kind is on unless turned off ("false", "0"
+// or "off").
+func Enabled(v string, set bool) bool {
+	return !set || (v != "false" && v != "0" && v != "off")
+}
+
 // Notification is one desktop notification.
 type Notification struct {
 	Kind   Kind

@@ -160,3 +160,15 @@ func TestAsyncCloseGivesUpOnAStuckNotifier(t *testing.T) {
 		t.Fatal("Close waited on a stuck notifier")
 	}
 }
+
+func TestEnabledUnlessTurnedOff(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		set  bool
+		want bool
+	}{{"", false, true}, {"true", true, true}, {"1", true, true}, {"false", true, false}, {"0", true, false}, {"off", true, false}} {
+		if got := Enabled(c.v, c.set); got != c.want {
+			t.Errorf("Enabled(%q, %v) = %v, want %v", c.v, c.set, got, c.want)
+		}
+	}
+}

@@ -109,7 +109,7 @@ func (o *Orchestrator) sendNote(ctx context.Context, n notify.Notification, focu
 	if err != nil {
 		o.log.Warn("orchestrator: read notification setting", "err", err)
 	}
-	if ok && (v == "false" || v == "0" || v == "off") {
+	if !notify.Enabled(v, ok) {
 		return
 	}
 	if err := o.notifier.Notify(ctx, n); err != nil {

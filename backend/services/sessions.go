@@ -177,7 +177,7 @@ func (s *SessionService) NotificationSettings() (map[string]bool, error) {
 		if err != nil {
 			return nil, userErr(err)
 		}
-		out[string(k)] = !ok || (v != "false" && v != "0" && v != "off")
+		out[string(k)] = notify.Enabled(v, ok)
 	}
 	return out, nil
 }
