@@ -164,7 +164,7 @@ var _ agent.ProcessRecorder = (*ProcessLog)(nil)
 // ProcessStarted implements agent.ProcessRecorder.
 func (l *ProcessLog) ProcessStarted(pid int, role string) {
 	ctx := context.Background()
-	err := l.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := l.DB.TxDeferIndex(ctx, func(tx *sql.Tx) error { // no message: the search index is the orchestrator's to bring up to date
 		return RecordAppProcess(ctx, tx, AppProcess{PID: pid, StartTicks: proc.StartTicks(pid), Role: role}, Now())
 	})
 	if err != nil && l.Log != nil {
@@ -175,7 +175,7 @@ func (l *ProcessLog) ProcessStarted(pid int, role string) {
 // ProcessEnded implements agent.ProcessRecorder.
 func (l *ProcessLog) ProcessEnded(pid int) {
 	ctx := context.Background()
-	err := l.DB.Tx(ctx, func(tx *sql.Tx) error { return ForgetAppProcess(ctx, tx, pid) })
+	err := l.DB.TxDeferIndex(ctx, func(tx *sql.Tx) error { return ForgetAppProcess(ctx, tx, pid) })
 	if err != nil && l.Log != nil {
 		l.Log("store: forget ended process", "pid", pid, "err", err)
 	}
