@@ -75,9 +75,7 @@ func runBench(tb testing.TB, tr agent.Transport, n int, every time.Duration) ben
 			}
 		}
 		r.frames++
-		if b.Ack != nil {
-			b.Ack()
-		}
+		b.Ack()
 	}
 	if err := p.Wait(); err != nil {
 		tb.Fatal(err)
