@@ -34,6 +34,9 @@ func (s *server) sendJournal(c net.Conn, from uint64, records bool, quit <-chan 
 	for {
 		g, size, ch := s.j.at()
 		if g != gen {
+			if out.flushRun() != nil { // before its bytes are let go
+				return
+			}
 			gen, off = g, 0 // rotated (only ever after everything was stored)
 			jr.reset()
 		}
