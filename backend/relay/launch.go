@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 )
@@ -111,14 +110,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := json.NewDecoder(stdin).Decode(&spec); err != nil {
 		fmt.Fprintf(stderr, "jean-claude relay: spec: %v\n", err)
 		return 2
-	}
-	// One P: the relay's goroutines (read loop, sender, commands) hand a
-	// burst over to each other on one thread instead of waking another
-	// through the kernel (about a tenth less CPU per frame, measured with
-	// BenchmarkRelayVsPipe's rusage); a blocking syscall still hands the P
-	// over. An explicit GOMAXPROCS is kept.
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
 	}
 	// No terminal, no app: a hang-up or a closed pipe must not end the agent.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE, syscall.SIGINT)
