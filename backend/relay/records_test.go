@@ -194,3 +194,66 @@ func TestJournalTailChunksReusedWhenUnpinned(t *testing.T) {
 		t.Fatal("a new array was taken while one was spare")
 	}
 }
+
+// The sender gives an app every record from its from on, in order and
+// intact, as Records messages (version 2) or one message each (version
+// 1): from the file for what is no longer in memory (a record longer than
+// the read-ahead included), then from memory, then live as more is
+// written.
+func TestSendJournalRecordsFromFileMemoryAndLive(t *testing.T) {
+	for _, records := range []bool{true, false} {
+		j, err := openJournal(filepath.Join(t.TempDir(), "j"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := func(i int) []byte {
+			if i == 3000 {
+				return bytes.Repeat([]byte("h"), readAhead+TailBytes) // its own write, kept in no chunk
+			}
+			return fmt.Appendf(nil, `{"i":%d,"pad":"%s"}`, i, bytes.Repeat([]byte("x"), 180+i%300))
+		}
+		write := func(from, to int) error {
+			for i := from; i <= to; i += 100 {
+				var recs []pendingRec
+				for k := i; k < i+100 && k <= to; k++ {
+					recs = append(recs, pendingRec{kind: recFrame, line: line(k)})
+				}
+				if err := j.appendBatch(recs); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		const first, n = 7, 60000 // ~20 MiB before the app comes: more than the tail holds
+		if err := write(1, n); err != nil {
+			t.Fatal(err)
+		}
+		app, relay := net.Pipe()
+		quit := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			(&server{j: j}).sendJournal(relay, first, records, quit)
+		}()
+		live := make(chan error, 1)
+		go func() { live <- write(n+1, n+5000) }() // while the app reads
+		mr := newMsgReader(app)
+		_ = app.SetReadDeadline(time.Now().Add(30 * time.Second))
+		for i := first; i <= n+5000; i++ {
+			m, err := mr.next()
+			if err != nil {
+				t.Fatalf("records %v: frame %d: %v", records, i, err)
+			}
+			if m.Type != MsgFrame || m.Seq != uint64(i) || !bytes.Equal(m.Payload, line(i)) {
+				t.Fatalf("records %v: frame %d: got %q seq %d (%d bytes)", records, i, m.Type, m.Seq, len(m.Payload))
+			}
+		}
+		if err := <-live; err != nil {
+			t.Fatal(err)
+		}
+		close(quit)
+		app.Close()
+		<-done
+		j.close()
+	}
+}
