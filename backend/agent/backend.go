@@ -103,16 +103,27 @@ type Batch struct {
 	Format     string    // raw format of Frame, e.g. "claude-code"
 	Events     []Event   // normalized events, possibly none
 	ReceivedAt time.Time // when the transport read the frame
-	// Ack, when set (a frame from a relayed process, Stream.Bind), is called
-	// by the consumer once the batch is stored; acks are cumulative.
-	Ack func()
-	// RelayID and RelaySeq name the relay journal record of Frame (Stream.Bind).
+	// RelayID and RelaySeq name the relay journal record of Frame
+	// (Stream.Bind); the consumer calls Ack once the batch is stored.
 	RelayID  string
 	RelaySeq uint64
+	acker    *remoteState // the relayed process to ack (no closure per frame)
 	// Replayed: the app stored this frame and its events already (an
 	// adopted relay replays them to rebuild the normalizer); skip it.
 	Replayed bool
 }
+
+// Ack tells the relay of a frame from a relayed process (Stream.Bind) that
+// the batch is stored; acks are cumulative. It does nothing for any other
+// batch (Acks reports which).
+func (b Batch) Ack() {
+	if b.acker != nil {
+		b.acker.ack(b.RelaySeq)
+	}
+}
+
+// Acks reports whether Ack tells a relay anything.
+func (b Batch) Acks() bool { return b.acker != nil }
 
 // Session is one running conversation with an agent.
 type Session interface {

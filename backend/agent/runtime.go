@@ -508,7 +508,7 @@ func (s *Stream) Frame(frame []byte, at time.Time) []Event {
 			if rs.replay.Load() {
 				b.Replayed = true
 			} else {
-				b.Ack, b.RelayID, b.RelaySeq = func() { rs.ack(seq) }, rs.r.ID(), seq
+				b.acker, b.RelayID, b.RelaySeq = rs, rs.r.ID(), seq
 			}
 		}
 	}

@@ -122,7 +122,7 @@ func (o *Orchestrator) startCtx(ctx context.Context, taskID string) context.Cont
 // last one covers the rest).
 func ackStored(bs []agent.Batch) {
 	for i := len(bs) - 1; i >= 0; i-- {
-		if bs[i].Ack != nil {
+		if bs[i].Acks() {
 			bs[i].Ack()
 			return
 		}

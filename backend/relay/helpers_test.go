@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -14,9 +15,11 @@ import (
 
 // The test binary plays three parts: the tests, `jean-claude relay` (when
 // its first argument is "relay"), and a fake agent (JC_FAKE_AGENT set).
+// JC_RELAY_CPUPROFILE=prefix writes the CPU profile of each relay it plays
+// to prefix.<pid> (the benchmark's relays: the relay side of a profile).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "relay" {
-		os.Exit(Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(relayMain())
 	}
 	if os.Getenv("JC_FAKE_BENCH") != "" {
 		benchAgent()
@@ -72,6 +75,18 @@ func fakeAgent() {
 		emit(map[string]string{"echo": in.Text()})
 		out.Flush()
 	}
+}
+
+func relayMain() int {
+	if prefix := os.Getenv("JC_RELAY_CPUPROFILE"); prefix != "" {
+		if f, err := os.Create(prefix + "." + strconv.Itoa(os.Getpid())); err == nil {
+			defer f.Close()
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
+	return Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
 }
 
 type fake struct {

@@ -65,15 +65,27 @@ type journal struct {
 	// live frames to the app from memory instead of reading back what was
 	// just written. Records are encoded straight into tail's spare
 	// capacity and written from there (one copy per frame); a full chunk
-	// becomes prev and a fresh array is taken, so the bytes of a slice
-	// handed out are never written again.
+	// becomes prev and another array is taken: the one prev held before,
+	// if no sender reads it any more (spare), else a fresh one. The bytes
+	// of a slice handed out are never written again while it is pinned.
 	tail, prev tailChunk
+	spare      *memChunk
 }
 
-// tailChunk holds the journal's bytes [off, off+len(b)).
+// tailChunk holds the journal's bytes [off, off+len(b)), in c's array.
 type tailChunk struct {
+	c   *memChunk
 	b   []byte
 	off int64
+}
+
+// memChunk is one array of the in-memory tail. pins counts the senders
+// whose view is in it (under journal.mu): it is used again (no new 4 MiB
+// array to zero and fault in, no garbage) only once it has left the tail
+// and no sender reads it.
+type memChunk struct {
+	buf  []byte
+	pins int
 }
 
 // TailBytes is the size of one in-memory tail chunk (the relay keeps two).
@@ -123,7 +135,7 @@ func (j *journal) writeLocked(recs []pendingRec) error {
 	if kept {
 		j.tail.b = j.tail.b[:len(j.tail.b)+len(buf)]
 	} else {
-		j.tail, j.prev = tailChunk{}, tailChunk{} // a gap: the next write starts a fresh chunk
+		j.dropTail() // a gap: the next write starts a fresh chunk
 	}
 	j.size += int64(len(buf))
 	j.next += uint64(len(recs))
@@ -143,12 +155,56 @@ func (j *journal) reserve(n int) ([]byte, bool) {
 	}
 	if cap(j.tail.b)-len(j.tail.b) < n || j.tail.off+int64(len(j.tail.b)) != j.size {
 		if len(j.tail.b) > 0 {
+			j.retire(j.prev)
 			j.prev = j.tail
+		} else {
+			j.retire(j.tail)
 		}
-		j.tail = tailChunk{b: make([]byte, 0, TailBytes), off: j.size}
+		c := j.spare
+		if c == nil {
+			c = &memChunk{buf: make([]byte, TailBytes)}
+		}
+		j.spare = nil
+		j.tail = tailChunk{c: c, b: c.buf[:0], off: j.size}
 	}
 	l := len(j.tail.b)
 	return j.tail.b[l:l:cap(j.tail.b)], true
+}
+
+// retire takes t out of the tail: its array is kept for the next chunk
+// unless a sender still reads it (then unpinLocked keeps it once it is
+// let go).
+func (j *journal) retire(t tailChunk) {
+	if t.c != nil && t.c.pins == 0 {
+		j.spare = t.c
+	}
+}
+
+// dropTail empties the in-memory tail (a rotation, or a write too large
+// for a chunk).
+func (j *journal) dropTail() {
+	j.retire(j.prev)
+	j.retire(j.tail)
+	j.tail, j.prev = tailChunk{}, tailChunk{}
+}
+
+// unpinLocked lets go of a sender's view in c.
+func (j *journal) unpinLocked(c *memChunk) {
+	if c == nil {
+		return
+	}
+	c.pins--
+	if c.pins == 0 && c != j.tail.c && c != j.prev.c {
+		j.spare = c
+	}
+}
+
+// unpin lets go of *pin (a sender stopped reading from memory).
+func (j *journal) unpin(pin **memChunk) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.unpinLocked(*pin)
+	*pin = nil
 }
 
 // syncBackground fsyncs the journal without holding up the writer: the
@@ -166,8 +222,9 @@ func (j *journal) syncBackground() {
 
 // tailAt is the journal's bytes from off of generation gen from memory, up
 // to size or the end of the chunk holding off (false: not there). off is
-// a record's start; records never span chunks.
-func (j *journal) tailAt(gen int, off, size int64) ([]byte, bool) {
+// a record's start; records never span chunks. The chunk stays pinned in
+// *pin (the one pinned before is let go) until the sender reads elsewhere.
+func (j *journal) tailAt(gen int, off, size int64, pin **memChunk) ([]byte, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if gen != j.gen || off >= size {
@@ -176,6 +233,11 @@ func (j *journal) tailAt(gen int, off, size int64) ([]byte, bool) {
 	for _, c := range [2]tailChunk{j.tail, j.prev} {
 		end := min(c.off+int64(len(c.b)), size)
 		if off >= c.off && off < end {
+			if c.c != *pin {
+				j.unpinLocked(*pin)
+				c.c.pins++
+				*pin = c.c
+			}
 			return c.b[off-c.off : end-c.off : end-c.off], true
 		}
 	}
@@ -208,7 +270,7 @@ func (j *journal) ack(seq uint64, limit int64) {
 		if err := j.f.Truncate(0); err == nil {
 			j.size, j.first = 0, j.next
 			j.gen++
-			j.tail, j.prev = tailChunk{}, tailChunk{}
+			j.dropTail()
 			j.wakeLocked()
 		}
 	}

@@ -37,7 +37,7 @@ func TestJournalReadFarBehind(t *testing.T) {
 	for _, mem := range []bool{false, true} {
 		r := chunkReader{f: j.f, gen: gen}
 		if mem {
-			r.mem = j.tailAt
+			r.j = j
 		}
 		var off int64
 		for i := 1; off < size; i++ {

@@ -13,41 +13,54 @@ const slabBytes = 64 << 10
 // allocation per message: payloads are slices of a slab (capped to their
 // length), and a full slab is left to the payloads that point into it (it
 // is never written again) while reading goes on in a fresh one. A payload
-// over a quarter slab gets an array of its own.
+// over a quarter slab gets an array of its own. The records of a Records
+// message are read one at a time, each as the message it stands for.
 type msgReader struct {
 	r          io.Reader
 	slab       []byte
 	start, end int // slab[start:end] is read and not yet taken
+	records    int // bytes of the current Records message not yet read
 }
 
 func newMsgReader(r io.Reader) *msgReader { return &msgReader{r: r} }
 
-// next reads one message as ReadMsg does.
+// next reads one message as ReadMsg does; never a Records message, but
+// the records in it one by one.
 func (m *msgReader) next() (Msg, error) {
+	for {
+		if m.records > 0 {
+			msg, ok, err := m.record()
+			if err != nil || ok {
+				return msg, err
+			}
+			continue
+		}
+		msg, err := m.message()
+		if err != nil || msg.Type != MsgRecords {
+			return msg, err
+		}
+	}
+}
+
+// message reads one message (a Records message: its header only).
+func (m *msgReader) message() (Msg, error) {
 	if err := m.fill(5, true); err != nil {
 		return Msg{}, err
 	}
 	hdr := m.slab[m.start : m.start+5]
 	n := int(binary.BigEndian.Uint32(hdr[1:]))
+	msg := Msg{Type: hdr[0]}
+	if msg.Type == MsgRecords {
+		m.start += 5
+		m.records = n
+		return msg, nil
+	}
 	if n > MaxMsgBytes {
 		return Msg{}, fmt.Errorf("relay: message of %d bytes: %w", n, ErrBadMessage)
 	}
-	msg := Msg{Type: hdr[0]}
-	var buf []byte
-	if n > slabBytes/4 {
-		buf = make([]byte, n)
-		m.start += 5
-		k := copy(buf, m.slab[m.start:m.end])
-		m.start += k
-		if _, err := io.ReadFull(m.r, buf[k:]); err != nil {
-			return Msg{}, fmt.Errorf("relay: short message: %w", noEOF(err))
-		}
-	} else {
-		if err := m.fill(5+n, false); err != nil {
-			return Msg{}, fmt.Errorf("relay: short message: %w", noEOF(err))
-		}
-		buf = m.slab[m.start+5 : m.start+5+n : m.start+5+n]
-		m.start += 5 + n
+	buf, err := m.payload(5, n)
+	if err != nil {
+		return Msg{}, err
 	}
 	msg.Payload = buf
 	if hasSeq(msg.Type) {
@@ -57,6 +70,58 @@ func (m *msgReader) next() (Msg, error) {
 		msg.Seq, msg.Payload = binary.BigEndian.Uint64(buf), buf[8:]
 	}
 	return msg, nil
+}
+
+// record reads the next record of a Records message as its message (ok
+// false: a kind the client does not know, skipped). The byte stream is
+// reliable: the records' checksums guard the journal file, not the wire.
+func (m *msgReader) record() (Msg, bool, error) {
+	if m.records < recHdr {
+		return Msg{}, false, fmt.Errorf("relay: records message cut: %w", ErrBadMessage)
+	}
+	if err := m.fill(recHdr, false); err != nil {
+		return Msg{}, false, fmt.Errorf("relay: short message: %w", noEOF(err))
+	}
+	h := m.slab[m.start : m.start+recHdr]
+	n := int(binary.BigEndian.Uint32(h[0:4]))
+	if n > MaxMsgBytes || recHdr+n > m.records {
+		return Msg{}, false, fmt.Errorf("relay: record of %d bytes: %w", n, ErrBadMessage)
+	}
+	kind, seq := h[8], binary.BigEndian.Uint64(h[9:17])
+	buf, err := m.payload(recHdr, n)
+	if err != nil {
+		return Msg{}, false, err
+	}
+	m.records -= recHdr + n
+	switch kind {
+	case recFrame:
+		return Msg{Type: MsgFrame, Seq: seq, Payload: buf}, true, nil
+	case recTooLong:
+		return Msg{Type: MsgTooLong, Seq: seq, Payload: buf}, true, nil
+	case recExit:
+		return Msg{Type: MsgExit, Payload: buf}, true, nil
+	}
+	return Msg{}, false, nil
+}
+
+// payload takes a header of hdr bytes (in the slab) and the n bytes after it.
+func (m *msgReader) payload(hdr, n int) ([]byte, error) {
+	if n > slabBytes/4 {
+		buf := make([]byte, n)
+		m.start += hdr
+		k := copy(buf, m.slab[m.start:m.end])
+		m.start += k
+		if _, err := io.ReadFull(m.r, buf[k:]); err != nil {
+			return nil, fmt.Errorf("relay: short message: %w", noEOF(err))
+		}
+		return buf, nil
+	}
+	if err := m.fill(hdr+n, false); err != nil {
+		return nil, fmt.Errorf("relay: short message: %w", noEOF(err))
+	}
+	buf := m.slab[m.start+hdr : m.start+hdr+n : m.start+hdr+n]
+	m.start += hdr + n
+	return buf, nil
 }
 
 // fill reads until slab[start:end] holds at least want bytes (want is at

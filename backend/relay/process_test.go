@@ -46,9 +46,7 @@ func (s *store) consume(st *agent.Stream) {
 		s.mu.Lock()
 		s.frames = append(s.frames, b.Frame)
 		s.mu.Unlock()
-		if b.Ack != nil {
-			b.Ack()
-		}
+		b.Ack()
 	}
 }
 

@@ -21,8 +21,10 @@ import (
 	"io"
 )
 
-// Version is the protocol version sent in Hello and Welcome.
-const Version = 1
+// Version is the protocol version sent in Hello and Welcome. A relay sends
+// Records messages only to a client whose Hello says 2 or more; a client
+// reads both (a relay of an older binary sends Frame messages).
+const Version = 2
 
 // MaxMsgBytes bounds one protocol message (a frame is at most
 // agent.MaxFrameBytes plus its header).
@@ -36,6 +38,10 @@ const MaxMsgBytes = 64 << 20
 // TooLong and Ack an 8-byte big-endian sequence number (then, for Frame and
 // TooLong, the line without its newline); for Signal a 4-byte signal
 // number; for Stdin the line (the relay adds the newline); empty otherwise.
+// Records (version 2) holds one or more journal records exactly as the
+// journal holds them (journal.go: length, CRC, kind, sequence, payload):
+// the client reads each as the Frame, TooLong or Exit message it stands
+// for, so Client.Next never returns a Records message.
 const (
 	// client → relay
 	MsgHello      byte = 'H' // Hello: must be the first message
@@ -48,6 +54,7 @@ const (
 	// relay → client
 	MsgWelcome byte = 'W' // Welcome: the answer to Hello
 	MsgFrame   byte = 'F' // one stdout line with its sequence
+	MsgRecords byte = 'R' // version 2: journal records as journaled, each a Frame, TooLong or Exit
 	MsgTooLong byte = 'L' // a line over the limit: its first KiB
 	MsgExit    byte = 'X' // Exit: the agent ended (its sequence is Exit.Seq)
 	MsgError   byte = 'E' // ErrorMsg: the relay refuses (bad token) and closes

@@ -16,20 +16,33 @@ func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 // follows it live, until quit is closed or a write fails. Replay and live
 // are one path: a frame is sent only after it is journaled, so an app that
 // attaches at any moment misses nothing and sees nothing twice.
-func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
-	bw := bufio.NewWriterSize(c, 256<<10)
-	jr := chunkReader{f: s.j.f, mem: s.j.tailAt}
+//
+// To a client of protocol version 2 (records) the records go as they are
+// journaled, in Records messages: a run of them straight from the
+// journal's memory (or from the buffer a far-behind sender read the file
+// into), with one writev(2) per run and no copy; to an older client, one
+// Frame, TooLong or Exit message each.
+func (s *server) sendJournal(c net.Conn, from uint64, records bool, quit <-chan struct{}) {
+	out := recordSender{c: c}
+	if !records {
+		out.bw = bufio.NewWriterSize(c, 256<<10)
+	}
+	jr := chunkReader{f: s.j.f, j: s.j}
+	defer jr.release()
 	var off int64
 	gen := -1
 	for {
 		g, size, ch := s.j.at()
 		if g != gen {
+			if out.flushRun() != nil { // before its bytes are let go
+				return
+			}
 			gen, off = g, 0 // rotated (only ever after everything was stored)
 			jr.reset()
 		}
 		jr.gen = g
 		if off >= size {
-			if bw.Flush() != nil {
+			if out.flush() != nil {
 				return
 			}
 			select {
@@ -40,6 +53,9 @@ func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
 			}
 		}
 		for off < size {
+			if !jr.holds(off) && out.flushRun() != nil { // the run's bytes go with the view
+				return
+			}
 			rec, n, err := jr.read(off, size)
 			if err != nil {
 				if g2, _, _ := s.j.at(); g2 != g {
@@ -47,12 +63,72 @@ func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
 				}
 				return // cannot happen (records are written whole before size moves): the app dials again
 			}
-			off += n
-			if rec.Seq >= from && writeRecord(bw, rec) != nil {
+			if rec.Seq >= from {
+				err = out.add(rec, jr.raw(off, n))
+			} else {
+				err = out.flushRun() // a run holds no record the app did not ask for
+			}
+			if err != nil {
 				return
 			}
+			off += n
 		}
 	}
+}
+
+// maxRun bounds one Records message (a longer record goes alone).
+const maxRun = 4 << 20
+
+// recordSender writes records to an app: runs of raw records as Records
+// messages (bw nil), or one message each through bw.
+type recordSender struct {
+	c   net.Conn
+	bw  *bufio.Writer
+	run []byte // raw records not sent yet, in the chunk reader's view
+}
+
+func (o *recordSender) add(rec Record, raw []byte) error {
+	if o.bw != nil {
+		return writeRecord(o.bw, rec)
+	}
+	if len(o.run) > 0 && (len(o.run)+len(raw) > maxRun || !adjacent(o.run, raw)) {
+		if err := o.flushRun(); err != nil {
+			return err
+		}
+	}
+	if len(o.run) == 0 {
+		o.run = raw
+	} else {
+		o.run = o.run[:len(o.run)+len(raw)]
+	}
+	return nil
+}
+
+// adjacent reports whether b starts where a ends, in one array.
+func adjacent(a, b []byte) bool {
+	return cap(a) >= len(a)+len(b) && len(b) > 0 && &a[:len(a)+1][len(a)] == &b[0]
+}
+
+// flushRun sends the run as one Records message.
+func (o *recordSender) flushRun() error {
+	if len(o.run) == 0 {
+		return nil
+	}
+	var hdr [5]byte
+	hdr[0] = MsgRecords
+	binary.BigEndian.PutUint32(hdr[1:], uint32(len(o.run)))
+	bufs := net.Buffers{hdr[:], o.run}
+	o.run = nil
+	_, err := bufs.WriteTo(o.c)
+	return err
+}
+
+// flush sends what waits (the sender caught up with the journal).
+func (o *recordSender) flush() error {
+	if o.bw != nil {
+		return o.bw.Flush()
+	}
+	return o.flushRun()
 }
 
 // chunkReader reads journal records through a buffer (one pread per
@@ -60,15 +136,39 @@ func (s *server) sendJournal(c net.Conn, from uint64, quit <-chan struct{}) {
 // when what is wanted is still there (live frames: no read back).
 type chunkReader struct {
 	f    io.ReaderAt
-	mem  func(gen int, off, size int64) ([]byte, bool)
+	j    *journal // its in-memory tail (nil: the file only)
 	gen  int
 	buf  []byte // the current view: own, or a slice of the journal's tail
 	mine bool   // buf is the journal's tail: records the relay encoded in memory, not read back
+	pin  *memChunk
 	own  []byte // the buffer file reads go to
 	base int64  // file offset of buf[0]
 }
 
-func (r *chunkReader) reset() { r.buf, r.base, r.mine = nil, 0, false }
+func (r *chunkReader) reset() {
+	r.release()
+	r.buf, r.base, r.mine = nil, 0, false
+}
+
+// release lets go of the journal's memory the view is in.
+func (r *chunkReader) release() {
+	if r.pin != nil {
+		r.j.unpin(&r.pin)
+	}
+}
+
+// holds reports whether the record at off is whole in the current view
+// (read will not move the view).
+func (r *chunkReader) holds(off int64) bool {
+	_, _, ok := r.parse(off)
+	return ok
+}
+
+// raw is the record of n bytes at off as journaled, in the current view.
+func (r *chunkReader) raw(off, n int64) []byte {
+	i := off - r.base
+	return r.buf[i : i+n : len(r.buf)]
+}
 
 // read returns the record at off (below size); its payload aliases the
 // buffer until the next read.
@@ -76,8 +176,8 @@ func (r *chunkReader) read(off, size int64) (Record, int64, error) {
 	if rec, n, ok := r.parse(off); ok {
 		return rec, n, nil
 	}
-	if r.mem != nil {
-		if b, ok := r.mem(r.gen, off, size); ok {
+	if r.j != nil {
+		if b, ok := r.j.tailAt(r.gen, off, size, &r.pin); ok {
 			r.buf, r.base, r.mine = b, off, true
 			if rec, n, ok := r.parse(off); ok {
 				return rec, n, nil
@@ -100,6 +200,7 @@ const readAhead = 4 << 20
 
 // fill reads want bytes at off into the buffer and parses the record there.
 func (r *chunkReader) fill(off, want int64) (Record, int64, error) {
+	r.release()
 	if int64(cap(r.own)) < want {
 		r.own = make([]byte, want)
 	}

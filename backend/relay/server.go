@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bufio"
 	"context"
 	"crypto/subtle"
 	"fmt"
@@ -308,9 +307,9 @@ func (s *server) accept() {
 // serveConn runs one app connection: Hello, Welcome, then the journal
 // from Hello.From (replay, then live) one way and commands the other.
 func (s *server) serveConn(c net.Conn) {
-	br := bufio.NewReaderSize(c, 64<<10)
+	mr := newMsgReader(c)
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	m, err := ReadMsg(br)
+	m, err := mr.next()
 	var h Hello
 	if err == nil && m.Type == MsgHello {
 		err = m.JSON(&h)
@@ -335,9 +334,9 @@ func (s *server) serveConn(c net.Conn) {
 	go func() {
 		defer close(done)
 		defer c.Close() // a failed write ends the commands side too
-		s.sendJournal(c, max(h.From, 1), quit)
+		s.sendJournal(c, max(h.From, 1), h.Version >= 2, quit)
 	}()
-	s.commands(c, br)
+	s.commands(mr)
 	close(quit)
 	c.Close()
 	<-done
@@ -366,9 +365,9 @@ func (s *server) detached(c net.Conn) {
 	s.mu.Unlock()
 }
 
-func (s *server) commands(c net.Conn, br *bufio.Reader) {
+func (s *server) commands(mr *msgReader) {
 	for {
-		m, err := ReadMsg(br)
+		m, err := mr.next()
 		if err != nil {
 			return
 		}
