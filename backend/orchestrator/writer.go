@@ -17,6 +17,13 @@ const (
 	indexIdleGap = 50 * time.Millisecond
 	// busySearchLag bounds the search index's lag while rounds never pause.
 	busySearchLag = 5 * time.Second
+	// spareGap: a writer that waited this long for a round's first job has
+	// time to spare (it is not saturated), and such a round indexes a
+	// spareSlice of the queue once it lags store.SearchLag: the index keeps
+	// pace in small steps instead of catching up in a burst that would
+	// delay every task's frames.
+	spareGap   = time.Millisecond
+	spareSlice = 32
 )
 
 // writer commits the session loops' writes: the jobs waiting when it takes
@@ -29,8 +36,11 @@ const (
 // are queued (migration 0110) and indexed in one batch, off the ingest
 // path: when the writer pauses (no round for indexIdleGap) and at least
 // store.SearchLag after the last batch, or, while rounds follow each other
-// without a pause (a flood of agent output), once it lags busySearchLag, a
-// slice of store.SearchSlice messages per round until it caught up. Indexing is the writer's most expensive work per message
+// without a pause: in a round that found the writer waiting (it has time to
+// spare), a small slice (spareSlice) once the index lags store.SearchLag,
+// so it keeps pace; in a saturated writer's rounds (a flood), once it lags
+// busySearchLag, a slice of store.SearchSlice messages per round until it
+// caught up. Indexing is the writer's most expensive work per message
 // after the row itself (docs/streaming.md); under load it waits for a pause
 // instead of slowing the frames down, and its batches grow, which costs
 // less per message.
@@ -48,6 +58,7 @@ type writer struct {
 	unindexed bool      // rounds committed since the search index was brought up to date
 	indexed   time.Time // when it was
 	lastRound time.Time // when the last round with jobs committed
+	spare     bool      // the writer waited spareGap or more for this round's first job
 }
 
 type writeJob struct {
@@ -80,10 +91,12 @@ func (w *writer) run() {
 		if w.unindexed {
 			due = time.After(w.idleIndexIn())
 		}
+		waited := time.Now()
 		select {
 		case <-due:
 			w.commit(nil)
 		case j := <-w.jobs:
+			w.spare = time.Since(waited) >= spareGap
 			js := append(make([]*writeJob, 0, 8), j)
 		more:
 			for len(js) < maxWriteJobs {
@@ -108,12 +121,14 @@ func (w *writer) idleIndexIn() time.Duration {
 }
 
 // indexNow tells whether a round indexes: a round without jobs is the
-// pause's; one with jobs indexes only when the index lags busySearchLag.
+// pause's; one with jobs indexes when the writer has time to spare and the
+// index lags store.SearchLag, or when it lags busySearchLag.
 func (w *writer) indexNow(jobs int) bool {
-	if jobs == 0 {
-		return time.Since(w.indexed) >= store.SearchLag
+	lag := time.Since(w.indexed)
+	if jobs == 0 || w.spare {
+		return lag >= store.SearchLag
 	}
-	return time.Since(w.indexed) >= busySearchLag
+	return lag >= busySearchLag
 }
 
 // index brings the search index up to date in a pause; in a busy round it
@@ -121,8 +136,11 @@ func (w *writer) indexNow(jobs int) bool {
 // holds every task's frames for the whole backlog's index. It tells whether
 // the queue is empty.
 func (w *writer) index(ctx context.Context, q store.SQLRunner, busy bool) (bool, error) {
-	if busy {
-		return store.IndexPendingSome(ctx, q)
+	switch {
+	case busy && w.spare:
+		return store.IndexPendingSome(ctx, q, spareSlice)
+	case busy:
+		return store.IndexPendingSome(ctx, q, store.SearchSlice)
 	}
 	return true, store.IndexPending(ctx, q)
 }

@@ -7,9 +7,10 @@ import (
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
-// TestWriterIndexesInPausesAndBoundsTheLagUnderLoad: a round with jobs does
-// not index while the index lags less than busySearchLag (a flood keeps the
-// index off the ingest path), a round without jobs (the pause) indexes once
+// TestWriterIndexesInPausesAndBoundsTheLagUnderLoad: a round with jobs of a
+// saturated writer does not index while the index lags less than
+// busySearchLag (a flood keeps the index off the ingest path), one that
+// found the writer waiting does, a round without jobs (the pause) indexes once
 // store.SearchLag has passed, and the pause's timer waits for indexIdleGap
 // after the last round.
 func TestWriterIndexesInPausesAndBoundsTheLagUnderLoad(t *testing.T) {
@@ -24,6 +25,11 @@ func TestWriterIndexesInPausesAndBoundsTheLagUnderLoad(t *testing.T) {
 	if d := w.idleIndexIn(); d <= indexIdleGap/2 || d > indexIdleGap {
 		t.Errorf("idleIndexIn right after a round = %v, want about %v", d, indexIdleGap)
 	}
+	w.spare = true
+	if !w.indexNow(3) {
+		t.Error("a round that found the writer waiting did not index (a slice) with the index 1s behind")
+	}
+	w.spare = false
 	w.indexed = now.Add(-busySearchLag - time.Millisecond)
 	if !w.indexNow(3) {
 		t.Errorf("a busy round did not index with the index %v behind", busySearchLag)

@@ -65,12 +65,13 @@ func IndexPending(ctx context.Context, q SQLRunner) error {
 	return nil
 }
 
-// SearchSlice is how many queued messages IndexPendingSome indexes at most.
+// SearchSlice is how many queued messages IndexPendingSome indexes at most
+// for a writer under load (it passes fewer when it has time to spare).
 const SearchSlice = 256
 
-// indexSomeSQL is indexPendingSQL on the first SearchSlice queued messages.
+// indexSomeSQL is indexPendingSQL on the first ?1 queued messages.
 var indexSomeSQL = func() []string {
-	some := fmt.Sprintf("(SELECT id FROM message_search_pending ORDER BY id LIMIT %d)", SearchSlice)
+	some := "(SELECT id FROM message_search_pending ORDER BY id LIMIT ?1)"
 	out := make([]string, len(indexPendingSQL))
 	for i, q := range indexPendingSQL {
 		q = strings.ReplaceAll(q, "(SELECT id FROM message_search_pending)", some)
@@ -83,22 +84,29 @@ var indexSomeSQL = func() []string {
 	return out
 }()
 
-// IndexPendingSome is IndexPending on the oldest SearchSlice queued
-// messages at most, so a writer under load bounds the time one transaction
-// spends on the index; it tells whether the queue is now empty.
-func IndexPendingSome(ctx context.Context, q SQLRunner) (bool, error) {
-	var n int
-	err := q.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM message_search_pending LIMIT %d)`, SearchSlice+1)).Scan(&n)
+// IndexPendingSome is IndexPending on the oldest n queued messages at most
+// (1 ≤ n ≤ SearchSlice), so a writer under load bounds the time one
+// transaction spends on the index; it tells whether the queue is now empty.
+func IndexPendingSome(ctx context.Context, q SQLRunner, n int) (bool, error) {
+	n = min(max(n, 1), SearchSlice)
+	var queued int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM message_search_pending LIMIT ?)`, n+1).Scan(&queued)
 	if err != nil {
 		return false, fmt.Errorf("store: search index: %w", err)
 	}
-	if n == 0 {
+	if queued == 0 {
 		return true, nil
 	}
 	for _, s := range indexSomeSQL {
-		if _, err := q.ExecContext(ctx, s); err != nil {
+		var err error
+		if strings.Contains(s, "?1") {
+			_, err = q.ExecContext(ctx, s, n)
+		} else {
+			_, err = q.ExecContext(ctx, s)
+		}
+		if err != nil {
 			return false, fmt.Errorf("store: search index: %w", err)
 		}
 	}
-	return n <= SearchSlice, nil
+	return queued <= n, nil
 }

@@ -35,7 +35,7 @@ func TestIndexPendingSomeIndexesOneSliceAtATime(t *testing.T) {
 		var done bool
 		if err := db.TxDeferIndex(ctx, func(tx *sql.Tx) error {
 			var err error
-			done, err = store.IndexPendingSome(ctx, tx)
+			done, err = store.IndexPendingSome(ctx, tx, store.SearchSlice)
 			return err
 		}); err != nil {
 			t.Fatal(err)
