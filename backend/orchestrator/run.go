@@ -464,7 +464,7 @@ func (r *run) finish(waitErr error) {
 // process forgotten, the new status (when not empty); resume says a queued
 // follow-up waits for a new session.
 func (r *run) recordEnd(ctx context.Context, newStatus store.TaskStatus, reason string, waitErr error, now int64) (resume bool, err error) {
-	err = r.o.db.Tx(ctx, func(tx *txT) error {
+	err = r.o.db.TxDeferIndex(ctx, func(tx *txT) error { // no message: the writer indexes in its pause
 		resume = false
 		if err := store.ClearPending(ctx, tx, r.taskID); err != nil {
 			return err
