@@ -91,10 +91,25 @@ func (o *Orchestrator) hostTransport(ctx context.Context, t store.TaskRun) (agen
 	if err != nil || !ok {
 		return nil, err
 	}
-	if !relayedRole("agent " + string(t.AgentBackend)) {
-		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code, Codex and ACP agents run behind relays so far", t.AgentBackend)
+	if !onHostRole(t.AgentBackend, tr) {
+		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code, Codex, ACP agents, OpenCode and Gemini CLI do", t.AgentBackend)
 	}
 	return tr, nil
+}
+
+// onHostRole: the agents that run on a host. Those behind relays (the
+// session's process through tr), Gemini CLI (each turn's process through
+// tr: agent.HostTransport) and OpenCode (its server on the host through
+// tr, reached over the host's connection: agent.HostNet).
+func onHostRole(b agent.BackendType, tr agent.Transport) bool {
+	switch {
+	case relayedRole("agent " + string(b)), b == agent.BackendGemini:
+		return true
+	case b == agent.BackendOpenCode:
+		_, ok := tr.(agent.HostNet)
+		return ok
+	}
+	return false
 }
 
 // hostDown shows "host unreachable since …" on the task: once per outage,

@@ -419,7 +419,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 			return fail(err)
 		}
 		if ht != nil {
-			sctx = agent.OnHost(context.WithValue(sctx, ctxKeyHost{}, ht))
+			sctx = agent.WithHostTransport(context.WithValue(sctx, ctxKeyHost{}, ht), ht)
 		}
 	}
 	// The app's MCP server listens on this machine: not for a remote agent.

@@ -17,6 +17,8 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
 	"github.com/jean-claude/jean-claude/backend/agent/codex"
+	"github.com/jean-claude/jean-claude/backend/agent/gemini"
+	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/remote"
@@ -337,7 +339,7 @@ func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestr
 	if e.binary != "" {
 		hosts.Binary = func(string, string) (string, error) { return e.binary, nil }
 	}
-	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format(), codex.AppServerFormat(), acp.Format()),
+	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format(), codex.AppServerFormat(), acp.Format(), opencode.Format(), gemini.Format()),
 		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: e.ws, Hosts: hosts, KeepOnQuit: keep, HostRetry: e.retry})
 	if err != nil {
 		t.Fatal(err)
