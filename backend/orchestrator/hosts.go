@@ -112,6 +112,15 @@ func onHostRole(b agent.BackendType, tr agent.Transport) bool {
 	return false
 }
 
+// onHost reports whether t's project lives on a host.
+func (o *Orchestrator) onHost(ctx context.Context, t store.TaskRun) bool {
+	if o.opt.Hosts == nil {
+		return false
+	}
+	_, ok, _ := o.opt.Hosts.TransportFor(ctx, t.ProjectID, o.hostDown, o.hostUp)
+	return ok
+}
+
 // hostDown shows "host unreachable since …" on the task: once per outage,
 // again only when the cause changes (a dropped channel's "connection lost"
 // becomes "authentication failed" on the next attempt).
@@ -258,6 +267,11 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 	}
 	for _, t := range tasks {
 		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
+			continue
+		}
+		if t.AgentBackend == agent.BackendGemini || t.AgentBackend == agent.BackendOpenCode {
+			// Gemini's turn and OpenCode's server on a host are not
+			// adopted: the task is interrupted as a local one would be.
 			continue
 		}
 		ok, err := o.adoptHostRelay(ctx, t, o.opt.HostRetry.withDefaults().AtStart)
