@@ -247,7 +247,7 @@ func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun, boun
 		o.log.Warn("orchestrator: mark adopted", "task", t.ID, "err", err)
 	}
 	o.emitTask(mctx, t.ID)
-	if r := o.getRun(t.ID); r != nil && w != nil && w.stop {
+	if r := o.getRun(t.ID); r != nil && (w != nil && w.stop || o.takeStopPending(t.ID)) {
 		o.stopAdopted(r)
 	}
 	return true, nil
@@ -259,14 +259,17 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 	if o.opt.Hosts == nil {
 		return
 	}
-	// Running after a crash, or left running with "keep".
+	pending := o.loadPendingStops(ctx)
+	// Running after a crash, or left running with "keep", or stopped while
+	// their host was unreachable (whatever the task says since).
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting, store.StatusInterrupted)
 	if err != nil {
 		o.log.Warn("orchestrator: tasks to adopt on hosts", "err", err)
 		return
 	}
+	tasks = o.withStopped(ctx, tasks, pending)
 	for _, t := range tasks {
-		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
+		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept && !o.stopPending(t.ID) {
 			continue
 		}
 		if t.AgentBackend == agent.BackendGemini || t.AgentBackend == agent.BackendOpenCode {
@@ -286,5 +289,6 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 			o.log.Info("orchestrator: remote relay adopted", "task", t.ID)
 		}
 	}
+	o.leftStops(pending)
 	o.startHostRetry()
 }

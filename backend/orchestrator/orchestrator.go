@@ -186,6 +186,11 @@ type Orchestrator struct {
 	waits      map[string]*hostWait
 	waitDone   chan struct{}
 	waitCancel context.CancelFunc
+	// stopsPending are the tasks whose stop was stored while their host
+	// was unreachable (stopped once adopted); stopsLeft the stored stops
+	// the retry delivers itself (pendingstops.go).
+	stopsPending map[string]bool
+	stopsLeft    []store.PendingStop
 
 	focused atomic.Bool
 	idle    *idleWatch // runs Options.IdleTrim when no turn is under way
@@ -222,7 +227,7 @@ func New(opt Options) (*Orchestrator, error) {
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
-		waits: map[string]*hostWait{}, starting: map[string]context.CancelCauseFunc{},
+		waits: map[string]*hostWait{}, stopsPending: map[string]bool{}, starting: map[string]context.CancelCauseFunc{},
 		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
 	}
 	o.idle = newIdleWatch(opt.IdleDelay, o.idleTrim(), opt.idleAfter)

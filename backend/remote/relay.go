@@ -124,6 +124,9 @@ func (s *sshStream) Close() error {
 // relay dial SOCKET` bridges the ssh channel to the relay's unix socket
 // there, and the relay checks the token end to end.
 func (c *Client) DialRelay(ctx context.Context, bin string, m relay.Meta, from uint64) (*relay.Client, error) {
+	if c.pool.isClosed() {
+		return nil, fmt.Errorf("remote: dial relay on %s: %w", c.host, ErrPoolClosed)
+	}
 	cmd := c.Cmd(context.WithoutCancel(ctx), bin, "relay", "dial", m.Socket)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -147,6 +150,10 @@ func (c *Client) DialRelay(ctx context.Context, bin string, m relay.Meta, from u
 	case r := <-got:
 		if r.err != nil {
 			return nil, fmt.Errorf("remote: attach relay on %s: %w", c.host, r.err)
+		}
+		if c.pool.isClosed() { // closed while connecting: the app is leaving
+			_ = r.c.Close()
+			return nil, fmt.Errorf("remote: dial relay on %s: %w", c.host, ErrPoolClosed)
 		}
 		return r.c, nil
 	case <-ctx.Done():
