@@ -251,6 +251,7 @@ func (o *Orchestrator) giveUpHosts(ctx context.Context) {
 // task lock): the stop is sent once the host is back and the relay adopted.
 func (o *Orchestrator) stopWaiting(w *hostWait, t store.TaskRun) error {
 	w.stop = true
+	o.rememberWaitingStop(t) // kept across a quit before the host is back
 	o.setReason(t.ID, t.Status, unreachableReason(w.since, w.err, ReasonStopQueued))
 	return nil
 }

@@ -24,6 +24,9 @@ type PendingStopper interface {
 	// DeliverStop stops the relay of s on its host without adopting it
 	// and forgets s; an error: the host could not be asked (later).
 	DeliverStop(ctx context.Context, s store.PendingStop) error
+	// RememberTaskStop stores the stop of a task waiting for its host
+	// since the start (its relay not found yet).
+	RememberTaskStop(ctx context.Context, projectID, taskID, reason string) error
 }
 
 func (o *Orchestrator) stopper() PendingStopper {
@@ -137,4 +140,16 @@ func (o *Orchestrator) deliverStops(ctx context.Context) {
 	o.mu.Lock()
 	o.stopsLeft = append(still, o.stopsLeft...)
 	o.mu.Unlock()
+}
+
+// rememberWaitingStop stores the stop of a task waiting for its host, so
+// that a quit before the host is back does not lose it.
+func (o *Orchestrator) rememberWaitingStop(t store.TaskRun) {
+	ps := o.stopper()
+	if ps == nil {
+		return
+	}
+	if err := ps.RememberTaskStop(context.Background(), t.ProjectID, t.ID, ReasonStopped); err != nil {
+		o.log.Warn("orchestrator: store the stop of a task waiting for its host", "task", t.ID, "err", err)
+	}
 }

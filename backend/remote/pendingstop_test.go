@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/remote"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -181,4 +182,54 @@ func TestDeleteWhileHostDownStopsOnReconnect(t *testing.T) {
 	}
 	must(t, syscall.Kill(l, syscall.SIGCONT))
 	agentGone(t, e, id)
+}
+
+// A Stop asked while the task waits for its host at start (its relay not
+// found yet), then the app quits before the host is back: the stop is
+// stored for the task; the next start adopts the relay and stops it.
+func TestStopWhileWaitingForHostSurvivesQuit(t *testing.T) {
+	e := newRemoteEnv(t)
+	e.stops, e.stopTimeout = true, 2*time.Second
+	e.retry = orchestrator.HostRetry{Min: 200 * time.Millisecond, Max: time.Second, For: 5 * time.Minute}
+	ctx := context.Background()
+	o1 := e.orchestrator(t, true)
+	id := e.startTask(t, o1)
+	waitTask(t, e.db, id, "40 frames", func(store.TaskRun) bool {
+		n, _ := store.CountRawFrames(ctx, e.db.R, id)
+		return n >= 40
+	})
+	must(t, o1.Close(ctx)) // quit with "keep"
+	l := killSSH(t, e.srv) // and the host goes away
+
+	pool2, err := remote.NewPool(remote.Options{ConfigFile: e.srv.ConfigFile, ControlDir: filepath.Join(e.srv.ControlDir, "a2"), ConnectTimeout: time.Second})
+	must(t, err)
+	t.Cleanup(pool2.Close)
+	o2 := e.orchestratorOn(t, pool2, false)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitTask(t, e.db, id, "waiting for its host", func(tr store.TaskRun) bool {
+		return strings.HasPrefix(tr.StatusReason, "host unreachable since ")
+	})
+	must(t, o2.Stop(ctx, id))
+	tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true })
+	t.Logf("stopped while waiting: %s %q", tr.Status, tr.StatusReason)
+	if got := storedStops(t, e); len(got) != 1 || got[0] != id {
+		t.Fatalf("stored stops = %v, want [%s]", got, id)
+	}
+	quit(o2)
+	pool2.Close()
+	hostBackAgentRuns(t, e, l)
+
+	o3 := e.orchestrator(t, false)
+	defer o3.Close(ctx)
+	if _, err := o3.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	agentGone(t, e, id)
+	tr = waitTask(t, e.db, id, "the task ended", func(tr store.TaskRun) bool {
+		return tr.Status != store.StatusRunning && tr.Status != store.StatusWaiting
+	})
+	t.Logf("at the next start: %s %q", tr.Status, tr.StatusReason)
+	t.Logf("%d agent lines stored exactly once, in order", agentLines(t, e.db, id, e.record))
 }

@@ -35,9 +35,31 @@ func (p *proc) rememberStop(reason string) {
 // forgetStop: the agent's exit arrived (stopped or not, nothing is left
 // to stop).
 func (p *proc) forgetStop() {
-	if p.t.Stops != nil {
-		_ = p.t.Stops.Remove(context.Background(), p.meta.ID)
+	if p.t.Stops == nil {
+		return
 	}
+	_ = p.t.Stops.Remove(context.Background(), p.meta.ID)
+	if p.taskID != "" {
+		_ = p.t.Stops.Remove(context.Background(), taskStopKey(p.taskID))
+	}
+}
+
+// taskStopKey is the key of a stop asked for a task whose relay was not
+// found yet (its host unreachable since the app's start): it stops any
+// relay of the task.
+func taskStopKey(taskID string) string { return "task:" + taskID }
+
+// RememberTaskStop stores the stop of a task of projectID whose host has
+// been unreachable since the app's start (its relay not found yet).
+func (ts *Tasks) RememberTaskStop(ctx context.Context, projectID, taskID, reason string) error {
+	if ts.Stops == nil {
+		return nil
+	}
+	ph, ok, err := ts.Hosts.ProjectHost(ctx, projectID)
+	if err != nil || !ok {
+		return err
+	}
+	return ts.Stops.Add(ctx, store.PendingStop{RelayID: taskStopKey(taskID), Host: ph.Host, TaskID: taskID, Reason: reason})
 }
 
 // PendingStops lists the stops still to deliver.
@@ -75,7 +97,7 @@ func (ts *Tasks) DeliverStop(ctx context.Context, s store.PendingStop) error {
 		return Explain(err)
 	}
 	for _, m := range metas {
-		if m.ID == s.RelayID {
+		if m.ID == s.RelayID || s.TaskID != "" && s.RelayID == taskStopKey(s.TaskID) && m.TaskID == s.TaskID {
 			if err := stopRelay(ctx, c, d.Path, m, s.Reason); err != nil {
 				return Explain(err)
 			}
