@@ -34,8 +34,11 @@ func TestOrchestratorRemoteOpenCodeTask(t *testing.T) {
 	script, err := filepath.Abs("../agent/opencode/testdata/serve-perm.sse")
 	must(t, err)
 	pidfile := filepath.Join(e.srv.Home, "oc-pids")
+	// The app's generated config is a file here: it reaches the host by value.
+	config := filepath.Join(t.TempDir(), "opencode.json")
+	must(t, os.WriteFile(config, []byte(`{"model":"fake/`+e.secret+`"}`), 0o600))
 	b := opencode.New(opencode.Options{Binary: "/nowhere/" + fake, ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second,
-		Env: map[string]string{"FAKE_OC_SCRIPT": script, "FAKE_OC_PIDFILE": pidfile, "JC_TEST_SECRET": e.secret}})
+		Env: map[string]string{"FAKE_OC_SCRIPT": script, "FAKE_OC_PIDFILE": pidfile, "JC_TEST_SECRET": e.secret, "OPENCODE_CONFIG": config}})
 	e.reg.Register(b)
 	ctx := context.Background()
 	o := e.orchestrator(t, false)
@@ -136,6 +139,9 @@ func checkServerOnHost(t *testing.T, e *remoteEnv, pid int) {
 	}
 	if len(password) < 16 {
 		t.Fatalf("server password %q", password)
+	}
+	if !strings.Contains(string(env), "\x00OPENCODE_CONFIG_CONTENT={\"model\":\"fake/"+e.secret+"\"}\x00") || strings.Contains(string(env), "\x00OPENCODE_CONFIG=") {
+		t.Fatal("the app's OpenCode config did not reach the server by value")
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	must(t, err)

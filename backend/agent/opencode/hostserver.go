@@ -8,8 +8,9 @@ package opencode
 // relay's spec, on ssh's stdin: never on the host's disk nor on a command
 // line. Every HTTP connection (REST and the SSE stream) is a stdio forward
 // through the host's ssh connection (agent.HostNet.DialHost); nothing
-// listens on this machine. Such a server is not kept at quit nor adopted
-// at the next start (its password is recorded nowhere).
+// listens on this machine. The app's OpenCode config goes by value
+// (hostConfig). Such a server is not kept at quit nor adopted at the next
+// start (its password is recorded nowhere).
 
 import (
 	"context"
@@ -17,10 +18,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -101,6 +104,36 @@ func (s *server) lookPath(bin string) (string, error) {
 		return "", fmt.Errorf("OpenCode not found: %w (%v); install it (npm i -g opencode-ai) or set its path", agent.ErrBinaryNotFound, err)
 	}
 	return p, nil
+}
+
+// hostConfig carries the app's OpenCode config (OPENCODE_CONFIG, a file
+// in this machine's data dir: its provider, model, permission rules) to a
+// host's server by value: OPENCODE_CONFIG_CONTENT, in the environment
+// that travels on ssh's stdin, never written on the host. A path that is
+// not a readable file here (maybe one on the host), or a config already
+// given by value, is left as it is.
+func hostConfig(env []string) []string {
+	path, content := "", false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "OPENCODE_CONFIG="); ok {
+			path = v
+		}
+		content = content || strings.HasPrefix(kv, "OPENCODE_CONFIG_CONTENT=")
+	}
+	if path == "" || content {
+		return env
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "OPENCODE_CONFIG=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "OPENCODE_CONFIG_CONTENT="+string(data))
 }
 
 // freePort is a loopback port free where the server runs.

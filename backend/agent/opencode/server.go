@@ -214,6 +214,9 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 	for _, k := range slices.Sorted(maps.Keys(s.opt.Env)) {
 		env = append(env, k+"="+s.opt.Env[k])
 	}
+	if s.host != nil {
+		env = hostConfig(env)
+	}
 	// The server is shared: no task's (its relay is found by its role).
 	ap, err := agent.StartProcess(agent.WithTaskID(ctx, ""), agent.ProcSpec{
 		Name: "opencode serve", Path: path, Args: []string{"serve", "--hostname=127.0.0.1", "--port=" + strconv.Itoa(port)},
