@@ -33,12 +33,13 @@ func TestOrchestratorRemoteOpenCodeTask(t *testing.T) {
 	fake := installOnHost(t, e.srv, buildFake(t, "backend/agent/opencode/testdata/fakeopencode", "opencode"))
 	script, err := filepath.Abs("../agent/opencode/testdata/serve-perm.sse")
 	must(t, err)
-	pidfile := filepath.Join(e.srv.Home, "oc-pids")
+	pidfile, reqlog := filepath.Join(e.srv.Home, "oc-pids"), filepath.Join(e.srv.Home, "oc-requests")
 	// The app's generated config is a file here: it reaches the host by value.
 	config := filepath.Join(t.TempDir(), "opencode.json")
 	must(t, os.WriteFile(config, []byte(`{"model":"fake/`+e.secret+`"}`), 0o600))
 	b := opencode.New(opencode.Options{Binary: "/nowhere/" + fake, ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second,
-		Env: map[string]string{"FAKE_OC_SCRIPT": script, "FAKE_OC_PIDFILE": pidfile, "JC_TEST_SECRET": e.secret, "OPENCODE_CONFIG": config}})
+		Env: map[string]string{"FAKE_OC_SCRIPT": script, "FAKE_OC_PIDFILE": pidfile, "JC_TEST_SECRET": e.secret, "OPENCODE_CONFIG": config,
+			"FAKE_OC_LOG": reqlog}})
 	e.reg.Register(b)
 	ctx := context.Background()
 	o := e.orchestrator(t, false)
@@ -58,7 +59,8 @@ func TestOrchestratorRemoteOpenCodeTask(t *testing.T) {
 
 	l := killSSH(t, e.srv) // the host goes away while the permission waits
 	time.Sleep(time.Second)
-	tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true })
+	tr, err := store.LoadTaskRun(ctx, e.db.R, id)
+	must(t, err)
 	t.Logf("while the host is away: %s %q", tr.Status, tr.StatusReason)
 	must(t, syscall.Kill(l, syscall.SIGCONT))
 	answered := map[string]bool{}
@@ -84,13 +86,33 @@ func TestOrchestratorRemoteOpenCodeTask(t *testing.T) {
 	if !strings.Contains(storedFrames(t, e, id), `"type":"permission.replied"`) {
 		t.Fatal("no permission.replied stored")
 	}
+	// Stop while the host is away: the abort reaches the server once it is
+	// back (a follow-up's turn plays meanwhile).
+	must(t, o.SendMessage(ctx, id, "once more"))
+	waitTask(t, e.db, id, "the follow-up's turn", func(tr store.TaskRun) bool { return tr.Status == store.StatusWaiting })
+	tr, err = store.LoadTaskRun(ctx, e.db.R, id)
+	must(t, err)
+	abort := "POST /session/" + tr.SessionID + "/abort"
+	l = killSSH(t, e.srv)
 	must(t, o.Stop(ctx, id))
+	time.Sleep(time.Second)
+	if b, _ := os.ReadFile(reqlog); strings.Contains(string(b), abort) {
+		t.Fatal("the abort reached the server while the host was away")
+	}
+	must(t, syscall.Kill(l, syscall.SIGCONT))
+	deadline := time.Now().Add(30 * time.Second)
+	for b, _ := os.ReadFile(reqlog); !strings.Contains(string(b), abort); b, _ = os.ReadFile(reqlog) {
+		if time.Now().After(deadline) {
+			t.Fatal("the abort asked while the host was away never reached the server")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	must(t, o.Close(ctx))
 	must(t, e.reg.Dispose(ctx)) // the app's quit: the backends go
 	if left := e.srv.WaitNoRemoteProcesses(ctx, 10*time.Second); len(left) > 0 {
 		t.Fatalf("processes left on the host: %v", left)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline = time.Now().Add(5 * time.Second)
 	for {
 		fwd := forwards(e)
 		if len(fwd) == 0 {

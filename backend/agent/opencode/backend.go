@@ -433,11 +433,7 @@ func (s *Session) Stop(ctx context.Context) error {
 		if c, ok := s.srv.running(s.cfg.Cwd); ok { // a dead server has no turn to abort
 			// The server answers an abort once the turn has wound down,
 			// seconds under load: send it, but do not wait for it.
-			go func() {
-				actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				_ = c.abort(actx, s.id)
-			}()
+			go s.srv.abortTurn(c, s.id)
 			s.dropMCP(c)
 		}
 		s.mu.Lock()

@@ -136,6 +136,36 @@ func hostConfig(env []string) []string {
 	return append(out, "OPENCODE_CONFIG_CONTENT="+string(data))
 }
 
+// abortTurn sends a stopped session's abort. A host's server may be out
+// of reach for a while (its link down): the abort is tried again with
+// backoff until the server answers (whatever it says), for at most
+// hostAbortFor, or until the server is disposed.
+func (s *server) abortTurn(c *client, id string) {
+	bound := 30 * time.Second
+	if s.host != nil {
+		bound = hostAbortFor
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, bound)
+	defer cancel()
+	for wait := time.Second; ; wait = min(wait*2, 30*time.Second) {
+		actx, cancelTry := context.WithTimeout(ctx, 30*time.Second)
+		err := c.abort(actx, id)
+		cancelTry()
+		var he *HTTPError
+		if err == nil || errors.As(err, &he) || s.host == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// hostAbortFor bounds the retries of an abort to a host's server.
+const hostAbortFor = 10 * time.Minute
+
 // freePort is a loopback port free where the server runs.
 func (s *server) freePort(ctx context.Context) (int, error) {
 	if s.host != nil {
