@@ -16,13 +16,13 @@ import (
 // firstApp is the app that loses its host: its own ssh connections (a
 // control folder under the server's, so the process checks see them), a
 // quick StopTimeout, stops stored; the task streams on the host.
-func firstApp(t *testing.T) (*remoteEnv, *remote.Pool, string) {
+func firstApp(t *testing.T) (*remoteEnv, *remote.Pool) {
 	e := newRemoteEnv(t)
 	e.stops, e.stopTimeout = true, 2*time.Second
 	pool, err := remote.NewPool(remote.Options{ConfigFile: e.srv.ConfigFile, ControlDir: filepath.Join(e.srv.ControlDir, "a1"), ConnectTimeout: time.Second})
 	must(t, err)
 	t.Cleanup(pool.Close)
-	return e, pool, ""
+	return e, pool
 }
 
 // quit closes o as the app's shutdown does (bounded: 10 s there, 5 here).
@@ -104,7 +104,7 @@ func agentGone(t *testing.T, e *remoteEnv, id string) {
 // meanwhile stored once, in order — and stopped at once: no process, no
 // relay file, no stored stop left.
 func TestQuitStopWhileHostDownStopsAtNextStart(t *testing.T) {
-	e, pool1, _ := firstApp(t)
+	e, pool1 := firstApp(t)
 	ctx := context.Background()
 	o1 := e.orchestratorOn(t, pool1, false)
 	id := e.startTask(t, o1)
@@ -135,7 +135,7 @@ func TestQuitStopWhileHostDownStopsAtNextStart(t *testing.T) {
 // stop is stored with no task left to adopt; at the next start the host
 // retry attaches to the relay, stops the agent and lets the relay end.
 func TestDeleteWhileHostDownStopsAtNextStart(t *testing.T) {
-	e, pool1, _ := firstApp(t)
+	e, pool1 := firstApp(t)
 	ctx := context.Background()
 	o1 := e.orchestratorOn(t, pool1, false)
 	id := e.startTask(t, o1)
