@@ -274,7 +274,13 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 		}
 		if t.AgentBackend == agent.BackendGemini || t.AgentBackend == agent.BackendOpenCode {
 			// Gemini's turn and OpenCode's server on a host are not
-			// adopted: the task is interrupted as a local one would be.
+			// adopted: the task is interrupted as a local one would be;
+			// a turn a crash left running there is stopped.
+			if t.AgentBackend == agent.BackendGemini {
+				if s, ok := o.stopUnadopted(ctx, t); ok {
+					pending = append(pending, s)
+				}
+			}
 			continue
 		}
 		ok, err := o.adoptHostRelay(ctx, t, o.opt.HostRetry.withDefaults().AtStart)

@@ -24,9 +24,10 @@ type PendingStopper interface {
 	// DeliverStop stops the relay of s on its host without adopting it
 	// and forgets s; an error: the host could not be asked (later).
 	DeliverStop(ctx context.Context, s store.PendingStop) error
-	// RememberTaskStop stores the stop of a task waiting for its host
-	// since the start (its relay not found yet).
-	RememberTaskStop(ctx context.Context, projectID, taskID, reason string) error
+	// RememberTaskStop stores the stop of any relay of a task (waiting
+	// for its host since the start, or an agent never adopted) and
+	// returns it; ok false when there is nothing to store (a local task).
+	RememberTaskStop(ctx context.Context, projectID, taskID, reason string) (s store.PendingStop, ok bool, err error)
 }
 
 func (o *Orchestrator) stopper() PendingStopper {
@@ -149,7 +150,23 @@ func (o *Orchestrator) rememberWaitingStop(t store.TaskRun) {
 	if ps == nil {
 		return
 	}
-	if err := ps.RememberTaskStop(context.Background(), t.ProjectID, t.ID, ReasonStopped); err != nil {
+	if _, _, err := ps.RememberTaskStop(context.Background(), t.ProjectID, t.ID, ReasonStopped); err != nil {
 		o.log.Warn("orchestrator: store the stop of a task waiting for its host", "task", t.ID, "err", err)
 	}
+}
+
+// stopUnadopted stores and queues the stop of whatever relay a task left
+// running on its host by an agent that is never adopted (Gemini's turn, cut
+// by a crash of the previous app): the retry stops it and lets the relay
+// remove its files. The caller adds it to the stops left.
+func (o *Orchestrator) stopUnadopted(ctx context.Context, t store.TaskRun) (store.PendingStop, bool) {
+	ps := o.stopper()
+	if ps == nil {
+		return store.PendingStop{}, false
+	}
+	s, ok, err := ps.RememberTaskStop(ctx, t.ProjectID, t.ID, ReasonAppClosed)
+	if err != nil {
+		o.log.Warn("orchestrator: store the stop of a turn left on a host", "task", t.ID, "err", err)
+	}
+	return s, ok && err == nil
 }

@@ -37,11 +37,11 @@ func (h *stopHosts) DeliverStop(_ context.Context, s store.PendingStop) error {
 	return nil
 }
 
-func (h *stopHosts) RememberTaskStop(_ context.Context, _, taskID, _ string) error {
+func (h *stopHosts) RememberTaskStop(_ context.Context, _, taskID, _ string) (store.PendingStop, bool, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.remember = append(h.remember, taskID)
-	return nil
+	return store.PendingStop{RelayID: "task:" + taskID, Host: "box", TaskID: taskID}, true, nil
 }
 
 func (h *stopHosts) calls(relayID string) int {
@@ -103,5 +103,26 @@ func TestStopWhileWaitingIsStored(t *testing.T) {
 	defer hosts.mu.Unlock()
 	if len(hosts.remember) != 1 || hosts.remember[0] != "t1" {
 		t.Fatalf("stored stops = %v", hosts.remember)
+	}
+}
+
+// A Gemini task on a host that was running at start is not adopted: it is
+// interrupted and whatever relay its turn left there is stopped (a stop
+// stored for the task, delivered by the retry).
+func TestGeminiOnHostNotAdoptedItsTurnStopped(t *testing.T) {
+	hosts := &stopHosts{fakeHosts: &fakeHosts{relays: map[string]bool{"g": true}, calls: map[string]int{}}, delivered: map[string]int{}}
+	h := newHarness(t, Options{Hosts: hosts, HostRetry: HostRetry{Min: 50 * time.Millisecond, Max: 100 * time.Millisecond, For: time.Minute}})
+	ctx := context.Background()
+	addTask(t, h.db, "g", "gemini", "work")
+	setStatus(t, h.db, "g", store.StatusRunning, "")
+	if _, err := h.o.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tr := loadTask(t, h.db, "g"); tr.Status != store.StatusInterrupted || tr.StatusReason != ReasonAppClosed {
+		t.Fatalf("at start: %s %q", tr.Status, tr.StatusReason)
+	}
+	waitFor(t, "the turn's relay stopped", func() bool { return hosts.calls("task:g") == 1 })
+	if n := hosts.callsOf("g"); n != 0 {
+		t.Fatalf("Adopt asked %d times for a Gemini task", n)
 	}
 }

@@ -2,6 +2,8 @@ package remote_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,9 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/gemini"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/remote"
+	"github.com/jean-claude/jean-claude/backend/remote/sshdtest"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -105,5 +110,53 @@ func TestOrchestratorRemoteGeminiTask(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.srv.Home, "PWNED")); err == nil {
 		t.Fatal("a word of the prompt ran")
+	}
+}
+
+// A Gemini turn left running on the host by a crashed app (its ssh gone,
+// the task still "running" in the database): the next start does not
+// adopt it (as locally: the task is interrupted) but stops the turn's
+// relay there, which removes its files; nothing is left on the host.
+func TestGeminiTurnLeftByCrashStoppedAtStart(t *testing.T) {
+	e := newHostEnv(t)
+	e.stops = true
+	_, prompts := fakeGeminiOnHost(t, e)
+	e.reg.Register(withEnv{gemini.New(gemini.Options{Binary: "/nowhere/gemini"}), map[string]string{"JC_TEST_SECRET": e.secret}})
+	ctx := context.Background()
+	pool1, err := remote.NewPool(remote.Options{ConfigFile: e.srv.ConfigFile, ControlDir: filepath.Join(e.srv.ControlDir, "a1"), ConnectTimeout: time.Second})
+	must(t, err)
+	t.Cleanup(pool1.Close)
+	o1 := e.orchestratorOn(t, pool1, false)
+	id := e.startTaskWith(t, o1, agent.BackendGemini, "a slow one")
+	waitTask(t, e.db, id, "the turn at work", func(tr store.TaskRun) bool {
+		b, _ := os.ReadFile(prompts)
+		return tr.Status == store.StatusRunning && strings.Contains(string(b), "a slow one")
+	})
+	time.Sleep(300 * time.Millisecond) // its relay attached
+	// The app dies: its connections go, none is made again.
+	pool1.Close()
+	for _, p := range sshdtest.LocalProcessesMatching(filepath.Join(e.srv.ControlDir, "a1")) {
+		var pid int
+		if _, err := fmt.Sscan(p, &pid); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	// This process goes on (a real crash would not): the first app's run
+	// ends on its lost link; the database is put back as the crash left it.
+	waitTask(t, e.db, id, "the first app's run ended", func(tr store.TaskRun) bool { return tr.Status != store.StatusRunning })
+	must(t, e.db.Tx(ctx, func(tx *sql.Tx) error { return store.SetTaskStatus(ctx, tx, id, store.StatusRunning, "", store.Now()) }))
+	if len(e.srv.RemoteProcesses()) == 0 {
+		t.Fatal("the turn ended with its app: nothing left to check")
+	}
+
+	o2 := e.orchestrator(t, false)
+	defer o2.Close(ctx)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	agentGone(t, e, id)
+	tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true })
+	if tr.Status != store.StatusInterrupted || tr.StatusReason != orchestrator.ReasonAppClosed {
+		t.Fatalf("at the next start: %s %q", tr.Status, tr.StatusReason)
 	}
 }

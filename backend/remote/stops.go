@@ -49,17 +49,20 @@ func (p *proc) forgetStop() {
 // relay of the task.
 func taskStopKey(taskID string) string { return "task:" + taskID }
 
-// RememberTaskStop stores the stop of a task of projectID whose host has
-// been unreachable since the app's start (its relay not found yet).
-func (ts *Tasks) RememberTaskStop(ctx context.Context, projectID, taskID, reason string) error {
+// RememberTaskStop stores the stop of any relay of a task of projectID (a
+// task whose host has been unreachable since the app's start, or whose
+// agent is never adopted) and returns it; ok false: a local project, or
+// no Stops.
+func (ts *Tasks) RememberTaskStop(ctx context.Context, projectID, taskID, reason string) (store.PendingStop, bool, error) {
 	if ts.Stops == nil {
-		return nil
+		return store.PendingStop{}, false, nil
 	}
 	ph, ok, err := ts.Hosts.ProjectHost(ctx, projectID)
 	if err != nil || !ok {
-		return err
+		return store.PendingStop{}, false, err
 	}
-	return ts.Stops.Add(ctx, store.PendingStop{RelayID: taskStopKey(taskID), Host: ph.Host, TaskID: taskID, Reason: reason})
+	s := store.PendingStop{RelayID: taskStopKey(taskID), Host: ph.Host, TaskID: taskID, Reason: reason, RequestedAt: store.Now()}
+	return s, true, ts.Stops.Add(ctx, s)
 }
 
 // PendingStops lists the stops still to deliver.
