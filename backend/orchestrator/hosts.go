@@ -295,6 +295,6 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 			o.log.Info("orchestrator: remote relay adopted", "task", t.ID)
 		}
 	}
-	o.leftStops(pending)
+	o.leftStops(pending, adopted)
 	o.startHostRetry()
 }

@@ -95,12 +95,12 @@ func (o *Orchestrator) withStopped(ctx context.Context, tasks []store.TaskRun, p
 	return tasks
 }
 
-// leftStops keeps for the host retry the stored stops that no adopted or
-// waiting task carries out.
-func (o *Orchestrator) leftStops(pending []store.PendingStop) {
+// leftStops keeps for the host retry the stored stops that no adopted
+// (even if already stopped) or waiting task carries out.
+func (o *Orchestrator) leftStops(pending []store.PendingStop, adopted map[string]bool) {
 	var left []store.PendingStop
 	for _, s := range pending {
-		if s.TaskID != "" && (o.getRun(s.TaskID) != nil || o.hostWaitOf(s.TaskID) != nil) {
+		if s.TaskID != "" && (adopted[s.TaskID] || o.getRun(s.TaskID) != nil || o.hostWaitOf(s.TaskID) != nil) {
 			continue
 		}
 		o.takeStopPending(s.TaskID)
