@@ -128,7 +128,7 @@ func run() int {
 		defer sshPool.Close()
 		if db != nil {
 			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, DB: db})
-			hostTasks = &remote.Tasks{Pool: sshPool, DB: db}
+			hostTasks = &remote.Tasks{Pool: sshPool, DB: db, Stops: remote.StoredStops(db)}
 		}
 	}
 	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, hostTasks, app.openInboxItem, aw.Resolver(), cw.options)

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -135,6 +136,34 @@ func OnHost(ctx context.Context) context.Context { return context.WithValue(ctx,
 
 // IsOnHost reports whether ctx was marked by OnHost.
 func IsOnHost(ctx context.Context) bool { return ctx.Value(ctxKeyOnHost{}) != nil }
+
+type ctxKeyHostTransport struct{}
+
+// WithHostTransport marks ctx OnHost and carries the host's transport, for
+// the backends that start their processes themselves outside the session's
+// start (Gemini's one process per turn, OpenCode's shared server).
+func WithHostTransport(ctx context.Context, t Transport) context.Context {
+	return context.WithValue(OnHost(ctx), ctxKeyHostTransport{}, t)
+}
+
+// HostTransport is the transport WithHostTransport stored (nil if none).
+func HostTransport(ctx context.Context) Transport {
+	t, _ := ctx.Value(ctxKeyHostTransport{}).(Transport)
+	return t
+}
+
+// HostNet is a host's transport that also reaches TCP ports on the host's
+// loopback through its connection: OpenCode's server runs there behind a
+// relay and is spoken to over HTTP (docs/remote.md).
+type HostNet interface {
+	Transport
+	// HostKey names the host: one shared server per host.
+	HostKey() string
+	// FreePort is a loopback port free on the host now.
+	FreePort(ctx context.Context) (int, error)
+	// DialHost opens a connection to 127.0.0.1:port on the host.
+	DialHost(ctx context.Context, port int) (net.Conn, error)
+}
 
 // remoteState is a Process's side of a Remote.
 type remoteState struct {

@@ -91,10 +91,34 @@ func (o *Orchestrator) hostTransport(ctx context.Context, t store.TaskRun) (agen
 	if err != nil || !ok {
 		return nil, err
 	}
-	if !relayedRole("agent " + string(t.AgentBackend)) {
-		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code, Codex and ACP agents run behind relays so far", t.AgentBackend)
+	if !onHostRole(t.AgentBackend, tr) {
+		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code, Codex, ACP agents, OpenCode and Gemini CLI do", t.AgentBackend)
 	}
 	return tr, nil
+}
+
+// onHostRole: the agents that run on a host. Those behind relays (the
+// session's process through tr), Gemini CLI (each turn's process through
+// tr: agent.HostTransport) and OpenCode (its server on the host through
+// tr, reached over the host's connection: agent.HostNet).
+func onHostRole(b agent.BackendType, tr agent.Transport) bool {
+	switch {
+	case relayedRole("agent " + string(b)), b == agent.BackendGemini:
+		return true
+	case b == agent.BackendOpenCode:
+		_, ok := tr.(agent.HostNet)
+		return ok
+	}
+	return false
+}
+
+// onHost reports whether t's project lives on a host.
+func (o *Orchestrator) onHost(ctx context.Context, t store.TaskRun) bool {
+	if o.opt.Hosts == nil {
+		return false
+	}
+	_, ok, _ := o.opt.Hosts.TransportFor(ctx, t.ProjectID, o.hostDown, o.hostUp)
+	return ok
 }
 
 // hostDown shows "host unreachable since …" on the task: once per outage,
@@ -223,7 +247,7 @@ func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun, boun
 		o.log.Warn("orchestrator: mark adopted", "task", t.ID, "err", err)
 	}
 	o.emitTask(mctx, t.ID)
-	if r := o.getRun(t.ID); r != nil && w != nil && w.stop {
+	if r := o.getRun(t.ID); r != nil && (w != nil && w.stop || o.takeStopPending(t.ID)) {
 		o.stopAdopted(r)
 	}
 	return true, nil
@@ -235,14 +259,28 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 	if o.opt.Hosts == nil {
 		return
 	}
-	// Running after a crash, or left running with "keep".
+	pending := o.loadPendingStops(ctx)
+	// Running after a crash, or left running with "keep", or stopped while
+	// their host was unreachable (whatever the task says since).
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting, store.StatusInterrupted)
 	if err != nil {
 		o.log.Warn("orchestrator: tasks to adopt on hosts", "err", err)
 		return
 	}
+	tasks = o.withStopped(ctx, tasks, pending)
 	for _, t := range tasks {
-		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
+		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept && !o.stopPending(t.ID) {
+			continue
+		}
+		if t.AgentBackend == agent.BackendGemini || t.AgentBackend == agent.BackendOpenCode {
+			// Gemini's turn and OpenCode's server on a host are not
+			// adopted: the task is interrupted as a local one would be;
+			// a turn a crash left running there is stopped.
+			if t.AgentBackend == agent.BackendGemini {
+				if s, ok := o.stopUnadopted(ctx, t); ok {
+					pending = append(pending, s)
+				}
+			}
 			continue
 		}
 		ok, err := o.adoptHostRelay(ctx, t, o.opt.HostRetry.withDefaults().AtStart)
@@ -257,5 +295,6 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 			o.log.Info("orchestrator: remote relay adopted", "task", t.ID)
 		}
 	}
+	o.leftStops(pending, adopted)
 	o.startHostRetry()
 }

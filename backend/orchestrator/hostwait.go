@@ -101,14 +101,15 @@ func (o *Orchestrator) waitingTasks() []string {
 func (o *Orchestrator) waitForHost(t store.TaskRun, since time.Time, err error) {
 	unlock := o.lock(t.ID)
 	defer unlock()
+	w := &hostWait{since: since, err: err, stop: o.stopPending(t.ID)}
 	o.mu.Lock()
-	o.waits[t.ID] = &hostWait{since: since, err: err}
+	o.waits[t.ID] = w
 	o.mu.Unlock()
 	status := t.Status
 	if status == store.StatusInterrupted {
 		status = store.StatusRunning
 	}
-	o.setReason(t.ID, status, UnreachableReason(since, err))
+	o.setReason(t.ID, status, unreachableReason(since, err, w.stopNote()))
 	o.log.Info("orchestrator: host unreachable at start: its relays are asked for again later", "task", t.ID, "err", err)
 }
 
@@ -116,7 +117,7 @@ func (o *Orchestrator) waitForHost(t store.TaskRun, since time.Time, err error) 
 func (o *Orchestrator) startHostRetry() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.waits) == 0 || o.waitDone != nil || o.closed {
+	if len(o.waits) == 0 && len(o.stopsLeft) == 0 || o.waitDone != nil || o.closed {
 		return
 	}
 	ctx, cancel := context.WithCancel(o.ctx)
@@ -135,12 +136,17 @@ func (o *Orchestrator) endHostRetry() {
 	}
 }
 
-// retryHosts asks the waiting tasks' hosts again, with backoff, until no
-// task waits, b.For has passed (they are interrupted) or the app closes.
+// retryHosts asks the waiting tasks' hosts again, and delivers the stored
+// stops left (pendingstops.go), with backoff, until nothing is left, b.For
+// has passed (the waiting tasks are interrupted) or the app closes.
 func (o *Orchestrator) retryHosts(ctx context.Context, b HostRetry) {
 	defer close(o.waitDone)
 	wait, end := b.Min, time.Now().Add(b.For)
+	o.deliverStops(ctx) // at once: the host may answer now
 	for {
+		if len(o.waitingTasks()) == 0 && !o.stopsToDeliver() {
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -152,10 +158,8 @@ func (o *Orchestrator) retryHosts(ctx context.Context, b HostRetry) {
 			}
 			o.retryHost(ctx, id)
 		}
-		if len(o.waitingTasks()) == 0 {
-			return
-		}
-		if time.Now().After(end) {
+		o.deliverStops(ctx)
+		if time.Now().After(end) { // the stops left stay stored for the next start
 			o.giveUpHosts(ctx)
 			return
 		}
@@ -247,6 +251,7 @@ func (o *Orchestrator) giveUpHosts(ctx context.Context) {
 // task lock): the stop is sent once the host is back and the relay adopted.
 func (o *Orchestrator) stopWaiting(w *hostWait, t store.TaskRun) error {
 	w.stop = true
+	o.rememberWaitingStop(t) // kept across a quit before the host is back
 	o.setReason(t.ID, t.Status, unreachableReason(w.since, w.err, ReasonStopQueued))
 	return nil
 }

@@ -188,6 +188,11 @@ type Orchestrator struct {
 	waits      map[string]*hostWait
 	waitDone   chan struct{}
 	waitCancel context.CancelFunc
+	// stopsPending are the tasks whose stop was stored while their host
+	// was unreachable (stopped once adopted); stopsLeft the stored stops
+	// the retry delivers itself (pendingstops.go).
+	stopsPending map[string]bool
+	stopsLeft    []store.PendingStop
 
 	focused atomic.Bool
 	idle    *idleWatch // runs Options.IdleTrim when no turn is under way
@@ -224,7 +229,7 @@ func New(opt Options) (*Orchestrator, error) {
 		db:     opt.DB, backends: opt.Backends, formats: opt.Formats, out: opt.Emitter, notifier: opt.Notifier,
 		log: opt.Logger, opt: opt, version: opt.NormalizationVersion, ctx: ctx, cancel: cancel, prep: prep,
 		runs: map[string]*run{}, locks: map[string]*sync.Mutex{}, emitters: map[string]*taskEmitter{},
-		waits: map[string]*hostWait{}, starting: map[string]context.CancelCauseFunc{},
+		waits: map[string]*hostWait{}, stopsPending: map[string]bool{}, starting: map[string]context.CancelCauseFunc{},
 		procLog: &store.ProcessLog{DB: opt.DB, Log: opt.Logger.Warn},
 	}
 	o.idle = newIdleWatch(opt.IdleDelay, o.idleTrim(), opt.idleAfter)
@@ -421,7 +426,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 			return fail(err)
 		}
 		if ht != nil {
-			sctx = agent.OnHost(context.WithValue(sctx, ctxKeyHost{}, ht))
+			sctx = agent.WithHostTransport(context.WithValue(sctx, ctxKeyHost{}, ht), ht)
 		}
 	}
 	// The app's MCP server listens on this machine: not for a remote agent.

@@ -249,8 +249,8 @@ func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]boo
 	}
 	for _, t := range tasks {
 		if adopted[t.ID] || t.SessionID == "" || !servers[string(t.AgentBackend)] ||
-			t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept {
-			continue
+			t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept || o.onHost(ctx, t) {
+			continue // (a host's server is not kept: its sessions are not adopted)
 		}
 		if err := o.adoptSession(ctx, t); err != nil {
 			o.log.Warn("orchestrator: adopt session", "task", t.ID, "err", err)

@@ -186,8 +186,12 @@ func (r *run) loop() {
 			}
 			bs := r.redact.Batches(gather(append(make([]agent.Batch, 0, 8), b), events))
 			if !r.storeRetrying(func() error { return r.handleBatches(bs) }) {
-				// The task is gone: keep draining so the session can end.
-				for range events {
+				// The task is gone: keep draining so the session can end,
+				// and let a relay forget what nobody keeps (else it waits
+				// for the acks of its exit and keeps its files).
+				ackStored(bs)
+				for b := range events {
+					ackStored([]agent.Batch{b})
 				}
 				r.finish(r.redact.Error(r.sess.Wait()))
 				return

@@ -102,8 +102,19 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if len(args) == 1 && args[0] == "freeport" {
+		// A loopback port free now (a server on a host, docs/remote.md).
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintf(stderr, "jean-claude relay freeport: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, l.Addr().(*net.TCPAddr).Port)
+		_ = l.Close()
+		return 0
+	}
 	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: jean-claude relay  (spec as JSON on stdin) | jean-claude relay dial SOCKET")
+		fmt.Fprintln(stderr, "usage: jean-claude relay  (spec as JSON on stdin) | jean-claude relay dial SOCKET | jean-claude relay freeport")
 		return 2
 	}
 	var spec Spec

@@ -66,8 +66,8 @@ func Serve(ctx context.Context, spec Spec, ready func(Meta)) error {
 	}
 	defer s.ln.Close()
 	if err := s.startAgent(); err != nil {
-		s.removeFiles()
-		return err
+		s.removeRunFiles()
+		return err // the launcher reads why in the log, then removes it
 	}
 	s.meta = Meta{ID: spec.ID, TaskID: spec.TaskID, Role: spec.Role, Name: spec.Name, RelayPID: os.Getpid(),
 		AgentPID: s.cmd.Process.Pid, Socket: sockPath(spec.Dir, spec.ID), Journal: j.path,
@@ -102,7 +102,13 @@ const (
 )
 
 func (s *server) removeFiles() {
-	for _, p := range []string{sockPath(s.spec.Dir, s.spec.ID), metaPath(s.spec.Dir, s.spec.ID), s.j.path, filepath.Join(s.spec.Dir, s.spec.ID+".log")} {
+	s.removeRunFiles()
+	_ = os.Remove(filepath.Join(s.spec.Dir, s.spec.ID+".log"))
+}
+
+// removeRunFiles removes every file but the log.
+func (s *server) removeRunFiles() {
+	for _, p := range []string{sockPath(s.spec.Dir, s.spec.ID), metaPath(s.spec.Dir, s.spec.ID), s.j.path} {
 		_ = os.Remove(p)
 	}
 }

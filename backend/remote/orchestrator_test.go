@@ -17,6 +17,8 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
 	"github.com/jean-claude/jean-claude/backend/agent/codex"
+	"github.com/jean-claude/jean-claude/backend/agent/gemini"
+	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/remote"
@@ -255,6 +257,8 @@ type remoteEnv struct {
 	record, secret string
 	binary         string // deployed instead of the test binary ("": the test binary)
 	retry          orchestrator.HostRetry
+	stops          bool          // stops asked while unreachable are stored (remote.Tasks.Stops)
+	stopTimeout    time.Duration // orchestrator.Options.StopTimeout (0: its default)
 }
 
 // headlessRelay builds cmd/jean-claude-relay (no Wails, static) as
@@ -332,13 +336,23 @@ func newHostEnv(t *testing.T) *remoteEnv {
 }
 
 func (e *remoteEnv) orchestrator(t *testing.T, keep bool) *orchestrator.Orchestrator {
-	hosts := &remote.Tasks{Pool: e.pool, DB: e.db, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
+	return e.orchestratorOn(t, e.pool, keep)
+}
+
+// orchestratorOn is an orchestrator whose ssh connections are pool's (an
+// app of its own: closing pool is that app's exit).
+func (e *remoteEnv) orchestratorOn(t *testing.T, pool *remote.Pool, keep bool) *orchestrator.Orchestrator {
+	hosts := &remote.Tasks{Pool: pool, DB: e.db, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
 		Tune: func(s *relay.Spec) { s.IdleStop, s.IdleExit = time.Minute, time.Minute }}
 	if e.binary != "" {
 		hosts.Binary = func(string, string) (string, error) { return e.binary, nil }
 	}
-	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format(), codex.AppServerFormat(), acp.Format()),
-		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: e.ws, Hosts: hosts, KeepOnQuit: keep, HostRetry: e.retry})
+	if e.stops {
+		hosts.Stops = remote.StoredStops(e.db)
+	}
+	o, err := orchestrator.New(orchestrator.Options{DB: e.db, Backends: e.reg, Formats: agent.NewFormats(claude.Format(), codex.AppServerFormat(), acp.Format(), opencode.Format(), gemini.Format()),
+		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: e.ws, Hosts: hosts, KeepOnQuit: keep, HostRetry: e.retry,
+		StopTimeout: e.stopTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

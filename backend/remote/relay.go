@@ -65,9 +65,26 @@ func (c *Client) LaunchRelay(ctx context.Context, bin string, spec relay.Spec) (
 		rerr = json.Unmarshal(line, &m)
 	}
 	if rerr != nil {
-		return relay.Meta{}, fmt.Errorf("remote: relay on %s did not start: %v: %s", c.host, rerr, strings.TrimSpace(stderr.String()))
+		return relay.Meta{}, fmt.Errorf("remote: relay on %s did not start: %v: %s%s", c.host, rerr,
+			strings.TrimSpace(stderr.String()), c.relayLog(spec))
 	}
 	return m, nil
+}
+
+// relayLogScript prints the end of a relay's log ($1) and removes it (its
+// only content goes into the error).
+const relayLogScript = `tail -c 2000 -- "$1" 2>/dev/null; rm -f -- "$1"`
+
+// relayLog is the end of the log of a relay that did not start (why), ""
+// when it cannot be read.
+func (c *Client) relayLog(spec relay.Spec) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := c.Output(ctx, "sh", "-c", relayLogScript, "jc", path.Join(spec.Dir, spec.ID+".log"))
+	if err != nil || len(strings.TrimSpace(string(out))) == 0 {
+		return ""
+	}
+	return "; its log: " + strings.TrimSpace(string(out))
 }
 
 // baseEnv reads the host's HOME, PATH, ... as its login gives them.
@@ -124,6 +141,9 @@ func (s *sshStream) Close() error {
 // relay dial SOCKET` bridges the ssh channel to the relay's unix socket
 // there, and the relay checks the token end to end.
 func (c *Client) DialRelay(ctx context.Context, bin string, m relay.Meta, from uint64) (*relay.Client, error) {
+	if c.pool.isClosed() {
+		return nil, fmt.Errorf("remote: dial relay on %s: %w", c.host, ErrPoolClosed)
+	}
 	cmd := c.Cmd(context.WithoutCancel(ctx), bin, "relay", "dial", m.Socket)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -147,6 +167,10 @@ func (c *Client) DialRelay(ctx context.Context, bin string, m relay.Meta, from u
 	case r := <-got:
 		if r.err != nil {
 			return nil, fmt.Errorf("remote: attach relay on %s: %w", c.host, r.err)
+		}
+		if c.pool.isClosed() { // closed while connecting: the app is leaving
+			_ = r.c.Close()
+			return nil, fmt.Errorf("remote: dial relay on %s: %w", c.host, ErrPoolClosed)
 		}
 		return r.c, nil
 	case <-ctx.Done():

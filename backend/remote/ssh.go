@@ -41,6 +41,8 @@ var (
 	ErrUnreachable = errors.New("host unreachable")
 	// ErrSSHNotFound: no ssh client on PATH.
 	ErrSSHNotFound = errors.New("ssh client not found")
+	// ErrPoolClosed: the app is closing; no new connection is made.
+	ErrPoolClosed = errors.New("ssh connections closed")
 )
 
 // ValidHost accepts what a user types as an ssh destination: a Host alias
@@ -115,6 +117,7 @@ type Pool struct {
 
 	mu      sync.Mutex
 	clients map[string]*Client
+	closed  bool // Close was called: relays are not dialled any more
 }
 
 // NewPool finds ssh and prepares the control directory.
@@ -157,9 +160,12 @@ func (p *Pool) Client(host string) (*Client, error) {
 	return c, nil
 }
 
-// Close ends every master connection the pool started.
+// Close ends every master connection the pool started; relays are not
+// dialled any more (a link reconnecting gives up with ErrPoolClosed: a
+// stop it queued stays recorded for the next start).
 func (p *Pool) Close() {
 	p.mu.Lock()
+	p.closed = true
 	cs := make([]*Client, 0, len(p.clients))
 	for _, c := range p.clients {
 		cs = append(cs, c)
@@ -178,6 +184,12 @@ type Client struct {
 	mu     sync.Mutex
 	master *exec.Cmd
 	done   chan struct{} // closed when master exits
+}
+
+func (p *Pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
 }
 
 // Host is the destination this client connects to.

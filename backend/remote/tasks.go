@@ -24,6 +24,9 @@ type Tasks struct {
 	Binary                 func(goos, goarch string) (string, error)
 	Tune                   func(*relay.Spec)
 	MinBackoff, MaxBackoff time.Duration
+	// Stops keeps the stops asked while a host was unreachable (nil:
+	// they last as long as the app; stops.go).
+	Stops StopStore
 
 	mu     sync.Mutex
 	listed map[string]listing // per host, for the adoptions of one start
@@ -68,8 +71,16 @@ func (ts *Tasks) transport(ctx context.Context, projectID string, down func(stri
 	if err != nil {
 		return nil, true, err
 	}
-	return &Transport{C: c, Binary: ts.Binary, Tune: ts.Tune, OnUnreachable: down, OnReachable: up,
-		MinBackoff: ts.MinBackoff, MaxBackoff: ts.MaxBackoff}, true, nil
+	return ts.hostTransport(c, down, up), true, nil
+}
+
+func (ts *Tasks) hostTransport(c *Client, down func(string, time.Time, error), up func(string)) *Transport {
+	t := &Transport{C: c, Binary: ts.Binary, Tune: ts.Tune, OnUnreachable: down, OnReachable: up,
+		MinBackoff: ts.MinBackoff, MaxBackoff: ts.MaxBackoff}
+	if ts.Stops != nil {
+		t.Stops = ts.Stops
+	}
+	return t
 }
 
 // Adopt implements orchestrator.Hosts: it lists the relays on the host of

@@ -38,6 +38,9 @@ type Transport struct {
 	// LostAfter is how many attaches in a row may fail while the host
 	// answers before the relay counts as lost (default 5).
 	LostAfter int
+	// Stops, when set, keeps a stop asked while the host is unreachable
+	// until the agent's exit arrives, across restarts (stops.go).
+	Stops StopLog
 }
 
 var _ agent.Transport = (*Transport)(nil)
@@ -138,8 +141,10 @@ type proc struct {
 	rc     *relay.Client
 	last   uint64 // last frame handed to the orchestrator
 	closed bool   // detached or the exit was handed over
-	// stop is a Stop asked while the link was down, sent on reconnect.
+	// stop is a Stop asked while the link was down, sent on reconnect; ack
+	// the last ack that could not be sent.
 	stop *stopReq
+	ack  uint64
 }
 
 type stopReq struct {
@@ -159,9 +164,12 @@ func (p *proc) attach(ctx context.Context) error {
 	}
 	p.mu.Lock()
 	p.rc = rc
-	st := p.stop
-	p.stop = nil
+	st, ack := p.stop, p.ack
+	p.stop, p.ack = nil, 0
 	p.mu.Unlock()
+	if ack > 0 {
+		_ = rc.Ack(ack) // stored while the host was unreachable
+	}
 	if st != nil {
 		_ = rc.Stop(st.grace, st.reason) // queued while the host was unreachable
 	}
@@ -207,6 +215,7 @@ func (p *proc) Next() (agent.RemoteFrame, error) {
 			if err := m.JSON(&ex); err != nil {
 				return agent.RemoteFrame{}, err
 			}
+			p.forgetStop()
 			return agent.RemoteFrame{Exit: &agent.RemoteExit{Seq: ex.Seq, Code: ex.Code, Signal: ex.Signal, Err: ex.Err,
 				Stderr: ex.Stderr, Stopped: ex.Stopped, Reason: ex.Reason}}, nil
 		}
@@ -262,8 +271,8 @@ func (p *proc) reconnect(broken *relay.Client, cause error) error {
 			}
 			return nil
 		}
-		if p.isClosed() {
-			return err
+		if p.isClosed() || errors.Is(err, ErrPoolClosed) {
+			return err // (a queued stop stays recorded: Stops)
 		}
 		cause = err
 		if !errors.Is(err, ErrUnreachable) {
@@ -313,6 +322,7 @@ func (p *proc) Stop(grace time.Duration, reason string) error {
 	if p.rc == nil && !p.closed {
 		p.stop = &stopReq{grace, reason}
 		p.mu.Unlock()
+		p.rememberStop(reason)
 		return nil
 	}
 	p.mu.Unlock()
@@ -321,14 +331,25 @@ func (p *proc) Stop(grace time.Duration, reason string) error {
 		p.mu.Lock()
 		p.stop = &stopReq{grace, reason}
 		p.mu.Unlock()
+		p.rememberStop(reason)
 		return nil
 	}
 	return err
 }
 
-// Ack implements agent.Remote (a lost ack is covered by the next one).
+// Ack implements agent.Remote. While the link is down the ack is kept and
+// sent on reattach (an error here would end the runtime's ack sender, and
+// the agent's exit would never be acknowledged: the relay would keep its
+// files); a lost ack is covered by the next one.
 func (p *proc) Ack(seq uint64) error {
-	return p.with(func(c *relay.Client) error { return c.Ack(seq) })
+	err := p.with(func(c *relay.Client) error { return c.Ack(seq) })
+	if err != nil && !p.isClosed() {
+		p.mu.Lock()
+		p.ack = max(p.ack, seq)
+		p.mu.Unlock()
+		return nil
+	}
+	return err
 }
 
 // Detach implements agent.Remote: the agent keeps running on the host.

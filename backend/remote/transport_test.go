@@ -112,3 +112,22 @@ func TestTransportHidesDrops(t *testing.T) {
 
 // shortIdle: a relay a killed test left behind stops on its own soon.
 func shortIdle(s *relay.Spec) { s.IdleStop, s.IdleExit = time.Minute, time.Minute }
+
+// A relay that cannot start its agent says why: the end of its own log on
+// the host comes with the error (before, only "did not start: EOF").
+func TestRelayStartFailureSaysWhy(t *testing.T) {
+	srv := sshdtest.Start(t)
+	p, err := NewPool(Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, ConnectTimeout: 2 * time.Second})
+	must(t, err)
+	defer p.Close()
+	c, _ := p.Client(sshdtest.Alias)
+	tr := &Transport{C: c, Binary: func(string, string) (string, error) { return os.Executable() }}
+	_, err = tr.Start(context.Background(), agent.ProcSpec{Name: "agent", Path: "no-such-agent-7f3a", Role: "agent test", Stdin: true})
+	if err == nil || !strings.Contains(err.Error(), "its log: ") || !strings.Contains(err.Error(), "no-such-agent-7f3a") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Logf("%v", err)
+	if m, _ := filepath.Glob(filepath.Join(srv.Home, ".cache", "jean-claude", "relays", "*")); len(m) > 0 {
+		t.Fatalf("files left by the relay that did not start: %v", m)
+	}
+}

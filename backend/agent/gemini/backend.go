@@ -74,12 +74,13 @@ func (b *Backend) Dispose(ctx context.Context) error {
 
 // Start implements agent.Backend: the first turn runs at once.
 func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (agent.Session, error) {
-	path, err := exec.LookPath(b.bin)
-	if err != nil {
-		return nil, fmt.Errorf("Gemini CLI not found (%s): %w", b.bin, errors.Join(agent.ErrBinaryNotFound, err))
+	host := agent.HostTransport(ctx)
+	if host == nil && agent.IsOnHost(ctx) {
+		return nil, errors.New("gemini: the task runs on a host, but no connection to it was given")
 	}
-	if st, err := os.Stat(cfg.Cwd); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("gemini: working directory %q: %w", cfg.Cwd, errors.Join(os.ErrNotExist, err))
+	path, err := b.locate(host != nil, cfg.Cwd)
+	if err != nil {
+		return nil, err
 	}
 	mcpDir, mcpEnv, err := mcpSettings(cfg.MCP)
 	if err != nil {
@@ -87,6 +88,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	}
 	s := &session{
 		b: b, bin: path, cfg: cfg, sessionID: cfg.SessionID, mode: cfg.Mode, model: cfg.Model,
+		host: host, taskID: agent.TaskIDFrom(ctx),
 		stream: agent.NewStream(FormatName, NewNormalizer()),
 		done:   make(chan struct{}), mcpDir: mcpDir, mcpEnv: mcpEnv,
 	}
@@ -95,6 +97,24 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		s.startTurn(prompt)
 	}
 	return s, nil
+}
+
+// locate finds the CLI and checks the task's folder on this machine; on a
+// host (issue 21) neither is looked at here: each turn's relay there finds
+// the CLI by its base name and runs it in the folder, which exists only
+// there.
+func (b *Backend) locate(onHost bool, cwd string) (string, error) {
+	if onHost {
+		return b.bin, nil
+	}
+	path, err := exec.LookPath(b.bin)
+	if err != nil {
+		return "", fmt.Errorf("Gemini CLI not found (%s): %w", b.bin, errors.Join(agent.ErrBinaryNotFound, err))
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("gemini: working directory %q: %w", cwd, errors.Join(os.ErrNotExist, err))
+	}
+	return path, nil
 }
 
 // Args is the command line of one turn. The prompt is not on it: it goes
@@ -127,6 +147,11 @@ type session struct {
 	b   *Backend
 	bin string
 	cfg agent.Config
+	// host runs each turn's process on the task's host behind a relay
+	// there (nil: a child here); taskID names the turn's relay for it
+	// (its "host unreachable" reports).
+	host   agent.Transport
+	taskID string
 
 	mu        sync.Mutex
 	sessionID string
@@ -196,9 +221,9 @@ func (s *session) runTurn(args []string, prompt string) {
 	env = append(env, s.mcpEnv...)
 	var completed atomic.Bool
 	var readErr error
-	p, err := agent.StartProcess(context.Background(), agent.ProcSpec{
+	p, err := agent.StartProcess(agent.WithTaskID(context.Background(), s.taskID), agent.ProcSpec{
 		Name: "gemini", Path: s.bin, Args: args, Dir: s.cfg.Cwd, Env: env, StdinData: []byte(prompt),
-		Role: "agent " + string(agent.BackendGemini), Recorder: s.cfg.Recorder,
+		Role: "agent " + string(agent.BackendGemini), Recorder: s.cfg.Recorder, Transport: s.host,
 		OnFrame: func(line []byte, at time.Time, err error) {
 			if err != nil {
 				readErr = err

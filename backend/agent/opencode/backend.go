@@ -69,6 +69,9 @@ type Backend struct {
 	opt Options
 	srv *server
 
+	hostMu sync.Mutex
+	hosts  map[string]*server // one server per host, for remote projects (hostserver.go)
+
 	sessions agent.Live[*Session]
 	mcp      mcpOwners // which session holds the app's MCP server, per folder
 }
@@ -113,12 +116,17 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		// The shared server would use its own directory.
 		return nil, errors.New("opencode: no working directory")
 	}
-	c, err := b.srv.client(ctx, cfg.Cwd)
+	srv, err := b.serverFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := srv.client(ctx, cfg.Cwd)
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{
 		b:        b,
+		srv:      srv,
 		cfg:      cfg,
 		norm:     NewNormalizer(),
 		children: map[string]bool{},
@@ -199,6 +207,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 func (b *Backend) Dispose(ctx context.Context) error {
 	err := b.sessions.StopAll(ctx)
 	b.srv.dispose()
+	b.disposeHosts()
 	return err
 }
 
@@ -242,6 +251,7 @@ func agentFor(m agent.InteractionMode) string {
 // Session is one OpenCode session followed over the shared server.
 type Session struct {
 	b       *Backend
+	srv     *server // this machine's, or its host's (hostserver.go)
 	cfg     agent.Config
 	id      string
 	created []byte // synthesized session.created frame, delivered first
@@ -304,7 +314,7 @@ func (s *Session) client(ctx context.Context) (*client, error) {
 	if stopped {
 		return nil, agent.ErrSessionClosed
 	}
-	return s.b.srv.client(ctx, s.cfg.Cwd)
+	return s.srv.client(ctx, s.cfg.Cwd)
 }
 
 // SendMessage implements agent.Session. It waits for the event stream
@@ -420,14 +430,10 @@ func (s *Session) Stop(ctx context.Context) error {
 	already := s.stopped
 	s.mu.Unlock()
 	if !already {
-		if c, ok := s.b.srv.running(s.cfg.Cwd); ok { // a dead server has no turn to abort
+		if c, ok := s.srv.running(s.cfg.Cwd); ok { // a dead server has no turn to abort
 			// The server answers an abort once the turn has wound down,
 			// seconds under load: send it, but do not wait for it.
-			go func() {
-				actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				_ = c.abort(actx, s.id)
-			}()
+			go s.srv.abortTurn(c, s.id)
 			s.dropMCP(c)
 		}
 		s.mu.Lock()

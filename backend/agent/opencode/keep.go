@@ -40,6 +40,9 @@ func (b *Backend) KeepServer(ctx context.Context) bool { return b.srv.keep(ctx) 
 // transport is how a server is started: behind a relay recording its port
 // and password when relays are on, else as a direct child (nil).
 func (s *server) transport(port int, password string) agent.Transport {
+	if s.host != nil {
+		return s.host // its relay's meta (on the host's disk) records no password
+	}
 	if s.opt.Relays == nil {
 		return nil
 	}
@@ -151,7 +154,7 @@ func (s *server) keep(ctx context.Context) bool {
 // quits with "keep"; the next app continues it). It reports false (and
 // does nothing) when the server is the app's child.
 func (s *Session) Detach(ctx context.Context) (bool, error) {
-	if !s.b.srv.relayed() {
+	if s.srv.host != nil || !s.srv.relayed() { // a host's server is not kept (hostserver.go)
 		return false, nil
 	}
 	s.mu.Lock()

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"sync"
@@ -28,6 +27,9 @@ import (
 type server struct {
 	opt Options
 	hc  *http.Client
+	// host, when set, runs the server on another host behind a relay
+	// there, reached through its connection (hostserver.go).
+	host agent.HostNet
 	// ctx lives as long as the backend: every server process is bound to
 	// it (exec.CommandContext) and dispose cancels it.
 	ctx    context.Context
@@ -177,9 +179,9 @@ func (s *server) start(ctx context.Context) (*process, error) {
 	if bin == "" {
 		bin = "opencode"
 	}
-	path, err := exec.LookPath(bin)
+	path, err := s.lookPath(bin)
 	if err != nil {
-		return nil, fmt.Errorf("OpenCode not found: %w (%v); install it (npm i -g opencode-ai) or set its path", agent.ErrBinaryNotFound, err)
+		return nil, err
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -196,7 +198,7 @@ func (s *server) start(ctx context.Context) (*process, error) {
 }
 
 func (s *server) spawn(ctx context.Context, path string) (*process, error) {
-	port, err := freePort()
+	port, err := s.freePort(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("opencode: no free port: %w", err)
 	}
@@ -211,6 +213,9 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 		"OPENCODE_ENABLE_QUESTION_TOOL=1")
 	for _, k := range slices.Sorted(maps.Keys(s.opt.Env)) {
 		env = append(env, k+"="+s.opt.Env[k])
+	}
+	if s.host != nil {
+		env = hostConfig(env)
 	}
 	// The server is shared: no task's (its relay is found by its role).
 	ap, err := agent.StartProcess(agent.WithTaskID(ctx, ""), agent.ProcSpec{

@@ -27,7 +27,7 @@ func (s *Session) run(ctx context.Context) {
 	delay := s.b.opt.reconnectMin()
 	first := true
 	for {
-		c, err := s.b.srv.client(ctx, s.cfg.Cwd)
+		c, err := s.srv.client(ctx, s.cfg.Cwd)
 		if err == nil {
 			err = c.stream(ctx, func() {
 				delay = s.b.opt.reconnectMin()

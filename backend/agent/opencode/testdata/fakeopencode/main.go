@@ -3,7 +3,7 @@
 // fakeoc server (replaying $FAKE_OC_SCRIPT when prompted), requires
 // $OPENCODE_SERVER_PASSWORD and OPENCODE_ENABLE_QUESTION_TOOL=1, and starts one child process in its process
 // group (both pids are appended to $FAKE_OC_PIDFILE) so tests can check that
-// nothing outlives the server. $FAKE_OC_SLOW delays its listening.
+// nothing outlives the server; $FAKE_OC_LOG gets each request's method and path. $FAKE_OC_SLOW delays its listening.
 package main
 
 import (
@@ -76,6 +76,21 @@ func main() {
 	fmt.Printf("opencode server listening on http://%s\n", l.Addr())
 	f := fakeoc.New(script, pw)
 	f.FrameDelay = 200 * time.Microsecond
-	fmt.Fprintln(os.Stderr, http.Serve(l, f))
+	fmt.Fprintln(os.Stderr, http.Serve(l, logRequests(f)))
 	os.Exit(1)
+}
+
+// logRequests appends "METHOD PATH" of every request to $FAKE_OC_LOG.
+func logRequests(h http.Handler) http.Handler {
+	p := os.Getenv("FAKE_OC_LOG")
+	if p == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintf(f, "%s %s\n", r.Method, r.URL.Path)
+			f.Close()
+		}
+		h.ServeHTTP(w, r)
+	})
 }
