@@ -73,6 +73,19 @@ func (a *App) startup(ctx context.Context) {
 	}
 }
 
+// settleDelay is how long after the window's page is loaded the start's
+// memory is given back (issue 20): its first data has been fetched by then.
+const settleDelay = 3 * time.Second
+
+// domReady is Wails' OnDomReady: once the page has loaded, the idle trim
+// runs after settleDelay if no turn is under way (what the start
+// allocated is garbage by then; orchestrator.TrimWhenSettled).
+func (a *App) domReady(context.Context) {
+	if a.sessions != nil && a.sessions.o != nil {
+		a.sessions.o.TrimWhenSettled(settleDelay)
+	}
+}
+
 // shutdown is Wails' OnShutdown: it stops every agent backend, then closes
 // the database.
 func (a *App) shutdown(context.Context) {

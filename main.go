@@ -170,6 +170,7 @@ func run() int {
 			Middleware: assetMiddleware(bootMiddleware(db, agentsSvc), app.feed.Middleware),
 		},
 		OnStartup:     app.startup,
+		OnDomReady:    app.domReady,    // the start's memory given back once the page has loaded
 		OnBeforeClose: app.beforeClose, // quit: keep or stop running tasks, or ask (quit.go)
 		OnShutdown: func(ctx context.Context) {
 			app.shutdown(ctx)

@@ -78,6 +78,30 @@ func (w *idleWatch) mark(id string, busy bool) {
 	}
 }
 
+// settle owes a trim for a busy period that was not a turn (the app's own
+// start: migrations, the window's page and its first data) and arms the
+// timer for d, unless a turn is under way (its end arms the usual delay).
+func (w *idleWatch) settle(d time.Duration) {
+	if w == nil || w.trim == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	w.owed = true
+	if len(w.busy) > 0 {
+		return
+	}
+	w.gen++
+	if w.stop != nil {
+		w.stop()
+	}
+	gen := w.gen
+	w.stop = w.after(d, func() { w.fire(gen) })
+}
+
 // fire runs the trim if nothing changed since the timer was armed.
 func (w *idleWatch) fire(gen int) {
 	w.mu.Lock()
@@ -116,6 +140,13 @@ func (w *idleWatch) close() {
 		w.cancel = nil
 	}
 }
+
+// TrimWhenSettled runs Options.IdleTrim once after d, unless a turn starts
+// first (then after the usual delay once it ends). The app calls it when
+// its window has loaded: what the start allocated (the migrations, the
+// page's assets and first data) is garbage by then, and an app that
+// starts and idles would otherwise keep it until its first turn ends.
+func (o *Orchestrator) TrimWhenSettled(d time.Duration) { o.idle.settle(d) }
 
 // idleTrim is the idle watch's trim: the orchestrator drops what its runs
 // and emitters keep for speed while a turn streams, then Options.IdleTrim

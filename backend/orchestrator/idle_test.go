@@ -124,6 +124,47 @@ func TestIdleWatchNotWhileATurnIsUnderWay(t *testing.T) {
 	}
 }
 
+// The app's start owes a trim of its own, after its own delay; a turn
+// under way when it settles takes it over (trimmed once it ends).
+func TestIdleWatchSettleOwesOneTrim(t *testing.T) {
+	clk := &fakeTimers{}
+	var tc trimCount
+	w := newIdleWatch(time.Minute, tc.trim, clk.after)
+	w.settle(3 * time.Second)
+	if n := clk.count(); n != 1 || clk.delays[0] != 3*time.Second {
+		t.Fatalf("armed %d timers (delays %v), want one of 3s", n, clk.delays)
+	}
+	clk.fire(0)
+	clk.fire(0)
+	if n := tc.get(); n != 1 {
+		t.Fatalf("trims = %d, want 1", n)
+	}
+
+	w.mark("a", true)
+	w.settle(3 * time.Second) // a turn is under way: no timer of its own
+	if n := clk.count(); n != 1 {
+		t.Fatalf("settle armed a timer while a turn was under way (%d timers)", n)
+	}
+	w.mark("a", false)
+	if n := clk.count(); n != 2 || clk.delays[1] != time.Minute {
+		t.Fatalf("armed %d timers (delays %v), want a second one of 1m", n, clk.delays)
+	}
+	w.settle(3 * time.Second) // settles again before that fired: one trim, the later timer
+	if !clk.stopped(1) {
+		t.Fatal("the earlier timer still runs: two trims would be owed for one quiet period")
+	}
+	clk.fire(1)
+	clk.fire(2)
+	if n := tc.get(); n != 2 {
+		t.Fatalf("trims = %d, want 2", n)
+	}
+	w.close()
+	w.settle(time.Second)
+	if clk.count() != 3 {
+		t.Fatal("a timer was armed after close")
+	}
+}
+
 func TestIdleWatchCancelsATrimWhenATurnStarts(t *testing.T) {
 	clk := &fakeTimers{}
 	started, done := make(chan context.Context), make(chan error)

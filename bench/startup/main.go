@@ -33,6 +33,7 @@ type config struct {
 	onlyApp    bool
 	nice       int
 	seedDB     string
+	smaps      string
 }
 
 type target struct {
@@ -54,6 +55,7 @@ func main() {
 	flag.StringVar(&env, "app-env", "", "extra environment for the real app, comma-separated KEY=VALUE (renderer experiments)")
 	flag.BoolVar(&c.onlyApp, "only-app", false, "skip the floor")
 	flag.StringVar(&c.seedDB, "db", "", "copy this database into the real app's fresh profile (e.g. with projects, for -shots)")
+	flag.StringVar(&c.smaps, "smaps", "", "save each process's /proc/PID/smaps at the idle sample into this directory (TARGET-RUN-COMM.smaps), to see where the memory is")
 	flag.IntVar(&c.nice, "nice", 0, "run Xvfb and the apps under nice -n N (e.g. -10 as root on a machine busy with other work)")
 	flag.Parse()
 	if env != "" {
@@ -93,7 +95,7 @@ func run(ctx context.Context, c config) error {
 			if i == 0 && t.name == "ours" {
 				shots = c.shots
 			}
-			r, err := measure(ctx, c, t, shots)
+			r, err := measure(ctx, c, t, shots, i+1)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", t.name, i+1, err)
 			}

@@ -20,7 +20,7 @@ type result struct {
 }
 
 // measure runs one launch of t on a fresh Xvfb with a fresh profile.
-func measure(ctx context.Context, c config, t target, shots string) (result, error) {
+func measure(ctx context.Context, c config, t target, shots string, run int) (result, error) {
 	tmp, err := os.MkdirTemp("", "jc-bench-startup-")
 	if err != nil {
 		return result{}, err
@@ -83,6 +83,9 @@ func measure(ctx context.Context, c config, t target, shots string) (result, err
 		return r, ctx.Err()
 	}
 	r.pss, err = treePSS(cmd.Process.Pid)
+	if err == nil && c.smaps != "" {
+		err = saveSmaps(cmd.Process.Pid, filepath.Join(c.smaps, fmt.Sprintf("%s-%d", t.name, run)))
+	}
 	return r, err
 }
 

@@ -110,3 +110,22 @@ func descendants(pid int) []int {
 	}
 	return out
 }
+
+// saveSmaps copies /proc/PID/smaps of every process below root (as treePSS
+// counts them) to PREFIX-COMM.smaps.
+func saveSmaps(root int, prefix string) error {
+	for _, pid := range descendants(root) {
+		comm := readComm(pid)
+		if comm == "" || comm == "dbus-daemon" {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if err := os.WriteFile(fmt.Sprintf("%s-%s.smaps", prefix, comm), b, 0o644); err != nil {
+			return fmt.Errorf("save smaps: %w", err)
+		}
+	}
+	return nil
+}

@@ -25,7 +25,9 @@
 // SOAK_PPROF=1 (the app serves Go's profiles, JEAN_CLAUDE_PPROF: each sample
 // also prints the Go runtime's heap figures, and the app's Go heap
 // profile and /proc/PID/smaps at the start and the end are saved next to
-// SOAK_SAMPLES).
+// SOAK_SAMPLES), SOAK_HEAP_SNAPSHOTS=1 (the page's JS heap snapshot at the
+// start and the end, NAME-start.heapsnapshot …, next to SOAK_SAMPLES: open
+// them in Chromium's DevTools, Memory, "Comparison").
 
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -176,6 +178,24 @@ async function saveProfile(app, when) {
   }
 }
 
+/** saveHeapSnapshot keeps the page's JS heap snapshot next to the samples (SOAK_HEAP_SNAPSHOTS=1). */
+async function saveHeapSnapshot(cdp, when) {
+  if (process.env.SOAK_HEAP_SNAPSHOTS !== "1") return;
+  const file = join(dirname(SAMPLES), `${basename(SAMPLES, ".tsv")}-${when}.heapsnapshot`);
+  const chunks = [];
+  const onChunk = (e) => chunks.push(e.chunk);
+  cdp.on("HeapProfiler.addHeapSnapshotChunk", onChunk);
+  try {
+    await cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    writeFileSync(file, chunks.join(""));
+    console.log(`soak: saved ${file}`);
+  } catch (e) {
+    console.error(`soak: heap snapshot ${when}: ${e.message}`);
+  } finally {
+    cdp.off("HeapProfiler.addHeapSnapshotChunk", onChunk);
+  }
+}
+
 async function setup(page, tmp) {
   const repo = makeGitRepo(tmp, "soak");
   const lines = Math.max(1, Math.round((MINUTES * 60_000) / LINE_DELAY_MS));
@@ -299,6 +319,7 @@ async function soak(app, browser) {
   };
   const start = await sample("start");
   await saveProfile(app, "start");
+  await saveHeapSnapshot(cdp, "start");
   console.log(`soak: ${TASKS} tasks x ${lines} lines, one every ${LINE_DELAY_MS} ms (${MINUTES} min), view switch every ${SWITCH_S} s`);
   await startTasks(page, projectId);
   const rows = page.getByTestId("task-row");
@@ -326,6 +347,7 @@ async function soak(app, browser) {
     end = await sample("closed");
   }
   await saveProfile(app, "end");
+  await saveHeapSnapshot(cdp, "end");
   return report(start, end, samples, browser);
 }
 

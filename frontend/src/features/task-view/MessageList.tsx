@@ -11,6 +11,7 @@ import type { TimelineState } from "../../timeline/state";
 import { TimelineContext } from "../../parts/context";
 import { MessageRow, rowRev } from "./MessageRow";
 import { estimateRowHeight } from "./estimate";
+import { perfMark } from "../../lib/perfMark";
 
 const STICK_PX = 48;
 
@@ -96,7 +97,7 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
 
   // Open at the bottom.
   useLayoutEffect(() => {
-    performance.mark("jc:stream:mounted");
+    perfMark("jc:stream:mounted");
     scrollToEnd();
   }, [scrollToEnd]);
 

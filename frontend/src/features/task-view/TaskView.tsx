@@ -29,6 +29,7 @@ import { formatCost, formatDuration, formatTokens } from "../../parts/util";
 import { taskTotals, timelineCosts } from "../../timeline/cost";
 import "./task-view.css";
 import "../../parts/parts.css";
+import { perfMark } from "../../lib/perfMark";
 
 // The diff view is its own chunk, loaded the first time the Diff pane opens.
 const DiffView = lazyScreen(() => import("../diff/DiffView").then((m) => m.DiffView));
@@ -157,9 +158,9 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
       .then(([msgs, pending, q, t]) => {
         if (!alive) return;
         const seen = readSeen(taskId);
-        performance.mark("jc:task-view:load");
+        perfMark("jc:task-view:load");
         store.load(msgs, pendingCards(pending));
-        performance.mark("jc:task-view:loaded");
+        perfMark("jc:task-view:loaded");
         api.permissionDecisions(taskId).then((d) => alive && store.addDecisions(d), () => {});
         dispatchQueue({ type: "replace", items: q });
         if (t) setTask(t);
