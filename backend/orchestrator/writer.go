@@ -39,7 +39,7 @@ const (
 // without a pause: in a round that found the writer waiting (it has time to
 // spare), a small slice (spareSlice) once the index lags store.SearchLag,
 // so it keeps pace; in a saturated writer's rounds (a flood), once it lags
-// busySearchLag, a slice of store.SearchSlice messages per round until it
+// busySearchLag, a slice of spareSlice messages per round (small slices keep each round short) until it
 // caught up. Indexing is the writer's most expensive work per message
 // after the row itself (docs/streaming.md); under load it waits for a pause
 // instead of slowing the frames down, and its batches grow, which costs
@@ -132,15 +132,12 @@ func (w *writer) indexNow(jobs int) bool {
 }
 
 // index brings the search index up to date in a pause; in a busy round it
-// indexes one slice (store.SearchSlice messages), so no round of a flood
+// indexes one slice (spareSlice messages), so no round of a flood
 // holds every task's frames for the whole backlog's index. It tells whether
 // the queue is empty.
 func (w *writer) index(ctx context.Context, q store.SQLRunner, busy bool) (bool, error) {
-	switch {
-	case busy && w.spare:
+	if busy {
 		return store.IndexPendingSome(ctx, q, spareSlice)
-	case busy:
-		return store.IndexPendingSome(ctx, q, store.SearchSlice)
 	}
 	return true, store.IndexPending(ctx, q)
 }
