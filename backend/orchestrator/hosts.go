@@ -164,8 +164,18 @@ func (o *Orchestrator) hostUp(taskID string) {
 		reason, r.stopReason = reasonStopping, ReasonStopped
 	}
 	unlock()
+	if reason == "" && !o.showsUnreachable(taskID) {
+		return // another reason took its place meanwhile ("continued after restart"): it stays
+	}
 	o.setReason(taskID, status, reason)
 	o.log.Info("orchestrator: host reachable again", "task", taskID)
+}
+
+// showsUnreachable tells whether the task's stored reason is still the
+// host's outage.
+func (o *Orchestrator) showsUnreachable(taskID string) bool {
+	t, err := store.LoadTaskRun(context.Background(), o.db.R, taskID)
+	return err == nil && strings.HasPrefix(t.StatusReason, "host unreachable since ")
 }
 
 func (o *Orchestrator) setReason(taskID string, status store.TaskStatus, reason string) {
