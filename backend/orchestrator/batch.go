@@ -181,7 +181,7 @@ func (g *group) onMessage(ev agent.Event) error {
 	}
 	g.adoptRaw(lm, ev.Raw)
 	lm.acc, lm.format = agent.NewAccumulator(*ev.Message), g.format
-	m := g.asStored(lm)
+	m := lm.asStored(g.now)
 	if g.rateLimited && g.status == store.StatusRunning {
 		g.rateLimited = false
 		g.setTaskStatus(store.StatusRunning, "")

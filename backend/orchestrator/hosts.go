@@ -53,9 +53,12 @@ func UnreachableReason(since time.Time, err error) string {
 	return unreachableReason(since, err, "")
 }
 
+// unreachablePrefix begins every reason UnreachableReason words.
+const unreachablePrefix = "host unreachable since "
+
 // unreachableReason is UnreachableReason with more said on the first line.
 func unreachableReason(since time.Time, err error, more string) string {
-	s := "host unreachable since " + since.Format("15:04:05")
+	s := unreachablePrefix + since.Format("15:04:05")
 	words, detail := causeOf(err)
 	if words != "" {
 		s += ": " + words
@@ -175,7 +178,7 @@ func (o *Orchestrator) hostUp(taskID string) {
 // host's outage.
 func (o *Orchestrator) showsUnreachable(taskID string) bool {
 	t, err := store.LoadTaskRun(context.Background(), o.db.R, taskID)
-	return err == nil && strings.HasPrefix(t.StatusReason, "host unreachable since ")
+	return err == nil && strings.HasPrefix(t.StatusReason, unreachablePrefix)
 }
 
 func (o *Orchestrator) setReason(taskID string, status store.TaskStatus, reason string) {

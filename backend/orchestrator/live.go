@@ -310,15 +310,15 @@ func (r *run) keepRecent(frames map[int64][]byte, next int64) {
 }
 
 // asStored is lm's message as its row holds it once written (an empty
-// timestamp stamped with the row's createdAt).
-func (g *group) asStored(lm *liveMsg) agent.Message {
+// timestamp stamped with the row's createdAt, or now when not stored yet).
+func (lm *liveMsg) asStored(now int64) agent.Message {
 	m := lm.acc.Message()
 	if m.Parts == nil {
 		m.Parts = []agent.Part{}
 	}
 	created := lm.created
 	if created == 0 {
-		created = g.now
+		created = now
 	}
 	store.StampTimestamp(&m, created)
 	return m

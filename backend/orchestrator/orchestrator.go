@@ -927,12 +927,7 @@ func (o *Orchestrator) liveVersions(taskID string) map[string]agent.Message {
 		if out == nil {
 			out = map[string]agent.Message{}
 		}
-		m := lm.acc.Message()
-		if m.Parts == nil {
-			m.Parts = []agent.Part{}
-		}
-		store.StampTimestamp(&m, lm.created)
-		out[id] = m
+		out[id] = lm.asStored(store.Now())
 	}
 	return out
 }

@@ -37,20 +37,7 @@ func (o *Orchestrator) Renormalize(ctx context.Context) (done int, err error) {
 		if len(rows) == 0 {
 			break
 		}
-		err = o.db.Tx(ctx, func(tx *txT) error {
-			for _, row := range rows {
-				data, role, why := o.renormalizeRow(row)
-				if why != "" {
-					o.log.Warn("orchestrator: re-normalize kept old data", "row", row.RowID, "task", row.TaskID,
-						"message", row.MessageID, "format", row.Format, "why", why)
-				}
-				if err := store.RewriteMessage(ctx, tx, row.RowID, data, role, o.version); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := o.rewriteRows(ctx, rows); err != nil {
 			return done, err
 		}
 		after = rows[len(rows)-1].RowID
@@ -58,6 +45,25 @@ func (o *Orchestrator) Renormalize(ctx context.Context) (done int, err error) {
 		o.out.Emit(EventRenormalize, ProgressPayload{Done: done, Total: max(total, done)})
 	}
 	return done, nil
+}
+
+// rewriteRows re-normalizes rows from their raw data and stores them at the
+// current version, in one transaction; a row whose raw data no longer
+// yields its message keeps its data (logged) and only gets the version.
+func (o *Orchestrator) rewriteRows(ctx context.Context, rows []store.StoredMessage) error {
+	return o.db.Tx(ctx, func(tx *txT) error {
+		for _, row := range rows {
+			data, role, why := o.renormalizeRow(row)
+			if why != "" {
+				o.log.Warn("orchestrator: re-normalize kept old data", "row", row.RowID, "task", row.TaskID,
+					"message", row.MessageID, "format", row.Format, "why", why)
+			}
+			if err := store.RewriteMessage(ctx, tx, row.RowID, data, role, o.version); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // renormalizeRow returns the row's new normalized data and role, or nil and
@@ -121,19 +127,7 @@ func (o *Orchestrator) repairBehind(ctx context.Context) (int, error) {
 		if err != nil || len(rows) == 0 {
 			return done, err
 		}
-		err = o.db.Tx(ctx, func(tx *txT) error {
-			for _, row := range rows {
-				data, role, why := o.renormalizeRow(row)
-				if why != "" {
-					o.log.Warn("orchestrator: repair kept the row as it was", "task", row.TaskID, "message", row.MessageID, "why", why)
-				}
-				if err := store.RewriteMessage(ctx, tx, row.RowID, data, role, o.version); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := o.rewriteRows(ctx, rows); err != nil {
 			return done, err
 		}
 		after, done = rows[len(rows)-1].RowID, done+len(rows)
