@@ -33,17 +33,15 @@ const (
 // the single SQLite writer ahead of the agents.
 //
 // The search index is not updated per transaction: the messages written
-// are queued (migration 0110) and indexed in one batch, off the ingest
-// path: when the writer pauses (no round for indexIdleGap) and at least
-// store.SearchLag after the last batch, or, while rounds follow each other
-// without a pause: in a round that found the writer waiting (it has time to
-// spare), a small slice (spareSlice) once the index lags store.SearchLag,
-// so it keeps pace; in a saturated writer's rounds (a flood), once it lags
-// busySearchLag, a slice of spareSlice messages per round (small slices keep each round short) until it
-// caught up. Indexing is the writer's most expensive work per message
-// after the row itself (docs/streaming.md); under load it waits for a pause
-// instead of slowing the frames down, and its batches grow, which costs
-// less per message.
+// are queued (migration 0110) and indexed off the ingest path: whole, when
+// the writer pauses (no round for indexIdleGap) at least store.SearchLag
+// after the last batch; in slices of spareSlice messages, one per round,
+// while rounds follow each other without a pause — once the index lags
+// store.SearchLag if the round found the writer waiting (it has time to
+// spare, so the index keeps pace), or once it lags busySearchLag if the
+// writer is saturated (a flood: the index waits, and small slices keep each
+// catch-up round short). Indexing is the writer's most expensive work per
+// message after the row itself (docs/streaming.md).
 //
 // Lock order: a loop holds its task lock while it waits for its job; the
 // writer takes no task lock, so it never waits on a loop.
