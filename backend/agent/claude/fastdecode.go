@@ -292,3 +292,106 @@ func decodeResult(line []byte, w *wireResult) error {
 	}
 	return nil
 }
+
+// decodeStream fills w from a stream_event line, the most frequent line of
+// a streamed reply, member by member as decodeChat does; it gives what
+// agent.Decode gives (the fuzz test checks it), with the anomalies found.
+func decodeStream(line []byte, w *wireStream) (agent.Anomalies, error) {
+	var anoms agent.Anomalies
+	ok, err := walkObject(line, lenient(&anoms, func(k, v []byte) error {
+		switch string(k) {
+		case "uuid":
+			return str(v, &w.UUID)
+		case "api_message_id":
+			return str(v, &w.APIMessageID)
+		case "parent_tool_use_id":
+			if string(v) == "null" {
+				w.ParentToolUseID = nil
+				return nil
+			}
+			s := ""
+			if err := str(v, &s); err != nil {
+				return err
+			}
+			w.ParentToolUseID = &s
+		case "event":
+			return decodeAPIEvent(v, &w.Event, &anoms)
+		}
+		return nil
+	}))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		*w = wireStream{}
+		return agent.Decode(line, w)
+	}
+	return anoms, nil
+}
+
+// decodeAPIEvent fills e from a stream_event's event object.
+func decodeAPIEvent(b []byte, e *wireAPIEvent, anoms *agent.Anomalies) error {
+	if string(b) == "null" {
+		return nil
+	}
+	ok, err := walkObject(b, lenient(anoms, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			return str(v, &e.Type)
+		case "index":
+			return e.Index.UnmarshalJSON(v)
+		case "content_block":
+			return raw(v, &e.ContentBlock)
+		case "delta":
+			return decodeDelta(v, &e.Delta, anoms)
+		case "message":
+			if string(v) == "null" {
+				e.Message = nil
+				return nil
+			}
+			if e.Message == nil {
+				e.Message = new(wireMessage)
+			}
+			err := decodeMessage(v, e.Message)
+			*anoms = append(*anoms, e.Message.anoms...)
+			*anoms = append(*anoms, e.Message.Content.anoms...)
+			e.Message.anoms = nil
+			return err
+		case "usage":
+			if string(v) == "null" {
+				e.Usage = nil
+				return nil
+			}
+			return json.Unmarshal(v, &e.Usage)
+		}
+		return nil
+	}))
+	if err == nil && !ok {
+		return json.Unmarshal(b, e) // not an object: encoding/json's error
+	}
+	return err
+}
+
+// decodeDelta fills d from an event's delta object.
+func decodeDelta(b []byte, d *wireDelta, anoms *agent.Anomalies) error {
+	if string(b) == "null" {
+		return nil
+	}
+	ok, err := walkObject(b, lenient(anoms, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			return str(v, &d.Type)
+		case "text":
+			return str(v, &d.Text)
+		case "thinking":
+			return str(v, &d.Thinking)
+		case "stop_reason":
+			return raw(v, &d.StopReason)
+		}
+		return nil
+	}))
+	if err == nil && !ok {
+		return json.Unmarshal(b, d)
+	}
+	return err
+}

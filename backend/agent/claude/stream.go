@@ -24,13 +24,16 @@ type wireAPIEvent struct {
 	Index        agent.Int       `json:"index"`
 	Message      *wireMessage    `json:"message"`
 	ContentBlock json.RawMessage `json:"content_block"`
-	Delta        struct {
-		Type       string          `json:"type"`
-		Text       string          `json:"text"`
-		Thinking   string          `json:"thinking"`
-		StopReason json.RawMessage `json:"stop_reason"`
-	} `json:"delta"`
-	Usage *wireUsage `json:"usage"`
+	Delta        wireDelta       `json:"delta"`
+	Usage        *wireUsage      `json:"usage"`
+}
+
+// wireDelta is a content_block_delta's or message_delta's delta.
+type wireDelta struct {
+	Type       string          `json:"type"`
+	Text       string          `json:"text"`
+	Thinking   string          `json:"thinking"`
+	StopReason json.RawMessage `json:"stop_reason"`
 }
 
 // stream handles a stream_event line: a block's start is a new part (the
@@ -39,7 +42,7 @@ type wireAPIEvent struct {
 // complete assistant line that ends each block carries the input.
 func (n *Normalizer) stream(evs []agent.Event, line []byte) []agent.Event {
 	var w wireStream
-	anoms, err := agent.Decode(line, &w)
+	anoms, err := decodeStream(line, &w)
 	if err != nil {
 		return append(evs, malformed(line, err))
 	}
