@@ -140,15 +140,29 @@ func (g *group) dropPending(id string) {
 
 // adoptRaw takes a whole message event's raw data: when it only extends
 // what the message holds, the new frames are appended (stored as one chunk
-// at the group's end); else rawData is rewritten whole.
+// at the group's end, or with the whole when the group rewrites it anyway);
+// else rawData is rewritten whole.
 func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
 	p := g.pendingFor(lm)
 	p.row = true
-	if !p.rewrite && len(lm.raw) > 0 && len(raw) >= len(lm.raw) && bytes.HasPrefix(raw, lm.raw) {
-		lm.raw = append(lm.raw, raw[len(lm.raw):]...)
+	if len(lm.raw) > 0 && len(raw) >= len(lm.raw) && bytes.HasPrefix(raw, lm.raw) {
+		add := raw[len(lm.raw):]
+		lm.raw = append(roomFor(lm.raw, len(add)), add...)
 		return
 	}
 	lm.raw, p.rewrite = bytes.Clone(raw), true
+}
+
+// roomFor returns b with room for n more bytes, doubling its capacity when
+// it grows (append grows a large slice by only 1.25×: a long message's raw
+// data, extended frame by frame, cost several times its size).
+func roomFor(b []byte, n int) []byte {
+	if len(b)+n <= cap(b) {
+		return b
+	}
+	grown := make([]byte, len(b), max(2*cap(b), len(b)+n, 1024))
+	copy(grown, b)
+	return grown
 }
 
 // appendRaw appends a delta's frame to the message's raw data (frames are
@@ -159,6 +173,7 @@ func (g *group) appendRaw(lm *liveMsg, frame []byte) {
 		return
 	}
 	g.pendingFor(lm)
+	lm.raw = roomFor(lm.raw, 1+len(frame))
 	if len(lm.raw) > 0 && lm.raw[len(lm.raw)-1] != '\n' {
 		lm.raw = append(lm.raw, '\n')
 	}

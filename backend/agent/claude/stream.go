@@ -124,6 +124,13 @@ func (n *Normalizer) stream(evs []agent.Event, line []byte) []agent.Event {
 // addLine appends line to the message's raw frames and returns where it
 // starts. Raw slices share this buffer: an emission costs no copy.
 func (a *asmMsg) addLine(line []byte) int {
+	if need := len(a.raw) + 1 + len(line); need > cap(a.raw) {
+		// Doubling: append grows a large slice by only 1.25×, which
+		// allocated ~5× a long message's raw data over its lines.
+		grown := make([]byte, len(a.raw), max(2*cap(a.raw), need, 1024))
+		copy(grown, a.raw)
+		a.raw = grown
+	}
 	if len(a.raw) > 0 {
 		a.raw = append(a.raw, '\n')
 	}
