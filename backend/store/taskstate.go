@@ -204,31 +204,51 @@ func (p *Prepared) Close() error {
 	return errors.Join(errs...)
 }
 
-// In returns a runner that uses the prepared statements inside tx.
-func (p *Prepared) In(tx *sql.Tx) SQLRunner { return preparedTx{p: p, tx: tx} }
+// In returns a runner that uses the prepared statements inside tx (each
+// bound to tx once, at its first use).
+func (p *Prepared) In(tx *sql.Tx) SQLRunner { return &preparedTx{p: p, tx: tx} }
 
 type preparedTx struct {
-	p  *Prepared
-	tx *sql.Tx
+	p     *Prepared
+	tx    *sql.Tx
+	bound map[*sql.Stmt]*sql.Stmt
 }
 
-func (t preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := t.p.stmt(query); st != nil {
-		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+// stmt returns query's prepared statement bound to the transaction, nil
+// when query is not prepared.
+func (t *preparedTx) stmt(ctx context.Context, query string) *sql.Stmt {
+	st := t.p.stmt(query)
+	if st == nil {
+		return nil
+	}
+	if b := t.bound[st]; b != nil {
+		return b
+	}
+	if t.bound == nil {
+		t.bound = map[*sql.Stmt]*sql.Stmt{}
+	}
+	b := t.tx.StmtContext(ctx, st)
+	t.bound[st] = b
+	return b
+}
+
+func (t *preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
 	}
 	return t.tx.ExecContext(ctx, query, args...)
 }
 
-func (t preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := t.p.stmt(query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+func (t *preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
 	}
 	return t.tx.QueryContext(ctx, query, args...)
 }
 
-func (t preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := t.p.stmt(query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+func (t *preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
 	}
 	return t.tx.QueryRowContext(ctx, query, args...)
 }
