@@ -99,20 +99,6 @@ func openJournal(path string) (*journal, error) {
 	return &journal{path: path, f: f, next: 1, first: 1, notify: make(chan struct{}), acks: make(chan struct{}), lastSync: time.Now()}, nil
 }
 
-// append writes one record and returns its sequence.
-func (j *journal) append(kind byte, payload []byte) (uint64, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	seq := j.next
-	if err := j.writeLocked([]pendingRec{{kind: kind, line: payload}}); err != nil {
-		return 0, err
-	}
-	if kind == recExit {
-		j.syncLocked()
-	}
-	return seq, nil
-}
-
 // appendBatch writes recs in one write(2), with consecutive sequences.
 func (j *journal) appendBatch(recs []pendingRec) error {
 	j.mu.Lock()
@@ -259,23 +245,32 @@ func (j *journal) wakeLocked() {
 
 // ack records that an app stored everything up to seq, and rotates the file
 // (truncates it) once everything written was stored and it is over limit.
-func (j *journal) ack(seq uint64, limit int64) {
+// It reports whether the exit record is journaled and acked (the relay's
+// work is done): decided under the lock the exit record is written under,
+// so an ack that arrives as soon as the record could be sent counts.
+func (j *journal) ack(seq uint64, limit int64) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if seq <= j.acked {
-		return
-	}
-	j.acked = min(seq, j.next-1)
-	if j.acked == j.next-1 && j.size > limit && j.exit == nil {
-		if err := j.f.Truncate(0); err == nil {
-			j.size, j.first = 0, j.next
-			j.gen++
-			j.dropTail()
-			j.wakeLocked()
+	if seq > j.acked {
+		j.acked = min(seq, j.next-1)
+		if j.acked == j.next-1 && j.size > limit && j.exit == nil {
+			j.rotateLocked()
 		}
+		close(j.acks)
+		j.acks = make(chan struct{})
 	}
-	close(j.acks)
-	j.acks = make(chan struct{})
+	return j.exit != nil && j.acked >= j.exit.Seq
+}
+
+// rotateLocked truncates the file (everything in it was stored); the
+// sequences go on.
+func (j *journal) rotateLocked() {
+	if err := j.f.Truncate(0); err == nil {
+		j.size, j.first = 0, j.next
+		j.gen++
+		j.dropTail()
+		j.wakeLocked()
+	}
 }
 
 // state is where the journal stands, and a channel closed at the next ack.
@@ -364,17 +359,23 @@ func ReadJournal(path string, from uint64, yield func(Record) error) (*Exit, err
 	}
 }
 
-// appendExit journals the agent's end as the last record.
-func (j *journal) appendExit(ex *Exit) (uint64, error) {
+// appendExit journals the agent's end as the last record (synced). The
+// journal knows its sequence (for ack) from the moment the record can be
+// sent: the app may ack it before this returns.
+func (j *journal) appendExit(ex *Exit) error {
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	ex.Seq = j.next
-	j.exit = ex
-	j.mu.Unlock()
 	b, err := json.Marshal(ex)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	return j.append(recExit, b)
+	j.exit = ex
+	if err := j.writeLocked([]pendingRec{{kind: recExit, line: b}}); err != nil {
+		return err
+	}
+	j.syncLocked()
+	return nil
 }
 
 func (j *journal) firstSeq() uint64 {

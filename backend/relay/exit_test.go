@@ -1,0 +1,54 @@
+package relay
+
+import (
+	"net"
+	"path/filepath"
+	"testing"
+)
+
+// An app that acks the exit record as soon as it reads it (everything
+// before it was stored already) ends the relay, even when the ack arrives
+// before reap has returned from journaling the exit: the journal, not a
+// field reap set afterwards, says which sequence the exit has. Before, such
+// an ack was taken for an ordinary one, the app sent no other (it had
+// acked the end), and the relay outlived its task with its files
+// (TestFloodBoundedAndStoppable/relay: "relays left: … alive true").
+func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
+	j, err := openJournal(filepath.Join(t.TempDir(), "j"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	s := &server{j: j, finish: make(chan string, 4), spec: Spec{RotateBytes: 1 << 20}}
+	relaySide, appSide := net.Pipe()
+	defer appSide.Close()
+	quit := make(chan struct{})
+	defer close(quit)
+	go s.sendJournal(relaySide, 1, true, quit)
+	if err := j.appendBatch([]pendingRec{{kind: recFrame, line: []byte(`{"n":1}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	// reap journals the exit; nothing else of reap runs in this test, as
+	// when the app's ack overtakes it.
+	if err := j.appendExit(&Exit{Stopped: true}); err != nil {
+		t.Fatal(err)
+	}
+	app := &Client{rw: appSide, mr: newMsgReader(appSide)}
+	if m := next(t, app); m.Type != MsgFrame || m.Seq != 1 {
+		t.Fatalf("got %q seq %d, want frame 1", m.Type, m.Seq)
+	}
+	m := next(t, app)
+	var ex Exit
+	if m.Type != MsgExit || m.JSON(&ex) != nil || ex.Seq != 2 {
+		t.Fatalf("got %q %s, want the exit at 2", m.Type, m.Payload)
+	}
+	s.onAck(ex.Seq)
+	select {
+	case why := <-s.finish:
+		if why != finishTaken {
+			t.Fatalf("relay ends for %q", why)
+		}
+	default:
+		t.Fatal("the exit was acked but the relay does not end")
+	}
+}
