@@ -25,14 +25,16 @@ func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
 	quit := make(chan struct{})
 	defer close(quit)
 	go s.sendJournal(relaySide, 1, true, quit)
-	if err := j.appendBatch([]pendingRec{{kind: recFrame, line: []byte(`{"n":1}`)}}); err != nil {
-		t.Fatal(err)
-	}
-	// reap journals the exit; nothing else of reap runs in this test, as
-	// when the app's ack overtakes it.
-	if err := j.appendExit(&Exit{Stopped: true}); err != nil {
-		t.Fatal(err)
-	}
+	written := make(chan error, 1)
+	go func() { // the writer may send to the app itself: net.Pipe has no buffer
+		err := j.appendBatch([]pendingRec{{kind: recFrame, line: []byte(`{"n":1}`)}})
+		if err == nil {
+			// reap journals the exit; nothing else of reap runs in this
+			// test, as when the app's ack overtakes it.
+			err = j.appendExit(&Exit{Stopped: true})
+		}
+		written <- err
+	}()
 	app := &Client{rw: appSide, mr: newMsgReader(appSide)}
 	if m := next(t, app); m.Type != MsgFrame || m.Seq != 1 {
 		t.Fatalf("got %q seq %d, want frame 1", m.Type, m.Seq)
@@ -41,6 +43,9 @@ func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
 	var ex Exit
 	if m.Type != MsgExit || m.JSON(&ex) != nil || ex.Seq != 2 {
 		t.Fatalf("got %q %s, want the exit at 2", m.Type, m.Payload)
+	}
+	if err := <-written; err != nil {
+		t.Fatal(err)
 	}
 	s.onAck(ex.Seq)
 	select {

@@ -70,6 +70,9 @@ type journal struct {
 	// of a slice handed out are never written again while it is pinned.
 	tail, prev tailChunk
 	spare      *memChunk
+	// live is the attached app's connection once its sender caught up:
+	// the writer sends new records to it itself (see liveSink).
+	live *liveSink
 }
 
 // tailChunk holds the journal's bytes [off, off+len(b)), in c's array.
@@ -99,14 +102,22 @@ func openJournal(path string) (*journal, error) {
 	return &journal{path: path, f: f, next: 1, first: 1, notify: make(chan struct{}), acks: make(chan struct{}), lastSync: time.Now()}, nil
 }
 
-// appendBatch writes recs in one write(2), with consecutive sequences.
+// appendBatch writes recs in one write(2), with consecutive sequences, then
+// sends them to the live app, if one is.
 func (j *journal) appendBatch(recs []pendingRec) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.writeLocked(recs)
+	b, sink, err := j.writeLocked(recs)
+	j.mu.Unlock()
+	sink.send(b)
+	return err
 }
 
-func (j *journal) writeLocked(recs []pendingRec) error {
+// writeLocked writes recs and returns their bytes and the live sink they
+// are for (nil: none; its sender reads them from the journal): the caller
+// sends them once it let go of the lock. Only one goroutine writes at a
+// time (the read loop, then reap's exit record), so the bytes stay as
+// they are until it writes again.
+func (j *journal) writeLocked(recs []pendingRec) ([]byte, *liveSink, error) {
 	n := 0
 	for _, r := range recs {
 		n += recHdr + len(r.line)
@@ -116,7 +127,7 @@ func (j *journal) writeLocked(recs []pendingRec) error {
 		buf = appendRecord(buf, r.kind, j.next+uint64(i), r.line)
 	}
 	if _, err := j.f.WriteAt(buf, j.size); err != nil {
-		return fmt.Errorf("relay: journal write: %w", err)
+		return nil, nil, fmt.Errorf("relay: journal write: %w", err)
 	}
 	if kept {
 		j.tail.b = j.tail.b[:len(j.tail.b)+len(buf)]
@@ -130,7 +141,12 @@ func (j *journal) writeLocked(recs []pendingRec) error {
 		j.syncBackground()
 	}
 	j.wakeLocked()
-	return nil
+	sink := j.live
+	if sink == nil || sink.gen != j.gen || sink.off != j.size-int64(len(buf)) {
+		return buf, nil, nil
+	}
+	sink.off = j.size
+	return buf, sink, nil
 }
 
 // reserve returns an empty slice with room for n bytes to be written at
@@ -269,6 +285,9 @@ func (j *journal) rotateLocked() {
 		j.size, j.first = 0, j.next
 		j.gen++
 		j.dropTail()
+		if j.live != nil { // it had everything: the app stored it all
+			j.live.gen, j.live.off = j.gen, 0
+		}
 		j.wakeLocked()
 	}
 }
@@ -364,18 +383,20 @@ func ReadJournal(path string, from uint64, yield func(Record) error) (*Exit, err
 // sent: the app may ack it before this returns.
 func (j *journal) appendExit(ex *Exit) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	ex.Seq = j.next
 	b, err := json.Marshal(ex)
 	if err != nil {
+		j.mu.Unlock()
 		return err
 	}
 	j.exit = ex
-	if err := j.writeLocked([]pendingRec{{kind: recExit, line: b}}); err != nil {
-		return err
+	rec, sink, err := j.writeLocked([]pendingRec{{kind: recExit, line: b}})
+	if err == nil {
+		j.syncLocked()
 	}
-	j.syncLocked()
-	return nil
+	j.mu.Unlock()
+	sink.send(rec)
+	return err
 }
 
 func (j *journal) firstSeq() uint64 {
