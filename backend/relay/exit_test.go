@@ -3,7 +3,9 @@ package relay
 import (
 	"net"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // An app that acks the exit record as soon as it reads it (everything
@@ -56,4 +58,27 @@ func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
 	default:
 		t.Fatal("the exit was acked but the relay does not end")
 	}
+}
+
+// A relay told to end (SIGTERM) while its attached app does not read (its
+// store stuck: the socket full, the read loop blocked sending live records
+// to it) lets the app go after a while and ends, instead of waiting for it.
+func TestRelayEndsWhileAppDoesNotRead(t *testing.T) {
+	_, m := launch(t, fake{lines: 300000}, func(s *Spec) {
+		s.AttachedWindow = 1 << 40 // only the socket holds the read loop back
+		s.WaitDelay = 300 * time.Millisecond
+	})
+	c, err := net.Dial("unix", m.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := WriteJSON(c, MsgHello, Hello{Version: Version, Token: m.Token, From: 1}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the agent floods; nothing is read: the socket fills
+	if err := syscall.Kill(m.RelayPID, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, m.RelayPID)
 }

@@ -88,10 +88,25 @@ func Serve(ctx context.Context, spec Spec, ready func(Meta)) error {
 		}
 	case <-ctx.Done():
 		s.stop(0, "relay ended")
-		<-s.exited
+		s.waitExited()
 	}
 	s.dropClient(nil)
 	return nil
+}
+
+// waitExited waits until the agent's end is journaled. The read loop sends
+// live records to the attached app itself, so an app that does not read
+// (its store stuck) holds up the rest of the agent's output and its end,
+// as a pipe would; a relay told to end lets such an app go after a while
+// (its connection closed: the blocked write fails) rather than wait for it.
+func (s *server) waitExited() {
+	select {
+	case <-s.exited:
+		return
+	case <-time.After(3*s.spec.WaitDelay + time.Second):
+	}
+	s.dropClient(nil)
+	<-s.exited
 }
 
 // Reasons the relay ends.
