@@ -167,11 +167,11 @@ test-agents: deps
 
 ## bench: every Go benchmark (normalizers, orchestrator 20x5000, the relay's cost end to end and of the transport alone)
 bench:
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./backend/...
+	$(GO) test -tags $(TAGS) -p 1 -run '^$$' -bench . -benchmem ./backend/...
 
 ## bench-relay: the relay's cost only: a task end to end (stored and emitted) and the transport alone, each against a direct pipe
 bench-relay:
-	$(GO) test -tags $(TAGS) -run '^$$' -bench 'RelayEndToEnd|RelayVsPipe' -benchtime=1x ./backend/orchestrator/ ./backend/relay/
+	$(GO) test -tags $(TAGS) -p 1 -run '^$$' -bench 'RelayEndToEnd|RelayVsPipe' -benchtime=1x ./backend/orchestrator/ ./backend/relay/
 
 ## bench-startup: the real app against a bare Wails app under Xvfb (time to window, first content, idle PSS)
 BENCH_RUNS ?= 5
