@@ -19,7 +19,7 @@ APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
 
 .PHONY: e2e-first-run screenshots-webkit screenshots-tooltips latency-webkit package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
-        test-frontend e2e test-agents test-remote relay-bins bench golden lint fmt clean bench-startup soak
+        test-frontend e2e test-agents test-remote relay-bins bench bench-relay golden lint fmt clean bench-startup soak
 
 ## run: install what is missing, build, start the app
 run: build
@@ -165,9 +165,13 @@ latency-webkit: deps frontend
 test-agents: deps
 	GO=$(GO) sh backend/e2e/realcli/test-agents.sh
 
-## bench: every Go benchmark (normalizers, orchestrator 20x5000)
+## bench: every Go benchmark (normalizers, orchestrator 20x5000, the relay's cost end to end and of the transport alone)
 bench:
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./backend/...
+	$(GO) test -tags $(TAGS) -p 1 -run '^$$' -bench . -benchmem ./backend/...
+
+## bench-relay: the relay's cost only: a task end to end (stored and emitted) and the transport alone, each against a direct pipe
+bench-relay:
+	$(GO) test -tags $(TAGS) -p 1 -run '^$$' -bench 'RelayEndToEnd|RelayVsPipe' -benchtime=1x ./backend/orchestrator/ ./backend/relay/
 
 ## bench-startup: the real app against a bare Wails app under Xvfb (time to window, first content, idle PSS)
 BENCH_RUNS ?= 5

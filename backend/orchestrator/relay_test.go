@@ -21,7 +21,7 @@ import (
 
 // relayDir is a short directory for relay sockets (a unix socket path has
 // ~107 bytes; t.TempDir() can be long).
-func relayDir(t *testing.T) string {
+func relayDir(t testing.TB) string {
 	d, err := os.MkdirTemp("", "jcr")
 	if err != nil {
 		t.Fatal(err)

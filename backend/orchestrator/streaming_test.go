@@ -355,10 +355,11 @@ func testFloodBoundedAndStoppable(t *testing.T, rdir string) {
 
 // checkNoRelayLeft fails if a relay of rdir still runs or left its files
 // shortly after its task ended (its Exit was acked: it removes them and
-// ends at once). After a flood's Stop the app first stores the frames the
-// relay journaled ahead (at most its 1,024-frame window) before it acks the
-// Exit: on a loaded CI machine (every package's tests at once) that took
-// over 2 s once, hence 5 s.
+// ends at once; Stop returns once every frame before the Exit is stored,
+// and the Exit's ack follows within the ack sender's 2 ms). A relay left
+// alive 2 s after a flood's Stop under a full make test was a relay that
+// missed the Exit's ack (fixed: relay's TestExitAckedAsSoonAsSentEndsRelay);
+// 5 s leave room for a loaded machine.
 func checkNoRelayLeft(t *testing.T, rdir string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)

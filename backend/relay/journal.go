@@ -70,6 +70,9 @@ type journal struct {
 	// of a slice handed out are never written again while it is pinned.
 	tail, prev tailChunk
 	spare      *memChunk
+	// live is the attached app's connection once its sender caught up:
+	// the writer sends new records to it itself (see liveSink).
+	live *liveSink
 }
 
 // tailChunk holds the journal's bytes [off, off+len(b)), in c's array.
@@ -99,28 +102,22 @@ func openJournal(path string) (*journal, error) {
 	return &journal{path: path, f: f, next: 1, first: 1, notify: make(chan struct{}), acks: make(chan struct{}), lastSync: time.Now()}, nil
 }
 
-// append writes one record and returns its sequence.
-func (j *journal) append(kind byte, payload []byte) (uint64, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	seq := j.next
-	if err := j.writeLocked([]pendingRec{{kind: kind, line: payload}}); err != nil {
-		return 0, err
-	}
-	if kind == recExit {
-		j.syncLocked()
-	}
-	return seq, nil
-}
-
-// appendBatch writes recs in one write(2), with consecutive sequences.
+// appendBatch writes recs in one write(2), with consecutive sequences, then
+// sends them to the live app, if one is.
 func (j *journal) appendBatch(recs []pendingRec) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.writeLocked(recs)
+	b, sink, err := j.writeLocked(recs)
+	j.mu.Unlock()
+	sink.send(b)
+	return err
 }
 
-func (j *journal) writeLocked(recs []pendingRec) error {
+// writeLocked writes recs and returns their bytes and the live sink they
+// are for (nil: none; its sender reads them from the journal): the caller
+// sends them once it let go of the lock. Only one goroutine writes at a
+// time (the read loop, then reap's exit record), so the bytes stay as
+// they are until it writes again.
+func (j *journal) writeLocked(recs []pendingRec) ([]byte, *liveSink, error) {
 	n := 0
 	for _, r := range recs {
 		n += recHdr + len(r.line)
@@ -130,7 +127,7 @@ func (j *journal) writeLocked(recs []pendingRec) error {
 		buf = appendRecord(buf, r.kind, j.next+uint64(i), r.line)
 	}
 	if _, err := j.f.WriteAt(buf, j.size); err != nil {
-		return fmt.Errorf("relay: journal write: %w", err)
+		return nil, nil, fmt.Errorf("relay: journal write: %w", err)
 	}
 	if kept {
 		j.tail.b = j.tail.b[:len(j.tail.b)+len(buf)]
@@ -144,7 +141,12 @@ func (j *journal) writeLocked(recs []pendingRec) error {
 		j.syncBackground()
 	}
 	j.wakeLocked()
-	return nil
+	sink := j.live
+	if sink == nil || sink.gen != j.gen || sink.off != j.size-int64(len(buf)) {
+		return buf, nil, nil
+	}
+	sink.off = j.size
+	return buf, sink, nil
 }
 
 // reserve returns an empty slice with room for n bytes to be written at
@@ -259,23 +261,35 @@ func (j *journal) wakeLocked() {
 
 // ack records that an app stored everything up to seq, and rotates the file
 // (truncates it) once everything written was stored and it is over limit.
-func (j *journal) ack(seq uint64, limit int64) {
+// It reports whether the exit record is journaled and acked (the relay's
+// work is done): decided under the lock the exit record is written under,
+// so an ack that arrives as soon as the record could be sent counts.
+func (j *journal) ack(seq uint64, limit int64) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if seq <= j.acked {
-		return
-	}
-	j.acked = min(seq, j.next-1)
-	if j.acked == j.next-1 && j.size > limit && j.exit == nil {
-		if err := j.f.Truncate(0); err == nil {
-			j.size, j.first = 0, j.next
-			j.gen++
-			j.dropTail()
-			j.wakeLocked()
+	if seq > j.acked {
+		j.acked = min(seq, j.next-1)
+		if j.acked == j.next-1 && j.size > limit && j.exit == nil {
+			j.rotateLocked()
 		}
+		close(j.acks)
+		j.acks = make(chan struct{})
 	}
-	close(j.acks)
-	j.acks = make(chan struct{})
+	return j.exit != nil && j.acked >= j.exit.Seq
+}
+
+// rotateLocked truncates the file (everything in it was stored); the
+// sequences go on.
+func (j *journal) rotateLocked() {
+	if err := j.f.Truncate(0); err == nil {
+		j.size, j.first = 0, j.next
+		j.gen++
+		j.dropTail()
+		if j.live != nil { // it had everything: the app stored it all
+			j.live.gen, j.live.off = j.gen, 0
+		}
+		j.wakeLocked()
+	}
 }
 
 // state is where the journal stands, and a channel closed at the next ack.
@@ -364,17 +378,25 @@ func ReadJournal(path string, from uint64, yield func(Record) error) (*Exit, err
 	}
 }
 
-// appendExit journals the agent's end as the last record.
-func (j *journal) appendExit(ex *Exit) (uint64, error) {
+// appendExit journals the agent's end as the last record (synced). The
+// journal knows its sequence (for ack) from the moment the record can be
+// sent: the app may ack it before this returns.
+func (j *journal) appendExit(ex *Exit) error {
 	j.mu.Lock()
 	ex.Seq = j.next
-	j.exit = ex
-	j.mu.Unlock()
 	b, err := json.Marshal(ex)
 	if err != nil {
-		return 0, err
+		j.mu.Unlock()
+		return err
 	}
-	return j.append(recExit, b)
+	j.exit = ex
+	rec, sink, err := j.writeLocked([]pendingRec{{kind: recExit, line: b}})
+	if err == nil {
+		j.syncLocked()
+	}
+	j.mu.Unlock()
+	sink.send(rec)
+	return err
 }
 
 func (j *journal) firstSeq() uint64 {

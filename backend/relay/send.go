@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"net"
+	"sync"
 )
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
@@ -29,6 +30,7 @@ func (s *server) sendJournal(c net.Conn, from uint64, records bool, quit <-chan 
 	}
 	jr := chunkReader{f: s.j.f, j: s.j}
 	defer jr.release()
+	sink := &liveSink{c: c, failed: make(chan struct{})}
 	var off int64
 	gen := -1
 	for {
@@ -43,6 +45,11 @@ func (s *server) sendJournal(c net.Conn, from uint64, records bool, quit <-chan 
 		jr.gen = g
 		if off >= size {
 			if out.flush() != nil {
+				return
+			}
+			if records && s.j.goLive(sink, g, off, from) {
+				jr.release() // the writer sends from here on: no view to keep
+				waitLive(s.j, sink, quit)
 				return
 			}
 			select {
@@ -78,6 +85,74 @@ func (s *server) sendJournal(c net.Conn, from uint64, records bool, quit <-chan 
 
 // maxRun bounds one Records message (a longer record goes alone).
 const maxRun = 4 << 20
+
+// liveSink is an app's connection (protocol 2) whose sender caught up with
+// the journal and handed over: the journal's writer (the read loop) sends
+// each batch it journals itself, one writev(2) right after the write,
+// instead of waking the sender for it (a hand-over between goroutines,
+// often threads, per batch). gen and off (under journal.mu) are where the
+// app stands: a batch goes to the sink only if it starts there.
+type liveSink struct {
+	c      net.Conn
+	gen    int
+	off    int64
+	failed chan struct{} // closed when a write failed (the connection is done)
+	once   sync.Once
+}
+
+// send writes the records b (whole, as journaled) to the app as Records
+// messages of at most maxRun bytes (a longer record alone). A nil sink
+// sends nothing.
+func (k *liveSink) send(b []byte) {
+	if k == nil {
+		return
+	}
+	for len(b) > 0 {
+		n := 0
+		for n < len(b) {
+			m := recHdr + int(binary.BigEndian.Uint32(b[n:n+4]))
+			if n > 0 && n+m > maxRun {
+				break
+			}
+			n += m
+		}
+		run := recordSender{c: k.c, run: b[:n]}
+		if run.flushRun() != nil {
+			k.once.Do(func() { close(k.failed) })
+			return
+		}
+		b = b[n:]
+	}
+}
+
+// goLive hands the app's connection to the writer if the sender stands at
+// the journal's end (gen, off) and the next record is one the app asked
+// for (from on): from then on every batch goes to it.
+func (j *journal) goLive(k *liveSink, gen int, off int64, from uint64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if gen != j.gen || off != j.size || j.next < from {
+		return false
+	}
+	k.gen, k.off = gen, off
+	j.live = k
+	return true
+}
+
+// waitLive waits until the connection ends (quit) or a write to it failed,
+// then takes the sink back from the writer (a write under way fails on
+// the closed connection).
+func waitLive(j *journal, k *liveSink, quit <-chan struct{}) {
+	select {
+	case <-quit:
+	case <-k.failed:
+	}
+	j.mu.Lock()
+	if j.live == k {
+		j.live = nil
+	}
+	j.mu.Unlock()
+}
 
 // recordSender writes records to an app: runs of raw records as Records
 // messages (bw nil), or one message each through bw.

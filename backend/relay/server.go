@@ -35,7 +35,6 @@ type server struct {
 	lastActive time.Time
 	stopping   bool
 	stopReason string
-	exitSeq    uint64 // set once the exit record is written
 
 	exited   chan struct{} // agent reaped and exit journaled
 	readStop chan struct{} // the agent's stdout is closed: stop waiting for room
@@ -89,10 +88,25 @@ func Serve(ctx context.Context, spec Spec, ready func(Meta)) error {
 		}
 	case <-ctx.Done():
 		s.stop(0, "relay ended")
-		<-s.exited
+		s.waitExited()
 	}
 	s.dropClient(nil)
 	return nil
+}
+
+// waitExited waits until the agent's end is journaled. The read loop sends
+// live records to the attached app itself, so an app that does not read
+// (its store stuck) holds up the rest of the agent's output and its end,
+// as a pipe would; a relay told to end lets such an app go after a while
+// (its connection closed: the blocked write fails) rather than wait for it.
+func (s *server) waitExited() {
+	select {
+	case <-s.exited:
+		return
+	case <-time.After(3*s.spec.WaitDelay + time.Second):
+	}
+	s.dropClient(nil)
+	<-s.exited
 }
 
 // Reasons the relay ends.
@@ -208,14 +222,10 @@ func (s *server) reap(outR *os.File, readDone chan struct{}) {
 	s.mu.Lock()
 	ex.Stopped, ex.Reason = s.stopping, s.stopReason
 	s.mu.Unlock()
-	seq, jerr := s.j.appendExit(&ex)
-	if jerr != nil {
+	if jerr := s.j.appendExit(&ex); jerr != nil {
 		s.errT.Write([]byte(jerr.Error() + "\n"))
 	}
-	s.mu.Lock()
-	s.exitSeq = seq
-	s.lastActive = time.Now()
-	s.mu.Unlock()
+	s.touch()
 	close(s.exited)
 }
 
@@ -400,12 +410,12 @@ func (s *server) commands(mr *msgReader) {
 	}
 }
 
+// onAck takes an app's ack; once it covers the exit record the relay's
+// work is done. The journal decides that: the app may ack the exit before
+// reap has returned from journaling it (a relay that missed such an ack
+// waited for another that never came, and outlived its task).
 func (s *server) onAck(seq uint64) {
-	s.j.ack(seq, s.spec.RotateBytes)
-	s.mu.Lock()
-	taken := s.exitSeq != 0 && seq >= s.exitSeq
-	s.mu.Unlock()
-	if taken {
+	if s.j.ack(seq, s.spec.RotateBytes) {
 		select {
 		case s.finish <- finishTaken:
 		default:

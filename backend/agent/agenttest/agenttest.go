@@ -47,6 +47,10 @@
 //	                              possible (cycling assistant text, assistant
 //	                              Bash tool_use, user tool_result; ~300 bytes
 //	                              each), then a result: for benchmarks
+//	FAKE_CLAUDE_STAMP=1           with FAKE_CLAUDE_REPEAT (synthetic shape): each
+//	                              text line says "Step i at t=N", N its write
+//	                              time in Unix nanoseconds (19 digits), for
+//	                              stdout-to-emit latency across processes
 //	FAKE_CLAUDE_REPEAT_SHAPE=recorded  with FAKE_CLAUDE_REPEAT: the N lines
 //	                              cycle through a real recorded turn streamed
 //	                              with partial messages (stream_event deltas,

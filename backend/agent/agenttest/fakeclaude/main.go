@@ -27,6 +27,7 @@ type config struct {
 	hang       bool
 	repeat     int
 	shape      string // FAKE_CLAUDE_REPEAT_SHAPE
+	stamp      bool   // FAKE_CLAUDE_STAMP: repeat text lines carry their write time
 	spawnChild bool
 	stubborn   bool
 	argsFile   string
@@ -41,6 +42,7 @@ func main() {
 		stubborn:   os.Getenv("FAKE_CLAUDE_STUBBORN") == "1",
 		argsFile:   os.Getenv("FAKE_CLAUDE_ARGS_FILE"),
 		mcp:        os.Getenv("FAKE_CLAUDE_MCP_PROGRESS"),
+		stamp:      os.Getenv("FAKE_CLAUDE_STAMP") == "1",
 	}
 	cfg.crashAfter, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_CRASH_AFTER"))
 	cfg.repeat, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_REPEAT"))
@@ -243,6 +245,9 @@ func (f *fake) exit() {
 // flushed together (the reader sees the same lines, in bigger reads);
 // everything else is flushed immediately.
 func (f *fake) emit(line []byte) {
+	if f.cfg.stamp {
+		stampLine(line)
+	}
 	if f.outLog != nil { // its own record of what it wrote (relay tests compare it with what was stored)
 		f.outLog.Write(append(line[:len(line):len(line)], '\n'))
 	}
@@ -256,6 +261,18 @@ func (f *fake) emit(line []byte) {
 	}
 	if len(f.queue) == 0 || f.waitingReq != "" || f.cfg.lineDelay > 0 || f.hanging {
 		f.out.Flush()
+	}
+}
+
+// stampPlaceholder is where a repeat text line gets its write time
+// (FAKE_CLAUDE_STAMP): "t=" and 19 digits of Unix nanoseconds.
+const stampPlaceholder = "t=0000000000000000000"
+
+// stampLine writes the time now into line's placeholder, if it has one.
+func stampLine(line []byte) {
+	if i := bytes.Index(line, []byte(stampPlaceholder)); i >= 0 {
+		ns := strconv.FormatInt(time.Now().UnixNano(), 10)
+		copy(line[i+len(stampPlaceholder)-len(ns):], ns)
 	}
 }
 
@@ -465,6 +482,10 @@ func (f *fake) repeatTurn(n int) [][]byte {
 	out := make([][]byte, 0, n+2)
 	out = append(out, f.initLine())
 	sess, _ := json.Marshal(f.session)
+	stamp := ""
+	if f.cfg.stamp {
+		stamp = " at " + stampPlaceholder
+	}
 	// Formatted, not marshaled: the fake must stay much faster than the
 	// host it benchmarks.
 	for i := 0; i < n; i++ {
@@ -473,8 +494,8 @@ func (f *fake) repeatTurn(n int) [][]byte {
 		var b []byte
 		switch i % 3 {
 		case 0:
-			b = fmt.Appendf(nil, `{"type":"assistant","message":{"id":%q,"type":"message","role":"assistant","model":"claude-fake","content":[{"type":"text","text":"Step %d: looking at the files."}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":%s,"uuid":%q}`,
-				id, i, sess, f.uuid())
+			b = fmt.Appendf(nil, `{"type":"assistant","message":{"id":%q,"type":"message","role":"assistant","model":"claude-fake","content":[{"type":"text","text":"Step %d%s: looking at the files."}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":%s,"uuid":%q}`,
+				id, i, stamp, sess, f.uuid())
 		case 1:
 			b = fmt.Appendf(nil, `{"type":"assistant","message":{"id":%q,"type":"message","role":"assistant","model":"claude-fake","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls","description":"List files"}}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":%s,"uuid":%q}`,
 				id, tool, sess, f.uuid())

@@ -1,0 +1,84 @@
+package relay
+
+import (
+	"net"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// An app that acks the exit record as soon as it reads it (everything
+// before it was stored already) ends the relay, even when the ack arrives
+// before reap has returned from journaling the exit: the journal, not a
+// field reap set afterwards, says which sequence the exit has. Before, such
+// an ack was taken for an ordinary one, the app sent no other (it had
+// acked the end), and the relay outlived its task with its files
+// (TestFloodBoundedAndStoppable/relay: "relays left: … alive true").
+func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
+	j, err := openJournal(filepath.Join(t.TempDir(), "j"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	s := &server{j: j, finish: make(chan string, 4), spec: Spec{RotateBytes: 1 << 20}}
+	relaySide, appSide := net.Pipe()
+	defer appSide.Close()
+	quit := make(chan struct{})
+	defer close(quit)
+	go s.sendJournal(relaySide, 1, true, quit)
+	written := make(chan error, 1)
+	go func() { // the writer may send to the app itself: net.Pipe has no buffer
+		err := j.appendBatch([]pendingRec{{kind: recFrame, line: []byte(`{"n":1}`)}})
+		if err == nil {
+			// reap journals the exit; nothing else of reap runs in this
+			// test, as when the app's ack overtakes it.
+			err = j.appendExit(&Exit{Stopped: true})
+		}
+		written <- err
+	}()
+	app := &Client{rw: appSide, mr: newMsgReader(appSide)}
+	if m := next(t, app); m.Type != MsgFrame || m.Seq != 1 {
+		t.Fatalf("got %q seq %d, want frame 1", m.Type, m.Seq)
+	}
+	m := next(t, app)
+	var ex Exit
+	if m.Type != MsgExit || m.JSON(&ex) != nil || ex.Seq != 2 {
+		t.Fatalf("got %q %s, want the exit at 2", m.Type, m.Payload)
+	}
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+	s.onAck(ex.Seq)
+	select {
+	case why := <-s.finish:
+		if why != finishTaken {
+			t.Fatalf("relay ends for %q", why)
+		}
+	default:
+		t.Fatal("the exit was acked but the relay does not end")
+	}
+}
+
+// A relay told to end (SIGTERM) while its attached app does not read (its
+// store stuck: the socket full, the read loop blocked sending live records
+// to it) lets the app go after a while and ends, instead of waiting for it.
+func TestRelayEndsWhileAppDoesNotRead(t *testing.T) {
+	_, m := launch(t, fake{lines: 300000}, func(s *Spec) {
+		s.AttachedWindow = 1 << 40 // only the socket holds the read loop back
+		s.WaitDelay = 300 * time.Millisecond
+	})
+	c, err := net.Dial("unix", m.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := WriteJSON(c, MsgHello, Hello{Version: Version, Token: m.Token, From: 1}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the agent floods; nothing is read: the socket fills
+	if err := syscall.Kill(m.RelayPID, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, m.RelayPID)
+}
