@@ -165,6 +165,25 @@ type HostNet interface {
 	DialHost(ctx context.Context, port int) (net.Conn, error)
 }
 
+// HostRelays is a host's transport that can attach to a relay a previous
+// app left there (OpenCode's server, kept at quit or left by a crash).
+type HostRelays interface {
+	// AdoptRelay attaches to the relay id on the host, from its journal's
+	// first frame; ok false when the host has no such relay. An error:
+	// the host could not be asked (unreachable, ssh failing).
+	AdoptRelay(ctx context.Context, id string) (r Remote, ok bool, err error)
+}
+
+// HostServerKeeper is an optional ability of a Backend whose sessions on
+// a host share a server there (OpenCode's): AdoptHostServer attaches to
+// the server a previous app left on t's host (kept at quit, or left by a
+// crash) and reports whether one is in use there, so that its sessions can
+// be continued (Start with WithAdopting); an error means the host could
+// not be asked (the caller asks again later).
+type HostServerKeeper interface {
+	AdoptHostServer(ctx context.Context, t Transport) (bool, error)
+}
+
 // remoteState is a Process's side of a Remote.
 type remoteState struct {
 	r       Remote
@@ -385,6 +404,14 @@ type ServerKeeper interface {
 
 // Relayed reports whether the process runs behind a relay.
 func (p *Process) Relayed() bool { return p.rs != nil }
+
+// RelayID names the process's relay ("" for a direct child).
+func (p *Process) RelayID() string {
+	if p.rs == nil {
+		return ""
+	}
+	return p.rs.r.ID()
+}
 
 // Detach leaves a relayed process running and closes the link (quit with
 // "keep"); for a direct child it is Stop.

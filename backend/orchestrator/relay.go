@@ -250,7 +250,7 @@ func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]boo
 	for _, t := range tasks {
 		if adopted[t.ID] || t.SessionID == "" || !servers[string(t.AgentBackend)] ||
 			t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept || o.onHost(ctx, t) {
-			continue // (a host's server is not kept: its sessions are not adopted)
+			continue // (a host's server and its sessions: adoptHostSession)
 		}
 		if err := o.adoptSession(ctx, t); err != nil {
 			o.log.Warn("orchestrator: adopt session", "task", t.ID, "err", err)
@@ -299,8 +299,8 @@ func (o *Orchestrator) keepServers(ctx context.Context) {
 	o.mu.Lock()
 	keep := o.opt.KeepOnQuit
 	o.mu.Unlock()
-	names, ok := o.backends.(interface{ Names() []string }) // the app's registry
-	if !keep || o.opt.Relays == nil || !ok {
+	names, ok := o.backends.(interface{ Names() []string })        // the app's registry
+	if !keep || o.opt.Relays == nil && o.opt.Hosts == nil || !ok { // (a host's server is behind a relay there)
 		return
 	}
 	for _, name := range names.Names() {
