@@ -129,7 +129,9 @@ func run() int {
 	if sshErr == nil && sshPool != nil {
 		defer sshPool.Close()
 		if db != nil {
-			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, DB: db})
+			gits := &remote.ProjectGits{Pool: sshPool, DB: db, Log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+			workspaces.SetRemote(gits)
+			go gits.RunRemovals(ctx) // worktrees of tasks deleted while their host was away
 			hostTasks = &remote.Tasks{Pool: sshPool, DB: db, Stops: remote.StoredStops(db)}
 		}
 	}
