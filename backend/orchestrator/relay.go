@@ -299,8 +299,9 @@ func (o *Orchestrator) keepServers(ctx context.Context) {
 	o.mu.Lock()
 	keep := o.opt.KeepOnQuit
 	o.mu.Unlock()
-	names, ok := o.backends.(interface{ Names() []string })        // the app's registry
-	if !keep || o.opt.Relays == nil && o.opt.Hosts == nil || !ok { // (a host's server is behind a relay there)
+	names, ok := o.backends.(interface{ Names() []string }) // the app's registry
+	// (a host's server runs behind a relay there, whatever Relays says)
+	if !keep || o.opt.Relays == nil && o.opt.Hosts == nil || !ok {
 		return
 	}
 	for _, name := range names.Names() {

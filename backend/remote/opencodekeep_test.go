@@ -306,3 +306,49 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// The app quits with "keep" while an OpenCode turn on the host waits for a
+// permission, then the host goes away: the next app's start interrupts
+// nothing, the task shows "host unreachable since …" while the host is
+// asked again; once it answers, the server is adopted from its record,
+// the session continues and the turn completes on the same server.
+func TestRemoteOpenCodeHostUnreachableAtStart(t *testing.T) {
+	e := newHostEnv(t)
+	e.retry = orchestrator.HostRetry{Min: 200 * time.Millisecond, Max: time.Second, For: 5 * time.Minute}
+	oc := newOCHost(t, e)
+	ctx := context.Background()
+	pool1 := appPool(t, e, "a1")
+	o1, reg1 := oc.app(t, e, pool1, true, 100*time.Millisecond)
+	id := e.startTaskWith(t, o1, agent.BackendOpenCode, "touch a file")
+	waitTask(t, e.db, id, "the first permission", func(tr store.TaskRun) bool { return tr.Status == store.StatusWaiting })
+	must(t, o1.Close(ctx))
+	must(t, reg1.Dispose(ctx))
+	pool1.Close()
+	pids := hostPIDs(t, oc.pidfile)
+	checkServerRecorded(t, e, oc, pids)
+	l := killSSH(t, e.srv) // the host goes away
+
+	o2, reg2 := oc.app(t, e, e.pool, false, 100*time.Millisecond)
+	t.Cleanup(func() { _ = o2.Close(ctx); _ = reg2.Dispose(ctx) })
+	if n, err := o2.Recover(ctx); err != nil || n != 0 {
+		t.Fatalf("Recover = %d, %v; want no task interrupted", n, err)
+	}
+	tr := waitTask(t, e.db, id, "host unreachable", func(tr store.TaskRun) bool {
+		return strings.HasPrefix(tr.StatusReason, "host unreachable since ")
+	})
+	if tr.Status != store.StatusRunning && tr.Status != store.StatusWaiting {
+		t.Fatalf("while the host is away: %s %q", tr.Status, tr.StatusReason)
+	}
+	time.Sleep(2 * time.Second) // a few retries while the host is away
+	must(t, syscall.Kill(l, syscall.SIGCONT))
+	waitTask(t, e.db, id, "adopted once the host is back", func(tr store.TaskRun) bool {
+		return !strings.HasPrefix(tr.StatusReason, "host unreachable since ")
+	})
+	if n := answerTurn(t, e, o2, id); n != 2 {
+		t.Fatalf("answered %d permissions, the script asks 2", n)
+	}
+	if again := hostPIDs(t, oc.pidfile); len(again) != 2 {
+		t.Fatalf("a second server was started: %v", again)
+	}
+	quitStopLeavesNothing(t, e, oc, o2, reg2)
+}
