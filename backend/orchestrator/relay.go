@@ -148,6 +148,13 @@ func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
 		return false
 	}
 	unlock := o.lock(r.taskID)
+	if r.serverHost != "" && r.idle {
+		// An idle session on a host's shared server: nothing to continue
+		// (its server is kept only for tasks at work); a follow-up
+		// resumes it on the next app's server.
+		unlock()
+		return false
+	}
 	r.stopReason = ReasonKept
 	unlock()
 	did, err := d.Detach(ctx)

@@ -352,3 +352,43 @@ func TestRemoteOpenCodeHostUnreachableAtStart(t *testing.T) {
 	}
 	quitStopLeavesNothing(t, e, oc, o2, reg2)
 }
+
+// The app quits with "keep" while its OpenCode task on the host is idle
+// (its turn completed): nothing is to be continued, so the host's server
+// is stopped — its exit acknowledged before the app's connections close
+// right after: no relay left waiting there — and its record removed; the
+// task stays completed (a follow-up resumes its session on the next app's
+// server: the real CLI keeps sessions on the host's disk, the fake does
+// not).
+func TestRemoteOpenCodeIdleServerNotKept(t *testing.T) {
+	e := newHostEnv(t)
+	oc := newOCHost(t, e)
+	ctx := context.Background()
+	pool1 := appPool(t, e, "a1")
+	o1, reg1 := oc.app(t, e, pool1, true, 100*time.Millisecond)
+	id := e.startTaskWith(t, o1, agent.BackendOpenCode, "touch a file")
+	if n := answerTurn(t, e, o1, id); n != 2 {
+		t.Fatalf("answered %d permissions, the script asks 2", n)
+	}
+	must(t, o1.Close(ctx))
+	must(t, reg1.Dispose(ctx))
+	pool1.Close() // at once, as the app's exit does
+	if left := e.srv.WaitNoRemoteProcesses(ctx, 10*time.Second); len(left) > 0 {
+		m, _ := filepath.Glob(filepath.Join(e.srv.Home, ".cache", "jean-claude", "relays", "*.json"))
+		var metas []string
+		for _, f := range m {
+			b, _ := os.ReadFile(f)
+			metas = append(metas, string(b))
+		}
+		t.Fatalf("processes left on the host after quitting with an idle task: %v\nrelays: %v", left, metas)
+	}
+	if m, _ := filepath.Glob(filepath.Join(e.srv.Home, ".cache", "jean-claude", "relays", "*")); len(m) > 0 {
+		t.Fatalf("relay files left: %v", m)
+	}
+	if r, _ := filepath.Glob(filepath.Join(oc.records, "*")); len(r) > 0 {
+		t.Fatalf("records left: %v", r)
+	}
+	if tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true }); tr.Status != store.StatusCompleted {
+		t.Fatalf("after quit-keep: %s %q", tr.Status, tr.StatusReason)
+	}
+}

@@ -280,7 +280,14 @@ func killGroup(p *process) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = p.ap.Stop(ctx, 0)
+	if p.ap.Stop(ctx, 0) == nil {
+		// Behind a relay: its exit acknowledged before the app may close
+		// the connection (else the relay waits for an app with its files).
+		select {
+		case <-p.ap.AcksDone():
+		case <-time.After(5 * time.Second):
+		}
+	}
 }
 
 // dispose stops the server for good.
