@@ -100,18 +100,42 @@ func TestRealCodexOnHost(t *testing.T) {
 func TestRealCodexACPOnHost(t *testing.T) {
 	e, answer := codexOnHost(t, "codex-acp")
 	name := agent.BackendType("acp.openai.codex")
-	var b agent.Backend
-	for _, c := range acp.Presets() {
-		if c.Name == name {
-			c.Command = "/nowhere/codex-acp"
-			var err error
-			b, err = acp.New(c)
-			must(t, err)
-		}
-	}
-	if b == nil {
-		t.Fatalf("no ACP preset %s", name)
-	}
+	b := acpPreset(t, name, "/nowhere/codex-acp")
 	e.reg.Register(withEnv{b, map[string]string{"OPENAI_API_KEY": e.secret, "RUST_LOG": "warn"}})
 	realTurnOnHost(t, e, name, answer)
+}
+
+// The real claude-code-acp (the "Claude Code (ACP)" preset) runs a text
+// turn on the host, its model server and API key in the agent's
+// environment.
+func TestRealClaudeCodeACPOnHost(t *testing.T) {
+	dir := os.Getenv("JC_REALCLI_BIN")
+	if dir == "" {
+		t.Skip("SKIPPED: set JC_REALCLI_BIN to the real agent CLIs' folder (backend/e2e/realcli/test-agents.sh)")
+	}
+	const answer = "Plain answer: hello from the fake model on the host."
+	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"text": {{Text: answer}}}})
+	must(t, err)
+	t.Cleanup(func() { model.Close() })
+	e := newHostEnv(t)
+	installOnHost(t, e.srv, filepath.Join(dir, "claude-code-acp"))
+	name := agent.BackendType("acp.anthropic.claude-code")
+	e.reg.Register(withEnv{acpPreset(t, name, "/nowhere/claude-code-acp"), map[string]string{
+		"ANTHROPIC_BASE_URL": model.URL(), "ANTHROPIC_API_KEY": e.secret, "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
+		"DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_MAX_RETRIES": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"}})
+	realTurnOnHost(t, e, name, answer)
+}
+
+// acpPreset is the app's ACP preset name, run as command.
+func acpPreset(t *testing.T, name agent.BackendType, command string) agent.Backend {
+	for _, c := range acp.Presets() {
+		if c.Name == name {
+			c.Command = command
+			b, err := acp.New(c)
+			must(t, err)
+			return b
+		}
+	}
+	t.Fatalf("no ACP preset %s", name)
+	return nil
 }
