@@ -1,14 +1,15 @@
 package remote_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,9 +19,11 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/remote"
 	"github.com/jean-claude/jean-claude/backend/remote/sshdtest"
 	"github.com/jean-claude/jean-claude/backend/store"
+	"github.com/jean-claude/jean-claude/backend/workspace"
 )
 
 // ocHost is the fake `opencode serve` installed on the host, and where
@@ -190,41 +193,28 @@ func TestRemoteOpenCodeKeptAtQuitAdoptedAtStart(t *testing.T) {
 	quitStopLeavesNothing(t, e, oc, o2, reg2)
 }
 
-// The app "crashes" while an OpenCode turn on the host waits for a
-// permission: its ssh connections go (its pool closed, every ssh process
-// killed) and it never reconnects (its event stream would wait an hour);
-// the database stays as the crash left it. The server runs on on the
-// host; the next app adopts it at start from the record, the session
-// catches up (the pending permission), the turn completes on the same
-// server; quit with "stop" leaves nothing there.
+// The app crashes (kill -9 of a child process running it) while an
+// OpenCode turn on the host waits for a permission; its ssh processes
+// are killed too (its master ends with it). The server runs on on the
+// host; while no app is there the first permission is answered by another
+// client of the server and the turn asks the second. The next app adopts
+// the server at start from the record, the session catches up: the
+// permission asked meanwhile is shown and answered, the turn completes on
+// the same server; quit "stop" leaves nothing there.
 func TestRemoteOpenCodeServerAdoptedAfterCrash(t *testing.T) {
 	e := newHostEnv(t)
 	oc := newOCHost(t, e)
 	ctx := context.Background()
-	pool1 := appPool(t, e, "a1")
-	o1, reg1 := oc.app(t, e, pool1, false, time.Hour)
-	t.Cleanup(func() { _ = o1.Close(ctx); _ = reg1.Dispose(ctx) })
-	id := e.startTaskWith(t, o1, agent.BackendOpenCode, "touch a file")
-	before := waitTask(t, e.db, id, "the first permission", func(tr store.TaskRun) bool { return tr.Status == store.StatusWaiting })
-	reqs, err := o1.PendingRequests(ctx, id)
+	tk, err := store.CreateTask(ctx, e.db.W, store.NewTask{ProjectID: e.projectID, Name: "remote work", Prompt: "touch a file",
+		AgentBackend: agent.BackendOpenCode, InteractionMode: "ask"})
 	must(t, err)
-	if len(reqs) != 1 {
-		t.Fatalf("pending before the crash: %+v", reqs)
-	}
-	first := reqs[0].RequestID
+	id := tk.ID
+	first := crashChildApp(t, e, oc, id)
 	t.Logf("first: %s", first)
-	time.Sleep(300 * time.Millisecond)
-	pool1.Close()
-	for _, p := range sshdtest.LocalProcessesMatching(filepath.Join(e.srv.ControlDir, "a1")) {
-		var pid int
-		if _, err := fmt.Sscan(p, &pid); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
 	time.Sleep(500 * time.Millisecond)
-	must(t, e.db.Tx(ctx, func(tx *sql.Tx) error {
-		return store.SetTaskStatus(ctx, tx, id, before.Status, before.StatusReason, store.Now())
-	}))
+	if tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true }); tr.Status != store.StatusWaiting {
+		t.Fatalf("as the crash left it: %s %q", tr.Status, tr.StatusReason)
+	}
 	pids := hostPIDs(t, oc.pidfile)
 	checkServerRecorded(t, e, oc, pids)
 	// While no app is there the turn goes on: the first permission is
@@ -390,5 +380,83 @@ func TestRemoteOpenCodeIdleServerNotKept(t *testing.T) {
 	}
 	if tr := waitTask(t, e.db, id, "", func(store.TaskRun) bool { return true }); tr.Status != store.StatusCompleted {
 		t.Fatalf("after quit-keep: %s %q", tr.Status, tr.StatusReason)
+	}
+}
+
+func init() { remote.ChildApp = childOpenCodeApp }
+
+// crashChildApp runs task id in an app of its own (a child process: this
+// test binary, childOpenCodeApp), kills it with SIGKILL once the task waits
+// for its first permission, and kills what it left here (its ssh
+// processes); it returns the pending permission's id.
+func crashChildApp(t *testing.T, e *remoteEnv, oc ocHost, id string) string {
+	control := filepath.Join(e.srv.ControlDir, "a1")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "JC_CHILD_APP=1", "CHILD_DB="+e.db.Path, "CHILD_SSH_CONFIG="+e.srv.ConfigFile,
+		"CHILD_CONTROL_DIR="+control, "CHILD_TASK="+id, "CHILD_OC_FAKE="+oc.fake, "CHILD_OC_SCRIPT="+oc.script,
+		"CHILD_OC_PIDFILE="+oc.pidfile, "CHILD_RECORDS="+oc.records, "CHILD_GIT_ENV="+strings.Join(e.gitEnv, "\n"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	sc := bufio.NewScanner(out)
+	var first string
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
+			first = v
+			break
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if first == "" {
+		t.Fatalf("child app: no READY\n%s", stderr.String())
+	}
+	for _, p := range sshdtest.LocalProcessesMatching(control) {
+		var pid int
+		if _, err := fmt.Sscan(p, &pid); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	return first
+}
+
+// childOpenCodeApp is the app crashChildApp kills: its own ssh pool and
+// orchestrator over the test's database, the fake OpenCode on the host,
+// its host servers recorded in CHILD_RECORDS; it starts CHILD_TASK and
+// says "READY <request id>" once the task waits for a permission.
+func childOpenCodeApp() int {
+	ctx := context.Background()
+	fail := func(err error) int { fmt.Println("ERR", err); return 1 }
+	db, err := store.Open(ctx, os.Getenv("CHILD_DB"), store.Options{})
+	if err != nil {
+		return fail(err)
+	}
+	pool, err := remote.NewPool(remote.Options{ConfigFile: os.Getenv("CHILD_SSH_CONFIG"), ControlDir: os.Getenv("CHILD_CONTROL_DIR"),
+		ConnectTimeout: time.Second})
+	if err != nil {
+		return fail(err)
+	}
+	ws := workspace.New(db, nil, nil)
+	ws.SetRemote(&remote.ProjectGits{Pool: pool, DB: db, Env: strings.Split(os.Getenv("CHILD_GIT_ENV"), "\n")})
+	reg := agent.NewRegistry()
+	reg.Register(opencode.New(opencode.Options{Binary: "/nowhere/" + os.Getenv("CHILD_OC_FAKE"), HostServers: os.Getenv("CHILD_RECORDS"),
+		Env: map[string]string{"FAKE_OC_SCRIPT": os.Getenv("CHILD_OC_SCRIPT"), "FAKE_OC_PIDFILE": os.Getenv("CHILD_OC_PIDFILE")}}))
+	hosts := &remote.Tasks{Pool: pool, DB: db, Tune: func(s *relay.Spec) { s.IdleStop, s.IdleExit = time.Minute, time.Minute }}
+	o, err := orchestrator.New(orchestrator.Options{DB: db, Backends: reg, Formats: agent.NewFormats(opencode.Format()),
+		Emitter: orchestrator.EmitterFunc(func(string, any) {}), Workspace: ws, Hosts: hosts})
+	if err != nil {
+		return fail(err)
+	}
+	id := os.Getenv("CHILD_TASK")
+	if err := o.Start(ctx, id); err != nil {
+		return fail(err)
+	}
+	for {
+		if reqs, _ := o.PendingRequests(ctx, id); len(reqs) == 1 {
+			fmt.Println("READY " + reqs[0].RequestID)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
