@@ -99,6 +99,8 @@ func run() int {
 	if db != nil {
 		aw.Registry.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
 		aw.Registry.Relays = relaysOf(ctx, db)           // OpenCode's server outlives the app too
+		// and so does its server on a host: its port and password here (0600)
+		aw.Registry.HostServers = filepath.Join(filepath.Dir(opt.DB), "opencode-hosts")
 	}
 	reg := agents.NewRegistry(aw.Registry)
 	aw.Manager.WrapRegistry(ctx, reg, aw.Specs, aw.Registry)
@@ -127,7 +129,9 @@ func run() int {
 	if sshErr == nil && sshPool != nil {
 		defer sshPool.Close()
 		if db != nil {
-			workspaces.SetRemote(&remote.ProjectGits{Pool: sshPool, DB: db})
+			gits := &remote.ProjectGits{Pool: sshPool, DB: db, Log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+			workspaces.SetRemote(gits)
+			go gits.RunRemovals(ctx) // worktrees of tasks deleted while their host was away
 			hostTasks = &remote.Tasks{Pool: sshPool, DB: db, Stops: remote.StoredStops(db)}
 		}
 	}

@@ -165,25 +165,45 @@ type HostNet interface {
 	DialHost(ctx context.Context, port int) (net.Conn, error)
 }
 
+// HostRelays is a host's transport that can attach to a relay a previous
+// app left there (OpenCode's server, kept at quit or left by a crash).
+type HostRelays interface {
+	// AdoptRelay attaches to the relay id on the host, from its journal's
+	// first frame; ok false when the host has no such relay. An error:
+	// the host could not be asked (unreachable, ssh failing).
+	AdoptRelay(ctx context.Context, id string) (r Remote, ok bool, err error)
+}
+
+// HostServerKeeper is an optional ability of a Backend whose sessions on
+// a host share a server there (OpenCode's): AdoptHostServer attaches to
+// the server a previous app left on t's host (kept at quit, or left by a
+// crash) and reports whether one is in use there, so that its sessions can
+// be continued (Start with WithAdopting); an error means the host could
+// not be asked (the caller asks again later).
+type HostServerKeeper interface {
+	AdoptHostServer(ctx context.Context, t Transport) (bool, error)
+}
+
 // remoteState is a Process's side of a Remote.
 type remoteState struct {
-	r       Remote
-	cur     atomic.Uint64 // seq of the frame OnFrame is handling
-	replay  atomic.Bool   // that frame is a replay
-	manual  atomic.Bool   // a bound Stream acks (after the store); else OnFrame's return acks
-	acked   atomic.Uint64 // everything up to it is stored
-	sent    atomic.Uint64 // the last ack sent
-	cooling atomic.Bool   // the sender waits ackEvery after its last ack
-	mu      sync.Mutex
-	exitSeq uint64
-	exit    *RemoteExit
-	lost    error
-	kick    chan struct{} // wakes the ack sender (cap 1)
-	quit    chan struct{}
+	r          Remote
+	cur        atomic.Uint64 // seq of the frame OnFrame is handling
+	replay     atomic.Bool   // that frame is a replay
+	manual     atomic.Bool   // a bound Stream acks (after the store); else OnFrame's return acks
+	acked      atomic.Uint64 // everything up to it is stored
+	sent       atomic.Uint64 // the last ack sent
+	cooling    atomic.Bool   // the sender waits ackEvery after its last ack
+	mu         sync.Mutex
+	exitSeq    uint64
+	exit       *RemoteExit
+	lost       error
+	kick       chan struct{} // wakes the ack sender (cap 1)
+	quit       chan struct{}
+	senderDone chan struct{} // closed when the ack sender ended (the exit acked, or acks stopped)
 }
 
 func newRemoteState(r Remote) *remoteState {
-	rs := &remoteState{r: r, kick: make(chan struct{}, 1), quit: make(chan struct{})}
+	rs := &remoteState{r: r, kick: make(chan struct{}, 1), quit: make(chan struct{}), senderDone: make(chan struct{})}
 	go rs.sendAcks()
 	return rs
 }
@@ -222,6 +242,7 @@ func (rs *remoteState) wake() {
 // paces the agent on its app's acks: waiting out the timer under a
 // firehose would throttle it) or the end came.
 func (rs *remoteState) sendAcks() {
+	defer close(rs.senderDone)
 	cool := time.NewTimer(time.Hour)
 	cool.Stop()
 	for {
@@ -385,6 +406,27 @@ type ServerKeeper interface {
 
 // Relayed reports whether the process runs behind a relay.
 func (p *Process) Relayed() bool { return p.rs != nil }
+
+// AcksDone is closed once a relayed process's acknowledgements are over:
+// its exit acknowledged (the relay may then remove its files and end), or
+// the link given up. For a direct child it is closed at once. Whoever
+// closes the connection right after a stop (the app's quit) waits for it.
+func (p *Process) AcksDone() <-chan struct{} {
+	if p.rs == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return p.rs.senderDone
+}
+
+// RelayID names the process's relay ("" for a direct child).
+func (p *Process) RelayID() string {
+	if p.rs == nil {
+		return ""
+	}
+	return p.rs.r.ID()
+}
 
 // Detach leaves a relayed process running and closes the link (quit with
 // "keep"); for a direct child it is Stop.

@@ -319,6 +319,18 @@ func (c *Configured) AdoptServer(ctx context.Context) bool {
 	return ok && k.AdoptServer(ctx)
 }
 
+var _ agent.HostServerKeeper = (*Configured)(nil)
+
+// AdoptHostServer implements agent.HostServerKeeper for a backend that
+// has a server on a host (OpenCode's); false for the others.
+func (c *Configured) AdoptHostServer(ctx context.Context, t agent.Transport) (bool, error) {
+	k, ok := c.current().(agent.HostServerKeeper)
+	if !ok {
+		return false, nil
+	}
+	return k.AdoptHostServer(ctx, t)
+}
+
 // KeepServer implements agent.ServerKeeper: the current backend's server
 // and those of the backends it replaced are left running.
 func (c *Configured) KeepServer(ctx context.Context) bool {

@@ -37,6 +37,9 @@ type Options struct {
 	// OpenCode server behind a relay so that it outlives the app, and
 	// makes the backend adopt the one a previous app left (docs/relay.md).
 	Relays *relay.Transport
+	// HostServers is where the port and password of OpenCode's servers on
+	// hosts are recorded (a folder of the data dir; opencode.Options).
+	HostServers string
 }
 
 // NewRegistry returns a registry holding every backend.
@@ -69,7 +72,8 @@ func New(opt Options, name agent.BackendType) (agent.Backend, error) {
 	case agent.BackendClaudeCode:
 		return claude.New(claude.Options{Binary: bin}), nil
 	case agent.BackendOpenCode:
-		return opencode.New(opencode.Options{Binary: bin, Env: opt.OpenCodeEnv, Recorder: opt.Recorder, Relays: opt.Relays}), nil
+		return opencode.New(opencode.Options{Binary: bin, Env: opt.OpenCodeEnv, Recorder: opt.Recorder, Relays: opt.Relays,
+			HostServers: opt.HostServers}), nil
 	case agent.BackendGemini:
 		return gemini.New(gemini.Options{Binary: bin}), nil
 	case agent.BackendCodex:

@@ -48,6 +48,9 @@ var (
 	// ErrDirtyWorktree: the worktree has uncommitted (staged, unstaged or
 	// untracked) changes.
 	ErrDirtyWorktree = errors.New("worktree has uncommitted changes")
+	// ErrHostUnreachable: the Runner runs on another host and could not
+	// reach it (package remote's ErrUnreachable is this error).
+	ErrHostUnreachable = errors.New("host unreachable")
 	// ErrNothingToCommit: commit asked with no change.
 	ErrNothingToCommit = errors.New("nothing to commit")
 	// ErrNothingToMerge: the branch has no commit the target lacks.
@@ -225,12 +228,14 @@ func (g *Git) OpenRepo(ctx context.Context, path string) (Repo, error) {
 	if path == "" || !filepath.IsAbs(path) {
 		return Repo{}, fmt.Errorf("%w: %q must be an absolute path", ErrInvalidPath, path)
 	}
-	if _, isDir, err := g.r.Stat(ctx, path); err != nil || !isDir {
+	if _, isDir, err := g.r.Stat(ctx, path); err != nil && errors.Is(err, ErrHostUnreachable) {
+		return Repo{}, fmt.Errorf("%w: %s: %w", ErrNotRepository, path, err) // (not known: its host did not answer)
+	} else if err != nil || !isDir {
 		return Repo{}, fmt.Errorf("%w: %s: not a directory", ErrNotRepository, path)
 	}
 	common, err := g.out(ctx, path, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
-		return Repo{}, fmt.Errorf("%w: %s: %v", ErrNotRepository, path, err)
+		return Repo{}, fmt.Errorf("%w: %s: %w", ErrNotRepository, path, err)
 	}
 	common = filepath.Clean(common)
 	wts, err := g.worktrees(ctx, path)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -90,9 +91,29 @@ func (o *Orchestrator) hostTransport(ctx context.Context, t store.TaskRun) (agen
 	if o.opt.Hosts == nil {
 		return nil, nil
 	}
-	tr, ok, err := o.opt.Hosts.TransportFor(ctx, t.ProjectID, o.hostDown, o.hostUp)
+	var host atomic.Value // the host's name, once known
+	down := func(id string, since time.Time, err error) {
+		if id == "" { // the link of the host's shared server: its tasks'
+			id, _ := host.Load().(string)
+			o.serverLink(id, func(task string) { o.hostDown(task, since, err) })
+			return
+		}
+		o.hostDown(id, since, err)
+	}
+	up := func(id string) {
+		if id == "" {
+			id, _ := host.Load().(string)
+			o.serverLink(id, o.hostUp)
+			return
+		}
+		o.hostUp(id)
+	}
+	tr, ok, err := o.opt.Hosts.TransportFor(ctx, t.ProjectID, down, up)
 	if err != nil || !ok {
 		return nil, err
+	}
+	if hn, ok := tr.(agent.HostNet); ok {
+		host.Store(hn.HostKey())
 	}
 	if !onHostRole(t.AgentBackend, tr) {
 		return nil, fmt.Errorf("%s cannot run on a remote host yet: only Claude Code, Codex, ACP agents, OpenCode and Gemini CLI do", t.AgentBackend)
@@ -113,6 +134,34 @@ func onHostRole(b agent.BackendType, tr agent.Transport) bool {
 		return ok
 	}
 	return false
+}
+
+// serverLink applies fn to the tasks whose sessions are on the shared
+// server of host (OpenCode's): its link going down or up is theirs.
+func (o *Orchestrator) serverLink(host string, fn func(taskID string)) {
+	if host == "" {
+		return
+	}
+	o.mu.Lock()
+	var ids []string
+	for id, r := range o.runs {
+		if r.serverHost == host {
+			ids = append(ids, id)
+		}
+	}
+	o.mu.Unlock()
+	for _, id := range ids {
+		fn(id)
+	}
+}
+
+// serverHostOf is the host whose shared server a session of backend b
+// started with tr uses ("" for the others).
+func serverHostOf(b agent.BackendType, tr agent.Transport) string {
+	if hn, ok := tr.(agent.HostNet); ok && b == agent.BackendOpenCode {
+		return hn.HostKey()
+	}
+	return ""
 }
 
 // onHost reports whether t's project lives on a host.
@@ -230,6 +279,9 @@ const reasonStopping = "stopping (the host is reachable again)"
 // project; false when there is none (the host answered without it). An
 // *unlistedError: the host's relays could not be listed within bound.
 func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun, bound time.Duration) (bool, error) {
+	if t.AgentBackend == agent.BackendOpenCode {
+		return o.adoptHostSession(ctx, t, bound)
+	}
 	stored := func(id string) (uint64, error) { return store.RelayProgress(ctx, o.db.R, id) }
 	lctx, cancel := context.WithTimeout(ctx, bound)
 	tr, ok, err := o.opt.Hosts.Adopt(lctx, t.ProjectID, t.ID, stored, o.hostDown, o.hostUp)
@@ -240,20 +292,52 @@ func (o *Orchestrator) adoptHostRelay(ctx context.Context, t store.TaskRun, boun
 	if !ok {
 		return false, nil
 	}
+	actx := context.WithValue(context.WithValue(ctx, ctxKeyAdopt{}, tr), ctxKeyRemoteAdopt{}, true)
+	return o.startAdoptedOnHost(ctx, actx, t)
+}
+
+// adoptHostSession continues t, an OpenCode task, when its backend adopts
+// the server a previous app left on the task's host (kept at quit, or left
+// by a crash: agent.HostServerKeeper); false when there is none. The
+// session then catches up from the server on what happened meanwhile.
+func (o *Orchestrator) adoptHostSession(ctx context.Context, t store.TaskRun, bound time.Duration) (bool, error) {
+	b, err := o.backends.Get(t.AgentBackend)
+	k, ok := b.(agent.HostServerKeeper)
+	if err != nil || !ok || t.SessionID == "" {
+		return false, nil
+	}
+	lctx, cancel := context.WithTimeout(ctx, bound)
+	tr, err := o.hostTransport(lctx, t)
+	if err == nil && tr != nil {
+		ok, err = k.AdoptHostServer(lctx, tr)
+	}
+	cancel()
+	if err != nil {
+		return false, &unlistedError{err}
+	}
+	if tr == nil || !ok {
+		return false, nil
+	}
+	return o.startAdoptedOnHost(ctx, context.WithValue(context.WithValue(ctx, ctxKeyAdoptSession{}, true), ctxKeyRemoteAdopt{}, true), t)
+}
+
+// startAdoptedOnHost starts t's session with actx (adopting its agent or
+// its server on its host) and shows it continued; a stop asked meanwhile
+// is sent right after.
+func (o *Orchestrator) startAdoptedOnHost(ctx, actx context.Context, t store.TaskRun) (bool, error) {
 	unlock := o.lock(t.ID)
 	defer unlock()
 	if o.getRun(t.ID) != nil {
 		return false, fmt.Errorf("task %s already runs", t.ID)
 	}
-	actx := agent.OnHost(context.WithValue(context.WithValue(ctx, ctxKeyAdopt{}, tr), ctxKeyRemoteAdopt{}, true))
-	if err := o.startLocked(actx, t, t.SessionID, ""); err != nil {
+	if err := o.startLocked(agent.OnHost(actx), t, t.SessionID, ""); err != nil {
 		return false, err
 	}
 	w := o.takeHostWait(t.ID)
 	// The session is adopted: record it even if the caller's context ends
 	// now (Recover's bound at start, or the retry's).
 	mctx := context.WithoutCancel(ctx)
-	err = o.db.Tx(mctx, func(tx *txT) error {
+	err := o.db.Tx(mctx, func(tx *txT) error {
 		return store.SetTaskStatus(mctx, tx, t.ID, store.StatusRunning, ReasonContinued, store.Now())
 	})
 	if err != nil {
@@ -285,14 +369,13 @@ func (o *Orchestrator) adoptHostRelays(ctx context.Context, adopted map[string]b
 		if adopted[t.ID] || t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept && !o.stopPending(t.ID) {
 			continue
 		}
-		if t.AgentBackend == agent.BackendGemini || t.AgentBackend == agent.BackendOpenCode {
-			// Gemini's turn and OpenCode's server on a host are not
-			// adopted: the task is interrupted as a local one would be;
-			// a turn a crash left running there is stopped.
-			if t.AgentBackend == agent.BackendGemini {
-				if s, ok := o.stopUnadopted(ctx, t); ok {
-					pending = append(pending, s)
-				}
+		if t.AgentBackend == agent.BackendGemini {
+			// Gemini's turn on a host is not adopted: the task is
+			// interrupted as a local one would be; a turn a crash left
+			// running there is stopped. (OpenCode's server is adopted:
+			// adoptHostSession.)
+			if s, ok := o.stopUnadopted(ctx, t); ok {
+				pending = append(pending, s)
 			}
 			continue
 		}

@@ -420,6 +420,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		cfg.Transcript = o.transcript(ctx, t.ID)
 	}
 	sctx := o.startCtx(ctx, t.ID)
+	serverHost := ""
 	if _, adopting := ctx.Value(ctxKeyAdopt{}).(agent.Transport); !adopting {
 		ht, err := o.hostTransport(ctx, t)
 		if err != nil {
@@ -427,6 +428,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		}
 		if ht != nil {
 			sctx = agent.WithHostTransport(context.WithValue(sctx, ctxKeyHost{}, ht), ht)
+			serverHost = serverHostOf(t.AgentBackend, ht)
 		}
 	}
 	// The app's MCP server listens on this machine: not for a remote agent.
@@ -447,7 +449,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	}
 	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}), status: store.StatusRunning,
 		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}, created: map[string]int64{},
-		live: map[string]*liveMsg{}}
+		live: map[string]*liveMsg{}, serverHost: serverHost}
 	r.redact = red
 	var stored *agent.Message
 	now := store.Now()
@@ -560,7 +562,7 @@ func (o *Orchestrator) Stop(ctx context.Context, taskID string) error {
 		}
 		return nil
 	}
-	if !r.unreachable.IsZero() {
+	if !r.unreachable.IsZero() && r.serverHost == "" { // (a shared server's session ends here at once)
 		return o.stopUnreachable(r, unlock)
 	}
 	r.stopping, r.stopReason = true, ReasonStopped

@@ -148,6 +148,13 @@ func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
 		return false
 	}
 	unlock := o.lock(r.taskID)
+	if r.serverHost != "" && r.idle {
+		// An idle session on a host's shared server: nothing to continue
+		// (its server is kept only for tasks at work); a follow-up
+		// resumes it on the next app's server.
+		unlock()
+		return false
+	}
 	r.stopReason = ReasonKept
 	unlock()
 	did, err := d.Detach(ctx)
@@ -250,7 +257,7 @@ func (o *Orchestrator) adoptSessions(ctx context.Context, adopted map[string]boo
 	for _, t := range tasks {
 		if adopted[t.ID] || t.SessionID == "" || !servers[string(t.AgentBackend)] ||
 			t.Status == store.StatusInterrupted && t.StatusReason != ReasonKept || o.onHost(ctx, t) {
-			continue // (a host's server is not kept: its sessions are not adopted)
+			continue // (a host's server and its sessions: adoptHostSession)
 		}
 		if err := o.adoptSession(ctx, t); err != nil {
 			o.log.Warn("orchestrator: adopt session", "task", t.ID, "err", err)
@@ -300,7 +307,8 @@ func (o *Orchestrator) keepServers(ctx context.Context) {
 	keep := o.opt.KeepOnQuit
 	o.mu.Unlock()
 	names, ok := o.backends.(interface{ Names() []string }) // the app's registry
-	if !keep || o.opt.Relays == nil || !ok {
+	// (a host's server runs behind a relay there, whatever Relays says)
+	if !keep || o.opt.Relays == nil && o.opt.Hosts == nil || !ok {
 		return
 	}
 	for _, name := range names.Names() {

@@ -34,7 +34,10 @@ type run struct {
 	stopReason  string
 	unreachable time.Time // the host's link is down since (remote tasks)
 	downErr     error     // and why (the last failed attempt)
-	turnFatal   string    // a fatal error of the current turn
+	// serverHost is the host whose shared server the session uses
+	// (OpenCode's): that server's link going down is this task's.
+	serverHost  string
+	turnFatal   string // a fatal error of the current turn
 	rateLimited bool
 	// echo maps the text of a user message the orchestrator stored to its
 	// id, so a backend that echoes it does not show it twice.

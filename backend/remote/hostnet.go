@@ -8,6 +8,7 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -42,6 +43,36 @@ func (t *Transport) FreePort(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("remote: free port on %s: %q", t.C.host, out)
 	}
 	return p, nil
+}
+
+var _ agent.HostRelays = (*Transport)(nil)
+
+// AdoptRelay implements agent.HostRelays: the relay id among those listed
+// on the host, attached from its first frame (a server's: what it wrote
+// while the app was away is its log, not the task's data).
+func (t *Transport) AdoptRelay(ctx context.Context, id string) (agent.Remote, bool, error) {
+	d, err := t.deploy(ctx)
+	if err != nil {
+		return nil, false, Explain(err)
+	}
+	metas, err := t.C.ListRelays(ctx, RelayDir(d))
+	if err != nil {
+		return nil, false, Explain(err)
+	}
+	for _, m := range metas {
+		if m.ID != id {
+			continue
+		}
+		p := &proc{t: t, bin: d.Path, meta: m, taskID: m.TaskID}
+		if err := p.attach(ctx); err != nil {
+			if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrPoolClosed) || ctx.Err() != nil {
+				return nil, false, Explain(err)
+			}
+			return nil, false, nil // the host answers, its relay does not: gone
+		}
+		return p, true, nil
+	}
+	return nil, false, nil
 }
 
 // DialHost implements agent.HostNet.

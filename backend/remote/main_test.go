@@ -22,8 +22,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv("JC_FAKE_AGENT") != "" {
 		os.Exit(fakeAgent())
 	}
+	if os.Getenv("JC_CHILD_APP") != "" && ChildApp != nil {
+		os.Exit(ChildApp())
+	}
 	os.Exit(m.Run())
 }
+
+// ChildApp, set by the external tests, is run instead of the tests when
+// JC_CHILD_APP is set: an app in a process of its own, which a test kills
+// (a crash).
+var ChildApp func() int
 
 // fakeAgent writes JC_LINES lines {"n":i} JC_EVERY apart, each also
 // appended to its own record JC_RECORD; halfway it asks {"ask":"perm"},

@@ -58,11 +58,16 @@ func TestOrchestratorRemoteOpenCodeTask(t *testing.T) {
 	}
 
 	l := killSSH(t, e.srv) // the host goes away while the permission waits
-	time.Sleep(time.Second)
-	tr, err := store.LoadTaskRun(ctx, e.db.R, id)
-	must(t, err)
+	// The server's link is down: its task says so (the link belongs to no
+	// task, the banner to every task served there), and no more once back.
+	tr := waitTask(t, e.db, id, "host unreachable", func(tr store.TaskRun) bool {
+		return strings.HasPrefix(tr.StatusReason, "host unreachable since ")
+	})
 	t.Logf("while the host is away: %s %q", tr.Status, tr.StatusReason)
 	must(t, syscall.Kill(l, syscall.SIGCONT))
+	waitTask(t, e.db, id, "the banner gone once the host is back", func(tr store.TaskRun) bool {
+		return !strings.HasPrefix(tr.StatusReason, "host unreachable since ")
+	})
 	answered := map[string]bool{}
 	waitTask(t, e.db, id, "the turn to complete, each permission answered", func(tr store.TaskRun) bool {
 		reqs, _ := o.PendingRequests(ctx, id)

@@ -254,6 +254,7 @@ type remoteEnv struct {
 	reg            *agent.Registry
 	ws             *workspace.Manager
 	projectID      string
+	gitEnv         []string // the host's git identity and config (tests)
 	record, secret string
 	binary         string // deployed instead of the test binary ("": the test binary)
 	retry          orchestrator.HostRetry
@@ -320,10 +321,9 @@ func newHostEnv(t *testing.T) *remoteEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.db.Close() })
-	var gitEnv []string
-	e.projectID, gitEnv = remoteProject(t, ctx, e.db, pool, srv)
+	e.projectID, e.gitEnv = remoteProject(t, ctx, e.db, pool, srv)
 	ws := workspace.New(e.db, nil, nil) // no local git: everything runs on the host
-	ws.SetRemote(&remote.ProjectGits{Pool: pool, DB: e.db, Env: gitEnv})
+	ws.SetRemote(&remote.ProjectGits{Pool: pool, DB: e.db, Env: e.gitEnv})
 	e.gs = services.NewGitService(ctx, ws, nil)
 	if _, err := e.gs.SetProjectSettings(e.projectID, services.ProjectGitSettings{WorktreesEnabled: true}); err != nil {
 		t.Fatal(err)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jean-claude/jean-claude/backend/gitx"
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -21,8 +23,15 @@ type ProjectGits struct {
 	// Env is added to every git call (tests: identity, config).
 	Env []string
 
+	// RetryMin, RetryMax bound the waits between two rounds of the
+	// pending worktree removals (5 s doubling to 5 min; removals.go).
+	RetryMin, RetryMax time.Duration
+	// Log says when a deleted task's worktree could not be removed.
+	Log *slog.Logger
+
 	mu   sync.Mutex
 	gits map[string]*gitx.Git // per host: one Git, so its per-repository locks hold
+	kick chan struct{}        // a removal was deferred (cap 1)
 }
 
 // GitFor implements services.RemoteGit: ok false for a local project.
@@ -34,24 +43,29 @@ func (p *ProjectGits) GitFor(ctx context.Context, projectID string) (*gitx.Git, 
 	if !ok {
 		return nil, false
 	}
+	return p.gitOn(ph.Host), true
+}
+
+// gitOn is the Git of host (one per host).
+func (p *ProjectGits) gitOn(host string) *gitx.Git {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if g, ok := p.gits[ph.Host]; ok {
-		return g, true
+	if g, ok := p.gits[host]; ok {
+		return g
 	}
-	c, err := p.Pool.Client(ph.Host)
+	c, err := p.Pool.Client(host)
 	if err != nil {
-		return failing(err), true
+		return failing(err)
 	}
 	g, err := NewGit(c, p.Env)
 	if err != nil {
-		return failing(err), true
+		return failing(err)
 	}
 	if p.gits == nil {
 		p.gits = map[string]*gitx.Git{}
 	}
-	p.gits[ph.Host] = g
-	return g, true
+	p.gits[host] = g
+	return g
 }
 
 // failing is a Git whose every call fails with err (the host's project

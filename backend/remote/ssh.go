@@ -29,6 +29,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/jean-claude/jean-claude/backend/gitx"
 )
 
 // Errors callers branch on.
@@ -38,7 +40,7 @@ var (
 	ErrInvalidHost = errors.New("invalid host name")
 	// ErrUnreachable: ssh itself failed (exit status 255): the host is down,
 	// refused the key, or its host key is unknown.
-	ErrUnreachable = errors.New("host unreachable")
+	ErrUnreachable = gitx.ErrHostUnreachable
 	// ErrSSHNotFound: no ssh client on PATH.
 	ErrSSHNotFound = errors.New("ssh client not found")
 	// ErrPoolClosed: the app is closing; no new connection is made.

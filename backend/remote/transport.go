@@ -145,6 +145,8 @@ type proc struct {
 	// the last ack that could not be sent.
 	stop *stopReq
 	ack  uint64
+	// exitSeq is the sequence of the agent's exit once handed over.
+	exitSeq uint64
 }
 
 type stopReq struct {
@@ -216,6 +218,9 @@ func (p *proc) Next() (agent.RemoteFrame, error) {
 				return agent.RemoteFrame{}, err
 			}
 			p.forgetStop()
+			p.mu.Lock()
+			p.exitSeq = ex.Seq
+			p.mu.Unlock()
 			return agent.RemoteFrame{Exit: &agent.RemoteExit{Seq: ex.Seq, Code: ex.Code, Signal: ex.Signal, Err: ex.Err,
 				Stderr: ex.Stderr, Stopped: ex.Stopped, Reason: ex.Reason}}, nil
 		}
@@ -349,7 +354,41 @@ func (p *proc) Ack(seq uint64) error {
 		p.mu.Unlock()
 		return nil
 	}
+	if err == nil {
+		p.awaitRelayEnd(seq)
+	}
 	return err
+}
+
+// relayEndWait bounds how long the exit's acknowledgement waits for the
+// relay to end.
+const relayEndWait = 3 * time.Second
+
+// awaitRelayEnd, once seq acknowledged the agent's exit, waits (bounded)
+// for the relay to end and close the connection: an app that closes its
+// ssh connections right after (its quit) would otherwise cut the
+// acknowledgement on its way, and the relay would keep its files and wait
+// for an app until its idle rule.
+func (p *proc) awaitRelayEnd(seq uint64) {
+	p.mu.Lock()
+	rc, exit := p.rc, p.exitSeq
+	p.mu.Unlock()
+	if exit == 0 || seq < exit || rc == nil {
+		return
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			if _, err := rc.Next(); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-ended:
+	case <-time.After(relayEndWait):
+	}
 }
 
 // Detach implements agent.Remote: the agent keeps running on the host.

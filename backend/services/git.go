@@ -152,7 +152,8 @@ func (s *GitService) DeleteTaskWorkspace(taskID string, force bool) (WorkspaceRe
 	defer cancel()
 	out, err := s.ws.DeleteTaskWorkspace(ctx, taskID, force)
 	s.changed(taskID, err)
-	return WorkspaceRemoval(out), err
+	return WorkspaceRemoval{WorktreeRemoved: out.WorktreeRemoved, BranchDeleted: out.BranchDeleted, KeptBranch: out.KeptBranch,
+		Reason: out.Reason}, err // (a deferred removal says so in Reason)
 }
 
 // Branches lists a project's local branches.

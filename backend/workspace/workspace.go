@@ -123,6 +123,9 @@ type Removal struct {
 	BranchDeleted   bool
 	KeptBranch      string
 	Reason          string
+	// Deferred: the worktree is on a host that is unreachable now; its
+	// removal is stored and done when the host answers (RemoteRemovals).
+	Deferred bool
 }
 
 // ProjectSettings is a project's worktree settings.
@@ -168,6 +171,14 @@ type Manager struct {
 // remote), or fails each call with why the host cannot be used.
 type RemoteGit interface {
 	GitFor(ctx context.Context, projectID string) (g *gitx.Git, ok bool)
+}
+
+// RemoteRemovals is the optional ability of a RemoteGit resolver to
+// remove a deleted task's worktree on its host later: the host is
+// unreachable now, the removal r (Host left to the resolver) is stored and
+// done when the host answers again.
+type RemoteRemovals interface {
+	DeferRemoval(ctx context.Context, projectID string, r store.PendingRemoval) error
 }
 
 // SetRemote makes projects that live on a host use that host's git.
@@ -663,6 +674,9 @@ func (w *Manager) DeleteTaskWorkspace(ctx context.Context, taskID string, force 
 		if errors.Is(err, gitx.ErrDirtyWorktree) {
 			return Removal{}, fmt.Errorf("%w; confirm to delete them with the task", err)
 		}
+		if d, ok := w.deferRemoval(ctx, t, force, err); ok {
+			return d, nil
+		}
 		return Removal{}, err
 	}
 	out.WorktreeRemoved = true
@@ -686,6 +700,21 @@ func (w *Manager) DeleteTaskWorkspace(ctx context.Context, taskID string, force 
 		return out, err
 	}
 	return out, nil
+}
+
+// deferRemoval stores the removal of t's worktree when err says its host
+// is unreachable and the resolver can do it later (RemoteRemovals).
+func (w *Manager) deferRemoval(ctx context.Context, t store.TaskGit, force bool, err error) (Removal, bool) {
+	d, ok := w.remote.(RemoteRemovals)
+	if !ok || !errors.Is(err, gitx.ErrHostUnreachable) {
+		return Removal{}, false
+	}
+	r := store.PendingRemoval{TaskID: t.TaskID, Repo: t.Project.Path, Worktree: t.WorktreePath, Branch: t.BranchName,
+		SourceBranch: t.SourceBranch, Force: force, ForceBranch: force || t.MergedAt != 0}
+	if d.DeferRemoval(ctx, t.Project.ProjectID, r) != nil {
+		return Removal{}, false
+	}
+	return Removal{Deferred: true, Reason: "its host is unreachable: its worktree will be removed there when it answers"}, true
 }
 
 // removeLocked removes the task's worktree and branch (the task lock is

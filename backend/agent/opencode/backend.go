@@ -39,6 +39,12 @@ type Options struct {
 	// the app, and makes the backend adopt the one a previous app left
 	// (keep.go, docs/relay.md).
 	Relays *relay.Transport
+	// HostServers, when set, is a folder of this machine (in the app's
+	// data dir) where the port and password of each host's server are
+	// recorded, so that it is kept at quit with "keep" and adopted at the
+	// next start, also after a crash (hostkeep.go); empty: a host's server
+	// is stopped at quit and never adopted.
+	HostServers string
 }
 
 func (o Options) username() string {

@@ -9,8 +9,9 @@ package opencode
 // line. Every HTTP connection (REST and the SSE stream) is a stdio forward
 // through the host's ssh connection (agent.HostNet.DialHost); nothing
 // listens on this machine. The app's OpenCode config goes by value
-// (hostConfig). Such a server is not kept at quit nor adopted at the next
-// start (its password is recorded nowhere).
+// (hostConfig). With Options.HostServers its port and password are
+// recorded on this machine, so it is kept at quit with "keep" and adopted
+// at the next start (hostkeep.go).
 
 import (
 	"context"

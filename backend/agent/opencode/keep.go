@@ -35,7 +35,10 @@ var _ agent.ServerKeeper = (*Backend)(nil)
 func (b *Backend) AdoptServer(ctx context.Context) bool { return b.srv.adoptServer(ctx) }
 
 // KeepServer implements agent.ServerKeeper.
-func (b *Backend) KeepServer(ctx context.Context) bool { return b.srv.keep(ctx) }
+func (b *Backend) KeepServer(ctx context.Context) bool {
+	kept := b.srv.keep(ctx)
+	return b.keepHosts(ctx) || kept
+}
 
 // transport is how a server is started: behind a relay recording its port
 // and password when relays are on, else as a direct child (nil).
@@ -134,11 +137,14 @@ func (s *server) relayed() bool {
 	return s.proc != nil && s.proc.ap.Relayed()
 }
 
-// keep detaches from a relayed server so that it outlives the app.
+// keep detaches from a relayed server so that it outlives the app. A
+// host's server is kept only when it can be adopted (its port and password
+// recorded here) and sessions were detached from it (tasks left running):
+// one without tasks is stopped, nothing would adopt it.
 func (s *server) keep(ctx context.Context) bool {
 	s.mu.Lock()
 	p := s.proc
-	if p == nil || !p.ap.Relayed() {
+	if p == nil || !p.ap.Relayed() || s.host != nil && (!s.keepsHost() || s.detached.Load() == 0) {
 		s.mu.Unlock()
 		return false
 	}
@@ -154,9 +160,10 @@ func (s *server) keep(ctx context.Context) bool {
 // quits with "keep"; the next app continues it). It reports false (and
 // does nothing) when the server is the app's child.
 func (s *Session) Detach(ctx context.Context) (bool, error) {
-	if s.srv.host != nil || !s.srv.relayed() { // a host's server is not kept (hostserver.go)
+	if !s.srv.relayed() || s.srv.host != nil && !s.srv.keepsHost() { // (hostkeep.go)
 		return false, nil
 	}
+	s.srv.detached.Add(1) // its server is kept
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()

@@ -38,7 +38,10 @@ type server struct {
 	mu       sync.Mutex
 	proc     *process
 	disposed bool
-	looked   bool // for a server a previous app left (keep.go)
+	looked   bool // for a server a previous app left (keep.go, hostkeep.go)
+	// detached counts the sessions left running at quit ("keep"): a
+	// host's server is kept only for them (hostkeep.go).
+	detached atomic.Int32
 	// restart backoff
 	nextStart time.Time
 	delay     time.Duration
@@ -150,6 +153,9 @@ func (s *server) backoff() {
 // watch notes a server's death and kills what it left in its process group.
 func (s *server) watch(p *process) {
 	<-p.done // the runtime has killed what was left of its group
+	if p.ap.RelayExit() != nil {
+		s.forget(p) // it ended: nothing to adopt (a lost link says nothing)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proc == p {
@@ -237,6 +243,7 @@ func (s *server) spawn(ctx context.Context, path string) (*process, error) {
 		_, herr := c.health(hctx)
 		cancel()
 		if herr == nil {
+			s.record(p, port) // a host's server: its port and password, here (hostkeep.go)
 			return p, nil
 		}
 		select {
@@ -273,7 +280,14 @@ func killGroup(p *process) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = p.ap.Stop(ctx, 0)
+	if p.ap.Stop(ctx, 0) == nil {
+		// Behind a relay: its exit acknowledged before the app may close
+		// the connection (else the relay waits for an app with its files).
+		select {
+		case <-p.ap.AcksDone():
+		case <-time.After(5 * time.Second):
+		}
+	}
 }
 
 // dispose stops the server for good.
@@ -287,6 +301,7 @@ func (s *server) dispose() {
 	s.proc = nil
 	s.mu.Unlock()
 	if p != nil {
+		s.forget(p) // stopped for good (a stop the host cannot get now is stored)
 		killGroup(p)
 	}
 }

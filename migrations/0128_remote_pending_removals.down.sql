@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS remote_pending_removals;
