@@ -44,12 +44,6 @@ wire_api = "responses"
 request_max_retries = 1
 stream_max_retries = 1
 
-[features]
-# codex-acp 0.16.0 snapshots its shell's environment (the API key
-# included) under ~/.codex/shell_snapshots unless told not to
-# (docs/remote.md, "What is missing").
-shell_snapshot = false
-
 [analytics]
 enabled = false
 

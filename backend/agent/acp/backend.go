@@ -101,7 +101,11 @@ func Presets() []Config {
 	return []Config{
 		{Name: "acp.google.gemini", DisplayName: "Gemini CLI (ACP)", Command: "gemini", Args: []string{"--acp"}, MissingFileEmpty: true,
 			Files: []ConfigFile{{Name: "gemini-ask-commands.toml", Content: GeminiAskCommandsPolicy, Flag: "--policy"}}},
-		{Name: "acp.openai.codex", DisplayName: "Codex (ACP)", Command: "codex-acp", ModeArgs: map[agent.InteractionMode][]string{
+		// codex-acp 0.16.0 snapshots its shell's environment, the API
+		// key passed to it included, under ~/.codex/shell_snapshots
+		// unless told not to (TestRealCodexACPOnHost checks no file of
+		// the host holds the key).
+		{Name: "acp.openai.codex", DisplayName: "Codex (ACP)", Command: "codex-acp", Args: []string{"-c", "features.shell_snapshot=false"}, ModeArgs: map[agent.InteractionMode][]string{
 			// Its "auto" mode runs in-project commands unasked and its
 			// "read-only" runs them in a sandbox unasked.
 			agent.ModeAsk: {"-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="workspace-write"`},
