@@ -117,7 +117,8 @@ relay-bins:
 	done
 
 ## test-remote: remote hosts against a real sshd on 127.0.0.1 (Debian's
-## openssh-server, installed if missing); says SKIPPED loudly when it cannot be
+## openssh-server, installed if missing), with the real agent CLIs on the
+## "host" when test-agents installed them; says SKIPPED loudly when it cannot be
 REMOTE_PKGS := ./backend/remote/...
 test-remote:
 	@if ! [ -x /usr/sbin/sshd ]; then \
@@ -131,7 +132,8 @@ test-remote:
 	  echo "################################################################"; \
 	  exit 0; \
 	fi; \
-	JC_REQUIRE_SSHD=1 $(GO) test -tags $(TAGS) -count=1 -v $(REMOTE_PKGS) 2>&1 | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|SKIPPED|panic' ; exit $${PIPESTATUS[0]}
+	realcli=$(CURDIR)/.tools/agents/node_modules/.bin; [ -d "$$realcli" ] || realcli=; \
+	JC_REALCLI_BIN=$$realcli JC_REQUIRE_SSHD=1 $(GO) test -tags $(TAGS) -count=1 -v $(REMOTE_PKGS) 2>&1 | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|SKIPPED|panic' ; exit $${PIPESTATUS[0]}
 
 test-frontend: deps-npm
 	cd frontend && npx vitest run
