@@ -99,7 +99,7 @@ type Backend interface {
 // received and the events the normalizer made of it. The orchestrator stores
 // Frame and Events in one transaction before it emits anything.
 type Batch struct {
-	Frame      []byte    // raw bytes (one JSON line, one SSE data payload); nil for synthesized events
+	Frame      []byte    // raw bytes (one JSON line, one SSE data payload), the batch's own: never reused nor changed once delivered; nil for synthesized events
 	Format     string    // raw format of Frame, e.g. "claude-code"
 	Events     []Event   // normalized events, possibly none
 	ReceivedAt time.Time // when the transport read the frame

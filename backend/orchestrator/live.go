@@ -314,7 +314,7 @@ func (r *run) keepRecent(frames map[int64][]byte, next int64) {
 	}
 	for s, f := range frames {
 		if s > next-1-recentFrames {
-			r.recent[s] = bytes.Clone(f) // the batch's buffer is not the run's to keep
+			r.recent[s] = f // a batch's frame is its own (agent.Batch), never reused
 		}
 	}
 	for s := range r.recent {
