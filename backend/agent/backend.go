@@ -38,6 +38,12 @@ type Config struct {
 	// messageID), for Codex the last turn it keeps (thread/fork
 	// lastTurnId). history.Fork sets it (history.ForkAt).
 	ForkPoint string `json:"forkPoint,omitempty"`
+	// PendingRequests are the permission requests and questions the app
+	// holds as pending for this session, set when it adopts the session
+	// after a restart: a backend whose agent can answer them elsewhere
+	// (OpenCode's shared server) reports those it no longer has as
+	// EventRequestResolved.
+	PendingRequests []string `json:"-"`
 	// Recorder, when set, records every process the session starts (see
 	// ProcessRecorder); the orchestrator sets it.
 	Recorder ProcessRecorder `json:"-"`

@@ -18,6 +18,13 @@ const (
 	EventComplete          EventType = "complete"
 	EventError             EventType = "error"
 	EventRateLimit         EventType = "rate-limit"
+	// EventRequestResolved: a permission request or question is no longer
+	// pending in the agent: answered by another client of the agent (the
+	// OpenCode TUI on the same server), or found gone after a reconnect.
+	// The echo of the app's own answer comes too; a consumer ignores a
+	// request it no longer holds. The orchestrator keeps it (the UI gets
+	// the task's pending requests again), so it is not in AllEventTypes.
+	EventRequestResolved EventType = "request-resolved"
 	// EventDelta appends text to one part of a message already emitted whole
 	// (streamed text, reasoning or tool output). The whole message is emitted
 	// again only at structural changes (a new part, a tool state, its end), so
@@ -39,6 +46,7 @@ const (
 //	complete:           Result
 //	error:              Error, Fatal
 //	rate-limit:         RetryAfterMs, Attempt, MaxRetries, Error
+//	request-resolved:   Request (RequestID only)
 //	delta:              MessageID, Delta (Raw: the frame that carried it)
 type Event struct {
 	Type EventType `json:"type"`

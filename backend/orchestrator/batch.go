@@ -154,6 +154,8 @@ func (g *group) handle(ev agent.Event) error {
 		g.onError(ev)
 	case agent.EventRateLimit:
 		g.onRateLimit(ev)
+	case agent.EventRequestResolved:
+		return g.onResolved(ev)
 	default: // session-updated, tool-state-update, and types added later
 		g.emit(ev)
 	}
@@ -274,6 +276,30 @@ func (g *group) onRequest(ev agent.Event) error {
 	}
 	g.notes = append(g.notes, g.r.o.requestNote(g.r.taskID, kind, *ev.Request))
 	g.emit(ev)
+	return nil
+}
+
+// onResolved drops a request the agent no longer has pending (answered in
+// another client of the agent, or gone while the app was away); the echo
+// of the app's own answer finds it dropped already.
+func (g *group) onResolved(ev agent.Event) error {
+	if ev.Request == nil || ev.Request.RequestID == "" {
+		return nil
+	}
+	held, err := store.TakePending(g.ctx, g.tx, g.r.taskID, ev.Request.RequestID)
+	if err != nil || !held {
+		return err
+	}
+	g.r.o.log.Info("orchestrator: request answered outside the app", "task", g.r.taskID, "request", ev.Request.RequestID)
+	g.reqDirty = true
+	if g.status != store.StatusWaiting {
+		return nil
+	}
+	left, err := store.ListPending(g.ctx, g.tx, g.r.taskID)
+	if err != nil || len(left) > 0 {
+		return err
+	}
+	g.setTaskStatus(store.StatusRunning, "")
 	return nil
 }
 

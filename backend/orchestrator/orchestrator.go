@@ -420,6 +420,9 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		cfg.Transcript = o.transcript(ctx, t.ID)
 	}
 	sctx := o.startCtx(ctx, t.ID)
+	if agent.Adopting(sctx) {
+		cfg.PendingRequests = o.pendingIDs(ctx, t.ID)
+	}
 	serverHost := ""
 	if _, adopting := ctx.Value(ctxKeyAdopt{}).(agent.Transport); !adopting {
 		ht, err := o.hostTransport(ctx, t)
@@ -1099,4 +1102,19 @@ func (o *Orchestrator) Close(ctx context.Context) error {
 	o.writer.close()
 	errs = append(errs, o.prep.Close())
 	return errors.Join(errs...)
+}
+
+// pendingIDs are the ids of task taskID's pending requests (none when they
+// cannot be read: an adopted session then withdraws none of them).
+func (o *Orchestrator) pendingIDs(ctx context.Context, taskID string) []string {
+	reqs, err := store.ListPending(ctx, o.db.R, taskID)
+	if err != nil {
+		o.log.Warn("orchestrator: pending requests", "task", taskID, "err", err)
+		return nil
+	}
+	ids := make([]string, len(reqs))
+	for i, r := range reqs {
+		ids[i] = r.RequestID
+	}
+	return ids
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -289,5 +290,152 @@ func checkContinued(t *testing.T, db *store.DB) {
 	tr := loadTask(t, db, "t1")
 	if !(tr.Status == store.StatusRunning && tr.StatusReason == ReasonContinued || tr.Status == store.StatusWaiting) {
 		t.Fatalf("after restart: %s %q", tr.Status, tr.StatusReason)
+	}
+}
+
+// TestRelayOpenCodePermissionAnsweredElsewhereWhileAway: the app is killed
+// while an OpenCode turn waits for a permission; another client of the
+// server (the OpenCode TUI, here the test) answers it meanwhile. The next
+// start adopts the server and withdraws that request (it is no longer
+// pending there) instead of showing it until the turn ends; the turn's
+// next permission is shown, answered here, and the turn completes.
+func TestRelayOpenCodePermissionAnsweredElsewhereWhileAway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a helper binary")
+	}
+	dir := t.TempDir()
+	dbPath, pidfile := filepath.Join(dir, "app.db"), filepath.Join(dir, "pids")
+	db := openDBAt(t, dbPath)
+	rdir := relayDir(t)
+	addTask(t, db, "t1", "opencode", "touch a file")
+	script, err := filepath.Abs("../agent/opencode/testdata/serve-perm.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildFakeOpenCode(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childOpenCodeEnv+"="+bin, "CHILD_DB="+dbPath,
+		"CHILD_PIDFILE="+pidfile, "CHILD_SCRIPT="+script, "CHILD_OC_RELAY_DIR="+rdir)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "READY" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("child app: %q", sc.Text())
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	ctx := context.Background()
+	before, err := store.ListPending(ctx, db.R, "t1")
+	if err != nil || len(before) != 1 {
+		t.Fatalf("pending when the app died: %+v %v", before, err)
+	}
+	first := before[0].RequestID
+	replyElsewhere(t, rdir, first)
+
+	reg := openCodeRelayed(db, bin, rdir, pidfile, script)
+	o, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db),
+		Formats: agent.NewFormats(opencode.Format()), Relays: &relay.Transport{Dir: rdir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	if _, err := o.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var second string
+	waitFor(t, "the request answered elsewhere withdrawn and the turn's next one shown", func() bool {
+		reqs, _ := o.PendingRequests(ctx, "t1")
+		for _, r := range reqs {
+			if r.RequestID == first {
+				return false
+			}
+			second = r.RequestID
+		}
+		return second != ""
+	})
+	if err := o.RespondToPermission(ctx, "t1", second, PermissionAnswer{Behavior: agent.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	if reqs, _ := o.PendingRequests(ctx, "t1"); len(reqs) != 0 {
+		t.Fatalf("pending after the turn: %+v", reqs)
+	}
+}
+
+// replyElsewhere answers permission id on the relayed fake server as
+// another client of it would (its port and password from the relay's meta).
+func replyElsewhere(t *testing.T, rdir, id string) {
+	t.Helper()
+	metas, _ := relay.List(rdir)
+	var port, pw string
+	for _, m := range metas {
+		if m.Role == "opencode-server" {
+			port, pw = m.Extra["port"], m.Extra["password"]
+		}
+	}
+	if port == "" {
+		t.Fatalf("no relayed server in %+v", metas)
+	}
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:"+port+"/permission/"+id+"/reply", strings.NewReader(`{"reply":"once"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("opencode", pw)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("reply elsewhere: %s", resp.Status)
+	}
+}
+
+// TestRelayOpenCodePermissionAnsweredElsewhereLive: another client of the
+// server answers a permission the app shows: the app drops it (the task
+// runs again) instead of showing it until the turn ends.
+func TestRelayOpenCodePermissionAnsweredElsewhereLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a helper binary")
+	}
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	db := openDB(t)
+	rdir := relayDir(t)
+	addTask(t, db, "t1", "opencode", "touch a file")
+	script, err := filepath.Abs("../agent/opencode/testdata/serve-perm.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	reg := openCodeRelayed(db, buildFakeOpenCode(t), rdir, pidfile, script)
+	o, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db),
+		Formats: agent.NewFormats(opencode.Format()), Relays: &relay.Transport{Dir: rdir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()); _ = reg.Dispose(context.Background()) })
+	if err := o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusWaiting)
+	reqs, _ := o.PendingRequests(ctx, "t1")
+	if len(reqs) != 1 {
+		t.Fatalf("pending: %+v", reqs)
+	}
+	first := reqs[0].RequestID
+	replyElsewhere(t, rdir, first)
+	waitFor(t, "the permission answered elsewhere dropped", func() bool {
+		reqs, _ := o.PendingRequests(ctx, "t1")
+		return len(reqs) == 0 || reqs[0].RequestID != first
+	})
+	if err := o.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -65,6 +65,20 @@ func RemovePending(ctx context.Context, q SQLRunner, taskID, requestID string) e
 	return nil
 }
 
+// TakePending deletes one pending request and reports whether it was
+// there.
+func TakePending(ctx context.Context, q SQLRunner, taskID, requestID string) (bool, error) {
+	res, err := q.ExecContext(ctx, `DELETE FROM pending_requests WHERE taskId = ? AND requestId = ?`, taskID, requestID)
+	if err != nil {
+		return false, fmt.Errorf("store: take pending request %s of task %s: %w", requestID, taskID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: take pending request %s of task %s: %w", requestID, taskID, err)
+	}
+	return n > 0, nil
+}
+
 // ClearPending deletes every pending request of a task.
 func ClearPending(ctx context.Context, q SQLRunner, taskID string) error {
 	if _, err := q.ExecContext(ctx, `DELETE FROM pending_requests WHERE taskId = ?`, taskID); err != nil {

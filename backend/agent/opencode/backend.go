@@ -136,6 +136,7 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 		cfg:      cfg,
 		norm:     NewNormalizer(),
 		children: map[string]bool{},
+		open:     map[string]bool{},
 		done:     make(chan struct{}),
 		ready:    make(chan struct{}),
 		upCh:     make(chan struct{}),
@@ -147,6 +148,9 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	}
 	if cfg.Model != "" {
 		s.model = parseModel(cfg.Model)
+	}
+	for _, id := range cfg.PendingRequests {
+		s.open[id] = true
 	}
 	if cfg.SessionID != "" && cfg.ForkSession {
 		// A native fork: continue a copy of the session, under its own id.
@@ -268,9 +272,13 @@ type Session struct {
 	stream   *agent.Stream
 	norm     *Normalizer     // fed by run's goroutine only (directly by prime, else through stream)
 	children map[string]bool // sub-agent session ids, owned by run
-	cancel   context.CancelFunc
-	ready    chan struct{} // closed once the event stream is connected
-	done     chan struct{} // closed when run has returned and stream is closed
+	// open: the permission requests and questions announced (or held by
+	// the app when it adopted the session) and not replied to, owned by
+	// run; a catch-up withdraws those the server no longer has.
+	open   map[string]bool
+	cancel context.CancelFunc
+	ready  chan struct{} // closed once the event stream is connected
+	done   chan struct{} // closed when run has returned and stream is closed
 
 	adopting bool
 

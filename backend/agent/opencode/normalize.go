@@ -58,9 +58,10 @@ import (
 //	                                interrupted
 //	session.idle                    ends the open turn: a synthesized `result` message + complete
 //	session.compacted               system message, system-status {subtype "compacted"}
-//	permission.replied,             no event: echoes of our own replies (the orchestrator already
-//	question.replied,               knows); todo.updated is the same list the todowrite tool part
-//	question.rejected, todo.updated carries
+//	permission.replied,             request-resolved {request.requestId=requestID}: the app's own
+//	question.replied,               answer's echo, or another client's answer (the orchestrator
+//	question.rejected               drops the request if it still holds it)
+//	todo.updated                    no event: the same list the todowrite tool part carries
 //	session.deleted                 no event (Jean-Claude manages its own session lifecycle)
 //	session.next.*                  no event: the experimental v2 mirror of the message/part events
 //	noise (see noiseTypes)          no event: server.connected, server.heartbeat, plugin.added,
@@ -290,7 +291,9 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		return n.permissionAsked(frame, env.Properties)
 	case "question.asked":
 		return n.questionAsked(frame, env.Properties)
-	case "permission.replied", "question.replied", "question.rejected", "todo.updated", "session.deleted":
+	case "permission.replied", "question.replied", "question.rejected":
+		return resolved(env.Properties)
+	case "todo.updated", "session.deleted":
 		return nil
 	}
 	if noiseTypes[env.Type] || strings.HasPrefix(env.Type, "session.next.") {
@@ -1442,4 +1445,17 @@ func decode(data []byte, v any) error {
 // permission to use this specific tool call": the call was denied.
 func isRejection(err string) bool {
 	return strings.Contains(err, "rejected permission")
+}
+
+// resolved maps a reply to a permission request or question (the app's own,
+// another client's, or one synthesized by a catch-up for a request gone
+// meanwhile) to a request-resolved event.
+func resolved(props []byte) []agent.Event {
+	var r struct {
+		RequestID string `json:"requestID"`
+	}
+	if json.Unmarshal(props, &r) != nil || r.RequestID == "" {
+		return nil
+	}
+	return []agent.Event{{Type: agent.EventRequestResolved, Request: &agent.Request{RequestID: r.RequestID}}}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,22 +99,29 @@ func (s *Session) catchUp(ctx context.Context, c *client) {
 		s.replayMessages(ctx, c, child)
 	}
 	// Requests asked while we were away (the normalizer drops the ones it
-	// already announced).
+	// already announced), then those replied to meanwhile withdrawn.
+	pending, listed := map[string]bool{}, 0
 	for kind, typ := range map[string]string{"permission": "permission.asked", "question": "question.asked"} {
 		reqs, err := c.pending(ctx, kind)
 		if err != nil {
 			continue
 		}
+		listed++
 		for _, r := range reqs {
 			var ref struct {
+				ID        string `json:"id"`
 				SessionID string `json:"sessionID"`
 			}
 			if json.Unmarshal(r, &ref) != nil || (ref.SessionID != s.id && !s.children[ref.SessionID]) {
 				continue
 			}
+			pending[ref.ID] = true
 			frame, _ := json.Marshal(map[string]any{"type": typ, "properties": r})
 			s.feed(frame)
 		}
+	}
+	if listed == 2 {
+		s.withdrawGone(pending)
 	}
 	if stErr != nil {
 		return
@@ -169,7 +178,17 @@ func (s *Session) feed(frame []byte) {
 	if !s.mine(frame) {
 		return
 	}
-	s.stream.Frame(frame, time.Now())
+	for _, ev := range s.stream.Frame(frame, time.Now()) {
+		if ev.Request == nil {
+			continue
+		}
+		switch ev.Type {
+		case agent.EventPermissionRequest, agent.EventQuestion:
+			s.open[ev.Request.RequestID] = true
+		case agent.EventRequestResolved:
+			delete(s.open, ev.Request.RequestID)
+		}
+	}
 }
 
 // mine reports whether a payload is for this session or one of its
@@ -251,5 +270,21 @@ func (s *Session) waitConnected(ctx context.Context) error {
 		last := s.lastErr
 		s.mu.Unlock()
 		return fmt.Errorf("opencode: event stream of session %s down for %s: %v", s.id, s.b.opt.connectTimeout(), last)
+	}
+}
+
+// withdrawGone reports each open request the server no longer has pending
+// (replied to by another client while the stream was down) as a reply:
+// a synthesized permission.replied frame, stored like the catch-up's other
+// frames, "reply" "gone" saying the answer is not known.
+func (s *Session) withdrawGone(pending map[string]bool) {
+	for _, id := range slices.Sorted(maps.Keys(s.open)) {
+		if pending[id] {
+			continue
+		}
+		frame, _ := json.Marshal(map[string]any{"type": "permission.replied",
+			"properties": map[string]any{"sessionID": s.id, "requestID": id, "reply": "gone"}})
+		s.feed(frame)
+		delete(s.open, id) // also when the frame was not taken as this session's
 	}
 }
