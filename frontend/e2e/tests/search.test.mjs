@@ -72,10 +72,10 @@ test("search: Ctrl+K finds a message in any task and opens the task scrolled to 
   await stream.waitFor();
   const rows0 = Number(await stream.getAttribute("data-rows"));
   assert(rows0 > 100 && rows0 < N, `the view opened with its newest page (${rows0} rows of ${N + 2} messages)`);
+  const taskId = await view.getAttribute("data-task-id");
+  // The newest page's oldest message: the top row before the older page comes.
+  const topId = await page.evaluate(async (id) => (await window.go.services.SessionService.MessagePage(id, -1, 200, "")).messages[0].id, taskId);
   await stream.evaluate((el) => (el.scrollTop = 0));
-  await page.waitForTimeout(300);
-  const topId = await stream.locator('.jc-stream__row[data-index="0"]').getAttribute("data-message-id").catch(() => null);
-  await stream.evaluate((el) => el.dispatchEvent(new Event("scroll")));
   await page.waitForFunction((n) => Number(document.querySelector('[data-testid="message-stream"]').dataset.rows) > n, rows0, { timeout: 10000 });
   await page.waitForTimeout(400);
   const kept = await stream.evaluate((el, id) => {
