@@ -84,6 +84,7 @@ test("search: Ctrl+K finds a message in any task and opens the task scrolled to 
     return { scrollTop: el.scrollTop, inView: !!r && r.bottom > s.top && r.top < s.bottom };
   }, topId);
   assert(kept.scrollTop > 500 && kept.inView, `the older page came above the view, which kept its place: ${JSON.stringify(kept)} (top row ${topId})`);
+  assert(!(await page.locator(".jc-jump").isVisible()), "older messages are not counted as new ones");
   await page.screenshot({ path: join(shots, "search-older-page.png") });
 
   // Leave the task, then search from anywhere.

@@ -107,7 +107,7 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
 
   // An older page came in front of the rows: keep the row that was on top
   // where it was on screen.
-  const anchor = useRef<{ key: string | number; offset: number; first: string | number } | null>(null);
+  const anchor = useRef<{ key: string | number; index: number; offset: number; first: string | number } | null>(null);
   useLayoutEffect(() => {
     const a = anchor.current;
     const el = parentRef.current;
@@ -115,6 +115,7 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
     anchor.current = null;
     const i = rows.findIndex((r) => r.key === a.key);
     if (i < 0) return;
+    seenCount.current += i - a.index; // the rows that came in front are not new
     const start = v.measurementsCache[i]?.start;
     if (start !== undefined) el.scrollTop = start + a.offset;
   }, [snap.structure, rows, v]);
@@ -159,7 +160,7 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
     atBottom.current = near;
     if (onNearTop && el.scrollTop < NEAR_TOP_PX && rows.length > 0 && onNearTop()) {
       const top = v.getVirtualItems().find((it) => it.end > el.scrollTop) ?? v.getVirtualItems()[0];
-      if (top) anchor.current = { key: rows[top.index].key, offset: el.scrollTop - top.start, first: rows[0].key };
+      if (top) anchor.current = { key: rows[top.index].key, index: top.index, offset: el.scrollTop - top.start, first: rows[0].key };
     }
     if (near) {
       seenCount.current = rows.length;
