@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -154,12 +153,7 @@ func (f *eventFeed) pruneLocked() {
 // since returns the events after batch number after. A negative cursor
 // (a page that has not fetched yet) gets no events, only the cursor; a
 // cursor ahead of the feed (the app restarted) gets all it holds.
-func (f *eventFeed) since(after int64) feedPage { return f.sinceSkipping(after, nil) }
-
-// sinceSkipping is since without the events named in skip: those a page
-// has no listener for (a window that shows no task view takes no
-// "agent:event", by far the most and the largest).
-func (f *eventFeed) sinceSkipping(after int64, skip map[string]bool) feedPage {
+func (f *eventFeed) since(after int64) feedPage {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	page := feedPage{Last: f.last, Events: []batchedEvent{}}
@@ -173,34 +167,21 @@ func (f *eventFeed) sinceSkipping(after int64, skip map[string]bool) feedPage {
 		page.Gap = true // batches after the cursor were dropped
 	}
 	for _, b := range f.batches {
-		if b.seq <= after {
-			continue
-		}
-		for _, e := range b.events {
-			if !skip[e.Name] {
-				page.Events = append(page.Events, e)
-			}
+		if b.seq > after {
+			page.Events = append(page.Events, b.events...)
 		}
 	}
 	return page
 }
 
-// ServeHTTP answers GET FeedPath?after=N[&skip=NAME,NAME] with a feedPage
-// (without the events named in skip).
+// ServeHTTP answers GET FeedPath?after=N with a feedPage.
 func (f *eventFeed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	if err != nil {
 		http.Error(w, "after: want a batch number", http.StatusBadRequest)
 		return
 	}
-	var skip map[string]bool
-	if v := r.URL.Query().Get("skip"); v != "" {
-		skip = map[string]bool{}
-		for _, n := range strings.Split(v, ",") {
-			skip[n] = true
-		}
-	}
-	body, err := json.Marshal(f.sinceSkipping(after, skip))
+	body, err := json.Marshal(f.since(after))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

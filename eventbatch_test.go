@@ -180,26 +180,3 @@ func TestEventFeedEmptiesWhenNothingIsEmitted(t *testing.T) {
 	}
 	t.Fatal("the feed still holds its batch long after keep")
 }
-
-// TestEventFeedSkipsNamesThePageDoesNotListenTo: ?skip=a,b leaves those
-// events out and the cursor as it is.
-func TestEventFeedSkipsNamesThePageDoesNotListenTo(t *testing.T) {
-	f := newEventFeed(time.Hour)
-	f.push([]batchedEvent{{Name: "agent:event"}, {Name: "task:updated"}, {Name: "x"}})
-	get := func(q string) feedPage {
-		t.Helper()
-		rec := httptest.NewRecorder()
-		f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, FeedPath+q, nil))
-		var p feedPage
-		if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
-			t.Fatalf("%s: %v (%s)", q, err, rec.Body)
-		}
-		return p
-	}
-	if p := get("?after=0&skip=agent:event,x"); p.Last != 1 || fmt.Sprint(names(p.Events)) != "[task:updated]" {
-		t.Fatalf("skipping: %+v", p)
-	}
-	if p := get("?after=0"); fmt.Sprint(names(p.Events)) != "[agent:event task:updated x]" {
-		t.Fatalf("not skipping: %+v", p)
-	}
-}

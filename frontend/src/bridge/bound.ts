@@ -32,31 +32,7 @@ export function call<R>(fn: (...a: never[]) => Promise<unknown>, name: string, .
  * function unsubscribes. Without the Wails runtime it does nothing. */
 export function onEvent<T>(name: string, cb: (payload: T) => void): () => void {
   if (!(window as unknown as { runtime?: unknown }).runtime) return () => {};
-  const off = EventsOn(name, (...data: unknown[]) => cb(data[0] as T));
-  listening.set(name, (listening.get(name) ?? 0) + 1);
-  subscriptions++;
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    listening.set(name, (listening.get(name) ?? 1) - 1);
-    off();
-  };
-}
-
-// What the page listens to through onEvent, for the event feed: it asks
-// the feed to leave out the events no one here listens to (feed.ts).
-const listening = new Map<string, number>();
-let subscriptions = 0;
-
-/** listenerCount is how many onEvent subscriptions to name are live. */
-export function listenerCount(name: string): number {
-  return listening.get(name) ?? 0;
-}
-
-/** subscriptionsMade counts every onEvent subscription made so far. */
-export function subscriptionsMade(): number {
-  return subscriptions;
+  return EventsOn(name, (...data: unknown[]) => cb(data[0] as T));
 }
 
 /** setWindowTitle sets the document's title and, in Wails, the window's

@@ -13,14 +13,14 @@ function server() {
       hold = new Promise((r) => (release = r));
       return () => release();
     },
-    fetchPage: async (after: number, skip: readonly string[] = []): Promise<FeedPage> => {
+    fetchPage: async (after: number): Promise<FeedPage> => {
       asked.push(after);
       if (hold) {
         const h = hold;
         hold = null;
         await h;
       }
-      const events = after < 0 ? [] : batches.slice(after).flat().filter((e) => !skip.includes(e.name));
+      const events = after < 0 ? [] : batches.slice(after).flat();
       return { last: batches.length, gap: false, events };
     },
   };
@@ -114,45 +114,11 @@ test("installed, a notice fetches the feed and each event reaches its own listen
   for (const cb of listeners[READY]) cb();
   await new Promise((r) => setTimeout(r, 0));
   expect(got).toEqual([{ id: "t1" }]);
-  // No onEvent listener for "agent:event" in this page: the feed leaves it out.
-  expect(urls).toEqual(["/_jc/events?after=-1&skip=agent%3Aevent", "/_jc/events?after=0&skip=agent%3Aevent"]);
+  expect(urls).toEqual(["/_jc/events?after=-1", "/_jc/events?after=0"]);
   delete w.runtime;
   delete w.wails;
 });
 
 test("without the Wails runtime, installing is a no-op", () => {
   expect(() => installEventFeed()()).not.toThrow();
-});
-
-test("events no one listens to are left out; a subscription made during the fetch gets them after all", async () => {
-  const s = server();
-  let subs = 0;
-  let listened = false;
-  const asks: string[] = [];
-  const got: unknown[] = [];
-  const feed = createFeed({
-    fetchPage: (after, skip) => {
-      asks.push(`${after}:${skip.join(",")}`);
-      return s.fetchPage(after, skip);
-    },
-    skipping: () => ({ skip: listened ? [] : ["agent:event"], subscriptions: subs }),
-    dispatch: (e) => got.push(e.data),
-    onError: (e) => {
-      throw e;
-    },
-  });
-  await feed.pull();
-  s.batches.push([{ name: "agent:event", data: 1 }, { name: "task:updated", data: 2 }]);
-  await feed.pull();
-  expect(got).toEqual([2]);
-  // A task view subscribes while the next fetch is under way.
-  s.batches.push([{ name: "agent:event", data: 3 }, { name: "task:updated", data: 4 }]);
-  const release = s.holdNext();
-  const p = feed.pull();
-  subs++;
-  listened = true;
-  release();
-  await p;
-  expect(got).toEqual([2, 3, 4]);
-  expect(asks).toEqual(["-1:agent:event", "0:agent:event", "1:agent:event", "1:"]);
 });

@@ -9,16 +9,6 @@
 // unchanged.
 
 import { EventsOn } from "./wailsjs/runtime/runtime";
-import { listenerCount, subscriptionsMade } from "./bound";
-
-/**
- * SKIPPABLE are the events the page asks the feed to leave out while
- * nothing here listens to them: "agent:event" (every streamed change of
- * every task, the bulk of the feed) is for open task views only; a window
- * that shows none (the Wails window in dev mode, or the app on another
- * screen) fetches none of it.
- */
-export const SKIPPABLE = ["agent:event"];
 
 /** READY is the Go event that says the feed has new events (no data). */
 export const READY = "events:ready";
@@ -31,13 +21,7 @@ export type FeedEvent = { name: string; data: unknown };
 export type FeedPage = { last: number; gap: boolean; events: FeedEvent[] };
 
 export type FeedDeps = {
-  /** fetchPage fetches the events after a cursor, without those named in skip. */
-  fetchPage: (after: number, skip: readonly string[]) => Promise<FeedPage>;
-  /**
-   * skipping tells which events no one listens to now, and a number that
-   * changes whenever a subscription is made (default: nothing skipped).
-   */
-  skipping?: () => { skip: readonly string[]; subscriptions: number };
+  fetchPage: (after: number) => Promise<FeedPage>;
   dispatch: (ev: FeedEvent) => void;
   onError: (err: unknown) => void;
 };
@@ -49,16 +33,12 @@ export type FeedDeps = {
  * fetch makes one more fetch after it, so events go out in order and none
  * is missed. A listener that throws does not lose the rest.
  */
-export function createFeed({ fetchPage, skipping = () => ({ skip: [], subscriptions: 0 }), dispatch, onError }: FeedDeps): { pull: () => Promise<void> } {
+export function createFeed({ fetchPage, dispatch, onError }: FeedDeps): { pull: () => Promise<void> } {
   let cursor = -1;
   let running: Promise<void> | null = null;
   let again = false;
   const once = async () => {
-    const asked = skipping();
-    let page = await fetchPage(cursor, asked.skip);
-    // A subscription made while the fetch ran may want what it left out
-    // (a task view opening): fetch the same events again, all of them.
-    if (asked.skip.length > 0 && skipping().subscriptions !== asked.subscriptions) page = await fetchPage(cursor, []);
+    const page = await fetchPage(cursor);
     const first = cursor < 0;
     cursor = page.last;
     if (first) return;
@@ -106,13 +86,11 @@ export function installEventFeed(fetchImpl: typeof fetch = (...a) => fetch(...a)
   const notify = w.wails?.EventsNotify;
   if (!w.runtime || !notify) return () => {};
   const feed = createFeed({
-    fetchPage: async (after, skip) => {
-      const q = skip.length > 0 ? `&skip=${encodeURIComponent(skip.join(","))}` : "";
-      const res = await fetchImpl(`${FEED_PATH}?after=${after}${q}`, { cache: "no-store" });
+    fetchPage: async (after) => {
+      const res = await fetchImpl(`${FEED_PATH}?after=${after}`, { cache: "no-store" });
       if (!res.ok) throw new Error(`${FEED_PATH}: ${res.status}`);
       return (await res.json()) as FeedPage;
     },
-    skipping: () => ({ skip: SKIPPABLE.filter((n) => listenerCount(n) === 0), subscriptions: subscriptionsMade() }),
     dispatch: (ev) => notify(JSON.stringify({ name: ev.name, data: [ev.data] })),
     onError: (err) => console.error("event feed:", err),
   });
