@@ -199,7 +199,8 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
       api
         .messagePage(taskId, store.older.cursor, PAGE_SIZE, messageId)
         .then((p) => store.prependPage(p))
-        .catch((e: unknown) => setLoadErr(e instanceof Error ? e.message : String(e)))
+        // The rows already shown stay; scrolling up again retries.
+        .catch((e: unknown) => console.error("older messages:", e))
         .finally(() => (olderBusy.current = false));
       return true;
     },
