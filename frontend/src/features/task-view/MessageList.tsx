@@ -118,6 +118,12 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
     seenCount.current += i - a.index; // the rows that came in front are not new
     const start = v.measurementsCache[i]?.start;
     if (start !== undefined) el.scrollTop = start + a.offset;
+    // The rows put in front are placed by their estimated heights; once
+    // the anchor row is drawn, put it exactly where it was.
+    requestAnimationFrame(() => {
+      const row = el.querySelector<HTMLElement>(`.jc-stream__row[data-index="${i}"]`);
+      if (row) el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top + a.offset;
+    });
   }, [snap.structure, rows, v]);
 
   // Follow new content while at the bottom.
@@ -159,7 +165,9 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
     const near = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
     atBottom.current = near;
     if (onNearTop && el.scrollTop < NEAR_TOP_PX && rows.length > 0 && onNearTop()) {
-      const top = v.getVirtualItems().find((it) => it.end > el.scrollTop) ?? v.getVirtualItems()[0];
+      // From all rows' offsets: the drawn ones may still be those of the
+      // position before this scroll (the virtualizer updates after us).
+      const top = v.measurementsCache.find((it) => it.end > el.scrollTop) ?? v.measurementsCache[0];
       if (top) anchor.current = { key: rows[top.index].key, index: top.index, offset: el.scrollTop - top.start, first: rows[0].key };
     }
     if (near) {
