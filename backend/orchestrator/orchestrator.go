@@ -895,6 +895,32 @@ func (o *Orchestrator) Messages(ctx context.Context, taskID string) ([]agent.Mes
 	if err != nil {
 		return nil, err
 	}
+	return o.asShown(ctx, taskID, msgs)
+}
+
+// MaxPage is the most messages MessagesPage returns in one page (a page
+// reaching back to a given message may hold more).
+const MaxPage = 1000
+
+// MessagesPage returns one page of the task's transcript (store.MessagesPage:
+// up to limit messages before the cursor, the newest with before < 0,
+// reaching back to messageID when given), as Messages shows them: the live
+// versions of messages still streaming and the permission decisions.
+func (o *Orchestrator) MessagesPage(ctx context.Context, taskID string, before int64, limit int, messageID string) (store.MessagePage, error) {
+	if limit <= 0 || limit > MaxPage {
+		limit = MaxPage
+	}
+	p, err := store.MessagesPage(ctx, o.db.R, taskID, before, limit, messageID)
+	if err != nil {
+		return store.MessagePage{}, err
+	}
+	p.Messages, err = o.asShown(ctx, taskID, p.Messages)
+	return p, err
+}
+
+// asShown replaces in msgs the messages whose latest version is not in
+// their row yet and adds the permission decisions to their tool calls.
+func (o *Orchestrator) asShown(ctx context.Context, taskID string, msgs []agent.Message) ([]agent.Message, error) {
 	ds, err := store.Decisions(ctx, o.db.R, taskID)
 	if err != nil {
 		return nil, err

@@ -519,3 +519,46 @@ func TestRowBehindIsMarkedServedLiveAndRepaired(t *testing.T) {
 		t.Fatalf("after Recover: row with %d parts at version %d, want 3 at %d", parts, version, CurrentNormalizationVersion)
 	}
 }
+
+// TestMessagesPageServesLiveVersions: a page of the transcript shows the
+// latest version of a message whose row waits for its next write, as
+// Messages does, and respects its limit.
+func TestMessagesPageServesLiveVersions(t *testing.T) {
+	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	n := newDeltaNorm()
+	streamSession(s, n, `{"id":"a1","text":"Hel"}`, `{"id":"a1","tool":"t-1"}`)
+	waitFor(t, "the tool's version emitted", func() bool {
+		for _, p := range h.rec.agentEvents("t1") {
+			if p.Event.Type == agent.EventMessage && len(p.Event.Message.Parts) == 3 {
+				return true
+			}
+		}
+		return false
+	})
+	// The row as a crash would leave it, older than the run's version,
+	// which stays dirty and is not written again before the run ends.
+	if _, err := h.db.W.Exec(`UPDATE agent_messages SET normalizedData = ? WHERE taskId = 't1' AND messageId = 'a1'`,
+		`{"id":"a1","role":"assistant","parts":[{"type":"text","text":"Hel"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	unlock := h.o.lock("t1")
+	lm := h.o.getRun("t1").live["a1"]
+	lm.dirty, lm.wrote = true, time.Now().Add(time.Hour)
+	unlock()
+	p, err := h.o.MessagesPage(ctx, "t1", -1, 1, "")
+	if err != nil || len(p.Messages) != 1 || p.Messages[0].ID != "a1" || len(p.Messages[0].Parts) != 3 || !p.HasOlder {
+		t.Fatalf("newest page of 1 right after the event: %+v %v (want a1 with the tool, older messages left)", p, err)
+	}
+	older, err := h.o.MessagesPage(ctx, "t1", p.First, 10, "")
+	if err != nil || len(older.Messages) == 0 || older.HasOlder || older.Messages[len(older.Messages)-1].ID == "a1" {
+		t.Fatalf("the page before it: %+v %v", older, err)
+	}
+	streamSession(s, n, `{"done":true}`)
+	waitStatus(t, h.db, "t1", store.StatusCompleted)
+}

@@ -101,6 +101,25 @@ func (s *SessionService) Messages(taskID string) ([]agent.Message, error) {
 	return m, userErr(err)
 }
 
+// MessagePage is one page of a task's transcript, oldest first.
+type MessagePage struct {
+	Messages []agent.Message `json:"messages"`
+	// Cursor is the page's oldest message's position: pass it as before
+	// to get the page before this one.
+	Cursor int64 `json:"cursor"`
+	// HasOlder tells whether older messages exist.
+	HasOlder bool `json:"hasOlder"`
+}
+
+// MessagePage returns up to limit of the task's messages before cursor
+// before (the newest when before < 0), oldest first, as Messages shows
+// them. With messageID, the page reaches back to that message, so a view
+// jumping to it holds it.
+func (s *SessionService) MessagePage(taskID string, before int64, limit int, messageID string) (MessagePage, error) {
+	p, err := s.o.MessagesPage(s.ctx, taskID, before, limit, messageID)
+	return MessagePage{Messages: p.Messages, Cursor: p.First, HasOlder: p.HasOlder}, userErr(err)
+}
+
 // PendingRequests returns the task's pending permission requests and questions.
 func (s *SessionService) PendingRequests(taskID string) ([]PendingRequest, error) {
 	r, err := s.o.PendingRequests(s.ctx, taskID)

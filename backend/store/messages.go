@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -280,4 +281,85 @@ func MarkMessageBehind(ctx context.Context, q SQLRunner, taskID, messageID strin
 // afterRowID, like StaleMessages.
 func BehindMessages(ctx context.Context, q SQLRunner, afterRowID int64, limit int) ([]StoredMessage, error) {
 	return StaleMessages(ctx, q, BehindVersion+1, afterRowID, limit)
+}
+
+// MessagePage is one page of a task's transcript, oldest first.
+type MessagePage struct {
+	Messages []agent.Message
+	// First is the messageIndex of the page's oldest message: the cursor
+	// for the page before it (-1 for an empty page).
+	First int64
+	// HasOlder tells whether messages older than First exist.
+	HasOlder bool
+}
+
+// MessagesPage returns up to limit of the task's messages older than
+// before (messageIndex; before < 0: the newest), oldest first. With a
+// messageID, the page reaches back to that message too (it may then hold
+// more than limit), so a view jumping to it gets one contiguous page.
+func MessagesPage(ctx context.Context, q SQLRunner, taskID string, before int64, limit int, messageID string) (MessagePage, error) {
+	if before < 0 {
+		before = math.MaxInt64
+	}
+	from, err := pageStart(ctx, q, taskID, before, limit)
+	if err != nil {
+		return MessagePage{}, err
+	}
+	if messageID != "" {
+		var at int64
+		err := q.QueryRowContext(ctx, `SELECT messageIndex FROM agent_messages WHERE taskId = ? AND messageId = ?`, taskID, messageID).Scan(&at)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return MessagePage{}, fmt.Errorf("store: page of task %s: find %s: %w", taskID, messageID, err)
+		}
+		if err == nil && at < from {
+			from = at
+		}
+	}
+	p := MessagePage{Messages: []agent.Message{}, First: -1}
+	rows, err := q.QueryContext(ctx, `SELECT messageIndex, normalizedData FROM agent_messages
+		WHERE taskId = ? AND messageIndex >= ? AND messageIndex < ? ORDER BY messageIndex`, taskID, from, before)
+	if err != nil {
+		return MessagePage{}, fmt.Errorf("store: page of task %s: %w", taskID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var idx int64
+		var data []byte
+		if err := rows.Scan(&idx, &data); err != nil {
+			return MessagePage{}, fmt.Errorf("store: page of task %s: %w", taskID, err)
+		}
+		var m agent.Message
+		if err := json.Unmarshal(data, &m); err != nil {
+			return MessagePage{}, fmt.Errorf("store: page of task %s: decode: %w", taskID, err)
+		}
+		if p.First < 0 {
+			p.First = idx
+		}
+		p.Messages = append(p.Messages, m)
+	}
+	if err := rows.Err(); err != nil {
+		return MessagePage{}, fmt.Errorf("store: page of task %s: %w", taskID, err)
+	}
+	if p.First > 0 {
+		err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agent_messages WHERE taskId = ? AND messageIndex < ?)`, taskID, p.First).Scan(&p.HasOlder)
+		if err != nil {
+			return MessagePage{}, fmt.Errorf("store: page of task %s: %w", taskID, err)
+		}
+	}
+	return p, nil
+}
+
+// pageStart returns the messageIndex of the oldest of the limit messages
+// before before (before itself when there are none).
+func pageStart(ctx context.Context, q SQLRunner, taskID string, before int64, limit int) (int64, error) {
+	var from sql.NullInt64
+	err := q.QueryRowContext(ctx, `SELECT min(messageIndex) FROM (SELECT messageIndex FROM agent_messages
+		WHERE taskId = ? AND messageIndex < ? ORDER BY messageIndex DESC LIMIT ?)`, taskID, before, limit).Scan(&from)
+	if err != nil {
+		return 0, fmt.Errorf("store: page of task %s: %w", taskID, err)
+	}
+	if !from.Valid {
+		return before, nil
+	}
+	return from.Int64, nil
 }

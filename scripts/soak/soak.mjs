@@ -17,7 +17,8 @@
 // Env: SOAK_MINUTES (60), SOAK_LINE_DELAY_MS (250: each fake agent writes a
 // ~300-byte line every 250 ms), SOAK_SWITCH_SECONDS (5), SOAK_SAMPLE_SECONDS
 // (60), SOAK_SETTLE_SECONDS (180: how long memory may take to come back once
-// the view is closed), SOAK_CHART (docs/soak.png), SOAK_SAMPLES
+// the view is closed), SOAK_WARMUP_SECONDS (60: how long the warm-up task
+// streams before the start is measured), SOAK_CHART (docs/soak.png), SOAK_SAMPLES
 // (build/soak/samples.tsv), SOAK_KEEP=1 keeps the
 // temp dir, SOAK_BINARY (a dev binary other than build/bin/jean-claude-dev,
 // for before/after), SOAK_APP_ENV ("K=V K=V": more environment for the app,
@@ -43,6 +44,7 @@ const LINE_DELAY_MS = env("SOAK_LINE_DELAY_MS", 250);
 const SWITCH_S = env("SOAK_SWITCH_SECONDS", 5);
 const SAMPLE_S = env("SOAK_SAMPLE_SECONDS", 60);
 const SETTLE_S = Math.max(30, env("SOAK_SETTLE_SECONDS", 180));
+const WARMUP_S = env("SOAK_WARMUP_SECONDS", 60);
 const CHART = join(REPO, process.env.SOAK_CHART ?? "docs/soak.png");
 const TASKS = 5;
 const OUT = join(REPO, "build/soak");
@@ -215,16 +217,22 @@ async function addProject(page, repo) {
 }
 
 /**
- * warmUp loads every screen's code once (a short task's view with its
- * diff pane, Agents, Settings): code stays loaded for good, so "start" is
- * measured with it, and the soak measures what streaming leaves behind.
+ * warmUp loads every screen's code once (a task's view with its diff pane,
+ * Agents, Settings) and runs the streaming path for SOAK_WARMUP_SECONDS
+ * (60): one task streams while the view switches between it and Settings,
+ * so the page's JIT has compiled that path before "start" is measured
+ * (code, once loaded and compiled, stays) and the soak measures what
+ * streaming leaves behind, not code.
  */
 async function warmUp(page, tmp) {
   const repo = makeGitRepo(tmp, "warmup");
-  setFakeClaude(repo, { FAKE_CLAUDE_REPEAT: "30" });
+  setFakeClaude(repo, { FAKE_CLAUDE_REPEAT: String(Math.max(30, Math.round((WARMUP_S * 1000) / LINE_DELAY_MS))), FAKE_CLAUDE_LINE_DELAY: `${LINE_DELAY_MS}ms` });
   const projectId = await addProject(page, repo);
   const [id] = await startTasks(page, projectId, 1);
-  while ((await statuses(page, projectId))[0] !== "completed") await sleep(500);
+  for (let i = 0; (await statuses(page, projectId))[0] !== "completed"; i++) {
+    await (i % 2 ? nav(page, "Settings") : page.getByTestId("task-row").first()).click();
+    await sleep(Math.min(SWITCH_S, 2) * 1000);
+  }
   await page.getByTestId("task-row").first().click();
   await page.getByRole("button", { name: "Diff", exact: true }).click();
   await sleep(2000);
@@ -296,7 +304,11 @@ async function soak(app, browser) {
   await warmUp(page, app.tmp);
   const { projectId, lines } = await setup(page, app.tmp);
   await nav(page, "Settings").click();
-  await sleep(10000);
+  // The app trims its memory 45 s after the last turn ended (the idle
+  // trim, orchestrator_wiring.go): the start is measured after the one
+  // that follows the warm-up, as the end is after the one that follows
+  // the soak's tasks.
+  await sleep(55000);
   const samples = [];
   await countDeliveries(page);
   const t0 = Date.now();

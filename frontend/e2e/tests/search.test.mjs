@@ -1,8 +1,10 @@
-// Search end to end (issue 16): a fake Claude Code run writes 80 long
-// messages, one of them (far above the bottom the task opens at) holding a
-// unique word; Ctrl+K opens the search, typing finds it with the match
-// highlighted, a click opens the task scrolled to that message; "Fork from
-// here" on it makes a new task linked both ways.
+// Search end to end (issue 16): a fake Claude Code run writes 300 long
+// messages, one of them (far above the bottom the task opens at, older
+// than the newest page the view loads: issue 20) holding a unique word;
+// opened, the task shows its newest page and loads the older one when
+// scrolled to the top, keeping its place; Ctrl+K opens the search, typing
+// finds it with the match highlighted, a click opens the task scrolled to
+// that message; "Fork from here" on it makes a new task linked both ways.
 // Screenshots: frontend/test-results/search-*.png.
 
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,9 +16,10 @@ import { FRONTEND, REPO } from "../lib/app.mjs";
 const shots = join(FRONTEND, "test-results");
 mkdirSync(shots, { recursive: true });
 const WORD = "zanzibarQuokka";
+const N = 300; // messages: more than the view's page (TaskView PAGE_SIZE, 200)
 
 // longRun builds a one-turn Claude Code stream-json script from a real
-// recording: its init line, 80 assistant text messages, its result line.
+// recording: its init line, N assistant text messages, its result line.
 function longRun() {
   const lines = readFileSync(join(REPO, "backend/agent/agenttest/testdata/claude/bidi_main_bypass.jsonl"), "utf8")
     .split("\n")
@@ -26,7 +29,7 @@ function longRun() {
   const text = lines.find((l) => l.type === "assistant" && l.message.content[0].type === "text");
   const result = lines.find((l) => l.type === "result");
   const out = [init];
-  for (let i = 0; i < 80; i++) {
+  for (let i = 0; i < N; i++) {
     const m = structuredClone(text);
     m.message.id = `msg_e2e_search_${i}`;
     m.uuid = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
@@ -61,6 +64,28 @@ test("search: Ctrl+K finds a message in any task and opens the task scrolled to 
   const view = page.getByTestId("task-view");
   // Done when the task list shows it idle (the result row may be scrolled out of the virtualized list).
   await page.locator('[data-testid="task-row"] [data-status="idle"]').first().waitFor({ timeout: 120000 });
+
+  // The task opens at its newest page; the top of the list loads the older
+  // one and the row that was on top stays in view.
+  await page.getByTestId("task-row").first().click();
+  const stream = view.getByTestId("message-stream");
+  await stream.waitFor();
+  const rows0 = Number(await stream.getAttribute("data-rows"));
+  assert(rows0 > 100 && rows0 < N, `the view opened with its newest page (${rows0} rows of ${N + 2} messages)`);
+  const taskId = await view.getAttribute("data-task-id");
+  // The newest page's oldest message: the top row before the older page comes.
+  const topId = await page.evaluate(async (id) => (await window.go.services.SessionService.MessagePage(id, -1, 200, "")).messages[0].id, taskId);
+  await stream.evaluate((el) => (el.scrollTop = 0));
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="message-stream"]').dataset.rows) > n, rows0, { timeout: 10000 });
+  await page.waitForTimeout(400);
+  const kept = await stream.evaluate((el, id) => {
+    const r = id && el.querySelector(`.jc-stream__row[data-message-id="${id}"]`)?.getBoundingClientRect();
+    const s = el.getBoundingClientRect();
+    return { scrollTop: el.scrollTop, inView: !!r && r.bottom > s.top && r.top < s.bottom };
+  }, topId);
+  assert(kept.scrollTop > 500 && kept.inView, `the older page came above the view, which kept its place: ${JSON.stringify(kept)} (top row ${topId})`);
+  assert(!(await page.locator(".jc-jump").isVisible()), "older messages are not counted as new ones");
+  await page.screenshot({ path: join(shots, "search-older-page.png") });
 
   // Leave the task, then search from anywhere.
   await page.getByRole("button", { name: "New task" }).click();

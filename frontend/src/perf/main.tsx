@@ -12,10 +12,10 @@
 import { createRoot } from "react-dom/client";
 import { TaskView } from "../features/task-view/TaskView";
 import { TaskApiContext } from "../features/task-view/context";
-import { createFakeApi } from "../features/task-view/fakeApi";
+import { createFakeApi, pageOf } from "../features/task-view/fakeApi";
 import { bigTranscript, streamEvents } from "./generate";
 import "../styles/index.css";
-import type { Message } from "../timeline/types";
+import type { TranscriptPage } from "../timeline/store";
 
 interface Stats {
   n: number;
@@ -64,15 +64,18 @@ async function run() {
   const report = document.getElementById("report")!;
   const log = (s: string) => (report.textContent = s);
 
-  const json = JSON.stringify(bigTranscript(n));
+  const all = bigTranscript(n);
   const fake = createFakeApi({ task: { id: "bench", name: `Benchmark: ${n} messages`, status: "completed", backend: "claude-code" } });
   let parseMs = 0;
   let parseAt = 0;
-  fake.api.messages = () => {
+  // Pages as SessionService.MessagePage serves them, parsed from JSON as
+  // the bindings do (the first page's parse is parseMs).
+  fake.api.messagePage = (_id, before, limit, messageId) => {
+    const json = JSON.stringify(pageOf(all, before, limit, messageId));
     const t = performance.now();
-    parseAt = t;
-    const out = JSON.parse(json) as Message[];
-    parseMs = Math.round(performance.now() - t);
+    if (!parseAt) parseAt = t;
+    const out = JSON.parse(json) as TranscriptPage;
+    if (!parseMs) parseMs = Math.round(performance.now() - t);
     return Promise.resolve(out);
   };
   gc();

@@ -469,17 +469,8 @@ export function loadMessages(s: TimelineState, msgs: readonly Message[]): void {
       upsertMessage(s, m);
       continue;
     }
-    s.messages.set(m.id, { msg: m, rev: ++s.revCounter });
+    indexNew(s, m, true);
     s.order.push(m.id);
-    const parts = m.parts;
-    if (parts) {
-      for (let i = 0; i < parts.length; i++) {
-        const p = parts[i];
-        if (!p.toolId) continue;
-        if (p.type === "tool-use") s.toolUses.set(p.toolId, { part: p, messageId: m.id });
-        else if (p.type === "tool-result") s.toolResults.set(p.toolId, { part: p, messageId: m.id });
-      }
-    }
     if (m.parentToolUseId) {
       const list = s.children.get(m.parentToolUseId);
       if (list) list.push(m.id);
@@ -487,6 +478,60 @@ export function loadMessages(s: TimelineState, msgs: readonly Message[]): void {
     }
     if (m.role === "result" && m.modelUsage && Object.keys(m.modelUsage).length > 0) s.modelUsage = m.modelUsage;
   }
+  s.structureRev++;
+}
+
+/**
+ * indexNew adds a message new to the state to the messages and tool maps;
+ * without overwrite, a tool's use or result already known (it came later,
+ * live) stays.
+ */
+function indexNew(s: TimelineState, m: Message, overwrite: boolean): void {
+  s.messages.set(m.id, { msg: m, rev: ++s.revCounter });
+  const parts = m.parts;
+  if (!parts) return;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (!p.toolId) continue;
+    const map = p.type === "tool-use" ? s.toolUses : p.type === "tool-result" ? s.toolResults : null;
+    if (map && (overwrite || !map.has(p.toolId))) map.set(p.toolId, { part: p, messageId: m.id });
+  }
+}
+
+/**
+ * prependMessages adds an older page of the stored transcript (oldest
+ * first) before what the state holds. The page is where its messages
+ * belong: one the state already holds (a live event re-sent an old
+ * message, which went to the end) moves to its place in the page and
+ * keeps the newer of the two versions; the rest keep their order after
+ * the page. Notices stay after the messages they followed.
+ */
+export function prependMessages(s: TimelineState, msgs: readonly Message[]): void {
+  if (msgs.length === 0) return;
+  const page = new Set<string>();
+  const kids = new Map<string, string[]>();
+  for (const m of msgs) {
+    if (page.has(m.id)) continue;
+    if (s.msgSeq.has(m.id) && !s.messages.has(m.id)) continue; // removed live since the page was read
+    page.add(m.id);
+    if (s.messages.has(m.id)) {
+      const seen = s.msgSeq.get(m.id);
+      if (seen === undefined) upsertMessage(s, m); // a live version (seq known) is newer than the stored row
+      continue;
+    }
+    indexNew(s, m, false);
+    if (m.parentToolUseId) {
+      const list = kids.get(m.parentToolUseId);
+      if (list) list.push(m.id);
+      else kids.set(m.parentToolUseId, [m.id]);
+    }
+    if (!s.modelUsage && m.role === "result" && m.modelUsage && Object.keys(m.modelUsage).length > 0) s.modelUsage = m.modelUsage;
+  }
+  for (const [parent, ids] of kids) s.children.set(parent, [...ids, ...(s.children.get(parent) ?? []).filter((id) => !page.has(id))]);
+  const rest = s.order.filter((id) => !page.has(id));
+  const shift = page.size - (s.order.length - rest.length); // messages new to the state
+  s.order = [...page, ...rest];
+  for (const n of s.notices) n.after += shift;
   s.structureRev++;
 }
 

@@ -3,7 +3,7 @@
 // subscribers are notified once. The display rows are recomputed only when
 // the structure or a revision changed.
 
-import { addDecisions, applyEnvelopes, emptyState, loadMessages, setPending, type PendingCard, type TimelineState } from "./state";
+import { addDecisions, applyEnvelopes, emptyState, loadMessages, prependMessages, setPending, type PendingCard, type TimelineState } from "./state";
 import { toDisplayRows, type DisplayRow } from "./groups";
 import type { AgentEventEnvelope, Message, PermissionDecision } from "./types";
 
@@ -23,6 +23,14 @@ export interface TimelineSnapshot {
   pendingCount: number;
 }
 
+/** A page of the stored transcript (SessionService.MessagePage), oldest first. */
+export interface TranscriptPage {
+  messages: Message[] | null;
+  /** The page's oldest message's position: the cursor for the page before it (-1: empty page). */
+  cursor: number;
+  hasOlder: boolean;
+}
+
 export class TimelineStore {
   readonly state: TimelineState = emptyState();
   private queue: AgentEventEnvelope[] = [];
@@ -35,6 +43,8 @@ export class TimelineStore {
   /** The latest live pending list received before load (see load). */
   private livePending: readonly PendingCard[] | null = null;
   private rowIndex: Map<string, number> | null = null;
+  /** Where the next older page ends (its before cursor) and whether there is one. */
+  older: { cursor: number; has: boolean } = { cursor: -1, has: false };
   /** Number of flushes, for tests and the benchmark. */
   flushes = 0;
 
@@ -54,6 +64,21 @@ export class TimelineStore {
     this.queue = [];
     applyEnvelopes(this.state, q, Date.now());
     this.publish();
+  }
+
+  /** loadPage installs the newest page of the transcript (see load) and remembers where older pages start. */
+  loadPage(page: TranscriptPage, pending: readonly PendingCard[] = []): void {
+    this.older = { cursor: page.cursor, has: page.hasOlder && page.cursor > 0 };
+    this.load(page.messages ?? [], pending);
+  }
+
+  /** prependPage adds an older page (from older.cursor) before the messages held. */
+  prependPage(page: TranscriptPage): void {
+    const msgs = page.messages ?? [];
+    if (msgs.length > 0) this.older = { cursor: page.cursor, has: page.hasOlder && page.cursor > 0 };
+    else this.older = { cursor: this.older.cursor, has: false };
+    prependMessages(this.state, msgs);
+    this.publish(true);
   }
 
   isLoaded(): boolean {

@@ -29,7 +29,11 @@ export interface MessageListProps {
   focus?: { messageId: string; at: number };
   /** "Fork from here" on a message row. */
   onFork?: (messageId: string) => void;
+  /** Called when the list is scrolled near its top: load the older page, true when one is coming (the view keeps its place when it comes). */
+  onNearTop?: () => boolean;
 }
+
+const NEAR_TOP_PX = 600;
 
 /** focusRowIndex finds the row showing message id: its own row, or, for a
  * message folded into another row (a tool result shown with its tool use),
@@ -46,7 +50,7 @@ export function focusRowIndex(rows: Row[], state: TimelineState, id: string): nu
   return -1;
 }
 
-export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSignal, focus, onFork }: MessageListProps) {
+export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSignal, focus, onFork, onNearTop }: MessageListProps) {
   const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const rows = snap.rows;
   const parentRef = useRef<HTMLDivElement>(null);
@@ -101,6 +105,27 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
     scrollToEnd();
   }, [scrollToEnd]);
 
+  // An older page came in front of the rows: keep the row that was on top
+  // where it was on screen.
+  const anchor = useRef<{ key: string | number; index: number; offset: number; first: string | number } | null>(null);
+  useLayoutEffect(() => {
+    const a = anchor.current;
+    const el = parentRef.current;
+    if (!a || !el || rows.length === 0 || rows[0].key === a.first) return;
+    anchor.current = null;
+    const i = rows.findIndex((r) => r.key === a.key);
+    if (i < 0) return;
+    seenCount.current += i - a.index; // the rows that came in front are not new
+    const start = v.measurementsCache[i]?.start;
+    if (start !== undefined) el.scrollTop = start + a.offset;
+    // The rows put in front are placed by their estimated heights; once
+    // the anchor row is drawn, put it exactly where it was.
+    requestAnimationFrame(() => {
+      const row = el.querySelector<HTMLElement>(`.jc-stream__row[data-index="${i}"]`);
+      if (row) el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top + a.offset;
+    });
+  }, [snap.structure, rows, v]);
+
   // Follow new content while at the bottom.
   useLayoutEffect(() => {
     if (atBottom.current) {
@@ -139,6 +164,12 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
     if (!el) return;
     const near = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
     atBottom.current = near;
+    if (onNearTop && el.scrollTop < NEAR_TOP_PX && rows.length > 0 && onNearTop()) {
+      // From all rows' offsets: the drawn ones may still be those of the
+      // position before this scroll (the virtualizer updates after us).
+      const top = v.measurementsCache.find((it) => it.end > el.scrollTop) ?? v.measurementsCache[0];
+      if (top) anchor.current = { key: rows[top.index].key, index: top.index, offset: el.scrollTop - top.start, first: rows[0].key };
+    }
     if (near) {
       seenCount.current = rows.length;
       if (showJump) setShowJump(false);

@@ -2,7 +2,7 @@
 // meter), the virtualized message stream, the pending permission/question
 // cards (they stay until answered) and the composer.
 
-import { Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useState, useSyncExternalStore } from "react";
+import { Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore } from "react";
 import { lazyScreen } from "../../lib/lazyScreen";
 import { TimelineStore } from "../../timeline/store";
 import { pendingCards, type RetryInfo } from "../../timeline/state";
@@ -95,8 +95,13 @@ function TaskTotal({ totalKey }: { totalKey: string }) {
   );
 }
 
+/** PAGE_SIZE is how many messages the view loads at once: the newest on opening, older ones as the list scrolls up. */
+export const PAGE_SIZE = 200;
+
 export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewProps) {
   const api = useTaskApi();
+  const focusRef = useRef(focus);
+  focusRef.current = focus;
   const store = useMemo(() => {
     void taskId;
     return new TimelineStore();
@@ -154,12 +159,12 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
         if (t.id === taskId) setTask(t);
       }),
     ];
-    Promise.all([api.messages(taskId), api.pendingRequests(taskId), api.queue(taskId), api.getTask(taskId).catch(() => null)])
-      .then(([msgs, pending, q, t]) => {
+    Promise.all([api.messagePage(taskId, -1, PAGE_SIZE, focusRef.current?.messageId), api.pendingRequests(taskId), api.queue(taskId), api.getTask(taskId).catch(() => null)])
+      .then(([page, pending, q, t]) => {
         if (!alive) return;
         const seen = readSeen(taskId);
         perfMark("jc:task-view:load");
-        store.load(msgs, pendingCards(pending));
+        store.loadPage(page, pendingCards(pending));
         perfMark("jc:task-view:loaded");
         api.permissionDecisions(taskId).then((d) => alive && store.addDecisions(d), () => {});
         dispatchQueue({ type: "replace", items: q });
@@ -183,6 +188,28 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
   }, [api, store, taskId]);
 
   const onLastRow = useCallback((key: string) => writeSeen(taskId, key), [taskId]);
+
+  // Older pages: one at a time, when the list nears its top, or reaching
+  // back to a message a link jumps to.
+  const olderBusy = useRef(false);
+  const loadOlder = useCallback(
+    (messageId?: string): boolean => {
+      if (olderBusy.current || !store.older.has) return false;
+      olderBusy.current = true;
+      api
+        .messagePage(taskId, store.older.cursor, PAGE_SIZE, messageId)
+        .then((p) => store.prependPage(p))
+        // The rows already shown stay; scrolling up again retries.
+        .catch((e: unknown) => console.error("older messages:", e))
+        .finally(() => (olderBusy.current = false));
+      return true;
+    },
+    [api, store, taskId],
+  );
+  // A jump to a message older than what is loaded (search, inbox, a link).
+  useEffect(() => {
+    if (loaded && focus && !store.state.messages.has(focus.messageId)) loadOlder(focus.messageId);
+  }, [focus, loaded, loadOlder, store]);
 
   // Keep the task read while it is on screen.
   useEffect(() => {
@@ -302,6 +329,7 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
             onLastRow={onLastRow}
             unreadFromKey={unreadFromKey}
             focus={focus}
+            onNearTop={() => loadOlder()}
             onFork={appStore ? (messageId) => setForkReq({ kind: "fork", taskId, messageId, backend: task?.backend ?? "" }) : undefined}
             footer={busy && cards.length === 0 ? <Working since={busySince} retry={retry} /> : null}
             scrollSignal={sentCount}

@@ -7,12 +7,12 @@
 import type {
   AgentEventEnvelope,
   InteractionMode,
-  Message,
   PendingRequest,
   PermissionDecision,
   QueuedMessage,
 } from "../../timeline/types";
 import type { TaskProblem } from "../../bridge/types";
+import type { TranscriptPage } from "../../timeline/store";
 import { call, onEvent as on } from "../../bridge/bound";
 import * as AgentService from "../../bridge/wailsjs/go/services/AgentService";
 import * as SessionService from "../../bridge/wailsjs/go/services/SessionService";
@@ -77,7 +77,12 @@ export interface RequestsUpdate {
 export interface TaskApi {
   getTask(taskId: string): Promise<TaskInfo | null>;
   listBackends(): Promise<BackendInfo[]>;
-  messages(taskId: string): Promise<Message[]>;
+  /**
+   * messagePage returns up to limit stored messages before cursor before
+   * (the newest when before < 0), oldest first; with messageId the page
+   * reaches back to that message (SessionService.MessagePage).
+   */
+  messagePage(taskId: string, before: number, limit: number, messageId?: string): Promise<TranscriptPage>;
   pendingRequests(taskId: string): Promise<PendingRequest[]>;
   permissionDecisions(taskId: string): Promise<PermissionDecision[]>;
   queue(taskId: string): Promise<QueuedMessage[]>;
@@ -105,7 +110,8 @@ export interface TaskApi {
 export const wailsApi: TaskApi = {
   getTask: (id) => call<TaskInfo | null>(TaskService.Get, "TaskService.Get", id),
   listBackends: () => call<BackendInfo[] | null>(SettingsService.ListBackends, "SettingsService.ListBackends").then((b) => b ?? []),
-  messages: (id) => call<Message[] | null>(SessionService.Messages, "SessionService.Messages", id).then((m) => m ?? []),
+  messagePage: (id, before, limit, messageId) =>
+    call<TranscriptPage>(SessionService.MessagePage, "SessionService.MessagePage", id, before, limit, messageId ?? "").then((p) => ({ ...p, messages: p.messages ?? [] })),
   pendingRequests: (id) => call<PendingRequest[] | null>(SessionService.PendingRequests, "SessionService.PendingRequests", id).then((r) => r ?? []),
   permissionDecisions: (id) => call<PermissionDecision[] | null>(SessionService.PermissionDecisions, "SessionService.PermissionDecisions", id).then((d) => d ?? []),
   queue: (id) => call<QueuedMessage[] | null>(SessionService.Queue, "SessionService.Queue", id).then((q) => q ?? []),

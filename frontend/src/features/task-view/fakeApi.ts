@@ -4,6 +4,7 @@
 
 import type { AgentEventEnvelope, Message, PendingRequest, PermissionDecision, QueuedMessage } from "../../timeline/types";
 import type { BackendInfo, DecisionUpdate, PermissionAnswer, QueueUpdate, RequestsUpdate, TaskApi, TaskInfo } from "./api";
+import type { TranscriptPage } from "../../timeline/store";
 
 export interface FakeCall {
   method: string;
@@ -51,7 +52,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
   const api: TaskApi = {
     getTask: (id) => Promise.resolve(seed.task ?? { id, status: "completed" }),
     listBackends: () => Promise.resolve(seed.backends ?? []),
-    messages: () => Promise.resolve(seed.messages ?? []),
+    messagePage: (_id, before, limit, messageId) => Promise.resolve(pageOf(seed.messages ?? [], before, limit, messageId)),
     pendingRequests: () => Promise.resolve(seed.pending ?? []),
     queue: () => Promise.resolve(seed.queue ?? []),
     permissionDecisions: () => Promise.resolve(seed.decisions ?? []),
@@ -79,4 +80,13 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     emitRequests: (u) => subs.requests.forEach((f) => f(u)),
     emitDecision: (u) => subs.decisions.forEach((f) => f(u)),
   };
+}
+
+/** pageOf is SessionService.MessagePage over a list (a message's position is its index). */
+export function pageOf(msgs: readonly Message[], before: number, limit: number, messageId?: string): TranscriptPage {
+  const end = before < 0 ? msgs.length : Math.min(before, msgs.length);
+  let from = Math.max(0, end - limit);
+  const at = messageId ? msgs.findIndex((m) => m.id === messageId) : -1;
+  if (at >= 0 && at < from) from = at;
+  return { messages: msgs.slice(from, end), cursor: end > from ? from : -1, hasOlder: end > from && from > 0 };
 }

@@ -203,6 +203,37 @@ describe("StatusBadge and ContextMeter", () => {
 });
 
 describe("TaskView", () => {
+  it("opens at the newest page and, asked to focus an older message, loads back to it", async () => {
+    const msgs = Array.from({ length: 500 }, (_, i) => ({
+      id: `m${i}`,
+      role: "assistant" as const,
+      parts: [{ type: "text" as const, text: `message ${i}` }],
+      timestamp: "2026-11-26T10:00:00Z",
+    }));
+    const fake = createFakeApi({ task: { id: "t1", name: "Long", status: "completed", backend: "claude-code" }, messages: msgs });
+    const asked: unknown[][] = [];
+    const page = fake.api.messagePage;
+    fake.api.messagePage = (...a) => {
+      asked.push(a);
+      return page(...a);
+    };
+    const view = render(
+      <TaskApiContext.Provider value={fake.api}>
+        <TaskView taskId="t1" />
+      </TaskApiContext.Provider>,
+    );
+    await screen.findByText("Long");
+    await waitFor(() => expect(screen.getByTestId("message-stream")).toHaveAttribute("data-rows", "200"));
+    expect(asked).toEqual([["t1", -1, 200, undefined]]);
+    view.rerender(
+      <TaskApiContext.Provider value={fake.api}>
+        <TaskView taskId="t1" focus={{ messageId: "m40", at: 1 }} />
+      </TaskApiContext.Provider>,
+    );
+    await waitFor(() => expect(screen.getByTestId("message-stream")).toHaveAttribute("data-rows", "460"));
+    expect(asked[1]).toEqual(["t1", 300, 200, "m40"]);
+  });
+
   it("loads the transcript, answers a pending permission and shows queued follow-ups", async () => {
     const fx = FIXTURES["claude-bidi-perm-allow"];
     const fake = createFakeApi({

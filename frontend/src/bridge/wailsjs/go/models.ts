@@ -1514,6 +1514,40 @@ export namespace services {
 		    return a;
 		}
 	}
+	export class MessagePage {
+	    messages: agent.Message[];
+	    cursor: number;
+	    hasOlder: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MessagePage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.messages = this.convertValues(source["messages"], agent.Message);
+	        this.cursor = source["cursor"];
+	        this.hasOlder = source["hasOlder"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class PendingRequest {
 	    taskId: string;
 	    requestId: string;

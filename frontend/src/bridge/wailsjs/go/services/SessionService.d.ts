@@ -11,6 +11,8 @@ export function EditQueued(arg1:string,arg2:string):Promise<void>;
 
 export function MarkRead(arg1:string):Promise<void>;
 
+export function MessagePage(arg1:string,arg2:number,arg3:number,arg4:string):Promise<services.MessagePage>;
+
 export function Messages(arg1:string):Promise<Array<agent.Message>>;
 
 export function NotificationSettings():Promise<Record<string, boolean>>;

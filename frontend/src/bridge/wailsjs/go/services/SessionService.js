@@ -18,6 +18,10 @@ export function MarkRead(arg1) {
   return window['go']['services']['SessionService']['MarkRead'](arg1);
 }
 
+export function MessagePage(arg1, arg2, arg3, arg4) {
+  return window['go']['services']['SessionService']['MessagePage'](arg1, arg2, arg3, arg4);
+}
+
 export function Messages(arg1) {
   return window['go']['services']['SessionService']['Messages'](arg1);
 }
