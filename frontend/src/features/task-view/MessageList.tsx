@@ -113,17 +113,34 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
     const el = parentRef.current;
     if (!a || !el || rows.length === 0 || rows[0].key === a.first) return;
     anchor.current = null;
+    // Older rows come only at the top: not following the bottom now (the
+    // effect below must not pin a view that was at the top to its end).
+    atBottom.current = false;
     const i = rows.findIndex((r) => r.key === a.key);
     if (i < 0) return;
     seenCount.current += i - a.index; // the rows that came in front are not new
     const start = v.measurementsCache[i]?.start;
     if (start !== undefined) el.scrollTop = start + a.offset;
-    // The rows put in front are placed by their estimated heights; once
-    // the anchor row is drawn, put it exactly where it was.
-    requestAnimationFrame(() => {
+    // The rows put in front are placed by their estimated heights, and
+    // are measured over the next frames (the virtualizer then moves the
+    // view by their corrections): put the anchor row back exactly where it
+    // was each frame until it stays (a few frames at most).
+    let left = 10;
+    let still = 0;
+    const settle = () => {
       const row = el.querySelector<HTMLElement>(`.jc-stream__row[data-index="${i}"]`);
-      if (row) el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top + a.offset;
-    });
+      if (row) {
+        const d = row.getBoundingClientRect().top - el.getBoundingClientRect().top + a.offset;
+        if (Math.abs(d) >= 1) el.scrollTop += d;
+        still = Math.abs(d) < 1 ? still + 1 : 0;
+      } else {
+        const at = v.measurementsCache[i]?.start;
+        if (at !== undefined) el.scrollTop = at + a.offset;
+        still = 0;
+      }
+      if (--left > 0 && still < 2) requestAnimationFrame(settle);
+    };
+    requestAnimationFrame(settle);
   }, [snap.structure, rows, v]);
 
   // Follow new content while at the bottom.
