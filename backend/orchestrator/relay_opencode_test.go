@@ -60,30 +60,29 @@ func childOpenCodeRelayApp(rdir string) int {
 	}
 }
 
-// TestRelayOpenCodeServerAdoptedAfterCrash: with relays on, the shared
-// `opencode serve` runs behind a relay; kill -9 of the app mid-turn (a
-// permission pending) leaves it running, its port and password only in the
-// relay's meta file (0600; not in the database); the next start adopts the
-// server (no second server), continues the task ("continued after
-// restart"), the permission is answered, the turn completes; quit "stop"
-// ends the server and its relay.
-func TestRelayOpenCodeServerAdoptedAfterCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a helper binary")
-	}
+// crashedOpenCodeApp is what crashOpenCodeApp leaves.
+type crashedOpenCodeApp struct {
+	db                                 *store.DB
+	dbPath, pidfile, rdir, script, bin string
+}
+
+// crashOpenCodeApp runs childOpenCodeRelayApp (task t1 on the relayed fake
+// OpenCode server, serve-perm.sse) until its task waits for a permission,
+// then kills it with SIGKILL.
+func crashOpenCodeApp(t *testing.T) crashedOpenCodeApp {
+	t.Helper()
 	dir := t.TempDir()
-	dbPath, pidfile := filepath.Join(dir, "app.db"), filepath.Join(dir, "pids")
-	db := openDBAt(t, dbPath)
-	rdir := relayDir(t)
-	addTask(t, db, "t1", "opencode", "touch a file")
-	script, err := filepath.Abs("../agent/opencode/testdata/serve-perm.sse")
-	if err != nil {
+	c := crashedOpenCodeApp{dbPath: filepath.Join(dir, "app.db"), pidfile: filepath.Join(dir, "pids"), rdir: relayDir(t)}
+	c.db = openDBAt(t, c.dbPath)
+	addTask(t, c.db, "t1", "opencode", "touch a file")
+	var err error
+	if c.script, err = filepath.Abs("../agent/opencode/testdata/serve-perm.sse"); err != nil {
 		t.Fatal(err)
 	}
-	bin := buildFakeOpenCode(t)
+	c.bin = buildFakeOpenCode(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childOpenCodeEnv+"="+bin, "CHILD_DB="+dbPath,
-		"CHILD_PIDFILE="+pidfile, "CHILD_SCRIPT="+script, "CHILD_OC_RELAY_DIR="+rdir)
+	cmd.Env = append(os.Environ(), childOpenCodeEnv+"="+c.bin, "CHILD_DB="+c.dbPath,
+		"CHILD_PIDFILE="+c.pidfile, "CHILD_SCRIPT="+c.script, "CHILD_OC_RELAY_DIR="+c.rdir)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -99,6 +98,22 @@ func TestRelayOpenCodeServerAdoptedAfterCrash(t *testing.T) {
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
+	return c
+}
+
+// TestRelayOpenCodeServerAdoptedAfterCrash: with relays on, the shared
+// `opencode serve` runs behind a relay; kill -9 of the app mid-turn (a
+// permission pending) leaves it running, its port and password only in the
+// relay's meta file (0600; not in the database); the next start adopts the
+// server (no second server), continues the task ("continued after
+// restart"), the permission is answered, the turn completes; quit "stop"
+// ends the server and its relay.
+func TestRelayOpenCodeServerAdoptedAfterCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a helper binary")
+	}
+	c := crashOpenCodeApp(t)
+	db, dbPath, pidfile, rdir, script, bin := c.db, c.dbPath, c.pidfile, c.rdir, c.script, c.bin
 	pids := serverPIDs(t, pidfile)
 	checkServerLeftRunning(t, db, dbPath, rdir, pids)
 
@@ -303,34 +318,8 @@ func TestRelayOpenCodePermissionAnsweredElsewhereWhileAway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a helper binary")
 	}
-	dir := t.TempDir()
-	dbPath, pidfile := filepath.Join(dir, "app.db"), filepath.Join(dir, "pids")
-	db := openDBAt(t, dbPath)
-	rdir := relayDir(t)
-	addTask(t, db, "t1", "opencode", "touch a file")
-	script, err := filepath.Abs("../agent/opencode/testdata/serve-perm.sse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := buildFakeOpenCode(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childOpenCodeEnv+"="+bin, "CHILD_DB="+dbPath,
-		"CHILD_PIDFILE="+pidfile, "CHILD_SCRIPT="+script, "CHILD_OC_RELAY_DIR="+rdir)
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	if !sc.Scan() || sc.Text() != "READY" {
-		_ = cmd.Process.Kill()
-		t.Fatalf("child app: %q", sc.Text())
-	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
+	c := crashOpenCodeApp(t)
+	db, pidfile, rdir, script, bin := c.db, c.pidfile, c.rdir, c.script, c.bin
 	ctx := context.Background()
 	before, err := store.ListPending(ctx, db.R, "t1")
 	if err != nil || len(before) != 1 {

@@ -459,16 +459,14 @@ func TestSearchFindsStreamedTextWithinLag(t *testing.T) {
 	}
 }
 
-// TestRowBehindIsMarkedServedLiveAndRepaired: a message's row is written
-// when new and then at most every rowInterval; meanwhile its row is marked
-// behind its raw frames, Messages serves the latest version from memory,
-// the loop writes the row by itself rowInterval later, and a row a crash
-// left behind is re-normalized from its raw data by Recover.
-func TestRowBehindIsMarkedServedLiveAndRepaired(t *testing.T) {
+// startToolStream starts task t1 on the fake delta backend, streams message
+// a1's text and then a tool (its row then waits for its next write), and
+// waits until the version with the tool is emitted.
+func startToolStream(t *testing.T) (*harness, *fakeSession, agent.Normalizer) {
+	t.Helper()
 	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
-	ctx := context.Background()
 	addTask(t, h.db, "t1", "fake", "go")
-	if err := h.o.Start(ctx, "t1"); err != nil {
+	if err := h.o.Start(context.Background(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	s := h.be.next(t)
@@ -482,6 +480,17 @@ func TestRowBehindIsMarkedServedLiveAndRepaired(t *testing.T) {
 		}
 		return false
 	})
+	return h, s, n
+}
+
+// TestRowBehindIsMarkedServedLiveAndRepaired: a message's row is written
+// when new and then at most every rowInterval; meanwhile its row is marked
+// behind its raw frames, Messages serves the latest version from memory,
+// the loop writes the row by itself rowInterval later, and a row a crash
+// left behind is re-normalized from its raw data by Recover.
+func TestRowBehindIsMarkedServedLiveAndRepaired(t *testing.T) {
+	h, s, n := startToolStream(t)
+	ctx := context.Background()
 	msgs, err := h.o.Messages(ctx, "t1")
 	if err != nil || len(msgs) == 0 || len(msgs[len(msgs)-1].Parts) != 3 {
 		t.Fatalf("Messages right after the event: %+v %v (want the version with the tool)", msgs, err)
@@ -524,23 +533,8 @@ func TestRowBehindIsMarkedServedLiveAndRepaired(t *testing.T) {
 // latest version of a message whose row waits for its next write, as
 // Messages does, and respects its limit.
 func TestMessagesPageServesLiveVersions(t *testing.T) {
-	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+	h, s, n := startToolStream(t)
 	ctx := context.Background()
-	addTask(t, h.db, "t1", "fake", "go")
-	if err := h.o.Start(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	s := h.be.next(t)
-	n := newDeltaNorm()
-	streamSession(s, n, `{"id":"a1","text":"Hel"}`, `{"id":"a1","tool":"t-1"}`)
-	waitFor(t, "the tool's version emitted", func() bool {
-		for _, p := range h.rec.agentEvents("t1") {
-			if p.Event.Type == agent.EventMessage && len(p.Event.Message.Parts) == 3 {
-				return true
-			}
-		}
-		return false
-	})
 	// The row as a crash would leave it, older than the run's version,
 	// which stays dirty and is not written again before the run ends.
 	if _, err := h.db.W.Exec(`UPDATE agent_messages SET normalizedData = ? WHERE taskId = 't1' AND messageId = 'a1'`,
