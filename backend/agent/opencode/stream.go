@@ -112,10 +112,15 @@ func (s *Session) catchUp(ctx context.Context, c *client) {
 				ID        string `json:"id"`
 				SessionID string `json:"sessionID"`
 			}
-			if json.Unmarshal(r, &ref) != nil || (ref.SessionID != s.id && !s.children[ref.SessionID]) {
+			if json.Unmarshal(r, &ref) != nil {
 				continue
 			}
+			// Any session's: a sub-agent's session may not be known yet
+			// after an adoption, and its request must not be withdrawn.
 			pending[ref.ID] = true
+			if ref.SessionID != s.id && !s.children[ref.SessionID] {
+				continue
+			}
 			frame, _ := json.Marshal(map[string]any{"type": typ, "properties": r})
 			s.feed(frame)
 		}
