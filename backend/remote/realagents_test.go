@@ -21,16 +21,7 @@ import (
 // sshd's "host" shares this machine's loopback). The API key comes in the
 // agent's environment only.
 func codexOnHost(t *testing.T, name string) (*remoteEnv, string) {
-	dir := os.Getenv("JC_REALCLI_BIN")
-	if dir == "" {
-		t.Skip("SKIPPED: set JC_REALCLI_BIN to the real agent CLIs' folder (backend/e2e/realcli/test-agents.sh)")
-	}
-	const answer = "Plain answer: hello from the fake model on the host."
-	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"text": {{Text: answer}}}})
-	must(t, err)
-	t.Cleanup(func() { model.Close() })
-	e := newHostEnv(t)
-	installOnHost(t, e.srv, filepath.Join(dir, name))
+	e, model, answer := realCLIOnHost(t, name)
 	must(t, os.MkdirAll(filepath.Join(e.srv.Home, ".codex"), 0o700))
 	must(t, os.WriteFile(filepath.Join(e.srv.Home, ".codex", "config.toml"), fmt.Appendf(nil, `model = "gpt-5.5"
 model_provider = "fake"
@@ -103,16 +94,7 @@ func TestRealCodexACPOnHost(t *testing.T) {
 // turn on the host, its model server and API key in the agent's
 // environment.
 func TestRealClaudeCodeACPOnHost(t *testing.T) {
-	dir := os.Getenv("JC_REALCLI_BIN")
-	if dir == "" {
-		t.Skip("SKIPPED: set JC_REALCLI_BIN to the real agent CLIs' folder (backend/e2e/realcli/test-agents.sh)")
-	}
-	const answer = "Plain answer: hello from the fake model on the host."
-	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"text": {{Text: answer}}}})
-	must(t, err)
-	t.Cleanup(func() { model.Close() })
-	e := newHostEnv(t)
-	installOnHost(t, e.srv, filepath.Join(dir, "claude-code-acp"))
+	e, model, answer := realCLIOnHost(t, "claude-code-acp")
 	name := agent.BackendType("acp.anthropic.claude-code")
 	e.reg.Register(withEnv{acpPreset(t, name, "/nowhere/claude-code-acp"), map[string]string{
 		"ANTHROPIC_BASE_URL": model.URL(), "ANTHROPIC_API_KEY": e.secret, "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
@@ -132,4 +114,31 @@ func acpPreset(t *testing.T, name agent.BackendType, command string) agent.Backe
 	}
 	t.Fatalf("no ACP preset %s", name)
 	return nil
+}
+
+// realCLIBin is the real agent CLIs' folder (JC_REALCLI_BIN); the test is
+// skipped without it.
+func realCLIBin(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("JC_REALCLI_BIN")
+	if dir == "" {
+		t.Skip("SKIPPED: set JC_REALCLI_BIN to the real agent CLIs' folder (backend/e2e/realcli/test-agents.sh)")
+	}
+	return dir
+}
+
+// realCLIOnHost is a host with the real CLI name installed in its
+// ~/.local/bin and the repository's fake model server answering the
+// "text" scenario with answer (the sshd's "host" shares this machine's
+// loopback).
+func realCLIOnHost(t *testing.T, name string) (e *remoteEnv, model *fakemodel.Server, answer string) {
+	t.Helper()
+	dir := realCLIBin(t)
+	answer = "Plain answer: hello from the fake model on the host."
+	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"text": {{Text: answer}}}})
+	must(t, err)
+	t.Cleanup(func() { model.Close() })
+	e = newHostEnv(t)
+	installOnHost(t, e.srv, filepath.Join(dir, name))
+	return e, model, answer
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
-	"github.com/jean-claude/jean-claude/backend/agent/agenttest/fakemodel"
 	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -20,16 +19,7 @@ import (
 // repository's fake model server: the sshd's "host" shares this machine's
 // loopback); the answer is stored, the turn completes, nothing is left.
 func TestRealGeminiOnHost(t *testing.T) {
-	dir := os.Getenv("JC_REALCLI_BIN")
-	if dir == "" {
-		t.Skip("SKIPPED: set JC_REALCLI_BIN to the real agent CLIs' folder (backend/e2e/realcli/test-agents.sh)")
-	}
-	const answer = "Plain answer: hello from the fake model on the host."
-	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"text": {{Text: answer}}}})
-	must(t, err)
-	t.Cleanup(func() { model.Close() })
-	e := newHostEnv(t)
-	installOnHost(t, e.srv, filepath.Join(dir, "gemini"))
+	e, model, answer := realCLIOnHost(t, "gemini")
 	must(t, os.MkdirAll(filepath.Join(e.srv.Home, ".gemini"), 0o755))
 	must(t, os.WriteFile(filepath.Join(e.srv.Home, ".gemini", "settings.json"), []byte(`{
   "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false, "maxAttempts": 1},

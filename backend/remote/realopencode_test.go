@@ -21,10 +21,7 @@ import (
 // connected; its password is in no file under the host's HOME (OpenCode
 // writes its logs and data there); Stop and Dispose leave nothing there.
 func TestRealOpenCodeOnHost(t *testing.T) {
-	dir := os.Getenv("JC_REALCLI_BIN")
-	if dir == "" {
-		t.Skip("SKIPPED: set JC_REALCLI_BIN to the real agent CLIs' folder (backend/e2e/realcli/test-agents.sh)")
-	}
+	dir := realCLIBin(t)
 	e := newHostEnv(t)
 	installOnHost(t, e.srv, filepath.Join(dir, "opencode"))
 	ctx := context.Background()

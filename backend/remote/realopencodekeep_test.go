@@ -2,7 +2,6 @@ package remote_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,10 +23,7 @@ import (
 // server (same process), the turn's end is stored, and a follow-up is
 // answered on it; quit "stop" leaves nothing on the host.
 func TestRealOpenCodeKeptOnHost(t *testing.T) {
-	dir := os.Getenv("JC_REALCLI_BIN")
-	if dir == "" {
-		t.Skip("SKIPPED: set JC_REALCLI_BIN to the real agent CLIs' folder (backend/e2e/realcli/test-agents.sh)")
-	}
+	dir := realCLIBin(t)
 	answers := []string{"tick 30. ", "You said: Again."} // (an untagged message is echoed)
 	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"keep": {
 		{Text: "Counting: ", Slow: 250 * time.Millisecond, SlowFor: 10 * time.Second}}}})
