@@ -64,32 +64,26 @@ func (g *group) emit(ev agent.Event) {
 	g.emits = append(g.emits, func() { g.em.agentEvent(ev, received) })
 }
 
-// storeBatches stores bs in order: each raw frame first, then its events.
+// storeBatches stores bs in order: their raw frames first (several rows
+// per statement), then each batch's events, handled as if its frame were
+// the last one stored.
 func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
+	seqs, next, err := g.storeFrames(bs, seq)
+	if err != nil {
+		return seq, err
+	}
 	var relayID string
 	var relaySeq uint64
-	for _, b := range bs {
+	for i, b := range bs {
 		if b.Replayed {
 			continue // stored before the restart; it only rebuilt the normalizer
 		}
 		if b.RelayID != "" {
 			relayID, relaySeq = b.RelayID, b.RelaySeq
 		}
-		g.received, g.format, g.seq = b.ReceivedAt, b.Format, -1
-		if g.received.IsZero() {
-			g.received = time.UnixMilli(g.now)
-		}
-		if b.Frame != nil {
-			if err := store.InsertRawFrame(g.ctx, g.tx, store.RawFrame{TaskID: g.r.taskID, Seq: seq, Format: b.Format,
-				Data: b.Frame, ReceivedAt: g.received.UnixMilli()}); err != nil {
-				return seq, err
-			}
-			g.seq = seq
-			if len(b.Frame) <= store.GzipThreshold {
-				g.frames[seq] = b.Frame
-			}
-			g.maxSeq = seq
-			seq++
+		g.received, g.format, g.seq = receivedAt(b, g.now), b.Format, seqs[i]
+		if g.seq >= 0 {
+			g.maxSeq = g.seq
 			g.detectLimit(b)
 		}
 		for _, ev := range b.Events {
@@ -111,7 +105,37 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 			return seq, err
 		}
 	}
-	return seq, nil
+	return next, nil
+}
+
+// storeFrames stores the raw frames of bs (replayed ones excepted) with
+// consecutive seqs from seq and returns each batch's seq (-1: no frame)
+// and the seq of the next frame.
+func (g *group) storeFrames(bs []agent.Batch, seq int64) ([]int64, int64, error) {
+	seqs := make([]int64, len(bs))
+	rows := make([]store.RawFrame, 0, len(bs))
+	for i, b := range bs {
+		seqs[i] = -1
+		if b.Replayed || b.Frame == nil {
+			continue
+		}
+		seqs[i] = seq
+		rows = append(rows, store.RawFrame{TaskID: g.r.taskID, Seq: seq, Format: b.Format,
+			Data: b.Frame, ReceivedAt: receivedAt(b, g.now).UnixMilli()})
+		if len(b.Frame) <= store.GzipThreshold {
+			g.frames[seq] = b.Frame
+		}
+		seq++
+	}
+	return seqs, seq, store.InsertRawFrames(g.ctx, g.tx, rows)
+}
+
+// receivedAt is when b was read (now for a synthesized batch).
+func receivedAt(b agent.Batch, now int64) time.Time {
+	if b.ReceivedAt.IsZero() {
+		return time.UnixMilli(now)
+	}
+	return b.ReceivedAt
 }
 
 // detectLimit reports a usage limit with a reset time the frame carries

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -60,6 +62,62 @@ func TestRawFramesGzipLargeOnesAndReadBack(t *testing.T) {
 	}
 	if err := InsertRawFrame(ctx, db.W, RawFrame{TaskID: "t", Seq: 2, Format: "x", Data: small}); err == nil {
 		t.Fatal("duplicate seq accepted")
+	}
+}
+
+// TestInsertRawFramesInChunks: frames stored several rows per statement
+// read back exactly and in order whatever their number (a full statement,
+// the rest in smaller ones, none at all), large ones gzip'd; a statement
+// that fails (a seq already stored) names its seqs and stores nothing of
+// its rows.
+func TestInsertRawFramesInChunks(t *testing.T) {
+	db := openOrchTestDB(t)
+	ctx := context.Background()
+	big := bytes.Repeat([]byte(`{"type":"assistant","text":"abcdefgh"}`), 500)
+	seq := int64(1)
+	var want [][]byte
+	for _, n := range []int{0, 1, rawFramesPerInsert, rawFramesPerInsert + 1, 2*rawFramesPerInsert + 31} {
+		var fs []RawFrame
+		for i := 0; i < n; i++ {
+			data := []byte(fmt.Sprintf(`{"n":%d}`, seq))
+			if seq%10 == 0 {
+				data = append(bytes.Clone(big), fmt.Sprint(seq)...)
+			}
+			fs = append(fs, RawFrame{TaskID: "t", Seq: seq, Format: "claude-code", Data: data, ReceivedAt: seq})
+			want = append(want, data)
+			seq++
+		}
+		if err := InsertRawFrames(ctx, db.W, fs); err != nil {
+			t.Fatalf("%d frames: %v", n, err)
+		}
+	}
+	var got [][]byte
+	var at []int64
+	for f, err := range RawFrames(ctx, db.R, "t") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, at = append(got, f.Data), append(at, f.ReceivedAt)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d frames read back, %d stored", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) || at[i] != int64(i+1) {
+			t.Fatalf("frame %d differs (received at %d)", i+1, at[i])
+		}
+	}
+	var gz int
+	if err := db.R.QueryRow(`SELECT count(*) FROM raw_frames WHERE encoding = 'gzip'`).Scan(&gz); err != nil || gz != len(want)/10 {
+		t.Fatalf("%d frames gzip'd (err %v), want %d", gz, err, len(want)/10)
+	}
+	dup := []RawFrame{{TaskID: "t", Seq: seq, Format: "x", Data: []byte("{}")}, {TaskID: "t", Seq: 3, Format: "x", Data: []byte("{}")}}
+	err := InsertRawFrames(ctx, db.W, dup)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("raw frames %d..3", seq)) {
+		t.Fatalf("duplicate seq: %v", err)
+	}
+	if n, _ := NextRawSeq(ctx, db.R, "t"); n != seq {
+		t.Fatalf("a failed statement stored a row: next seq %d, want %d", n, seq)
 	}
 }
 
