@@ -78,7 +78,7 @@ type RemoteExit struct {
 // the app's acks never waits out the timer).
 const (
 	ackEvery  = 2 * time.Millisecond
-	ackFrames = 256
+	ackFrames = 4096
 )
 
 // ErrRelayLost is the end of a process whose relay went away.

@@ -64,6 +64,9 @@ func Dial(ctx context.Context, socket, token string, from uint64) (*Client, erro
 	if err != nil {
 		return nil, fmt.Errorf("relay: dial %s: %w", socket, err)
 	}
+	if uc, ok := conn.(*net.UnixConn); ok {
+		_ = uc.SetReadBuffer(socketBuffer) // best effort, as the relay's send side
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}

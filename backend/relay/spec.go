@@ -38,9 +38,12 @@ type Spec struct {
 	RotateBytes int64    `json:"rotateBytes"` // journal truncated once all is stored and it is larger (default 4 MiB)
 	MaxUnacked  int64    `json:"maxUnacked"`  // journal bytes not stored by an app before stdout is no longer read (default 256 MiB)
 	// AttachedWindow: while an app is attached, at most this many frames
-	// are journaled ahead of its acks (default 1024). The relay then paces
-	// the agent like a pipe would: a Stop does not leave the app a huge
-	// backlog to store. With no app attached only MaxUnacked bounds it.
+	// are journaled ahead of its acks (default 16384, ~5 MB of 300-byte
+	// frames: under a firehose a window of 1024 — under a millisecond of
+	// frames — stalled the relay on every ack round trip, BenchmarkRelayVsPipe).
+	// The relay then paces the agent like a pipe would: a Stop leaves the
+	// app at most this many frames to store. With no app attached only
+	// MaxUnacked bounds it.
 	AttachedWindow uint64 `json:"attachedWindow"`
 }
 
@@ -64,7 +67,7 @@ func (s *Spec) defaults() {
 		s.MaxUnacked = 256 << 20
 	}
 	if s.AttachedWindow == 0 {
-		s.AttachedWindow = 1024
+		s.AttachedWindow = 16384
 	}
 }
 
