@@ -141,9 +141,12 @@ func TestHostUnreachableAtStartWaitsForIt(t *testing.T) {
 	if tr := waitStatus(t, h.db, "kept", store.StatusInterrupted); tr.StatusReason != ReasonAppClosed {
 		t.Fatalf("kept, relay gone: %q", tr.StatusReason)
 	}
-	if tr := loadTask(t, h.db, "run"); tr.Status != store.StatusRunning || tr.StatusReason != ReasonContinued {
-		t.Fatalf("adopted: %s %q", tr.Status, tr.StatusReason)
-	}
+	// The adopted task's reason is written once its session is attached,
+	// after the adoption the fake backend saw: wait for it.
+	waitFor(t, "the adopted task running, continued", func() bool {
+		tr := loadTask(t, h.db, "run")
+		return tr.Status == store.StatusRunning && tr.StatusReason == ReasonContinued
+	})
 	waitStatus(t, h.db, "stopme", store.StatusInterrupted)
 	stopped := 0
 	for _, s := range adopted {
