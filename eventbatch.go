@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -21,7 +23,10 @@ const (
 	// EventReady says the feed has new events; it carries no data.
 	EventReady = "events:ready"
 	// FeedPath serves the feed's events after a cursor: GET
-	// FeedPath?after=N answers a feedPage.
+	// FeedPath?after=N answers a feedPage; with &names=["a","b"] (a JSON
+	// array) only the events of those names: a page asks for the names
+	// it has listeners for, so a window that shows no task is not sent
+	// every task's messages (issue 20).
 	FeedPath = "/_jc/events"
 )
 
@@ -150,10 +155,11 @@ func (f *eventFeed) pruneLocked() {
 	}
 }
 
-// since returns the events after batch number after. A negative cursor
-// (a page that has not fetched yet) gets no events, only the cursor; a
-// cursor ahead of the feed (the app restarted) gets all it holds.
-func (f *eventFeed) since(after int64) feedPage {
+// since returns the events after batch number after whose name want
+// accepts (nil: every event). A negative cursor (a page that has not
+// fetched yet) gets no events, only the cursor; a cursor ahead of the
+// feed (the app restarted) gets all it holds.
+func (f *eventFeed) since(after int64, want func(name string) bool) feedPage {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	page := feedPage{Last: f.last, Events: []batchedEvent{}}
@@ -167,21 +173,49 @@ func (f *eventFeed) since(after int64) feedPage {
 		page.Gap = true // batches after the cursor were dropped
 	}
 	for _, b := range f.batches {
-		if b.seq > after {
-			page.Events = append(page.Events, b.events...)
+		if b.seq <= after {
+			continue
+		}
+		for _, e := range b.events {
+			if want == nil || want(e.Name) {
+				page.Events = append(page.Events, e)
+			}
 		}
 	}
 	return page
 }
 
-// ServeHTTP answers GET FeedPath?after=N with a feedPage.
+// wantedNames reads the optional names parameter (a JSON array of event
+// names): nil without it (every event), else whether a name is in it.
+func wantedNames(q url.Values) (func(string) bool, error) {
+	if !q.Has("names") {
+		return nil, nil
+	}
+	var names []string
+	if err := json.Unmarshal([]byte(q.Get("names")), &names); err != nil {
+		return nil, fmt.Errorf("names: want a JSON array of event names: %w", err)
+	}
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return func(name string) bool { return set[name] }, nil
+}
+
+// ServeHTTP answers GET FeedPath?after=N[&names=[...]] with a feedPage.
 func (f *eventFeed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	q := r.URL.Query()
+	after, err := strconv.ParseInt(q.Get("after"), 10, 64)
 	if err != nil {
 		http.Error(w, "after: want a batch number", http.StatusBadRequest)
 		return
 	}
-	body, err := json.Marshal(f.since(after))
+	want, err := wantedNames(q)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	body, err := json.Marshal(f.since(after, want))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

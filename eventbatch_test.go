@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -91,35 +92,35 @@ func TestEventFeedAnswersWhatCameAfterTheCursor(t *testing.T) {
 	clock := time.Unix(0, 0)
 	f := newEventFeed(time.Hour)
 	f.now = func() time.Time { return clock }
-	if p := f.since(-1); p.Last != 0 || len(p.Events) != 0 {
+	if p := f.since(-1, nil); p.Last != 0 || len(p.Events) != 0 {
 		t.Fatalf("empty feed: %+v", p)
 	}
 	f.push([]batchedEvent{{Name: "a"}, {Name: "b"}})
 	clock = clock.Add(20 * time.Minute)
 	f.push([]batchedEvent{{Name: "c"}})
-	if p := f.since(-1); p.Last != 2 || len(p.Events) != 0 {
+	if p := f.since(-1, nil); p.Last != 2 || len(p.Events) != 0 {
 		t.Fatalf("a first fetch takes only the cursor, got %+v", p)
 	}
-	if p := f.since(0); p.Last != 2 || p.Gap || fmt.Sprint(names(p.Events)) != "[a b c]" {
+	if p := f.since(0, nil); p.Last != 2 || p.Gap || fmt.Sprint(names(p.Events)) != "[a b c]" {
 		t.Fatalf("since 0: %+v", p)
 	}
-	if p := f.since(1); fmt.Sprint(names(p.Events)) != "[c]" {
+	if p := f.since(1, nil); fmt.Sprint(names(p.Events)) != "[c]" {
 		t.Fatalf("since 1: %+v", p)
 	}
-	if p := f.since(2); len(p.Events) != 0 || p.Gap {
+	if p := f.since(2, nil); len(p.Events) != 0 || p.Gap {
 		t.Fatalf("up to date: %+v", p)
 	}
 	clock = clock.Add(10 * time.Minute)
 	f.push([]batchedEvent{{Name: "d"}})
 	clock = clock.Add(31 * time.Minute)
 	f.push([]batchedEvent{{Name: "e"}}) // keeps an hour: batch 1 (a b) is dropped
-	if p := f.since(0); !p.Gap || fmt.Sprint(names(p.Events)) != "[c d e]" {
+	if p := f.since(0, nil); !p.Gap || fmt.Sprint(names(p.Events)) != "[c d e]" {
 		t.Fatalf("a cursor behind what is kept must be told of the gap: %+v", p)
 	}
-	if p := f.since(1); p.Gap || fmt.Sprint(names(p.Events)) != "[c d e]" {
+	if p := f.since(1, nil); p.Gap || fmt.Sprint(names(p.Events)) != "[c d e]" {
 		t.Fatalf("since 1 misses nothing: %+v", p)
 	}
-	if p := f.since(99); p.Last != 4 || fmt.Sprint(names(p.Events)) != "[c d e]" {
+	if p := f.since(99, nil); p.Last != 4 || fmt.Sprint(names(p.Events)) != "[c d e]" {
 		t.Fatalf("a cursor ahead (the app restarted) gets all that is kept: %+v", p)
 	}
 }
@@ -162,6 +163,36 @@ func TestEventFeedServesItsPathOnly(t *testing.T) {
 	}
 }
 
+func TestEventFeedServesOnlyTheNamesAsked(t *testing.T) {
+	f := newEventFeed(time.Hour)
+	f.push([]batchedEvent{{Name: "agent:event"}, {Name: "task:updated"}, {Name: "agent:event"}})
+	f.push([]batchedEvent{{Name: "inbox:updated"}, {Name: "agent:event"}})
+	get := func(query string) (int, feedPage) {
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, FeedPath+"?after=0"+query, nil))
+		var p feedPage
+		if rec.Code == http.StatusOK {
+			if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return rec.Code, p
+	}
+	if _, p := get(""); fmt.Sprint(names(p.Events)) != "[agent:event task:updated agent:event inbox:updated agent:event]" {
+		t.Fatalf("without names every event: %+v", p)
+	}
+	_, p := get("&names=" + url.QueryEscape(`["task:updated","inbox:updated"]`))
+	if p.Last != 2 || fmt.Sprint(names(p.Events)) != "[task:updated inbox:updated]" {
+		t.Fatalf("names task:updated, inbox:updated: %+v", p)
+	}
+	if _, p := get("&names=" + url.QueryEscape(`[]`)); p.Last != 2 || len(p.Events) != 0 || p.Gap {
+		t.Fatalf("no names: no events, the cursor still moves: %+v", p)
+	}
+	if code, _ := get("&names=task:updated"); code != http.StatusBadRequest {
+		t.Fatalf("names not a JSON array: status %d", code)
+	}
+}
+
 func TestEventFeedEmptiesWhenNothingIsEmitted(t *testing.T) {
 	f := newEventFeed(5 * time.Millisecond)
 	f.push([]batchedEvent{{Name: "a"}})
@@ -171,7 +202,7 @@ func TestEventFeedEmptiesWhenNothingIsEmitted(t *testing.T) {
 		n, timer := len(f.batches), f.pruning
 		f.mu.Unlock()
 		if n == 0 && timer == nil {
-			if p := f.since(0); p.Last != 1 || !p.Gap || len(p.Events) != 0 {
+			if p := f.since(0, nil); p.Last != 1 || !p.Gap || len(p.Events) != 0 {
 				t.Fatalf("after pruning: %+v", p)
 			}
 			return

@@ -165,8 +165,12 @@ func (o *Orchestrator) idleTrim() func(context.Context) {
 
 // releaseIdle forgets, for every run whose turn has ended, the streaming
 // messages it keeps in memory (reloaded from the store if they stream
-// again, as after maxLive evictions), and gives every emitter fresh, empty
-// coalescing buffers (Go maps and slices keep the size they grew to).
+// again, as after maxLive evictions), its recent raw frames (a relayed
+// frame is a slice of the 64 KB array it was read into: one kept frame
+// keeps the array) and the ids of its stored messages (a set that grows
+// with the task, loaded again by the next turn's first message), and
+// gives every emitter fresh, empty coalescing buffers (Go maps and slices
+// keep the size they grew to).
 func (o *Orchestrator) releaseIdle() {
 	o.mu.Lock()
 	runs := make([]*run, 0, len(o.runs))
@@ -182,6 +186,10 @@ func (o *Orchestrator) releaseIdle() {
 		unlock := o.lock(r.taskID)
 		if r.idle && !r.anyDirty() {
 			r.live, r.liveOrder = map[string]*liveMsg{}, nil
+			r.recent = nil
+			if r.known != nil {
+				r.known, r.knownDropped = nil, true
+			}
 		}
 		unlock()
 	}

@@ -228,13 +228,20 @@ func TestIdleTrimAfterTheLastRun(t *testing.T) {
 	if tc.get() != 0 {
 		t.Fatal("trimmed before the idle delay passed")
 	}
+	unlock := h.o.lock("t1")
+	r1 := h.o.getRun("t1")
+	known, recent := len(r1.known), len(r1.recent)
+	unlock()
+	if known == 0 || recent == 0 {
+		t.Fatalf("before the trim t1's run knows %d message ids and %d recent frames: want some of each", known, recent)
+	}
 	go clk.fire(0)
 	<-entered
-	unlock := h.o.lock("t1")
-	kept := len(h.o.getRun("t1").live)
+	unlock = h.o.lock("t1")
+	kept, known, recent := len(r1.live), len(r1.known), len(r1.recent)
 	unlock()
-	if kept != 0 {
-		t.Fatalf("t1's idle run still keeps %d streaming messages after the trim", kept)
+	if kept != 0 || known != 0 || recent != 0 {
+		t.Fatalf("t1's idle run still keeps %d streaming messages, %d message ids and %d recent frames after the trim", kept, known, recent)
 	}
 	// The trim holds no lock: t1's idle session takes a follow-up, which
 	// is stored and answered while the trim still runs.
@@ -249,6 +256,12 @@ func TestIdleTrimAfterTheLastRun(t *testing.T) {
 	})
 	if got := messageText(t, h.db, "t1", "a1"); got != "hi again" {
 		t.Fatalf("a1 after the trim = %q, want %q", got, "hi again")
+	}
+	unlock = h.o.lock("t1")
+	reloaded := r1.known["a1"] && r1.known["a2"]
+	unlock()
+	if !reloaded {
+		t.Fatal("the follow-up's messages did not load the dropped message ids again")
 	}
 	close(release)
 	if n := tc.get(); n != 1 {

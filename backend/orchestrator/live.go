@@ -2,6 +2,8 @@ package orchestrator
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -86,6 +88,9 @@ func (g *group) liveFor(id string, mustExist bool) (*liveMsg, error) {
 	var m agent.Message
 	var created int64
 	var ok bool
+	if err := g.r.reloadKnown(g.ctx, g.tx); err != nil {
+		return nil, err
+	}
 	if !touched && (g.r.known == nil || g.r.known[id]) {
 		var err error
 		if m, created, ok, err = store.MessageByID(g.ctx, g.tx, g.r.taskID, id); err != nil {
@@ -304,6 +309,21 @@ func (g *group) findFrame(line []byte, max int64) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// reloadKnown loads the ids of the task's stored messages again when the
+// idle trim dropped them (a superset is safe: a known id only costs a
+// lookup, which finds a rolled-back one missing).
+func (r *run) reloadKnown(ctx context.Context, tx store.SQLRunner) error {
+	if !r.knownDropped {
+		return nil
+	}
+	known, err := store.MessageIDs(ctx, tx, r.taskID)
+	if err != nil {
+		return fmt.Errorf("reloading the task's message ids: %w", err)
+	}
+	r.known, r.knownDropped = known, false
+	return nil
 }
 
 // keepRecent adds a committed group's frames to the run's recent frames

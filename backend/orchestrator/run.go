@@ -49,7 +49,10 @@ type run struct {
 	// known holds the ids of the task's stored messages (loaded at the
 	// start, then kept by the run, the only writer of a running task's
 	// messages), so a new message costs no lookup; nil: look every id up.
-	known map[string]bool
+	// It grows with the task: the idle trim drops it (knownDropped) and
+	// the next message of a turn loads it again (reloadKnown).
+	known        map[string]bool
+	knownDropped bool
 	// live are the messages that stream (see liveMsg), most recent last in
 	// liveOrder; dirty says one waits for its row write.
 	live      map[string]*liveMsg

@@ -21,7 +21,9 @@
 // streams before the start is measured), SOAK_CHART (docs/soak.png), SOAK_SAMPLES
 // (build/soak/samples.tsv), SOAK_KEEP=1 keeps the
 // temp dir, SOAK_BINARY (a dev binary other than build/bin/jean-claude-dev,
-// for before/after), SOAK_APP_ENV ("K=V K=V": more environment for the app,
+// for before/after), SOAK_ASSETS (a built frontend other than
+// frontend/dist, for before/after: both the window and Chromium load it),
+// SOAK_APP_ENV ("K=V K=V": more environment for the app,
 // e.g. GODEBUG=gctrace=1, whose lines go to the app log: SOAK_KEEP=1),
 // SOAK_PPROF=1 (the app serves Go's profiles, JEAN_CLAUDE_PPROF: each sample
 // also prints the Go runtime's heap figures, and the app's Go heap
@@ -150,16 +152,20 @@ async function jsHeapMB(cdp) {
 
 /**
  * goHeap reads the Go runtime's figures from the app's profile server
- * (SOAK_PPROF=1): live heap, heap the runtime holds (in use + idle not yet
- * returned), and what it returned to the OS. Null without SOAK_PPROF.
+ * (SOAK_PPROF=1, pprof_dev.go's /debug/jc/mem: runtime/metrics, no
+ * collection, next to no garbage; the heap profile read before made
+ * ~0.5 MB of garbage per sample, all the app allocated while idle): the
+ * live heap as the last collection marked it, the heap's objects (live or
+ * not yet swept), the heap the runtime keeps resident (objects, free space
+ * in its spans, free spans), what it returned to the OS, all it mapped,
+ * collections and goroutines. Null without SOAK_PPROF.
  */
 async function goHeap(app) {
   if (!app.pprof) return null;
   try {
-    const t = await (await fetch(`http://${app.pprof}/debug/pprof/heap?debug=1`)).text();
-    const n = (k) => Number(new RegExp(`^# ${k} = (\\d+)`, "m").exec(t)?.[1] ?? 0);
-    const mb = (k) => n(k) / 2 ** 20;
-    return { alloc: mb("HeapAlloc"), inuse: mb("HeapInuse"), idle: mb("HeapIdle"), released: mb("HeapReleased"), sys: mb("Sys"), gc: n("NumGC") };
+    const m = await (await fetch(`http://${app.pprof}/debug/jc/mem`)).json();
+    const mb = (n) => n / 2 ** 20;
+    return { live: mb(m.live), objects: mb(m.objects), resident: mb(m.objects + m.unused + m.free), released: mb(m.released), total: mb(m.total), gc: m.gcs, goroutines: m.goroutines };
   } catch (e) {
     return { error: e.message };
   }
@@ -279,7 +285,8 @@ async function main() {
   const binary = process.env.SOAK_BINARY ? join(REPO, process.env.SOAK_BINARY) : undefined;
   const appEnv = Object.fromEntries((process.env.SOAK_APP_ENV ?? "").split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
   if (process.env.SOAK_PPROF === "1") appEnv.JEAN_CLAUDE_PPROF = `127.0.0.1:${await freePort()}`;
-  const app = await startApp({ binary, pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1", env: appEnv });
+  const assetDir = process.env.SOAK_ASSETS ? join(REPO, process.env.SOAK_ASSETS) : undefined;
+  const app = await startApp({ binary, assetDir, pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1", env: appEnv });
   app.pprof = appEnv.JEAN_CLAUDE_PPROF;
   if (process.env.SOAK_KEEP === "1") console.log(`soak: app log ${app.logPath}`);
   const browser = await launchBrowser();
@@ -321,7 +328,12 @@ async function soak(app, browser) {
     const s = { min: (Date.now() - t0) / 60000, phase, appMB: sum(by, "anon"), pssMB: sum(by, "pss"), heapMB: await jsHeapMB(cdp), dbMB: dbMB(app.dbPath) };
     samples.push(s);
     const g = await goHeap(app);
-    if (g) console.log(g.error ? `soak: go heap: ${g.error}` : `soak:   go heap live ${g.alloc.toFixed(1)} MB, in use ${g.inuse.toFixed(1)}, idle ${g.idle.toFixed(1)} (returned ${g.released.toFixed(1)}), runtime sys ${g.sys.toFixed(1)} MB, ${g.gc} GCs`);
+    if (g)
+      console.log(
+        g.error
+          ? `soak: go heap: ${g.error}`
+          : `soak:   go heap live ${g.live.toFixed(1)} MB (objects ${g.objects.toFixed(1)}), resident ${g.resident.toFixed(1)}, returned ${g.released.toFixed(1)}, runtime total ${g.total.toFixed(1)} MB, ${g.gc} GCs, ${g.goroutines} goroutines`,
+      );
     console.log(
       `soak: ${s.min.toFixed(1)} min ${phase.padEnd(8)} app anon ${s.appMB.toFixed(1)} MB (${fmtBy(by)}; PSS ${s.pssMB.toFixed(1)}), JS heap ${s.heapMB.toFixed(1)} MB, db ${s.dbMB.toFixed(1)} MB; ` +
         `${Math.round(d.scripts * perMin)} scripts/min (${((d.bytes * perMin) / 2 ** 20).toFixed(2)} MB), ${Math.round(d.events * perMin)} events/min (` +

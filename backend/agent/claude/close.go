@@ -60,8 +60,9 @@ func (n *Normalizer) closeTools(evs []agent.Event, denials json.RawMessage, inte
 	for _, msgID := range order {
 		evs = append(evs, n.msgs[msgID].event())
 	}
-	clear(n.tools)
-	n.toolsOrder = n.toolsOrder[:0]
+	// Dropped, not cleared: a cleared map keeps the size it grew to for
+	// as long as the session idles.
+	n.tools, n.toolsOrder = nil, nil
 	return evs
 }
 

@@ -899,9 +899,9 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 		reason = w.Subtype
 	}
 	evs = n.closeTools(evs, w.PermissionDenials, interrupted, reason)
-	// The turn is over: its assistant messages are complete.
-	clear(n.msgs)
-	n.order = n.order[:0]
+	// The turn is over: its assistant messages are complete, and what
+	// held them is let go (a session idles until its next turn).
+	n.msgs, n.order = nil, nil
 	n.streaming = ""
 	m := &agent.Message{
 		ID:         orID(w.UUID, line),

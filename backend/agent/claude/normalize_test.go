@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -394,5 +395,26 @@ func TestRecordedStdinTurns(t *testing.T) {
 				t.Errorf("%s: %s -> %+v", p, l, evs)
 			}
 		}
+	}
+}
+
+// A session idles between turns with its normalizer: what the turn's
+// merging needed (its assistant messages, its open tool calls) is let go
+// when the turn ends, not kept at the size it grew to (issue 20).
+func TestTurnEndLetsGoOfTheTurnsState(t *testing.T) {
+	n := NewNormalizer()
+	for i := range 100 {
+		n.Feed(fmt.Appendf(nil, `{"type":"assistant","message":{"id":"msg_%d","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"ls"}}]},"session_id":"s","uuid":"u%d"}`, i, i, i))
+	}
+	if len(n.msgs) == 0 || len(n.tools) != 100 {
+		t.Fatalf("during the turn: %d messages, %d open tools; want some and 100", len(n.msgs), len(n.tools))
+	}
+	evs := n.Feed([]byte(`{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"result":"done","session_id":"s","uuid":"r1"}`))
+	if len(evs) == 0 {
+		t.Fatal("the result gave no events")
+	}
+	if n.msgs != nil || n.order != nil || n.tools != nil || n.toolsOrder != nil {
+		t.Fatalf("after the turn the normalizer still holds %d messages (map %v), %d ordered, %d tools (map %v), %d tool ids",
+			len(n.msgs), n.msgs != nil, len(n.order), len(n.tools), n.tools != nil, len(n.toolsOrder))
 	}
 }

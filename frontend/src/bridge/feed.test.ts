@@ -1,4 +1,4 @@
-import { createFeed, installEventFeed, READY, type FeedEvent, type FeedPage } from "./feed";
+import { createFeed, feedURL, installEventFeed, READY, trackListeners, type EventsRuntime, type FeedEvent, type FeedPage } from "./feed";
 
 /** server is a fake feed: batches numbered from 1, answered after the cursor. */
 function server() {
@@ -114,11 +114,96 @@ test("installed, a notice fetches the feed and each event reaches its own listen
   for (const cb of listeners[READY]) cb();
   await new Promise((r) => setTimeout(r, 0));
   expect(got).toEqual([{ id: "t1" }]);
-  expect(urls).toEqual(["/_jc/events?after=-1", "/_jc/events?after=0"]);
+  const asked = (names: string[]) => `&names=${encodeURIComponent(JSON.stringify(names))}`;
+  // The first fetch went before task:updated had a listener; the second asks for it.
+  expect(urls).toEqual([`/_jc/events?after=-1${asked([READY])}`, `/_jc/events?after=0${asked([READY, "task:updated"])}`]);
   delete w.runtime;
   delete w.wails;
 });
 
 test("without the Wails runtime, installing is a no-op", () => {
   expect(() => installEventFeed()()).not.toThrow();
+});
+
+/** fakeRuntime is the Wails runtime's listener list, as events.js keeps it. */
+function fakeRuntime() {
+  const listeners: Record<string, { cb: (...d: unknown[]) => void; left: number }[]> = {};
+  const rt: EventsRuntime & { fire: (name: string, data: unknown) => void } = {
+    EventsOnMultiple: (name, cb, max) => {
+      const l = { cb, left: max };
+      (listeners[name] ??= []).push(l);
+      return () => (listeners[name] = (listeners[name] ?? []).filter((x) => x !== l));
+    },
+    EventsOff: (name, ...more) => [name, ...more].forEach((n) => delete listeners[n]),
+    EventsOffAll: () => Object.keys(listeners).forEach((n) => delete listeners[n]),
+    fire: (name, data) => {
+      for (const l of [...(listeners[name] ?? [])]) {
+        l.cb(data);
+        if (l.left > 0 && --l.left === 0) listeners[name] = listeners[name].filter((x) => x !== l);
+      }
+    },
+  };
+  return rt;
+}
+
+test("trackListeners knows the names listened to, whichever way a listener goes", () => {
+  const rt = fakeRuntime();
+  const l = trackListeners(rt);
+  expect(l.names()).toEqual([]);
+  const offA = rt.EventsOn!("a", () => {});
+  const offA2 = rt.EventsOnMultiple!("a", () => {}, -1);
+  rt.EventsOnce!("b", () => {});
+  expect(l.names()).toEqual(["a", "b"]);
+  expect(l.added()).toBe(2);
+  offA();
+  expect(l.names()).toEqual(["a", "b"]); // a still has a listener
+  offA2();
+  rt.fire("b", 1); // a once-listener goes after its call
+  expect(l.names()).toEqual([]);
+  rt.EventsOn!("c", () => {});
+  const offD = rt.EventsOn!("d", () => {});
+  rt.EventsOff!("d");
+  offD(); // already removed by EventsOff: nothing more to forget
+  expect(l.names()).toEqual(["c"]);
+  rt.EventsOn!("d", () => {});
+  rt.EventsOffAll!();
+  expect(l.names()).toEqual([]);
+  expect(l.added()).toBe(5);
+});
+
+test("a fetch asks for the names listened to; a name gaining a listener meanwhile fetches the same cursor again", async () => {
+  const s = server();
+  const asked: (string[] | null)[] = [];
+  const names = new Set<string>(["a"]);
+  let added = 1;
+  const listening = { names: () => [...names].sort(), added: () => added };
+  const got: string[] = [];
+  const feed = createFeed({
+    listening,
+    fetchPage: async (after, n) => {
+      asked.push(n);
+      const page = await s.fetchPage(after);
+      return { ...page, events: page.events.filter((e) => n === null || n.includes(e.name)) };
+    },
+    dispatch: (e) => got.push(`${e.name}${e.data}`),
+    onError: (e) => {
+      throw e;
+    },
+  });
+  await feed.pull();
+  s.batches.push([{ name: "a", data: 1 }, { name: "b", data: 2 }]);
+  const release = s.holdNext();
+  const first = feed.pull();
+  names.add("b"); // b's listener subscribes while the fetch is under way
+  added++;
+  release();
+  await first;
+  expect(got).toEqual(["a1", "b2"]);
+  expect(asked).toEqual([["a"], ["a"], ["a", "b"]]);
+  expect(s.asked).toEqual([-1, 0, 0]);
+});
+
+test("feedURL asks for every event without names, else for a JSON list", () => {
+  expect(feedURL(3, null)).toBe("/_jc/events?after=3");
+  expect(feedURL(3, ["x:y"])).toBe(`/_jc/events?after=3&names=${encodeURIComponent('["x:y"]')}`);
 });
