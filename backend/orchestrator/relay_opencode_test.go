@@ -66,6 +66,20 @@ type crashedOpenCodeApp struct {
 	dbPath, pidfile, rdir, script, bin string
 }
 
+// restart is the next app on the crashed one's database and relays (not
+// yet recovered; closed when the test ends) and its backends.
+func (c crashedOpenCodeApp) restart(t *testing.T) (*Orchestrator, *agent.Registry) {
+	t.Helper()
+	reg := openCodeRelayed(c.db, c.bin, c.rdir, c.pidfile, c.script)
+	o, err := New(Options{DB: c.db, Backends: reg, Emitter: newRecorder(t, c.db),
+		Formats: agent.NewFormats(opencode.Format()), Relays: &relay.Transport{Dir: c.rdir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	return o, reg
+}
+
 // crashOpenCodeApp runs childOpenCodeRelayApp (task t1 on the relayed fake
 // OpenCode server, serve-perm.sse) until its task waits for a permission,
 // then kills it with SIGKILL.
@@ -113,18 +127,12 @@ func TestRelayOpenCodeServerAdoptedAfterCrash(t *testing.T) {
 		t.Skip("builds a helper binary")
 	}
 	c := crashOpenCodeApp(t)
-	db, dbPath, pidfile, rdir, script, bin := c.db, c.dbPath, c.pidfile, c.rdir, c.script, c.bin
+	db, dbPath, pidfile, rdir := c.db, c.dbPath, c.pidfile, c.rdir
 	pids := serverPIDs(t, pidfile)
 	checkServerLeftRunning(t, db, dbPath, rdir, pids)
 
 	ctx := context.Background()
-	reg := openCodeRelayed(db, bin, rdir, pidfile, script)
-	o, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db),
-		Formats: agent.NewFormats(opencode.Format()), Relays: &relay.Transport{Dir: rdir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	o, reg := c.restart(t)
 	if n, err := o.Recover(ctx); err != nil || n != 0 {
 		t.Fatalf("recover: %d interrupted, %v", n, err)
 	}
@@ -319,7 +327,7 @@ func TestRelayOpenCodePermissionAnsweredElsewhereWhileAway(t *testing.T) {
 		t.Skip("builds a helper binary")
 	}
 	c := crashOpenCodeApp(t)
-	db, pidfile, rdir, script, bin := c.db, c.pidfile, c.rdir, c.script, c.bin
+	db, rdir := c.db, c.rdir
 	ctx := context.Background()
 	before, err := store.ListPending(ctx, db.R, "t1")
 	if err != nil || len(before) != 1 {
@@ -328,13 +336,7 @@ func TestRelayOpenCodePermissionAnsweredElsewhereWhileAway(t *testing.T) {
 	first := before[0].RequestID
 	replyElsewhere(t, rdir, first)
 
-	reg := openCodeRelayed(db, bin, rdir, pidfile, script)
-	o, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db),
-		Formats: agent.NewFormats(opencode.Format()), Relays: &relay.Transport{Dir: rdir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	o, _ := c.restart(t)
 	if _, err := o.Recover(ctx); err != nil {
 		t.Fatal(err)
 	}
