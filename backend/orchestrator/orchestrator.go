@@ -45,9 +45,9 @@ import (
 )
 
 // CurrentNormalizationVersion is the version of the normalizers' mapping
-// logic. Bump it when a normalizer's output changes: at startup, stored
-// messages of an older version are re-normalized from their raw data.
-const CurrentNormalizationVersion = 1
+// logic (agent.NormalizationVersion): at startup, stored messages of an older
+// version are re-normalized from their raw data.
+const CurrentNormalizationVersion = agent.NormalizationVersion
 
 // Texts the user sees in statusReason.
 const (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -145,5 +146,56 @@ func TestRenormalizeStopsOnCancel(t *testing.T) {
 	cancel()
 	if _, err := h.o.Renormalize(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: %v", err)
+	}
+}
+
+// TestRenormalizeDropsCopiedReplyFromResultRows: a Gemini turn's result row
+// as normalization version 1 stored it, with the reply copied into its
+// `result`, is rewritten at the current version without it (the reply stays
+// in its assistant message).
+func TestRenormalizeDropsCopiedReplyFromResultRows(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	addTask(t, db, "t1", "gemini", "go")
+	raw, err := os.ReadFile("testdata/gemini_main_yolo.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resultID := ""
+	for ev, err := range agent.Normalize(gemini.Format(), bytes.NewReader(raw)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type != agent.EventMessage {
+			continue
+		}
+		m := *ev.Message
+		if m.Role == agent.RoleResult {
+			resultID, m.Result = m.ID, "the reply, copied by version 1"
+		}
+		if _, err := store.UpsertMessage(ctx, db.W, store.MessageWrite{TaskID: "t1", Message: m, Raw: ev.Raw,
+			Format: gemini.FormatName, Version: 1, Now: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if resultID == "" {
+		t.Fatal("the recording has no result message")
+	}
+	h := newHarness(t, Options{DB: db, Formats: agent.NewFormats(gemini.Format())})
+	if done, err := h.o.Renormalize(ctx); err != nil || done == 0 {
+		t.Fatalf("Renormalize: %d rows, %v", done, err)
+	}
+	var data string
+	var version int
+	if err := db.R.QueryRow(`SELECT normalizedData, normalizedVersion FROM agent_messages WHERE taskId = 't1' AND messageId = ?`, resultID).
+		Scan(&data, &version); err != nil {
+		t.Fatal(err)
+	}
+	var got agent.Message
+	if err := json.Unmarshal([]byte(data), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Result != "" || got.Role != agent.RoleResult || version != CurrentNormalizationVersion {
+		t.Fatalf("result row after Renormalize: version %d, %s", version, data)
 	}
 }

@@ -567,7 +567,7 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 	msg := &agent.Message{
 		ID:         t.key + ":result",
 		Role:       agent.RoleResult,
-		Result:     res.Text,
+		Result:     agent.ResultText(res),
 		IsError:    res.IsError,
 		Usage:      res.Usage,
 		ModelUsage: res.ModelUsage,
@@ -576,7 +576,7 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 	}
 	return append(evs,
 		agent.Event{Type: agent.EventMessage, Message: msg, Raw: t.rawSoFar()},
-		agent.Event{Type: agent.EventComplete, Result: res},
+		agent.Complete(res),
 	)
 }
 

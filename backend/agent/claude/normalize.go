@@ -975,7 +975,7 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	}
 	m.Metadata = w.anoms.Into(meta)
 	evs = append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
-	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
+	return append(evs, agent.Complete(res))
 }
 
 func (n *Normalizer) controlRequest(evs []agent.Event, line []byte) []agent.Event {

@@ -547,10 +547,10 @@ func (n *AppServerNormalizer) turnEnd(frame []byte, p *turnParams) []agent.Event
 		}
 		errEv = append(errEv, agent.Event{Type: agent.EventError, Error: msg, Fatal: true})
 	}
-	msg := &agent.Message{ID: t.ID + ":result", Role: agent.RoleResult, Parts: []agent.Part{}, Result: res.Text, IsError: res.IsError,
+	msg := &agent.Message{ID: t.ID + ":result", Role: agent.RoleResult, Parts: []agent.Part{}, Result: agent.ResultText(res), IsError: res.IsError,
 		Usage: res.Usage, DurationMs: res.DurationMs, ModelUsage: res.ModelUsage, Model: n.model, Metadata: map[string]any{"status": t.Status}}
 	raw := n.turnRaw[:len(n.turnRaw):len(n.turnRaw)]
 	n.turnRaw, n.usage, n.lastText = nil, nil, ""
 	evs := append(append(closing, agent.Event{Type: agent.EventMessage, Message: msg, Raw: raw}), errEv...)
-	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
+	return append(evs, agent.Complete(res))
 }

@@ -274,8 +274,8 @@ func (n *ExecNormalizer) turnEnd(frame []byte, e *execEvent) []agent.Event {
 		evs = append(evs, agent.Event{Type: agent.EventError, Error: msg, Fatal: true})
 	}
 	msg := &agent.Message{ID: fmt.Sprintf("%s:turn%d:result", n.threadID, turns), Role: agent.RoleResult, Parts: []agent.Part{},
-		Result: res.Text, IsError: res.IsError, Usage: res.Usage}
+		Result: agent.ResultText(res), IsError: res.IsError, Usage: res.Usage}
 	raw := n.turnRaw[:len(n.turnRaw):len(n.turnRaw)]
 	n.turnRaw = nil
-	return append(append(append(closing, agent.Event{Type: agent.EventMessage, Message: msg, Raw: raw}), evs...), agent.Event{Type: agent.EventComplete, Result: res})
+	return append(append(append(closing, agent.Event{Type: agent.EventMessage, Message: msg, Raw: raw}), evs...), agent.Complete(res))
 }

@@ -266,7 +266,7 @@ func (s *session) turnEnd(p *agent.Process, completed, interrupted bool, readErr
 		interrupted = true
 	}
 	if interrupted {
-		s.stream.Synth(agent.Event{Type: agent.EventComplete, Result: &agent.Result{Interrupted: true, Reason: "interrupted"}})
+		s.stream.Synth(agent.Complete(&agent.Result{Interrupted: true, Reason: "interrupted"}))
 		return
 	}
 	msg := ExitError(code, p.Stderr())

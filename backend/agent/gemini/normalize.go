@@ -337,7 +337,7 @@ func (n *Normalizer) result(frame []byte, l *line) []agent.Event {
 	}
 	msg := &agent.Message{
 		ID: n.sessionID + ":result:" + l.Timestamp, Role: agent.RoleResult, Timestamp: l.Timestamp,
-		Parts: []agent.Part{}, Result: res.Text, IsError: res.IsError, Usage: res.Usage,
+		Parts: []agent.Part{}, Result: agent.ResultText(res), IsError: res.IsError, Usage: res.Usage,
 		DurationMs: res.DurationMs, ModelUsage: res.ModelUsage, Model: n.model,
 	}
 	if l.Stats != nil {
@@ -351,7 +351,7 @@ func (n *Normalizer) result(frame []byte, l *line) []agent.Event {
 		}
 		evs = append(evs, agent.Event{Type: agent.EventError, Error: errText, Fatal: true})
 	}
-	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
+	return append(evs, agent.Complete(res))
 }
 
 func isQuota(s string) bool {
@@ -448,13 +448,13 @@ func (n *JSONNormalizer) Feed(frame []byte) []agent.Event {
 		}
 	}
 	evs = append(evs, agent.Event{Type: agent.EventMessage, Raw: raw, Message: &agent.Message{
-		ID: o.SessionID + ":result", Role: agent.RoleResult, Parts: []agent.Part{}, Result: res.Text,
+		ID: o.SessionID + ":result", Role: agent.RoleResult, Parts: []agent.Part{}, Result: agent.ResultText(res),
 		IsError: res.IsError, Usage: res.Usage, ModelUsage: res.ModelUsage, Metadata: meta,
 	}})
 	if o.Error != nil {
 		evs = append(evs, agent.Event{Type: agent.EventError, Error: errText, Fatal: true})
 	}
-	return append(evs, agent.Event{Type: agent.EventComplete, Result: res})
+	return append(evs, agent.Complete(res))
 }
 
 // Flush implements agent.Normalizer.

@@ -989,7 +989,7 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 		Timestamp:  stamp(t.endMs),
 		Model:      model,
 		IsError:    isErr,
-		Result:     text,
+		Result:     agent.ResultText(res),
 		DurationMs: dur,
 		TotalCost:  &agent.CostInfo{CostUSD: cost},
 		Usage:      &usage,
@@ -1027,7 +1027,7 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 	}
 	return append(closing,
 		agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Join(raw, []byte("\n"))},
-		agent.Event{Type: agent.EventComplete, Result: res})
+		agent.Complete(res))
 }
 
 func addTokens(u *agent.TokenUsage, t *wireTokens) {

@@ -166,7 +166,7 @@ func storeSession(ctx context.Context, tx *sql.Tx, src Source, taskID string, l 
 			at = t.UnixMilli()
 		}
 		_, err := store.UpsertMessage(ctx, tx, store.MessageWrite{TaskID: taskID, Message: m.Message, Raw: m.Raw,
-			Format: src.RawFormat(), Version: 1, Now: at})
+			Format: src.RawFormat(), Version: agent.NormalizationVersion, Now: at})
 		if err != nil {
 			return err
 		}
