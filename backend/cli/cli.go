@@ -5,7 +5,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -214,63 +213,20 @@ func normalizeCmd(args []string, env Env) int {
 		defer file.Close()
 		in = file
 	}
-	out := &eventWriter{enc: json.NewEncoder(env.Stdout), each: *each}
+	out := agent.NewEventWriter(env.Stdout, *each)
 	for ev, err := range agent.Normalize(f, in) {
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "normalize: read: %v\n", err)
 			return ExitError
 		}
-		if err := out.write(ev); err != nil {
+		if err := out.Write(ev); err != nil {
 			fmt.Fprintf(env.Stderr, "normalize: write: %v\n", err)
 			return ExitError
 		}
 	}
-	if err := out.flush(); err != nil {
+	if err := out.Flush(); err != nil {
 		fmt.Fprintf(env.Stderr, "normalize: write: %v\n", err)
 		return ExitError
 	}
 	return ExitOK
-}
-
-// eventWriter prints events as JSON lines. Unless each is set, a run of
-// delta events to the same part of the same message is printed as one delta
-// carrying their joined text: applying it gives the same message, and a
-// reply streamed in tiny deltas costs about its own bytes, not an envelope
-// per delta. The text is joined in one growing buffer (linear).
-type eventWriter struct {
-	enc     *json.Encoder
-	each    bool
-	pending *agent.Event
-	text    []byte
-}
-
-func (w *eventWriter) write(ev agent.Event) error {
-	if w.each || ev.Type != agent.EventDelta || ev.Delta == nil {
-		if err := w.flush(); err != nil {
-			return err
-		}
-		return w.enc.Encode(ev)
-	}
-	if p := w.pending; p != nil && p.MessageID == ev.MessageID &&
-		p.Delta.Part == ev.Delta.Part && p.Delta.Field == ev.Delta.Field {
-		w.text = append(w.text, ev.Delta.Text...)
-		return nil
-	}
-	if err := w.flush(); err != nil {
-		return err
-	}
-	d := *ev.Delta
-	ev.Delta = &d
-	w.pending, w.text = &ev, append(w.text[:0], d.Text...)
-	return nil
-}
-
-func (w *eventWriter) flush() error {
-	if w.pending == nil {
-		return nil
-	}
-	ev := *w.pending
-	ev.Delta.Text = string(w.text)
-	w.pending = nil
-	return w.enc.Encode(ev)
 }

@@ -46,35 +46,54 @@ const (
 // BenchGrowth normalizes replies of 10, 100 and 200 KB in 20-byte deltas
 // (gen makes one) with a fresh normalizer of f each time and reports the
 // CPU growth per doubling of the reply (from the 10 KB to the 200 KB time,
-// goal ≤ 2.2: linear is 2.0) and the output's bytes (the events as
-// `jean-claude normalize` prints them) per reply byte (goal ≤ 4), next to
-// the absolute figures.
+// goal ≤ 2.2: linear is 2.0), the output's bytes per reply byte as
+// `jean-claude normalize` prints it (goal ≤ 4), and the bytes of every event
+// marshalled on its own per reply byte (what the orchestrator receives
+// before its emitter coalesces deltas: each 20-byte delta costs its ~56-byte
+// envelope, so this is ~4–5× by construction; no goal), next to the
+// absolute figures.
 func BenchGrowth(b *testing.B, f agent.Format, gen func(total, delta int) Reply) {
 	replies := make([]Reply, len(GrowthSizes))
 	for i, size := range GrowthSizes {
 		replies[i] = gen(size, GrowthDelta)
 	}
 	spent := make([]time.Duration, len(replies))
-	out := make([]int, len(replies))
+	out := make([]Output, len(replies))
 	b.ReportAllocs()
 	for b.Loop() {
 		for i, r := range replies {
 			start := cpuTime()
-			out[i] = normalizeCount(f, r.Frames)
+			out[i] = NormalizeOutput(f, r.Frames)
 			spent[i] += cpuTime() - start
 		}
 	}
 	first, last := 0, len(replies)-1
 	doublings := math.Log2(float64(replies[last].Bytes) / float64(replies[first].Bytes))
 	perDoubling := math.Pow(float64(spent[last])/float64(spent[first]), 1/doublings)
-	outRatio := float64(out[last]) / float64(replies[last].Bytes)
+	outRatio := float64(out[last].Printed) / float64(replies[last].Bytes)
+	evRatio := float64(out[last].Events) / float64(replies[last].Bytes)
 	n := float64(b.N)
 	b.ReportMetric(perDoubling, "cpu×/doubling")
 	b.ReportMetric(outRatio, "out/reply")
+	b.ReportMetric(evRatio, "events/reply")
 	b.ReportMetric(float64(spent[last].Nanoseconds())/n/1e6, "ms/200KB")
-	b.Logf("%s: CPU ×%.2f per doubling (goal ≤ %.1f; %.2f ms CPU for 10 KB, %.2f ms for 200 KB), output %.2f× the reply (goal ≤ %.0f×, %d bytes for 200 KB)",
+	b.Logf("%s: CPU ×%.2f per doubling (goal ≤ %.1f; %.2f ms CPU for 10 KB, %.2f ms for 200 KB), normalize output %.2f× the reply (goal ≤ %.0f×, %d bytes for 200 KB), every event on its own %.2f×",
 		f.Name, perDoubling, GoalCPUPerDoubling, float64(spent[first].Nanoseconds())/n/1e6, float64(spent[last].Nanoseconds())/n/1e6,
-		outRatio, GoalOutPerReply, out[last])
+		outRatio, GoalOutPerReply, out[last].Printed, evRatio)
+}
+
+// CheckGrowth fails t when a 100 KB reply in 20-byte deltas (gen makes it)
+// costs more than GoalOutPerReply bytes of `jean-claude normalize` output
+// per reply byte: a normalizer that re-emits the message per delta, or
+// copies the reply into the turn's result and complete event, fails it.
+func CheckGrowth(t testing.TB, f agent.Format, gen func(total, delta int) Reply) {
+	t.Helper()
+	r := gen(100_000, GrowthDelta)
+	out := NormalizeOutput(f, r.Frames)
+	if ratio := float64(out.Printed) / float64(r.Bytes); ratio > GoalOutPerReply {
+		t.Errorf("%s: a %d-byte reply in %d-byte deltas printed %d bytes (%.2f× the reply, goal ≤ %.0f×)",
+			f.Name, r.Bytes, GrowthDelta, out.Printed, ratio, GoalOutPerReply)
+	}
 }
 
 // cpuTime is the process's CPU time so far (user + system, every thread:
@@ -88,22 +107,38 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// normalizeCount feeds frames to a fresh normalizer of f and returns the
-// bytes of its events, one JSON line each.
-func normalizeCount(f agent.Format, frames [][]byte) int {
+// Output is what normalizing a reply printed, in bytes.
+type Output struct {
+	Printed int // as `jean-claude normalize` prints it (agent.EventWriter)
+	Events  int // every event marshalled on its own, one JSON line each
+}
+
+// NormalizeOutput feeds frames to a fresh normalizer of f and counts the
+// bytes of its events, printed both ways.
+func NormalizeOutput(f agent.Format, frames [][]byte) Output {
 	n := f.New()
-	total := 0
-	count := func(evs []agent.Event) {
+	var printed, each byteCounter
+	pw, ew := agent.NewEventWriter(&printed, false), agent.NewEventWriter(&each, true)
+	write := func(evs []agent.Event) {
 		for _, ev := range evs {
-			b, _ := json.Marshal(ev)
-			total += len(b) + 1
+			_ = pw.Write(ev)
+			_ = ew.Write(ev)
 		}
 	}
 	for _, fr := range frames {
-		count(n.Feed(fr))
+		write(n.Feed(fr))
 	}
-	count(n.Flush())
-	return total
+	write(n.Flush())
+	_ = pw.Flush()
+	return Output{Printed: int(printed), Events: int(each)}
+}
+
+// byteCounter is an io.Writer that only counts.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }
 
 // JSON marshals v for a generated frame.

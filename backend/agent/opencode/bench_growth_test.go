@@ -34,3 +34,7 @@ func growthReply(total, delta int) agenttest.Reply {
 // BenchmarkGrowth: a reply of 10, 100 and 200 KB in 20-byte deltas; CPU per
 // doubling (goal ≤ 2.2) and output per reply byte (goal ≤ 4).
 func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthReply) }
+
+// TestGrowthLinear: `jean-claude normalize` prints at most 4× the bytes of
+// a reply streamed in 20-byte deltas.
+func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthReply) }
