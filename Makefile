@@ -203,4 +203,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf build/bin frontend/dist/assets frontend/dist/index.html
+	rm -rf build/bin frontend/dist/assets frontend/dist/index.html frontend/distgz/assets frontend/distgz/index.html.gz

@@ -6,7 +6,7 @@ package main
 
 import (
 	"context"
-	"embed"
+	_ "embed" // the icon
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,13 +31,6 @@ import (
 	"github.com/jean-claude/jean-claude/backend/term"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 )
-
-// assets is the built frontend. frontend/dist/.gitkeep (committed, and
-// copied back by every vite build from frontend/public) keeps the pattern
-// valid in a fresh clone before the frontend is built.
-//
-//go:embed all:frontend/dist
-var assets embed.FS
 
 //go:embed build/appicon.png
 var icon []byte
@@ -170,7 +163,7 @@ func run() int {
 		// of index.html with the projects inlined (issue 20).
 		BackgroundColour: windowBackground(),
 		AssetServer: &assetserver.Options{
-			Assets:     assets,
+			Assets:     frontendAssets(),
 			Middleware: assetMiddleware(bootMiddleware(db, agentsSvc), app.feed.Middleware),
 		},
 		OnStartup:     app.startup,
