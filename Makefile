@@ -4,6 +4,11 @@
 SHELL      := /bin/bash
 GO         ?= go
 TAGS       := webkit2_41
+# Production builds leave HTTP/2 out of net/http (its nethttpomithttp2 tag):
+# the app's HTTP is the MCP server and OpenCode's local servers, HTTP/1.1
+# on 127.0.0.1, and the bundled HTTP/2 was 0.56 MB of the binary, which is
+# resident in full (issue 20). Also in wails.json's build:tags.
+PROD_TAGS  := $(TAGS),desktop,production,nethttpomithttp2
 GOBIN      ?= $(shell $(GO) env GOPATH)/bin
 WAILS      := $(GOBIN)/wails
 WAILS_VER  := v2.15.0
@@ -27,7 +32,7 @@ run: build
 
 ## build: the production binary in build/bin/jean-claude
 build: deps frontend
-	$(GO) build -tags $(TAGS),desktop,production -ldflags "$(LDFLAGS)" -o $(BIN) .
+	$(GO) build -tags $(PROD_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
 
 ## deps: apt packages, the pinned wails CLI, npm dependencies (idempotent)
 deps: deps-apt deps-wails deps-npm
@@ -179,7 +184,7 @@ bench-relay:
 BENCH_RUNS ?= 5
 BENCH_NICE ?= 0
 bench-startup: deps build
-	$(GO) build -tags $(TAGS),desktop,production -o build/bin/bench-bare ./bench/startup/bare
+	$(GO) build -tags $(PROD_TAGS) -o build/bin/bench-bare ./bench/startup/bare
 	$(GO) run ./bench/startup -floor build/bin/bench-bare -app $(BIN) -runs $(BENCH_RUNS) -nice $(BENCH_NICE)
 
 ## soak: five fake agents stream for SOAK_MINUTES (60) while the view switches; memory must come back within 10 %
