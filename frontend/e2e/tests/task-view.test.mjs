@@ -140,6 +140,40 @@ test("claude: a recorded run asks permission, a follow-up is queued, the answer 
   await screenshot(page, "claude-done");
 });
 
+// A real Claude Code turn recorded with --include-partial-messages (the
+// fake's own embedded recording): its last text arrives in six
+// content_block_delta stream events before the whole assistant line. Lines
+// 400 ms apart: the task view must show the text growing, delta by delta,
+// before the message is whole and the turn ends.
+test("claude: text streams live from partial messages, delta by delta", async ({ page, open, makeRepo, fakeClaude }) => {
+  await open();
+  const view = await newTask(page, makeRepo, {
+    backend: "claude-code",
+    name: "Claude streaming",
+    prompt: "Create hello.txt, then list the directory",
+    mode: "Bypass",
+    setup: (repo) =>
+      fakeClaude(repo, { FAKE_CLAUDE_SCRIPT: join(REPO, "backend/agent/agenttest/fakeclaude/partial_turn.jsonl"), FAKE_CLAUDE_LINE_DELAY: "400ms" }),
+  });
+  const full = "Done: hello.txt was created and the directory listing shows it.";
+  const seen = [];
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    const now = await view.evaluate((root) => {
+      const parts = [...root.querySelectorAll(".jc-part--text")].map((e) => e.textContent ?? "");
+      return { text: parts.find((t) => t.includes("Done:")) ?? "", ended: !!root.querySelector('[data-testid="result-summary"]') };
+    });
+    const text = now.text.trim();
+    if (text && !now.ended && seen.at(-1) !== text) seen.push(text);
+    if (now.ended || Date.now() > deadline) break;
+    await page.waitForTimeout(40);
+  }
+  await view.getByText(full).waitFor({ timeout: 10000 });
+  const partial = seen.filter((t) => t !== full && full.startsWith(t));
+  assert(partial.length >= 2, `the text grew in the view before the turn ended (seen: ${JSON.stringify(seen)})`);
+  for (let i = 1; i < seen.length; i++) assert(seen[i].startsWith(seen[i - 1]), `each view extends the last: ${JSON.stringify(seen)}`);
+});
+
 test("claude: a question is answered from the card", async ({ page, open, makeRepo, fakeClaude }) => {
   await open();
   const view = await newTask(page, makeRepo, {
