@@ -44,11 +44,6 @@ import (
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
-// CurrentNormalizationVersion is the version of the normalizers' mapping
-// logic (agent.NormalizationVersion): at startup, stored messages of an older
-// version are re-normalized from their raw data.
-const CurrentNormalizationVersion = agent.NormalizationVersion
-
 // Texts the user sees in statusReason.
 const (
 	ReasonAppClosed = "Jean-Claude was closed while this task was running"
@@ -105,7 +100,9 @@ type Options struct {
 	// faster, and the app's event feed batches every task's emits again;
 	// it is part of the stdout-to-emit latency; negative disables it).
 	Coalesce time.Duration
-	// NormalizationVersion overrides CurrentNormalizationVersion (tests).
+	// NormalizationVersion overrides agent.NormalizationVersion (tests): at
+	// startup, stored messages of an older version are re-normalized from
+	// their raw data.
 	NormalizationVersion int
 	// RenormalizeBatch is how many rows re-normalization handles per
 	// transaction (default 200).
@@ -211,7 +208,7 @@ func New(opt Options) (*Orchestrator, error) {
 		opt.Coalesce = 16 * time.Millisecond
 	}
 	if opt.NormalizationVersion == 0 {
-		opt.NormalizationVersion = CurrentNormalizationVersion
+		opt.NormalizationVersion = agent.NormalizationVersion
 	}
 	if opt.RenormalizeBatch <= 0 {
 		opt.RenormalizeBatch = 200

@@ -195,7 +195,7 @@ func TestRenormalizeDropsCopiedReplyFromResultRows(t *testing.T) {
 	if err := json.Unmarshal([]byte(data), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Result != "" || got.Role != agent.RoleResult || version != CurrentNormalizationVersion {
+	if got.Result != "" || got.Role != agent.RoleResult || version != agent.NormalizationVersion {
 		t.Fatalf("result row after Renormalize: version %d, %s", version, data)
 	}
 }

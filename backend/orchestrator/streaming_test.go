@@ -523,7 +523,7 @@ func TestRowBehindIsMarkedServedLiveAndRepaired(t *testing.T) {
 	}
 	waitFor(t, "the row written by the loop's timer", func() bool {
 		parts, version := row()
-		return parts == 3 && version == CurrentNormalizationVersion
+		return parts == 3 && version == agent.NormalizationVersion
 	})
 	streamSession(s, n, `{"done":true}`)
 	waitStatus(t, h.db, "t1", store.StatusCompleted)
@@ -536,8 +536,8 @@ func TestRowBehindIsMarkedServedLiveAndRepaired(t *testing.T) {
 	if _, err := h.o.Recover(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if parts, version := row(); parts != 3 || version != CurrentNormalizationVersion {
-		t.Fatalf("after Recover: row with %d parts at version %d, want 3 at %d", parts, version, CurrentNormalizationVersion)
+	if parts, version := row(); parts != 3 || version != agent.NormalizationVersion {
+		t.Fatalf("after Recover: row with %d parts at version %d, want 3 at %d", parts, version, agent.NormalizationVersion)
 	}
 }
 
