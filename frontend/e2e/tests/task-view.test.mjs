@@ -100,7 +100,7 @@ async function partTypes(view) {
   });
 }
 
-const claudeReplay = (fakeClaude, file) => (repo) => fakeClaude(repo, { FAKE_CLAUDE_SCRIPT: file, FAKE_CLAUDE_LINE_DELAY: "15ms" });
+const claudeReplay = (fakeClaude, file, delay = "15ms") => (repo) => fakeClaude(repo, { FAKE_CLAUDE_SCRIPT: file, FAKE_CLAUDE_LINE_DELAY: delay });
 
 test("claude: a recorded run asks permission, a follow-up is queued, the answer lets it finish", async ({ page, open, makeRepo, fakeClaude }) => {
   await open();
@@ -152,8 +152,7 @@ test("claude: text streams live from partial messages, delta by delta", async ({
     name: "Claude streaming",
     prompt: "Create hello.txt, then list the directory",
     mode: "Bypass",
-    setup: (repo) =>
-      fakeClaude(repo, { FAKE_CLAUDE_SCRIPT: join(REPO, "backend/agent/agenttest/fakeclaude/partial_turn.jsonl"), FAKE_CLAUDE_LINE_DELAY: "400ms" }),
+    setup: claudeReplay(fakeClaude, join(REPO, "backend/agent/agenttest/fakeclaude/partial_turn.jsonl"), "400ms"),
   });
   const full = "Done: hello.txt was created and the directory listing shows it.";
   const seen = [];
