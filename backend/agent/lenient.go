@@ -137,7 +137,7 @@ func numberText(b []byte) (s string, quoted, ok bool) {
 
 func clip(s string) string {
 	if len(s) > 40 {
-		return s[:40] + "…"
+		return clipText(s, 40) + "…" // on a rune's start: the note stays valid UTF-8
 	}
 	return s
 }

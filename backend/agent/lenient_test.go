@@ -3,7 +3,9 @@ package agent
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestLenientNumbers(t *testing.T) {
@@ -103,5 +105,21 @@ func TestDecodeDegradesEachField(t *testing.T) {
 		if a[i] != want[i] {
 			t.Errorf("anomaly %d = %q, want %q", i, a[i], want[i])
 		}
+	}
+}
+
+// A field's odd value is quoted in the note cut on a rune's start: a
+// string of three-byte runes where a number was expected does not make the
+// note (shown in the task view, stored with the message) invalid UTF-8.
+func TestOddValueNoteStaysValidUTF8(t *testing.T) {
+	var w struct {
+		A Int `json:"a"`
+	}
+	a, err := DecodeNoting([]byte(`{"a":"`+strings.Repeat("日本", 20)+`"}`), &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 1 || !utf8.ValidString(a[0]) || !strings.HasSuffix(a[0], "…") {
+		t.Fatalf("anomalies %q: want one valid UTF-8 note, clipped", a)
 	}
 }
