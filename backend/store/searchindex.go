@@ -23,15 +23,15 @@ var indexPendingSQL = []string{
 	`DELETE FROM message_search_cjk WHERE rowid IN (SELECT id FROM message_search_pending)`,
 	`INSERT INTO message_search (rowid, body, tags)
 	SELECT m.id, coalesce((SELECT group_concat(t, char(10)) FROM (
-		SELECT CASE json_extract(p.value, '$.type')
-			WHEN 'text' THEN json_extract(p.value, '$.text')
-			WHEN 'reasoning' THEN json_extract(p.value, '$.text')
-			WHEN 'system-status' THEN json_extract(p.value, '$.text')
-			WHEN 'tool-use' THEN concat_ws(' ', json_extract(p.value, '$.toolName'),
-				substr(json_extract(p.value, '$.input'), 1, 2000))
-			WHEN 'tool-result' THEN concat_ws(' ', json_extract(p.value, '$.title'),
-				substr(json_extract(p.value, '$.content'), 1, 2000))
-			WHEN 'file' THEN json_extract(p.value, '$.path')
+		SELECT CASE json_extract(m.normalizedData, p.fullkey || '.type')
+			WHEN 'text' THEN json_extract(m.normalizedData, p.fullkey || '.text')
+			WHEN 'reasoning' THEN json_extract(m.normalizedData, p.fullkey || '.text')
+			WHEN 'system-status' THEN json_extract(m.normalizedData, p.fullkey || '.text')
+			WHEN 'tool-use' THEN concat_ws(' ', json_extract(m.normalizedData, p.fullkey || '.toolName'),
+				substr(json_extract(m.normalizedData, p.fullkey || '.input'), 1, 2000))
+			WHEN 'tool-result' THEN concat_ws(' ', json_extract(m.normalizedData, p.fullkey || '.title'),
+				substr(json_extract(m.normalizedData, p.fullkey || '.content'), 1, 2000))
+			WHEN 'file' THEN json_extract(m.normalizedData, p.fullkey || '.path')
 		END AS t
 		FROM json_each(m.normalizedData, '$.parts') p
 		UNION ALL SELECT json_extract(m.normalizedData, '$.result')
@@ -41,7 +41,7 @@ var indexPendingSQL = []string{
 	FROM message_search_pending q JOIN agent_messages m ON m.id = q.id`,
 	`INSERT INTO message_search_cjk (rowid, body)
 	SELECT rowid, body FROM message_search WHERE rowid IN (SELECT id FROM message_search_pending)
-		AND body GLOB '*[⺀-鿿가-힯豈-﫿＀-￯]*'`,
+		AND length(CAST(body AS BLOB)) > length(body) AND body GLOB '*[⺀-鿿가-힯豈-﫿＀-￯]*'`,
 	`DELETE FROM message_search_pending`,
 }
 
