@@ -48,7 +48,7 @@ func (f FS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &file{Reader: bytes.NewReader(data), info: info{name: baseName(name), size: int64(len(data)), mod: mod}}, nil
+	return &file{Reader: bytes.NewReader(data), info: info{name: path.Base(name), size: int64(len(data)), mod: mod}}, nil
 }
 
 // ReadDir lists a directory with the plain names.
@@ -100,7 +100,7 @@ func (f FS) stat(name string) (fs.FileInfo, error) {
 		return nil, fmt.Errorf("gzfs: %s: not gzip: %v", name, err)
 	}
 	size := binary.LittleEndian.Uint32(b[len(b)-4:])
-	return info{name: baseName(name), size: int64(size), mod: zr.ModTime}, nil
+	return info{name: path.Base(name), size: int64(size), mod: zr.ModTime}, nil
 }
 
 // entry is a listed file; its Info reads the gzip trailer.
@@ -109,17 +109,10 @@ type entry struct {
 	path string
 }
 
-func (e entry) Name() string               { return baseName(e.path) }
+func (e entry) Name() string               { return path.Base(e.path) }
 func (e entry) IsDir() bool                { return false }
 func (e entry) Type() fs.FileMode          { return 0 }
 func (e entry) Info() (fs.FileInfo, error) { return e.fsys.stat(e.path) }
-
-func baseName(name string) string {
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		return name[i+1:]
-	}
-	return name
-}
 
 // file is an inflated file.
 type file struct {
