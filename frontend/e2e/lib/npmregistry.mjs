@@ -14,10 +14,10 @@ export async function serveTarball({ name, version, tarball, bin }) {
   const integrity = "sha512-" + createHash("sha512").update(data).digest("base64");
   const file = basename(tarball);
   const hits = [];
+  let port = 0; // known once listening; srv.address() is null once closing, and a late request must not throw
   const srv = createServer((req, res) => {
     hits.push(req.url);
     const url = decodeURIComponent(req.url.split("?")[0]);
-    const { port } = srv.address();
     if (url === "/" + name) {
       const body = {
         name,
@@ -37,5 +37,6 @@ export async function serveTarball({ name, version, tarball, bin }) {
     }
   });
   await new Promise((ok) => srv.listen(0, "127.0.0.1", ok));
-  return { url: `http://127.0.0.1:${srv.address().port}/`, hits, close: () => new Promise((ok) => srv.close(ok)) };
+  port = srv.address().port;
+  return { url: `http://127.0.0.1:${port}/`, hits, close: () => new Promise((ok) => srv.close(ok)) };
 }
