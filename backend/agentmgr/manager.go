@@ -124,7 +124,8 @@ type Options struct {
 	Home string
 	// Secrets keeps secret env values out of the settings table (nil:
 	// they are stored with the settings; tests only). SecretsNote says,
-	// for the user, that no keyring runs (secrets.Open).
+	// for the user, that no keyring runs (secrets.Open); when empty, a
+	// Secrets that is a secrets.Noter says it (secrets.OpenInBackground).
 	Secrets     secrets.Store
 	SecretsNote string
 }
@@ -349,7 +350,7 @@ func (m *Manager) Status(ctx context.Context, spec Spec) Status {
 func (m *Manager) Binaries(ctx context.Context, specs []Spec) map[agent.BackendType]string {
 	out := map[agent.BackendType]string{}
 	for _, s := range specs {
-		set, err := m.Settings(ctx, s.Backend)
+		set, err := m.storedSettings(ctx, s.Backend) // a path needs no secret
 		if err != nil {
 			continue
 		}

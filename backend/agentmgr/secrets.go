@@ -141,4 +141,9 @@ func (m *Manager) SealStoredSecrets(ctx context.Context, specs []Spec) error {
 
 // SecretsNote is shown to the user when no system keyring runs ("" when
 // secrets are in the keyring).
-func (m *Manager) SecretsNote() string { return m.opt.SecretsNote }
+func (m *Manager) SecretsNote() string {
+	if n, ok := m.opt.Secrets.(secrets.Noter); ok && m.opt.SecretsNote == "" {
+		return n.Note()
+	}
+	return m.opt.SecretsNote
+}

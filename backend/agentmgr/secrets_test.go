@@ -179,3 +179,45 @@ func TestApplyDisableMCP(t *testing.T) {
 		t.Error("MCP kept for an agent that turned it off")
 	}
 }
+
+// countingStore counts the secrets read from it.
+type countingStore struct {
+	secrets.Store
+	gets int
+}
+
+func (c *countingStore) Get(name string) (string, error) { c.gets++; return c.Store.Get(name) }
+
+// Finding the agents' binaries at startup reads no secret: the keyring is
+// probed in the background, and the window must not wait for it.
+func TestBinariesReadNoSecret(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "jc.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bin := filepath.Join(dir, "my-claude")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file, _ := secrets.Open(dir, broken{})
+	sec := &countingStore{Store: file}
+	m := New(Options{DataDir: dir, Settings: DBSettings(db), Secrets: sec})
+	in := AgentSettings{BinaryPath: bin, Env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-api03-zyxwvutsrqponmlkjihg"}}
+	if err := m.SetSettings(ctx, agent.BackendClaudeCode, in); err != nil {
+		t.Fatal(err)
+	}
+	sec.gets = 0
+	got := m.Binaries(ctx, Specs(nil))
+	if got[agent.BackendClaudeCode] != bin {
+		t.Fatalf("binaries %v, want claude at %s", got, bin)
+	}
+	if sec.gets != 0 {
+		t.Fatalf("%d secrets read to find the binaries", sec.gets)
+	}
+	if s, _ := m.Settings(ctx, agent.BackendClaudeCode); s.Env["ANTHROPIC_API_KEY"] == "" || sec.gets == 0 {
+		t.Fatalf("the settings' secret was not read back (%d reads)", sec.gets)
+	}
+}

@@ -94,6 +94,16 @@ func (s AgentSettings) Validate() error {
 
 // Settings returns backend b's settings (zero when none are stored).
 func (m *Manager) Settings(ctx context.Context, b agent.BackendType) (AgentSettings, error) {
+	s, err := m.storedSettings(ctx, b)
+	if err != nil {
+		return AgentSettings{}, err
+	}
+	return m.unseal(b, s)
+}
+
+// storedSettings are backend b's settings as stored: its secrets are
+// references (sealedRef), not read from the secret store.
+func (m *Manager) storedSettings(ctx context.Context, b agent.BackendType) (AgentSettings, error) {
 	var s AgentSettings
 	if m.opt.Settings == nil {
 		return s, nil
@@ -105,7 +115,7 @@ func (m *Manager) Settings(ctx context.Context, b agent.BackendType) (AgentSetti
 	if err := json.Unmarshal([]byte(v), &s); err != nil {
 		return AgentSettings{}, fmt.Errorf("agentmgr: settings of %s: %w", b, err)
 	}
-	return m.unseal(b, s)
+	return s, nil
 }
 
 // SetSettings stores backend b's settings. An env value equal to Mask

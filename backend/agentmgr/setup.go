@@ -44,10 +44,10 @@ func NewSetup(ctx context.Context, dataDir string, settings SettingsStore, warn 
 	opts := Options{DataDir: dataDir, Settings: settings, Home: home}
 	if settings != nil {
 		// Secrets go to the OS keyring, else a 0600 file (with a note).
-		opts.Secrets, opts.SecretsNote = secrets.Open(dataDir, nil)
-		if opts.SecretsNote != "" {
-			warn(opts.SecretsNote)
-		}
+		// The keyring is probed in the background: a few D-Bus round
+		// trips, up to seconds if it prompts to be unlocked, which the
+		// window does not wait for (issue 20); a secret read waits.
+		opts.Secrets = secrets.OpenInBackground(dataDir, nil, warn)
 	}
 	mgr := New(opts)
 	specs := Specs(extra)

@@ -203,6 +203,9 @@ func Open(dataDir string, probe Store) (s Store, note string) {
 	return f, "No system keyring (Secret Service) is running: secrets are kept in " + f.Where() + "."
 }
 
+// answerWithin is how long a keyring has to answer the probe.
+const answerWithin = 3 * time.Second
+
 // answers tells whether store works: a probe secret written, read back and
 // removed within a few seconds (a keyring that waits on a prompt is no
 // keyring for a desktop app's startup).
@@ -221,7 +224,59 @@ func answers(store Store) bool {
 	select {
 	case v := <-ok:
 		return v
-	case <-time.After(3 * time.Second):
+	case <-time.After(answerWithin):
 		return false
 	}
+}
+
+// Probing is a Store whose backing store is being chosen in the background
+// (OpenInBackground): the keyring's probe is a few D-Bus round trips, and
+// waits up to answerWithin on a keyring that prompts to be unlocked, which
+// must not delay the app's window. Every method waits for the choice.
+type Probing struct {
+	done  chan struct{}
+	store Store
+	note  string
+}
+
+// OpenInBackground starts choosing the store as Open does and returns at
+// once; report, if not nil, is called with the note once it is known
+// (only when it is not empty).
+func OpenInBackground(dataDir string, probe Store, report func(note string)) *Probing {
+	p := &Probing{done: make(chan struct{})}
+	go func() {
+		p.store, p.note = Open(dataDir, probe)
+		close(p.done)
+		if p.note != "" && report != nil {
+			report(p.note)
+		}
+	}()
+	return p
+}
+
+// Chosen returns the store and note once the probe has decided.
+func (p *Probing) Chosen() (Store, string) {
+	<-p.done
+	return p.store, p.note
+}
+
+// Note implements Noter.
+func (p *Probing) Note() string { _, n := p.Chosen(); return n }
+
+// Get implements Store.
+func (p *Probing) Get(name string) (string, error) { s, _ := p.Chosen(); return s.Get(name) }
+
+// Set implements Store.
+func (p *Probing) Set(name, value string) error { s, _ := p.Chosen(); return s.Set(name, value) }
+
+// Delete implements Store.
+func (p *Probing) Delete(name string) error { s, _ := p.Chosen(); return s.Delete(name) }
+
+// Where implements Store.
+func (p *Probing) Where() string { s, _ := p.Chosen(); return s.Where() }
+
+// Noter is a Store that can say, for the user, why secrets are not in the
+// system keyring ("" when they are).
+type Noter interface {
+	Note() string
 }

@@ -99,3 +99,67 @@ func TestKeyringUsedWhenItAnswers(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+// slowKeyring answers its probe only once released, as a keyring that
+// prompts to be unlocked does.
+type slowKeyring struct {
+	started chan struct{}
+	release chan struct{}
+	m       map[string]string
+}
+
+func (k *slowKeyring) Set(n, v string) error {
+	select {
+	case k.started <- struct{}{}:
+	default:
+	}
+	<-k.release
+	k.m[n] = v
+	return nil
+}
+func (k *slowKeyring) Get(n string) (string, error) {
+	v, ok := k.m[n]
+	if !ok {
+		return "", ErrNotFound
+	}
+	return v, nil
+}
+func (k *slowKeyring) Delete(n string) error { delete(k.m, n); return nil }
+func (k *slowKeyring) Where() string         { return "slow" }
+
+func TestOpenInBackgroundReturnsBeforeTheKeyringAnswers(t *testing.T) {
+	k := &slowKeyring{started: make(chan struct{}, 1), release: make(chan struct{}), m: map[string]string{}}
+	p := OpenInBackground(t.TempDir(), k, func(n string) { t.Errorf("note %q with a keyring", n) })
+	<-k.started // the probe is under way, and OpenInBackground has returned
+	select {
+	case <-p.done:
+		t.Fatal("chosen before the keyring answered")
+	default:
+	}
+	close(k.release)
+	if err := p.Set("x", "v"); err != nil { // waits for the choice
+		t.Fatal(err)
+	}
+	if s, note := p.Chosen(); s != Store(k) || note != "" || p.Where() != "slow" {
+		t.Fatalf("chose %T %q", s, note)
+	}
+	if v, err := k.Get("x"); err != nil || v != "v" {
+		t.Fatalf("the secret is not in the keyring: %q %v", v, err)
+	}
+}
+
+func TestOpenInBackgroundReportsTheFallback(t *testing.T) {
+	dir := t.TempDir()
+	got := make(chan string, 1)
+	p := OpenInBackground(dir, broken{}, func(n string) { got <- n })
+	if err := p.Set("a", "ghp_secret"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.store.(*File); !ok {
+		t.Fatalf("store %T, want the file fallback", p.store)
+	}
+	note := <-got
+	if !strings.Contains(note, "No system keyring") || p.Note() != note {
+		t.Fatalf("note %q, Note %q", note, p.Note())
+	}
+}
