@@ -9,7 +9,9 @@ package migrations
 
 import "embed"
 
-// FS holds every migration file.
+// FS holds every migration file, and schema.snapshot: the schema they
+// make, which a new database is created from at once (backend/store's
+// baseline.go).
 //
-//go:embed *.sql
+//go:embed *.sql schema.snapshot
 var FS embed.FS

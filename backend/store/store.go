@@ -133,13 +133,20 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("store: create data dir: %w", err)
 	}
+	var snap string
+	var version uint
+	isNew := false
 	if !opt.NoMigrate {
 		src := opt.Migrations
 		if src == nil {
 			src = migrations.FS
 		}
-		if err := Migrate(ctx, path, src); err != nil {
-			return nil, err
+		// A new file gets its schema through the writer below (no
+		// connection opened, checkpointed and closed for it first).
+		if snap, version, isNew = newFromSnapshot(path, src); !isNew {
+			if err := Migrate(ctx, path, src); err != nil {
+				return nil, err
+			}
 		}
 	}
 	w, err := sql.Open("sqlite", dsn(path, true))
@@ -159,6 +166,15 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		w.Close()
 		r.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if isNew {
+		if err := createSchema(ctx, w, snap, version); err != nil {
+			w.Close()
+			r.Close()
+			removeSidecars(path)
+			os.Remove(path)
+			return nil, fmt.Errorf("%w: %v (no database file was created)", ErrMigrate, err)
+		}
 	}
 	ckpt, err := newCheckpointer(path)
 	if err != nil {
@@ -339,7 +355,12 @@ func Migrate(ctx context.Context, path string, src fs.FS) error {
 		}
 	}
 
-	runErr := runMigrations(ctx, path, d)
+	var runErr error
+	if snap, ok := snapshotOf(src, newest); ok && !existed {
+		runErr = createFromSnapshot(ctx, path, snap, newest) // a new file: the schema at once
+	} else {
+		runErr = runMigrations(ctx, path, d)
+	}
 	if runErr == nil {
 		if existed {
 			os.Remove(backup)
