@@ -89,11 +89,31 @@ const remarkPlugins = [remarkGfm];
  * A bounded cache of rendered markdown trees by text. Rows of a virtualized
  * list mount and unmount as they scroll; parsing the same text again on each
  * mount dominated scrolling cost. The element trees are immutable, so
- * reusing them is safe.
+ * reusing them is safe. Message lists hold the cache (holdMarkdownCache)
+ * and the last one to close empties it: a closed task view leaves none of
+ * its transcript behind in the page's heap (issue 20's soak).
  */
 const CACHE_MAX = 500;
 const CACHE_TEXT_MAX = 50_000;
 const cache = new Map<string, ReactElement>();
+let holders = 0;
+
+/** holdMarkdownCache keeps the cache until the returned release is called (once a list is unmounted). */
+export function holdMarkdownCache(): () => void {
+  holders++;
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    holders--;
+    if (holders === 0) cache.clear();
+  };
+}
+
+/** markdownCacheSize is how many rendered texts the cache holds (tests). */
+export function markdownCacheSize(): number {
+  return cache.size;
+}
 
 export function renderedMarkdown(text: string): ReactElement {
   const hit = cache.get(text);

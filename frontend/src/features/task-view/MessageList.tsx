@@ -12,6 +12,7 @@ import { TimelineContext } from "../../parts/context";
 import { MessageRow, rowRev } from "./MessageRow";
 import { estimateRowHeight } from "./estimate";
 import { perfMark } from "../../lib/perfMark";
+import { holdMarkdownCache } from "../../parts/Markdown";
 
 const STICK_PX = 48;
 
@@ -203,6 +204,8 @@ export function MessageList({ store, unreadFromKey, footer, onLastRow, scrollSig
   useEffect(() => {
     if (lastKey) onLastRow?.(lastKey);
   }, [lastKey, onLastRow]);
+  // Rendered markdown is cached while a list is open, and let go with the last.
+  useEffect(() => holdMarkdownCache(), []);
 
   const items = v.getVirtualItems();
   const newCount = rows.length - seenCount.current;

@@ -9,6 +9,7 @@ import { TaskView } from "./TaskView";
 import { TaskApiContext } from "./context";
 import { createFakeApi } from "./fakeApi";
 import { FIXTURES, storedMessages } from "../../fixtures";
+import { markdownCacheSize } from "../../parts/Markdown";
 import type { Request } from "../../timeline/types";
 
 const perm: Request = { requestId: "p1", toolName: "Bash", toolId: "t1", input: { command: "touch x" }, description: "Create a file" };
@@ -316,5 +317,26 @@ describe("TaskView", () => {
     // the divider sits on the row after the last one seen
     expect(row.querySelector(".jc-msg")!.textContent).not.toContain("I'll create hello.txt");
     await waitFor(() => expect(localStorage.getItem("jc:last-seen:t3")).toBe(msgs[msgs.length - 1].id));
+  });
+});
+
+describe("TaskView and the rendered markdown", () => {
+  it("lets go of the transcript's rendered markdown when the view closes", async () => {
+    const msgs = Array.from({ length: 30 }, (_, i) => ({
+      id: `m${i}`,
+      role: "assistant" as const,
+      parts: [{ type: "text" as const, text: `**message ${i}**` }],
+      timestamp: "2026-11-26T10:00:00Z",
+    }));
+    const fake = createFakeApi({ task: { id: "t1", name: "Marked", status: "completed", backend: "claude-code" }, messages: msgs });
+    const view = render(
+      <TaskApiContext.Provider value={fake.api}>
+        <TaskView taskId="t1" />
+      </TaskApiContext.Provider>,
+    );
+    await screen.findByText("message 29");
+    expect(markdownCacheSize()).toBeGreaterThan(0);
+    view.unmount();
+    expect(markdownCacheSize()).toBe(0);
   });
 });
