@@ -26,6 +26,9 @@ import (
 // without a new snapshot is replayed, not skipped. Existing databases are
 // migrated by golang-migrate as before.
 
+// errNotEmpty: the file to create from the snapshot has a schema already.
+var errNotEmpty = errors.New("store: the new database has a schema already")
+
 // snapshotVersionPrefix starts the line of the snapshot that gives the
 // migration version it was taken at.
 const snapshotVersionPrefix = "-- version: "
@@ -96,6 +99,15 @@ func createSchema(ctx context.Context, db *sql.DB, snap string, version uint) er
 		return err
 	}
 	defer tx.Rollback()
+	// Under the write lock: a file another process gave a schema since it
+	// was found missing is migrated, never given a second one (nor removed).
+	var objects int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&objects); err != nil {
+		return fmt.Errorf("schema snapshot: %w", err)
+	}
+	if objects > 0 {
+		return errNotEmpty
+	}
 	if _, err := tx.ExecContext(ctx, snap); err != nil {
 		return fmt.Errorf("schema snapshot: %w", err)
 	}
@@ -103,6 +115,17 @@ func createSchema(ctx context.Context, db *sql.DB, snap string, version uint) er
 		return fmt.Errorf("schema snapshot: %w", err)
 	}
 	return tx.Commit()
+}
+
+// giveSchema gives the new file at path its schema through its writer w,
+// from snap. ours is false when another process gave the file a schema
+// since it was found missing: it is then migrated, and never removed.
+func giveSchema(ctx context.Context, w *sql.DB, path string, src fs.FS, snap string, version uint) (ours bool, err error) {
+	err = createSchema(ctx, w, snap, version)
+	if errors.Is(err, errNotEmpty) {
+		return false, Migrate(ctx, path, src)
+	}
+	return true, err
 }
 
 // dumpSchema writes the schema of db as a snapshot: tables first, then

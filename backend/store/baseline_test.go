@@ -232,3 +232,28 @@ func TestNewDatabaseFromSnapshotOnlyWhenCurrent(t *testing.T) {
 		t.Fatalf("an existing database was given the snapshot (%v)", err)
 	}
 }
+
+// A file another process gave a schema between the check and the creation
+// is migrated, not given a second schema, and never removed.
+func TestSnapshotLeavesAnotherProcesssDatabase(t *testing.T) {
+	ctx := context.Background()
+	v := newest(t, migrations.FS)
+	snap, _ := snapshotOf(migrations.FS, v)
+	path := replayed(t, migrations.FS)
+	raw, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`INSERT INTO projects (id, name, path, createdAt, updatedAt) VALUES ('p', 'kept', '/p', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	ours, err := giveSchema(ctx, raw, path, migrations.FS, snap, v)
+	if err != nil || ours {
+		t.Fatalf("ours %v, err %v: want the other process's file migrated", ours, err)
+	}
+	var name string
+	if err := raw.QueryRow(`SELECT name FROM projects WHERE id = 'p'`).Scan(&name); err != nil || name != "kept" {
+		t.Fatalf("the other process's row: %q %v", name, err)
+	}
+}

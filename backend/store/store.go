@@ -136,11 +136,11 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	var snap string
 	var version uint
 	isNew := false
+	src := opt.Migrations
+	if src == nil {
+		src = migrations.FS
+	}
 	if !opt.NoMigrate {
-		src := opt.Migrations
-		if src == nil {
-			src = migrations.FS
-		}
 		// A new file gets its schema through the writer below (no
 		// connection opened, checkpointed and closed for it first).
 		if snap, version, isNew = newFromSnapshot(path, src); !isNew {
@@ -168,9 +168,12 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	if isNew {
-		if err := createSchema(ctx, w, snap, version); err != nil {
+		if ours, err := giveSchema(ctx, w, path, src, snap, version); err != nil {
 			w.Close()
 			r.Close()
+			if !ours {
+				return nil, err
+			}
 			removeSidecars(path)
 			os.Remove(path)
 			return nil, fmt.Errorf("%w: %v (no database file was created)", ErrMigrate, err)
@@ -355,10 +358,13 @@ func Migrate(ctx context.Context, path string, src fs.FS) error {
 		}
 	}
 
+	snap, fresh := snapshotOf(src, newest)
+	fresh = fresh && !existed
 	var runErr error
-	if snap, ok := snapshotOf(src, newest); ok && !existed {
+	if fresh {
 		runErr = createFromSnapshot(ctx, path, snap, newest) // a new file: the schema at once
-	} else {
+	}
+	if !fresh || errors.Is(runErr, errNotEmpty) {
 		runErr = runMigrations(ctx, path, d)
 	}
 	if runErr == nil {
