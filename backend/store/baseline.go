@@ -79,18 +79,6 @@ func snapshotVersion(snap string) uint {
 	return 0
 }
 
-// createFromSnapshot creates the schema of snap, at version, in the new
-// (empty) file at path, in one transaction.
-func createFromSnapshot(ctx context.Context, path, snap string, version uint) (err error) {
-	db, err := sql.Open("sqlite", dsn(path, true))
-	if err != nil {
-		return err
-	}
-	db.SetMaxOpenConns(1)
-	defer func() { err = errors.Join(err, db.Close()) }()
-	return createSchema(ctx, db, snap, version)
-}
-
 // createSchema creates the schema of snap, at version, through db (a
 // writer of a new, empty file), in one transaction.
 func createSchema(ctx context.Context, db *sql.DB, snap string, version uint) error {

@@ -131,9 +131,7 @@ func TestSchemaSnapshot(t *testing.T) {
 	}
 
 	fromSnapshot := filepath.Join(t.TempDir(), "new.db")
-	if err := Migrate(ctx, fromSnapshot, migrations.FS); err != nil {
-		t.Fatal(err)
-	}
+	openClose(t, fromSnapshot, migrations.FS)
 	if got := dump(t, fromSnapshot, v); got != want {
 		t.Fatalf("schema from the snapshot:\n%s\nfrom the migrations:\n%s", got, want)
 	}
@@ -155,6 +153,19 @@ func TestSchemaSnapshot(t *testing.T) {
 	}
 	if a, b := dump(t, fromSnapshot, 9990), dump(t, fromMigrations, 9990); a != b {
 		t.Fatalf("after the next migration, from the snapshot:\n%s\nfrom the migrations:\n%s", a, b)
+	}
+}
+
+// openClose opens the database at path with the migrations of src, as the
+// app does, and closes it.
+func openClose(t *testing.T, path string, src fs.FS) {
+	t.Helper()
+	db, err := Open(context.Background(), path, Options{Migrations: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -188,20 +199,8 @@ func TestNewDatabaseFromSnapshotOnlyWhenCurrent(t *testing.T) {
 	}
 
 	current := withFiles(migrations.FS, map[string]string{SnapshotFile: marked})
-	p := filepath.Join(t.TempDir(), "a.db")
-	if err := Migrate(ctx, p, current); err != nil {
-		t.Fatal(err)
-	}
-	if !has(p) {
-		t.Fatal("a new database was not made from the current snapshot")
-	}
-
 	o := filepath.Join(t.TempDir(), "o.db")
-	db, err := Open(ctx, o, Options{Migrations: current})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	openClose(t, o, current)
 	if !has(o) {
 		t.Fatal("Open did not make a new database from the current snapshot")
 	}
@@ -219,17 +218,16 @@ func TestNewDatabaseFromSnapshotOnlyWhenCurrent(t *testing.T) {
 		"9990_extra.down.sql": "DROP TABLE extra;",
 	})
 	q := filepath.Join(t.TempDir(), "b.db")
-	if err := Migrate(ctx, q, stale); err != nil {
-		t.Fatal(err)
-	}
+	openClose(t, q, stale)
 	if has(q) {
 		t.Fatal("a stale snapshot was used")
 	}
 	if v, _, _ := SchemaVersion(ctx, q); v != 9990 {
 		t.Fatalf("version %d, want 9990", v)
 	}
-	if err := Migrate(ctx, q, withFiles(stale, map[string]string{SnapshotFile: "-- version: 9990\nCREATE TABLE snapshot_marker (x INTEGER);"})); err != nil || has(q) {
-		t.Fatalf("an existing database was given the snapshot (%v)", err)
+	openClose(t, q, withFiles(stale, map[string]string{SnapshotFile: "-- version: 9990\nCREATE TABLE snapshot_marker (x INTEGER);"}))
+	if has(q) {
+		t.Fatal("an existing database was given the snapshot")
 	}
 }
 

@@ -358,15 +358,7 @@ func Migrate(ctx context.Context, path string, src fs.FS) error {
 		}
 	}
 
-	snap, fresh := snapshotOf(src, newest)
-	fresh = fresh && !existed
-	var runErr error
-	if fresh {
-		runErr = createFromSnapshot(ctx, path, snap, newest) // a new file: the schema at once
-	}
-	if !fresh || errors.Is(runErr, errNotEmpty) {
-		runErr = runMigrations(ctx, path, d)
-	}
+	runErr := runMigrations(ctx, path, d)
 	if runErr == nil {
 		if existed {
 			os.Remove(backup)
