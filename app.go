@@ -120,8 +120,8 @@ func (a *App) runtimeCtx() context.Context {
 }
 
 // Emit implements services.Emitter: events are joined per batch window
-// into one batch of the feed, in order, and the page is told to fetch it
-// (eventbatch.go). Events before startup (no window yet) are dropped.
+// into one batch of the feed, in order, which the page's waiting fetch
+// takes (eventbatch.go). Events before startup (no window yet) are dropped.
 func (a *App) Emit(name string, payload any) {
 	if a.runtimeCtx() != nil {
 		a.events.add(name, payload)
@@ -129,14 +129,9 @@ func (a *App) Emit(name string, payload any) {
 	a.inbox.Touch(name) // a stored change may have changed the inbox
 }
 
-// emitBatch puts one batch of events in the feed and tells the page, with
-// a notice that carries no data: its script is the same every time.
-func (a *App) emitBatch(batch []batchedEvent) {
-	a.feed.push(batch)
-	if ctx := a.runtimeCtx(); ctx != nil {
-		runtime.EventsEmit(ctx, EventReady)
-	}
-}
+// emitBatch puts one batch of events in the feed, which answers the
+// page's waiting fetch (eventbatch.go): no script runs in the window.
+func (a *App) emitBatch(batch []batchedEvent) { a.feed.push(batch) }
 
 // setInboxCount shows the inbox count in the window title.
 func (a *App) setInboxCount(n int) {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -14,30 +16,45 @@ import (
 // event to the WebKit window as a script whose source holds the payload,
 // and the window's web process kept memory in proportion to the payload
 // bytes so delivered (~10x, not given back when idle; batching the same
-// bytes into fewer scripts kept as much). So the payloads do not travel
-// in scripts: the events of one batch window go into an eventFeed, the
-// page is told with EventReady, whose script is the same every time, and
-// fetches them from FeedPath, where they arrive as a response body
-// (frontend/src/bridge/feed.ts).
+// bytes into fewer scripts kept as much). A notice per batch without data
+// (the script the same every time) and a fetch of the batch still grew the
+// web process by the number of notices, wanted or not (a soak of five
+// streaming tasks: 720-960 a minute, of which the page listened to ~55).
+// So no script runs per batch at all: the events of one batch window go
+// into an eventFeed, and the page keeps one fetch of FeedPath waiting (a
+// long poll), answered when a batch holds an event of a name it listens
+// to (frontend/src/bridge/feed.ts).
 const (
-	// EventReady says the feed has new events; it carries no data.
-	EventReady = "events:ready"
 	// FeedPath serves the feed's events after a cursor: GET
 	// FeedPath?after=N answers a feedPage; with &names=["a","b"] (a JSON
 	// array) only the events of those names: a page asks for the names
 	// it has listeners for, so a window that shows no task is not sent
-	// every task's messages (issue 20).
+	// every task's messages (issue 20). With &wait=MS, when no such event
+	// came after the cursor, the answer waits up to MS (at most maxWait)
+	// for one. With &page=ID&v=K (the page's count of names it began to
+	// listen to), a wait asked with an older K than the page's last wake
+	// answers at once.
+	//
+	// GET FeedPath?wake=ID&v=K tells the feed that page ID listens to new
+	// names (its K-th): its waits asked with older names answer at once,
+	// and it asks again with the new ones.
 	FeedPath = "/_jc/events"
 )
 
+// maxWait bounds a long poll's wait: a page whose fetch is lost (it
+// reloaded) leaves a handler waiting no longer than this.
+const maxWait = 25 * time.Second
+
 // batchWindow is how long the first event of a batch waits for others.
 // The orchestrator already holds each task's message events for 16 ms;
-// this joins the emits of every task (and the rest) into one notice.
+// this joins the emits of every task (and the rest) into one batch: one
+// answer to the page's waiting fetch.
 const batchWindow = 30 * time.Millisecond
 
 // feedKeep is how long the feed holds a batch for pages that have not
-// fetched it yet: a page fetches on each notice and is rarely more than
-// one batch behind; one further behind than this is told of the gap. When
+// fetched it yet: a page's fetch waits at the end of the feed and is
+// renewed at least every maxWait (less than this), so it is rarely more
+// than one batch behind; one further behind than this is told of the gap. When
 // nothing is emitted the feed empties: it holds nothing for good.
 const feedKeep = 30 * time.Second
 
@@ -114,9 +131,21 @@ type eventFeed struct {
 
 	mu      sync.Mutex
 	last    int64
-	batches []feedBatch // oldest first
-	pruning *time.Timer // drops old batches while the feed holds any
+	batches []feedBatch   // oldest first
+	pruning *time.Timer   // drops old batches while the feed holds any
+	changed chan struct{} // closed at the next push or wake (nil: nobody waits)
+	woken   []pageCount   // per page, its count of names at its last wake (the newest pages)
 }
+
+// pageCount is a page's count of the names it began to listen to.
+type pageCount struct {
+	page string
+	v    int64
+}
+
+// maxPages bounds the pages whose wakes the feed keeps (a page reloaded
+// is a new one; the window and, in development, a browser are two).
+const maxPages = 8
 
 func newEventFeed(keep time.Duration) *eventFeed { return &eventFeed{keep: keep, now: time.Now} }
 
@@ -127,10 +156,87 @@ func (f *eventFeed) push(events []batchedEvent) int64 {
 	f.last++
 	f.batches = append(f.batches, feedBatch{seq: f.last, at: f.now(), events: events})
 	f.pruneLocked()
+	f.wakeLocked()
 	if f.pruning == nil {
 		f.pruning = time.AfterFunc(f.keep, f.prune)
 	}
 	return f.last
+}
+
+// wakeLocked wakes every wait.
+func (f *eventFeed) wakeLocked() {
+	if f.changed != nil {
+		close(f.changed)
+		f.changed = nil
+	}
+}
+
+// wake records that page id listens to new names (its v-th) and wakes
+// its waits, which answer at once if asked with older names.
+func (f *eventFeed) wake(id string, v int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i := slices.IndexFunc(f.woken, func(p pageCount) bool { return p.page == id })
+	if i >= 0 {
+		v = max(v, f.woken[i].v)
+		f.woken = slices.Delete(f.woken, i, i+1)
+	}
+	f.woken = append(f.woken, pageCount{id, v})
+	if len(f.woken) > maxPages {
+		f.woken = slices.Delete(f.woken, 0, 1)
+	}
+	f.wakeLocked()
+}
+
+// waiter is one long poll: its page and its count of names.
+type waiter = pageCount
+
+// staleLocked reports whether w was asked with older names than its page
+// has said it listens to since.
+func (f *eventFeed) staleLocked(w waiter) bool {
+	return w.page != "" && slices.ContainsFunc(f.woken, func(p pageCount) bool { return p.page == w.page && w.v < p.v })
+}
+
+// wait answers as since does, but when nothing wanted came after the
+// cursor it waits up to d for a batch that holds something wanted (or for
+// w's names to go stale, or ctx). A first fetch (a negative cursor) and a
+// gap answer at once.
+func (f *eventFeed) wait(ctx context.Context, after int64, want func(string) bool, w waiter, d time.Duration) feedPage {
+	timer := time.NewTimer(min(d, maxWait))
+	defer timer.Stop()
+	from := after // batches up to from hold nothing wanted
+	for {
+		page, ch := f.sinceOrWait(from, want, w)
+		if ch == nil {
+			if from != after && len(page.Events) == 0 && !page.Gap {
+				return f.since(after, want) // as asked (stale: nothing to hand over)
+			}
+			return page
+		}
+		select {
+		case <-ch:
+			from = page.Last
+		case <-timer.C:
+			return page
+		case <-ctx.Done():
+			return page
+		}
+	}
+}
+
+// sinceOrWait is since, and the channel to wait on when that holds no
+// event and no gap (nil otherwise, or when w went stale).
+func (f *eventFeed) sinceOrWait(after int64, want func(string) bool, w waiter) (feedPage, <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	page := f.sinceLocked(after, want)
+	if after < 0 || len(page.Events) > 0 || page.Gap || f.staleLocked(w) {
+		return page, nil
+	}
+	if f.changed == nil {
+		f.changed = make(chan struct{})
+	}
+	return page, f.changed
 }
 
 // prune drops the batches older than keep, and comes back while any stay.
@@ -162,6 +268,10 @@ func (f *eventFeed) pruneLocked() {
 func (f *eventFeed) since(after int64, want func(name string) bool) feedPage {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.sinceLocked(after, want)
+}
+
+func (f *eventFeed) sinceLocked(after int64, want func(name string) bool) feedPage {
 	page := feedPage{Last: f.last, Events: []batchedEvent{}}
 	if after < 0 || after == f.last {
 		return page
@@ -202,9 +312,20 @@ func wantedNames(q url.Values) (func(string) bool, error) {
 	return func(name string) bool { return set[name] }, nil
 }
 
-// ServeHTTP answers GET FeedPath?after=N[&names=[...]] with a feedPage.
+// ServeHTTP answers GET FeedPath?after=N[&names=[...]][&wait=MS&page=ID&v=K]
+// with a feedPage, and GET FeedPath?wake=ID&v=K with 204 (FeedPath).
 func (f *eventFeed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	if q.Has("wake") {
+		v, err := strconv.ParseInt(q.Get("v"), 10, 64)
+		if err != nil {
+			http.Error(w, "v: want a count", http.StatusBadRequest)
+			return
+		}
+		f.wake(q.Get("wake"), v)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	after, err := strconv.ParseInt(q.Get("after"), 10, 64)
 	if err != nil {
 		http.Error(w, "after: want a batch number", http.StatusBadRequest)
@@ -215,7 +336,16 @@ func (f *eventFeed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	body, err := json.Marshal(f.since(after, want))
+	wait, wr, err := waitParams(q)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	page := f.since(after, want)
+	if wait > 0 {
+		page = f.wait(r.Context(), after, want, wr, wait)
+	}
+	body, err := json.Marshal(page)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -223,6 +353,25 @@ func (f *eventFeed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(body)
+}
+
+// waitParams reads the optional wait (milliseconds), page and v.
+func waitParams(q url.Values) (time.Duration, waiter, error) {
+	var w waiter
+	if !q.Has("wait") {
+		return 0, w, nil
+	}
+	ms, err := strconv.ParseInt(q.Get("wait"), 10, 64)
+	if err != nil || ms < 0 {
+		return 0, w, fmt.Errorf("wait: want milliseconds")
+	}
+	w.page = q.Get("page")
+	if q.Has("v") {
+		if w.v, err = strconv.ParseInt(q.Get("v"), 10, 64); err != nil {
+			return 0, w, fmt.Errorf("v: want a count")
+		}
+	}
+	return time.Duration(ms) * time.Millisecond, w, nil
 }
 
 // Middleware serves FeedPath from the feed and passes every other request

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -210,4 +211,131 @@ func TestEventFeedEmptiesWhenNothingIsEmitted(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatal("the feed still holds its batch long after keep")
+}
+
+// poll runs one long poll of f in the background: its answer arrives on
+// the channel.
+func poll(f *eventFeed, after int64, want []string, w waiter, d time.Duration) <-chan feedPage {
+	ch := make(chan feedPage, 1)
+	set := map[string]bool{}
+	for _, n := range want {
+		set[n] = true
+	}
+	go func() { ch <- f.wait(context.Background(), after, func(n string) bool { return set[n] }, w, d) }()
+	return ch
+}
+
+// waiting fails t if the poll answers within a moment.
+func waiting(t *testing.T, ch <-chan feedPage) {
+	t.Helper()
+	select {
+	case p := <-ch:
+		t.Fatalf("answered, want still waiting: %+v", p)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func TestEventFeedWaitsForAnEventItsPageListensTo(t *testing.T) {
+	if maxWait >= feedKeep {
+		t.Fatalf("a wait (%v) must end before the feed drops what it waited past (%v)", maxWait, feedKeep)
+	}
+	f := newEventFeed(time.Hour)
+	f.push([]batchedEvent{{Name: "x"}})
+	if p := <-poll(f, -1, []string{"x"}, waiter{}, time.Hour); p.Last != 1 || len(p.Events) != 0 {
+		t.Fatalf("a first fetch takes the cursor at once: %+v", p)
+	}
+	if p := <-poll(f, 0, []string{"x"}, waiter{}, time.Hour); p.Last != 1 || fmt.Sprint(names(p.Events)) != "[x]" {
+		t.Fatalf("what is there is answered at once: %+v", p)
+	}
+	ch := poll(f, 1, []string{"x"}, waiter{}, time.Hour)
+	waiting(t, ch)
+	f.push([]batchedEvent{{Name: "y"}}) // not listened to: no answer
+	waiting(t, ch)
+	f.push([]batchedEvent{{Name: "y"}, {Name: "x", Data: 3}})
+	p := <-ch
+	if p.Last != 3 || p.Gap || fmt.Sprint(names(p.Events)) != "[x]" || p.Events[0].Data != 3 {
+		t.Fatalf("the batch with x answers the wait: %+v", p)
+	}
+	f.push([]batchedEvent{{Name: "y"}})
+	start := time.Now()
+	if p := <-poll(f, 3, []string{"x"}, waiter{}, 30*time.Millisecond); p.Last != 4 || len(p.Events) != 0 || p.Gap {
+		t.Fatalf("at the end of the wait the cursor moves past what was not wanted: %+v", p)
+	}
+	if d := time.Since(start); d < 30*time.Millisecond {
+		t.Fatalf("answered after %v, before the wait ended", d)
+	}
+}
+
+func TestEventFeedWakeAnswersWaitsAskedWithOlderNames(t *testing.T) {
+	f := newEventFeed(time.Hour)
+	f.push([]batchedEvent{{Name: "x"}})
+	old := poll(f, 1, []string{"x"}, waiter{page: "p1", v: 1}, time.Hour)
+	other := poll(f, 1, []string{"x"}, waiter{page: "p0", v: 1}, time.Hour)
+	waiting(t, old)
+	f.push([]batchedEvent{{Name: "y"}}) // the old names do not want it
+	waiting(t, old)
+	f.wake("p1", 2) // page p1 now listens to y too
+	if p := <-old; p.Last != 2 || len(p.Events) != 0 {
+		t.Fatalf("a wait asked with older names answers at once: %+v", p)
+	}
+	waiting(t, other) // another page's wait goes on
+	// A wait asked with older names that arrives after the wake (requests
+	// may be served out of order) answers at once too; the new names wait.
+	if p := <-poll(f, 2, []string{"x"}, waiter{page: "p1", v: 1}, time.Hour); p.Last != 2 {
+		t.Fatalf("late stale wait: %+v", p)
+	}
+	cur := poll(f, 2, []string{"x", "y"}, waiter{page: "p1", v: 2}, time.Hour)
+	waiting(t, cur)
+	f.wake("p1", 1) // an older wake changes nothing
+	waiting(t, cur)
+	f.push([]batchedEvent{{Name: "y", Data: 1}})
+	if p := <-cur; fmt.Sprint(names(p.Events)) != "[y]" {
+		t.Fatalf("the new names' event: %+v", p)
+	}
+	f.push([]batchedEvent{{Name: "x"}})
+	if p := <-other; p.Last != 4 || fmt.Sprint(names(p.Events)) != "[x]" {
+		t.Fatalf("the other page's wait: %+v", p)
+	}
+}
+
+func TestEventFeedWaitOverHTTP(t *testing.T) {
+	f := newEventFeed(time.Hour)
+	get := func(query string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, FeedPath+"?"+query, nil))
+		return rec
+	}
+	done := make(chan *httptest.ResponseRecorder, 1)
+	go func() { done <- get("after=0&wait=60000&page=p&v=1&names=" + url.QueryEscape(`["a"]`)) }()
+	time.Sleep(20 * time.Millisecond)
+	if rec := get("wake=p&v=2"); rec.Code != http.StatusNoContent {
+		t.Fatalf("wake: status %d", rec.Code)
+	}
+	select {
+	case rec := <-done:
+		if rec.Code != http.StatusOK || rec.Body.String() != `{"last":0,"gap":false,"events":[]}` {
+			t.Fatalf("woken: %d %s", rec.Code, rec.Body)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wake did not answer the wait")
+	}
+	for _, q := range []string{"wake=p&v=x", "after=0&wait=-1", "after=0&wait=1&v=x"} {
+		if rec := get(q); rec.Code != http.StatusBadRequest {
+			t.Fatalf("%s: status %d", q, rec.Code)
+		}
+	}
+}
+
+func TestEventFeedKeepsEachPagesWakeApart(t *testing.T) {
+	f := newEventFeed(time.Hour)
+	f.wake("window", 3)
+	f.wake("browser", 1) // another page's wake does not forget the window's
+	if p := <-poll(f, 0, nil, waiter{page: "window", v: 2}, time.Hour); p.Last != 0 {
+		t.Fatalf("%+v", p)
+	}
+	waiting(t, poll(f, 0, nil, waiter{page: "window", v: 3}, time.Hour))
+	for i := range maxPages {
+		f.wake(fmt.Sprint("reloaded", i), 1) // a page reloaded is a new one: the oldest go
+	}
+	waiting(t, poll(f, 0, nil, waiter{page: "window", v: 2}, time.Hour))
 }

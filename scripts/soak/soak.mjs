@@ -106,8 +106,8 @@ const fmtBy = (by) =>
  * EventsNotify once per event, and each is also one script run in the
  * Wails window, Wails v2 ExecJS), with their bytes; events are the events
  * by name, whether a script carried them or, since the event feed
- * (eventbatch.go, the scripts are then "events:ready" notices without
- * data), a fetch of /_jc/events. takeDeliveries reads and resets them.
+ * (eventbatch.go: no script per event, the page's waiting fetch of
+ * /_jc/events is answered), a fetch. takeDeliveries reads and resets them.
  */
 async function countDeliveries(page) {
   await page.evaluate(() => {
@@ -124,13 +124,16 @@ async function countDeliveries(page) {
       c.scripts++;
       c.bytes += msg.length;
       const { name } = JSON.parse(msg);
-      if (name !== "events:ready") count(name);
+      count(name);
       return notify(msg);
     };
     const fetch = w.fetch;
     w.fetch = async (...a) => {
       const res = await fetch(...a);
-      if (String(a[0]).startsWith("/_jc/events")) for (const e of (await res.clone().json()).events) count(e.name);
+      const url = String(a[0]);
+      if (url.startsWith("/_jc/events") && !url.includes("wake=") && res.ok) {
+        for (const e of (await res.clone().json()).events) count(e.name);
+      }
       return res;
     };
   });

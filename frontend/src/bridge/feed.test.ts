@@ -1,90 +1,138 @@
-import { createFeed, feedURL, installEventFeed, READY, trackListeners, type EventsRuntime, type FeedEvent, type FeedPage } from "./feed";
+import { feedURL, installEventFeed, RETRY_MS, startFeed, trackListeners, wakeURL, WAIT_MS, type EventsRuntime, type FeedAsk, type FeedEvent, type FeedPage } from "./feed";
 
-/** server is a fake feed: batches numbered from 1, answered after the cursor. */
+/** server is a fake feed that long-polls as eventbatch.go does: batches
+ * numbered from 1; a fetch is answered when events it asks for are after
+ * its cursor (a first fetch, cursor -1, at once, with the cursor only), or
+ * when a wake with a higher count than its own came. */
 function server() {
   const batches: FeedEvent[][] = [];
-  const asked: number[] = [];
-  let hold: Promise<void> | null = null;
+  const asks: FeedAsk[] = [];
+  let waiting: (() => void)[] = [];
+  let woken = 0;
+  let fail = false;
+  const answer = (ask: FeedAsk): FeedPage => ({
+    last: batches.length,
+    gap: false,
+    events: ask.after < 0 ? [] : batches.slice(ask.after).flat().filter((e) => !ask.names || ask.names.includes(e.name)),
+  });
+  const wakeAll = () => {
+    const w = waiting;
+    waiting = [];
+    w.forEach((f) => f());
+  };
   return {
     batches,
-    asked,
-    holdNext() {
-      let release!: () => void;
-      hold = new Promise((r) => (release = r));
-      return () => release();
+    asks,
+    failNext: () => void (fail = true),
+    waiting: () => waiting.length,
+    push(...b: FeedEvent[][]) {
+      batches.push(...b);
+      wakeAll();
     },
-    fetchPage: async (after: number): Promise<FeedPage> => {
-      asked.push(after);
-      if (hold) {
-        const h = hold;
-        hold = null;
-        await h;
+    fetchPage: (ask: FeedAsk): Promise<FeedPage> => {
+      asks.push(ask);
+      if (fail) {
+        fail = false;
+        return Promise.reject(new Error("down"));
       }
-      const events = after < 0 ? [] : batches.slice(after).flat();
-      return { last: batches.length, gap: false, events };
+      return new Promise((resolve) => {
+        const attempt = () => {
+          const page = answer(ask);
+          if (ask.after < 0 || page.events.length > 0 || ask.v < woken) resolve(page);
+          else waiting.push(attempt);
+        };
+        attempt();
+      });
+    },
+    wake: async (v: number) => {
+      woken = Math.max(woken, v);
+      wakeAll();
     },
   };
 }
 
-test("the first pull only takes the cursor; later pulls hand over new events in order", async () => {
+const tick = () => new Promise((r) => setTimeout(r, 0));
+const rethrow = (e: unknown) => {
+  throw e;
+};
+
+test("the first fetch only takes the cursor; each answer hands over its events in order and the next fetch waits from there", async () => {
   const s = server();
   s.batches.push([{ name: "old", data: 0 }]);
-  const got: FeedEvent[] = [];
-  const feed = createFeed({ fetchPage: s.fetchPage, dispatch: (e) => got.push(e), onError: (e) => { throw e; } });
-  await feed.pull();
+  const got: unknown[] = [];
+  const feed = startFeed({ fetchPage: s.fetchPage, wake: s.wake, dispatch: (e) => got.push(e.data), onError: rethrow });
+  await tick();
   expect(got).toEqual([]);
-  s.batches.push([{ name: "a", data: 1 }, { name: "b", data: 2 }], [{ name: "a", data: 3 }]);
-  await feed.pull();
-  expect(got.map((e) => e.data)).toEqual([1, 2, 3]);
-  await feed.pull();
-  expect(got).toHaveLength(3);
-  expect(s.asked).toEqual([-1, 1, 3]);
+  expect(s.waiting()).toBe(1); // one fetch waits: nothing runs while nothing comes
+  s.push([{ name: "a", data: 1 }, { name: "b", data: 2 }], [{ name: "a", data: 3 }]);
+  await tick();
+  expect(got).toEqual([1, 2, 3]);
+  s.push([{ name: "a", data: 4 }]);
+  await tick();
+  expect(got).toEqual([1, 2, 3, 4]);
+  expect(s.asks.map((a) => a.after)).toEqual([-1, 1, 3, 4]);
+  feed.stop();
+  s.push([{ name: "a", data: 5 }]);
+  await feed.done;
+  expect(got).toEqual([1, 2, 3, 4]); // stopped: the answer under way is not handed over
 });
 
-test("a notice during a fetch makes one more fetch after it: nothing missed, nothing twice", async () => {
+test("a listener that throws does not lose the rest; a failed fetch is reported and tried again after a pause", async () => {
   const s = server();
+  const errors: string[] = [];
   const got: unknown[] = [];
-  const feed = createFeed({ fetchPage: s.fetchPage, dispatch: (e) => got.push(e.data), onError: (e) => { throw e; } });
-  await feed.pull();
-  s.batches.push([{ name: "x", data: 1 }]);
-  const release = s.holdNext();
-  const first = feed.pull();
-  s.batches.push([{ name: "x", data: 2 }]);
-  void feed.pull();
-  void feed.pull();
-  release();
-  await first;
-  expect(got).toEqual([1, 2]);
-  expect(s.asked).toEqual([-1, 0, 2]);
-});
-
-test("a listener that throws does not lose the rest; a failed fetch is reported and the next pull goes on", async () => {
-  const s = server();
-  const errors: unknown[] = [];
-  const got: unknown[] = [];
-  let fail = false;
-  const feed = createFeed({
-    fetchPage: (after) => (fail ? Promise.reject(new Error("down")) : s.fetchPage(after)),
+  const pauses: number[] = [];
+  const feed = startFeed({
+    fetchPage: s.fetchPage,
+    wake: s.wake,
     dispatch: (e) => {
       if (e.data === 1) throw new Error("boom");
       got.push(e.data);
     },
-    onError: (e) => errors.push(e),
+    onError: (e) => errors.push((e as Error).message),
+    sleep: async (ms) => void pauses.push(ms),
   });
-  await feed.pull();
-  s.batches.push([{ name: "x", data: 1 }, { name: "x", data: 2 }]);
-  await feed.pull();
+  await tick();
+  s.failNext();
+  s.push([{ name: "x", data: 1 }, { name: "x", data: 2 }]);
+  await tick();
   expect(got).toEqual([2]);
-  fail = true;
-  s.batches.push([{ name: "x", data: 3 }]);
-  await feed.pull();
-  fail = false;
-  await feed.pull();
+  s.push([{ name: "x", data: 3 }]); // the fetch after [1 2] fails, the next takes 3
+  await tick();
+  await tick();
   expect(got).toEqual([2, 3]);
-  expect(errors.map((e) => (e as Error).message)).toEqual(["boom", "down"]);
+  expect(errors).toEqual(["boom", "down"]);
+  expect(pauses).toEqual([RETRY_MS]);
+  feed.stop();
 });
 
-test("installed, a notice fetches the feed and each event reaches its own listeners", async () => {
+test("a name gaining a listener wakes the waiting fetch, which asks again from the same cursor with the new names", async () => {
+  const s = server();
+  const names = new Set<string>(["a"]);
+  let added = 1;
+  const listening = { names: () => [...names].sort(), added: () => added };
+  const got: string[] = [];
+  const feed = startFeed({ listening, fetchPage: s.fetchPage, wake: s.wake, dispatch: (e) => got.push(`${e.name}${e.data}`), onError: rethrow });
+  await tick();
+  s.push([{ name: "b", data: 1 }]); // not asked for: the fetch waits on
+  await tick();
+  expect(got).toEqual([]);
+  names.add("b"); // b's listener subscribes while the fetch waits
+  added++;
+  feed.added();
+  await tick();
+  await tick();
+  expect(got).toEqual(["b1"]);
+  expect(s.asks.map((a) => [a.after, a.names, a.v])).toEqual([
+    [-1, ["a"], 1],
+    [0, ["a"], 1],
+    [0, ["a", "b"], 2],
+    [1, ["a", "b"], 2],
+  ]);
+  feed.stop();
+});
+
+test("installed, a waiting fetch of the feed hands each event to its own listeners; a new name wakes it", async () => {
   const listeners: Record<string, ((...d: unknown[]) => void)[]> = {};
   const w = window as unknown as Record<string, unknown>;
   w.runtime = {
@@ -103,20 +151,36 @@ test("installed, a notice fetches the feed and each event reaches its own listen
   const urls: string[] = [];
   const fakeFetch = (async (url: string) => {
     urls.push(url);
-    const page = await s.fetchPage(Number(new URL(url, "http://x").searchParams.get("after")));
+    const q = new URL(url, "http://x").searchParams;
+    if (q.has("wake")) {
+      await s.wake(Number(q.get("v")));
+      return { ok: true };
+    }
+    const names = q.get("names");
+    const page = await s.fetchPage({ after: Number(q.get("after")), names: names ? JSON.parse(names) : null, v: Number(q.get("v")) });
     return { ok: true, json: async () => page };
   }) as unknown as typeof fetch;
-  installEventFeed(fakeFetch);
+  const stop = installEventFeed(fakeFetch);
+  await tick();
   const got: unknown[] = [];
   (w.runtime as { EventsOnMultiple: (n: string, cb: (p: unknown) => void) => void }).EventsOnMultiple("task:updated", (p) => got.push(p));
-  await new Promise((r) => setTimeout(r, 0));
-  s.batches.push([{ name: "task:updated", data: { id: "t1" } }]);
-  for (const cb of listeners[READY]) cb();
-  await new Promise((r) => setTimeout(r, 0));
+  await tick();
+  s.push([{ name: "task:updated", data: { id: "t1" } }]);
+  await tick();
+  await tick();
   expect(got).toEqual([{ id: "t1" }]);
-  const asked = (names: string[]) => `&names=${encodeURIComponent(JSON.stringify(names))}`;
-  // The first fetch went before task:updated had a listener; the second asks for it.
-  expect(urls).toEqual([`/_jc/events?after=-1${asked([READY])}`, `/_jc/events?after=0${asked([READY, "task:updated"])}`]);
+  const page = new URL(urls[0], "http://x").searchParams.get("page")!;
+  expect(page).toMatch(/^[a-z0-9]{8,}$/);
+  const names = (n: string[]) => `&names=${encodeURIComponent(JSON.stringify(n))}`;
+  const wait = (v: number) => `&wait=${WAIT_MS}&page=${page}&v=${v}`;
+  expect(urls).toEqual([
+    `/_jc/events?after=-1${names([])}${wait(0)}`,
+    `/_jc/events?after=0${names([])}${wait(0)}`, // woken: task:updated gained a listener
+    `/_jc/events?wake=${page}&v=1`,
+    `/_jc/events?after=0${names(["task:updated"])}${wait(1)}`,
+    `/_jc/events?after=1${names(["task:updated"])}${wait(1)}`,
+  ]);
+  stop();
   delete w.runtime;
   delete w.wails;
 });
@@ -171,39 +235,9 @@ test("trackListeners knows the names listened to, whichever way a listener goes"
   expect(l.added()).toBe(5);
 });
 
-test("a fetch asks for the names listened to; a name gaining a listener meanwhile fetches the same cursor again", async () => {
-  const s = server();
-  const asked: (string[] | null)[] = [];
-  const names = new Set<string>(["a"]);
-  let added = 1;
-  const listening = { names: () => [...names].sort(), added: () => added };
-  const got: string[] = [];
-  const feed = createFeed({
-    listening,
-    fetchPage: async (after, n) => {
-      asked.push(n);
-      const page = await s.fetchPage(after);
-      return { ...page, events: page.events.filter((e) => n === null || n.includes(e.name)) };
-    },
-    dispatch: (e) => got.push(`${e.name}${e.data}`),
-    onError: (e) => {
-      throw e;
-    },
-  });
-  await feed.pull();
-  s.batches.push([{ name: "a", data: 1 }, { name: "b", data: 2 }]);
-  const release = s.holdNext();
-  const first = feed.pull();
-  names.add("b"); // b's listener subscribes while the fetch is under way
-  added++;
-  release();
-  await first;
-  expect(got).toEqual(["a1", "b2"]);
-  expect(asked).toEqual([["a"], ["a"], ["a", "b"]]);
-  expect(s.asked).toEqual([-1, 0, 0]);
-});
-
-test("feedURL asks for every event without names, else for a JSON list", () => {
-  expect(feedURL(3, null)).toBe("/_jc/events?after=3");
-  expect(feedURL(3, ["x:y"])).toBe(`/_jc/events?after=3&names=${encodeURIComponent('["x:y"]')}`);
+test("feedURL asks for every event without names, else for a JSON list; a waiting fetch says its page and count", () => {
+  expect(feedURL({ after: 3, names: null, v: 0 })).toBe("/_jc/events?after=3");
+  expect(feedURL({ after: 3, names: ["x:y"], v: 0 })).toBe(`/_jc/events?after=3&names=${encodeURIComponent('["x:y"]')}`);
+  expect(feedURL({ after: 3, names: null, v: 2 }, { ms: 500, page: "p 1" })).toBe("/_jc/events?after=3&wait=500&page=p%201&v=2");
+  expect(wakeURL("p 1", 2)).toBe("/_jc/events?wake=p%201&v=2");
 });

@@ -1,59 +1,76 @@
 // The events Go emits reach the page through a feed (eventbatch.go): Wails
 // v2 hands every event to the WebKit window as a script holding its
 // payload, and the window's web process kept memory in proportion to the
-// payload bytes so delivered (README, "make soak"). So Go emits only
-// "events:ready", which carries no data, and the page fetches the events
-// from FEED_PATH, where they arrive as a response body; each is then handed
-// to the runtime's listeners of its own name, in order, exactly as if Wails
-// had delivered it, so subscribers by name (onEvent, the terminal's) are
-// unchanged. The page asks only for the names it has listeners for
-// (trackListeners): a window that shows no task is not sent every task's
-// messages, which it would parse and drop (issue 20, make soak).
+// payload bytes so delivered, and then in proportion to the number of
+// scripts, even without payload (README, "make soak"). So Go runs no
+// script per event: the page keeps one fetch of FEED_PATH waiting (a long
+// poll), which the Go side answers when a batch holds an event the page
+// listens to; each event is then handed to the runtime's listeners of its
+// own name, in order, exactly as if Wails had delivered it, so subscribers
+// by name (onEvent, the terminal's) are unchanged. The page asks only for
+// the names it has listeners for (trackListeners): a window that shows no
+// task is not sent every task's messages, which it would parse and drop
+// (issue 20, make soak).
 
-import { EventsOn } from "./wailsjs/runtime/runtime";
-
-/** READY is the Go event that says the feed has new events (no data). */
-export const READY = "events:ready";
 /** FEED_PATH serves the events after a cursor: GET FEED_PATH?after=N. */
 export const FEED_PATH = "/_jc/events";
+/** WAIT_MS is how long one fetch of the feed waits for an event. */
+export const WAIT_MS = 20_000;
+/** RETRY_MS is the pause after a failed fetch before the next. */
+export const RETRY_MS = 1_000;
 
 /** One event of the feed: its name and its payload. */
 export type FeedEvent = { name: string; data: unknown };
 /** The feed's answer: the events after the cursor asked, and the next cursor. */
 export type FeedPage = { last: number; gap: boolean; events: FeedEvent[] };
 
+/** What one fetch asks: the cursor, the names (null: every event) and
+ * the page's count of names it began to listen to when it asked. */
+export type FeedAsk = { after: number; names: string[] | null; v: number };
+
 export type FeedDeps = {
-  /** names null: every event. */
-  fetchPage: (after: number, names: string[] | null) => Promise<FeedPage>;
+  /** fetchPage answers at once if events are there, else when one comes
+   * (or its wait ends, or the page's names changed: wake). */
+  fetchPage: (ask: FeedAsk) => Promise<FeedPage>;
+  /** wake tells the feed the page listens to new names (count v): a
+   * waiting fetch asked with older names answers at once. */
+  wake: (v: number) => Promise<void>;
   dispatch: (ev: FeedEvent) => void;
   onError: (err: unknown) => void;
   /** The names to ask for (absent: every event). */
   listening?: Listening;
+  /** sleep waits after a failed fetch (tests pass their own). */
+  sleep?: (ms: number) => Promise<void>;
+};
+
+/** Feed is a running feed. */
+export type Feed = {
+  /** added is to be called when a name gains its first listener. */
+  added: () => void;
+  stop: () => void;
+  /** done settles when the loop has ended (after stop). */
+  done: Promise<void>;
 };
 
 /**
- * createFeed returns pull(), to call on each "events:ready" (and once at
- * start, which only takes the cursor: events from before the page
- * subscribed are not replayed). One fetch at a time: a notice during a
- * fetch makes one more fetch after it, so events go out in order and none
- * is missed. A listener that throws does not lose the rest. With
- * listening, a fetch asks only for the names listened to; when a name
- * gained a listener while it was under way, its answer is dropped and the
- * same cursor fetched again with the new names, so a listener misses no
- * event the feed sent after it subscribed.
+ * startFeed fetches the feed in a loop, one fetch at a time, so events go
+ * out in order and none is missed. The first fetch only takes the cursor:
+ * events from before the page subscribed are not replayed. A listener that
+ * throws does not lose the rest; a failed fetch is reported and tried
+ * again after RETRY_MS. With listening, a fetch asks only for the names
+ * listened to; when a name gained a listener while it was under way, its
+ * answer is dropped and the same cursor fetched again with the new names
+ * (the feed is woken so that this happens at once), so a listener misses
+ * no event the feed got after it subscribed.
  */
-export function createFeed({ fetchPage, dispatch, onError, listening }: FeedDeps): { pull: () => Promise<void> } {
+export function startFeed({ fetchPage, wake, dispatch, onError, listening, sleep = pause }: FeedDeps): Feed {
   let cursor = -1;
-  let running: Promise<void> | null = null;
-  let again = false;
+  let stopped = false;
   const once = async () => {
-    const added = listening?.added() ?? 0;
-    const page = await fetchPage(cursor, listening ? listening.names() : null);
+    const v = listening?.added() ?? 0;
+    const page = await fetchPage({ after: cursor, names: listening ? listening.names() : null, v });
     const first = cursor < 0;
-    if (!first && listening && listening.added() !== added) {
-      again = true; // a new listener's events may be missing from it
-      return;
-    }
+    if (stopped || (!first && listening && listening.added() !== v)) return;
     cursor = page.last;
     if (first) return;
     if (page.gap) onError(new Error("events were dropped before this page fetched them"));
@@ -67,28 +84,26 @@ export function createFeed({ fetchPage, dispatch, onError, listening }: FeedDeps
     }
   };
   const loop = async () => {
-    try {
-      do {
-        again = false;
+    while (!stopped) {
+      try {
         await once();
-      } while (again);
-    } catch (err) {
-      onError(err);
-    } finally {
-      running = null;
+      } catch (err) {
+        if (stopped) return;
+        onError(err);
+        await sleep(RETRY_MS);
+      }
     }
   };
   return {
-    pull: () => {
-      if (running) {
-        again = true;
-        return running;
-      }
-      running = loop();
-      return running;
+    added: () => {
+      if (listening && cursor >= 0) wake(listening.added()).catch(onError);
     },
+    stop: () => void (stopped = true),
+    done: loop(),
   };
 }
+
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Listening is the event names the page has listeners for. */
 export type Listening = {
@@ -113,9 +128,10 @@ export type EventsRuntime = {
  * subscription of the page goes through them: the generated runtime calls
  * window.runtime's) and keeps, per name, the subscriptions still live.
  * A listener limited to max calls counts until its last call; EventsOff
- * and EventsOffAll forget what they remove.
+ * and EventsOffAll forget what they remove. onAdded is called when a name
+ * gains its first listener (once the listener is in place).
  */
-export function trackListeners(rt: EventsRuntime): Listening {
+export function trackListeners(rt: EventsRuntime, onAdded: () => void = () => {}): Listening {
   const live = new Map<string, Set<object>>();
   let added = 0;
   const forget = (name: string, token: object) => {
@@ -129,13 +145,15 @@ export function trackListeners(rt: EventsRuntime): Listening {
       const token = {};
       let set = live.get(name);
       if (!set) live.set(name, (set = new Set()));
-      if (set.size === 0) added++;
+      const first = set.size === 0;
+      if (first) added++;
       set.add(token);
       let left = max > 0 ? max : -1;
       const off = onMultiple(name, (...data: unknown[]) => {
         if (left > 0 && --left === 0) forget(name, token);
         cb(...data);
       }, max);
+      if (first) onAdded();
       return () => {
         forget(name, token);
         off();
@@ -160,33 +178,46 @@ export function trackListeners(rt: EventsRuntime): Listening {
 
 type WailsGlobal = { wails?: { EventsNotify?: (json: string) => void }; runtime?: EventsRuntime };
 
-/** feedURL is the feed's address for a cursor and the names asked (null: all). */
-export function feedURL(after: number, names: string[] | null): string {
-  const url = `${FEED_PATH}?after=${after}`;
-  return names ? `${url}&names=${encodeURIComponent(JSON.stringify(names))}` : url;
+/** feedURL is the address of one fetch of the feed: a cursor, the names
+ * asked (null: all), and for a waiting fetch the page and its count of
+ * names (a wake with a higher count answers it at once). */
+export function feedURL(ask: FeedAsk, wait?: { ms: number; page: string }): string {
+  let url = `${FEED_PATH}?after=${ask.after}`;
+  if (ask.names) url += `&names=${encodeURIComponent(JSON.stringify(ask.names))}`;
+  if (wait) url += `&wait=${wait.ms}&page=${encodeURIComponent(wait.page)}&v=${ask.v}`;
+  return url;
 }
 
-/** installEventFeed subscribes to READY and hands the fetched events to
- * the Wails runtime's listeners, asking only for the names they listen
- * to: call it before anything subscribes (main.tsx), so that every
- * subscription is tracked. Without the Wails runtime it does nothing.
- * Returns the function that uninstalls it. */
+/** wakeURL tells the feed that the page listens to new names (its v-th). */
+export function wakeURL(page: string, v: number): string {
+  return `${FEED_PATH}?wake=${encodeURIComponent(page)}&v=${v}`;
+}
+
+/** installEventFeed hands the feed's events to the Wails runtime's
+ * listeners, asking only for the names they listen to: call it before
+ * anything subscribes (main.tsx), so that every subscription is tracked.
+ * Without the Wails runtime it does nothing. Returns the function that
+ * stops it. */
 export function installEventFeed(fetchImpl: typeof fetch = (...a) => fetch(...a)): () => void {
   const w = window as unknown as WailsGlobal;
   const notify = w.wails?.EventsNotify;
   if (!w.runtime || !notify) return () => {};
-  const listening = trackListeners(w.runtime);
-  const feed = createFeed({
+  const page = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  let feed: Feed | null = null;
+  const listening = trackListeners(w.runtime, () => feed?.added());
+  feed = startFeed({
     listening,
-    fetchPage: async (after, names) => {
-      const res = await fetchImpl(feedURL(after, names), { cache: "no-store" });
+    fetchPage: async (ask) => {
+      const res = await fetchImpl(feedURL(ask, { ms: WAIT_MS, page }), { cache: "no-store" });
       if (!res.ok) throw new Error(`${FEED_PATH}: ${res.status}`);
       return (await res.json()) as FeedPage;
+    },
+    wake: async (v) => {
+      const res = await fetchImpl(wakeURL(page, v), { cache: "no-store" });
+      if (!res.ok) throw new Error(`${FEED_PATH} wake: ${res.status}`);
     },
     dispatch: (ev) => notify(JSON.stringify({ name: ev.name, data: [ev.data] })),
     onError: (err) => console.error("event feed:", err),
   });
-  const off = EventsOn(READY, () => void feed.pull());
-  void feed.pull();
-  return off;
+  return () => feed?.stop();
 }
