@@ -38,6 +38,9 @@ type App struct {
 	// the feed, which the page fetches (eventbatch.go).
 	events *eventBatcher
 	feed   *eventFeed
+	// webProcessStarted unsets what only the window's web process was to
+	// start with (set by main; startup.go, setForWebProcess).
+	webProcessStarted func()
 
 	mu  sync.RWMutex
 	ctx context.Context // the Wails runtime context; nil before startup
@@ -81,6 +84,9 @@ const settleDelay = 3 * time.Second
 // runs after settleDelay if no turn is under way (what the start
 // allocated is garbage by then; orchestrator.TrimWhenSettled).
 func (a *App) domReady(context.Context) {
+	if a.webProcessStarted != nil {
+		a.webProcessStarted() // the page has loaded: its process runs (startup.go)
+	}
 	if a.sessions != nil && a.sessions.o != nil {
 		a.sessions.o.TrimWhenSettled(settleDelay)
 	}

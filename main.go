@@ -153,6 +153,7 @@ func run() int {
 	}
 
 	agentsSvc := services.NewAgentService(ctx, aw.Manager, reg, app, aw.SpecList)
+	app.webProcessStarted = setForWebProcess(webProcessEnv, envFuncs{os.LookupEnv, os.Setenv, os.Unsetenv})
 	err = wails.Run(&options.App{
 		Title:     "Jean-Claude",
 		Width:     1280,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
@@ -77,5 +78,50 @@ func webviewGpuPolicy(getenv func(string) string, warn func(string)) linux.Webvi
 	default:
 		warn(fmt.Sprintf("%s=%q is not off, on-demand or always: using off", gpuEnv, v))
 		return linux.WebviewGpuPolicyNever
+	}
+}
+
+// webProcessEnv is the environment the window's web process starts with
+// (issue 20; README "Startup, sixth look"). JavaScriptCore compiles a
+// function with its optimizing tier (DFG) once it has run ~1000 weighted
+// times (a call counts 15, a loop turn 1); most of this app's code runs a
+// few hundred times at startup or on a view change and then idles, and
+// those compilations kept 1.4 MB of the web process's memory at idle and
+// ~5 MB after a streamed task. At 20000 only code that stays hot is
+// optimized: the CPU the window spent on a 1500-line streamed task was the
+// same (frontend/e2e/webkit-cpu.mjs). A variable the user set wins.
+var webProcessEnv = [][2]string{
+	{"JSC_thresholdForOptimizeAfterWarmUp", "20000"},
+	{"JSC_thresholdForOptimizeSoon", "20000"},
+}
+
+// envFuncs are the process environment's functions (os's; tests pass fakes).
+type envFuncs struct {
+	lookup func(string) (string, bool)
+	set    func(string, string) error
+	unset  func(string) error
+}
+
+// setForWebProcess sets the variables of vars that are not set and returns
+// the function that unsets them again, to call once the web process has
+// started (the window's page has loaded): what the app starts after that
+// (agents, their tools, terminals) does not inherit them.
+func setForWebProcess(vars [][2]string, env envFuncs) (unset func()) {
+	var ours []string
+	for _, kv := range vars {
+		if _, ok := env.lookup(kv[0]); ok {
+			continue
+		}
+		if env.set(kv[0], kv[1]) == nil {
+			ours = append(ours, kv[0])
+		}
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			for _, k := range ours {
+				_ = env.unset(k)
+			}
+		})
 	}
 }
