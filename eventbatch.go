@@ -341,9 +341,11 @@ func (f *eventFeed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	page := f.since(after, want)
+	var page feedPage
 	if wait > 0 {
 		page = f.wait(r.Context(), after, want, wr, wait)
+	} else {
+		page = f.since(after, want)
 	}
 	body, err := json.Marshal(page)
 	if err != nil {
