@@ -225,6 +225,18 @@ func poll(f *eventFeed, after int64, want []string, w waiter, d time.Duration) <
 	return ch
 }
 
+// answer is the poll's answer; t fails if none comes within 10 s.
+func answer(t *testing.T, ch <-chan feedPage) feedPage {
+	t.Helper()
+	select {
+	case p := <-ch:
+		return p
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer in 10 s: the poll still waits")
+		return feedPage{}
+	}
+}
+
 // waiting fails t if the poll answers within a moment.
 func waiting(t *testing.T, ch <-chan feedPage) {
 	t.Helper()
@@ -241,10 +253,10 @@ func TestEventFeedWaitsForAnEventItsPageListensTo(t *testing.T) {
 	}
 	f := newEventFeed(time.Hour)
 	f.push([]batchedEvent{{Name: "x"}})
-	if p := <-poll(f, -1, []string{"x"}, waiter{}, time.Hour); p.Last != 1 || len(p.Events) != 0 {
+	if p := answer(t, poll(f, -1, []string{"x"}, waiter{}, time.Hour)); p.Last != 1 || len(p.Events) != 0 {
 		t.Fatalf("a first fetch takes the cursor at once: %+v", p)
 	}
-	if p := <-poll(f, 0, []string{"x"}, waiter{}, time.Hour); p.Last != 1 || fmt.Sprint(names(p.Events)) != "[x]" {
+	if p := answer(t, poll(f, 0, []string{"x"}, waiter{}, time.Hour)); p.Last != 1 || fmt.Sprint(names(p.Events)) != "[x]" {
 		t.Fatalf("what is there is answered at once: %+v", p)
 	}
 	ch := poll(f, 1, []string{"x"}, waiter{}, time.Hour)
@@ -252,13 +264,13 @@ func TestEventFeedWaitsForAnEventItsPageListensTo(t *testing.T) {
 	f.push([]batchedEvent{{Name: "y"}}) // not listened to: no answer
 	waiting(t, ch)
 	f.push([]batchedEvent{{Name: "y"}, {Name: "x", Data: 3}})
-	p := <-ch
+	p := answer(t, ch)
 	if p.Last != 3 || p.Gap || fmt.Sprint(names(p.Events)) != "[x]" || p.Events[0].Data != 3 {
 		t.Fatalf("the batch with x answers the wait: %+v", p)
 	}
 	f.push([]batchedEvent{{Name: "y"}})
 	start := time.Now()
-	if p := <-poll(f, 3, []string{"x"}, waiter{}, 30*time.Millisecond); p.Last != 4 || len(p.Events) != 0 || p.Gap {
+	if p := answer(t, poll(f, 3, []string{"x"}, waiter{}, 30*time.Millisecond)); p.Last != 4 || len(p.Events) != 0 || p.Gap {
 		t.Fatalf("at the end of the wait the cursor moves past what was not wanted: %+v", p)
 	}
 	if d := time.Since(start); d < 30*time.Millisecond {
@@ -275,13 +287,13 @@ func TestEventFeedWakeAnswersWaitsAskedWithOlderNames(t *testing.T) {
 	f.push([]batchedEvent{{Name: "y"}}) // the old names do not want it
 	waiting(t, old)
 	f.wake("p1", 2) // page p1 now listens to y too
-	if p := <-old; p.Last != 2 || len(p.Events) != 0 {
+	if p := answer(t, old); p.Last != 2 || len(p.Events) != 0 {
 		t.Fatalf("a wait asked with older names answers at once: %+v", p)
 	}
 	waiting(t, other) // another page's wait goes on
 	// A wait asked with older names that arrives after the wake (requests
 	// may be served out of order) answers at once too; the new names wait.
-	if p := <-poll(f, 2, []string{"x"}, waiter{page: "p1", v: 1}, time.Hour); p.Last != 2 {
+	if p := answer(t, poll(f, 2, []string{"x"}, waiter{page: "p1", v: 1}, time.Hour)); p.Last != 2 {
 		t.Fatalf("late stale wait: %+v", p)
 	}
 	cur := poll(f, 2, []string{"x", "y"}, waiter{page: "p1", v: 2}, time.Hour)
@@ -289,11 +301,11 @@ func TestEventFeedWakeAnswersWaitsAskedWithOlderNames(t *testing.T) {
 	f.wake("p1", 1) // an older wake changes nothing
 	waiting(t, cur)
 	f.push([]batchedEvent{{Name: "y", Data: 1}})
-	if p := <-cur; fmt.Sprint(names(p.Events)) != "[y]" {
+	if p := answer(t, cur); fmt.Sprint(names(p.Events)) != "[y]" {
 		t.Fatalf("the new names' event: %+v", p)
 	}
 	f.push([]batchedEvent{{Name: "x"}})
-	if p := <-other; p.Last != 4 || fmt.Sprint(names(p.Events)) != "[x]" {
+	if p := answer(t, other); p.Last != 4 || fmt.Sprint(names(p.Events)) != "[x]" {
 		t.Fatalf("the other page's wait: %+v", p)
 	}
 }
@@ -330,7 +342,7 @@ func TestEventFeedKeepsEachPagesWakeApart(t *testing.T) {
 	f := newEventFeed(time.Hour)
 	f.wake("window", 3)
 	f.wake("browser", 1) // another page's wake does not forget the window's
-	if p := <-poll(f, 0, nil, waiter{page: "window", v: 2}, time.Hour); p.Last != 0 {
+	if p := answer(t, poll(f, 0, nil, waiter{page: "window", v: 2}, time.Hour)); p.Last != 0 {
 		t.Fatalf("%+v", p)
 	}
 	waiting(t, poll(f, 0, nil, waiter{page: "window", v: 3}, time.Hour))
