@@ -210,14 +210,18 @@ const (
 // ReleaseMemory gives back what SQLite holds for speed once the app is
 // idle: the idle reader connections are closed (each keeps a page cache of
 // up to 2 MB and its schema; the pool opens new ones on the next read), and
-// the writer's page cache is emptied (PRAGMA shrink_memory). Reads under way
-// keep their connections; the writer is taken for that one statement, in
-// turn with the other writes.
+// the writer's page cache is emptied (PRAGMA shrink_memory), then the C
+// heap gives the regions they were in back to the OS (trimSQLiteHeap).
+// Reads under way keep their connections; the writer is taken for that one
+// statement, in turn with the other writes.
 func (db *DB) ReleaseMemory(ctx context.Context) error {
 	db.R.SetMaxIdleConns(0) // closes the idle readers now
 	db.R.SetMaxIdleConns(maxIdleReaders)
 	if _, err := db.W.ExecContext(ctx, "PRAGMA shrink_memory"); err != nil {
 		return fmt.Errorf("store: shrink memory: %w", err)
+	}
+	if err := trimSQLiteHeap(); err != nil {
+		return fmt.Errorf("store: trim the C heap: %w", err)
 	}
 	return nil
 }
