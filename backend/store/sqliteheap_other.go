@@ -3,5 +3,5 @@
 package store
 
 // trimSQLiteHeap: elsewhere libc's allocator is another one (see
-// cheap_linux.go); nothing is trimmed.
+// sqliteheap_linux.go); nothing is trimmed.
 func trimSQLiteHeap() error { return nil }
