@@ -3,10 +3,30 @@
 package store
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"testing"
 )
+
+// The libc that go.mod asks for is one whose allocator variables were
+// verified (sqliteheap_linux.go): after an upgrade, read libc_musl.go's
+// allocator and allocatorMu, then add the version to verifiedLibc.
+func TestLibcVersionVerified(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*modernc\.org/libc (v\S+)`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod does not name modernc.org/libc")
+	}
+	if !slices.Contains(verifiedLibc, string(m[1])) {
+		t.Fatalf("go.mod asks for modernc.org/libc %s, not verified for the C heap's trim (verified: %v): check that its allocator and allocatorMu are still a memory.Allocator and a sync.Mutex, then add it to verifiedLibc", m[1], verifiedLibc)
+	}
+}
 
 // heapRegions reads libc's allocator through the linked names: the
 // regions it has mapped and the bytes of empty ones it keeps for reuse.
