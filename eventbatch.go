@@ -21,9 +21,10 @@ import (
 // web process by the number of notices, wanted or not (a soak of five
 // streaming tasks: 720-960 a minute, of which the page listened to ~55).
 // So no script runs per batch at all: the events of one batch window go
-// into an eventFeed, and the page keeps one fetch of FeedPath waiting (a
-// long poll), answered when a batch holds an event of a name it listens
-// to (frontend/src/bridge/feed.ts).
+// into an eventFeed, and the page keeps one fetch of FeedPath open, whose
+// answer streams a line whenever a batch holds an event of a name it
+// listens to (frontend/src/bridge/feed.ts). One fetch per batch (a long
+// poll) grew both processes by the number of fetches (serveStream).
 const (
 	// FeedPath serves the feed's events after a cursor: GET
 	// FeedPath?after=N answers a feedPage; with &names=["a","b"] (a JSON
@@ -33,12 +34,22 @@ const (
 	// came after the cursor, the answer waits up to MS (at most maxWait)
 	// for one. With &page=ID&v=K (the page's count of names it began to
 	// listen to), a wait asked with an older K than the page's last wake
-	// answers at once.
+	// answers at once. With &stream (and &page=ID&v=K) the answer is a
+	// stream of such pages, one JSON line each, until a wake makes K old
+	// (serveStream).
 	//
 	// GET FeedPath?wake=ID&v=K tells the feed that page ID listens to new
 	// names (its K-th): its waits asked with older names answer at once,
 	// and it asks again with the new ones.
 	FeedPath = "/_jc/events"
+)
+
+// streamBeat is how long a streamed answer goes without a line (see
+// serveStream); maxStream is how long one lasts before the page asks
+// again (a page that reloaded leaves a handler no longer than a beat).
+const (
+	streamBeat = 15 * time.Second
+	maxStream  = 5 * time.Minute
 )
 
 // maxWait bounds a long poll's wait: a page whose fetch is lost (it
@@ -127,6 +138,7 @@ type feedBatch struct {
 // eventFeed holds the batches of the last keep for the pages to fetch.
 type eventFeed struct {
 	keep time.Duration
+	beat time.Duration // a stream's longest silence (streamBeat)
 	now  func() time.Time
 
 	mu      sync.Mutex
@@ -147,7 +159,9 @@ type pageCount struct {
 // is a new one; the window and, in development, a browser are two).
 const maxPages = 8
 
-func newEventFeed(keep time.Duration) *eventFeed { return &eventFeed{keep: keep, now: time.Now} }
+func newEventFeed(keep time.Duration) *eventFeed {
+	return &eventFeed{keep: keep, beat: streamBeat, now: time.Now}
+}
 
 // push appends a batch and returns its number.
 func (f *eventFeed) push(events []batchedEvent) int64 {
@@ -341,6 +355,10 @@ func (f *eventFeed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if q.Has("stream") {
+		f.serveStream(w, r, after, want, wr)
+		return
+	}
 	var page feedPage
 	if wait > 0 {
 		page = f.wait(r.Context(), after, want, wr, wait)
@@ -357,21 +375,66 @@ func (f *eventFeed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// waitParams reads the optional wait (milliseconds), page and v.
+// serveStream answers a streamed fetch (&stream): one line of JSON per
+// feedPage, each written when a batch holds an event the page wants, or
+// after streamBeat without one (no events: where the feed stands, so the
+// page's cursor never falls behind feedKeep and a page gone is noticed
+// by the failed write). It ends when the page's names go stale (a wake:
+// the page asks again with the new ones), after maxStream, or when the
+// page is gone. Each fetch is a resource load that WebKit's web process
+// and the window's request handling keep memory for (~0.4 KB each, never
+// given back: README, "make soak"); a page that watches a streaming task
+// would make several a second, a stream makes one a few minutes.
+func (f *eventFeed) serveStream(w http.ResponseWriter, r *http.Request, after int64, want func(string) bool, wr waiter) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	rc := http.NewResponseController(w)
+	end := time.Now().Add(maxStream)
+	for left := maxStream; left > 0; left = time.Until(end) {
+		page := f.wait(r.Context(), after, want, wr, min(left, f.beat))
+		if r.Context().Err() != nil {
+			return
+		}
+		line, err := json.Marshal(page)
+		if err != nil {
+			return
+		}
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return // the page is gone
+		}
+		_ = rc.Flush() // the window's writer has no buffer to flush
+		after = page.Last
+		if f.stale(wr) {
+			return
+		}
+	}
+}
+
+// stale reports whether w was asked with older names than its page has
+// said it listens to since.
+func (f *eventFeed) stale(w waiter) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.staleLocked(w)
+}
+
+// waitParams reads the optional wait (milliseconds), page and v (a
+// stream's page and v too).
 func waitParams(q url.Values) (time.Duration, waiter, error) {
-	var w waiter
+	w := waiter{page: q.Get("page")}
+	if q.Has("v") {
+		v, err := strconv.ParseInt(q.Get("v"), 10, 64)
+		if err != nil {
+			return 0, w, fmt.Errorf("v: want a count")
+		}
+		w.v = v
+	}
 	if !q.Has("wait") {
 		return 0, w, nil
 	}
 	ms, err := strconv.ParseInt(q.Get("wait"), 10, 64)
 	if err != nil || ms < 0 {
 		return 0, w, fmt.Errorf("wait: want milliseconds")
-	}
-	w.page = q.Get("page")
-	if q.Has("v") {
-		if w.v, err = strconv.ParseInt(q.Get("v"), 10, 64); err != nil {
-			return 0, w, fmt.Errorf("v: want a count")
-		}
 	}
 	return time.Duration(ms) * time.Millisecond, w, nil
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -350,4 +352,122 @@ func TestEventFeedKeepsEachPagesWakeApart(t *testing.T) {
 		f.wake(fmt.Sprint("reloaded", i), 1) // a page reloaded is a new one: the oldest go
 	}
 	waiting(t, poll(f, 0, nil, waiter{page: "window", v: 2}, time.Hour))
+}
+
+// streamLines reads a streamed answer's lines as feedPages, in order.
+func streamLines(t *testing.T, body io.Reader) <-chan feedPage {
+	t.Helper()
+	out := make(chan feedPage, 16)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(body)
+		for sc.Scan() {
+			var p feedPage
+			if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+				t.Errorf("line %q: %v", sc.Text(), err)
+				return
+			}
+			out <- p
+		}
+	}()
+	return out
+}
+
+func nextLine(t *testing.T, lines <-chan feedPage) (feedPage, bool) {
+	t.Helper()
+	select {
+	case p, ok := <-lines:
+		return p, ok
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line within 10 s")
+		return feedPage{}, false
+	}
+}
+
+func TestEventFeedStreamsAPagePerWantedBatchUntilWoken(t *testing.T) {
+	f := newEventFeed(time.Hour)
+	f.beat = 100 * time.Millisecond
+	ended := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(ended)
+		f.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	res, err := http.Get(srv.URL + FeedPath + "?after=-1&stream=1&page=p&v=1&names=" + url.QueryEscape(`["a"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "application/x-ndjson" {
+		t.Fatalf("content type %q", ct)
+	}
+	lines := streamLines(t, res.Body)
+	if p, _ := nextLine(t, lines); p.Last != 0 || len(p.Events) != 0 {
+		t.Fatalf("the first line only gives the cursor: %+v", p)
+	}
+	f.push([]batchedEvent{{Name: "b"}}) // not wanted: no line for it
+	f.push([]batchedEvent{{Name: "a", Data: 1}, {Name: "b"}})
+	if p, _ := nextLine(t, lines); p.Last != 2 || fmt.Sprint(names(p.Events)) != "[a]" {
+		t.Fatalf("a wanted batch: %+v", p)
+	}
+	f.push([]batchedEvent{{Name: "b"}})
+	// Silence (nothing wanted) for a beat: a line says where the feed is.
+	if p, _ := nextLine(t, lines); p.Last != 3 || len(p.Events) != 0 || p.Gap {
+		t.Fatalf("a beat: %+v", p)
+	}
+	f.push([]batchedEvent{{Name: "a", Data: 2}})
+	f.push([]batchedEvent{{Name: "a", Data: 3}})
+	var got []any
+	for len(got) < 2 {
+		p, ok := nextLine(t, lines)
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		for _, e := range p.Events {
+			got = append(got, e.Data)
+		}
+	}
+	if fmt.Sprint(got) != "[2 3]" {
+		t.Fatalf("in order, each once: %v", got)
+	}
+	f.wake("p", 2) // the page listens to new names: the stream ends, it asks again
+	for stop := time.Now().Add(5 * time.Second); ; {
+		if _, ok := nextLine(t, lines); !ok {
+			break
+		}
+		if time.Now().After(stop) {
+			t.Fatal("the stream goes on after the wake")
+		}
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler goes on after the wake")
+	}
+}
+
+func TestEventFeedStreamEndsWhenThePageIsGone(t *testing.T) {
+	f := newEventFeed(time.Hour)
+	f.beat = 50 * time.Millisecond
+	ended := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(ended)
+		f.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+FeedPath+"?after=-1&stream=1", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := nextLine(t, streamLines(t, res.Body)); !ok {
+		t.Fatal("no first line")
+	}
+	cancel() // the page reloaded
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler outlives its page")
+	}
 }

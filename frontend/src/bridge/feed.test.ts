@@ -1,48 +1,70 @@
-import { feedURL, installEventFeed, RETRY_MS, startFeed, trackListeners, wakeURL, WAIT_MS, type EventsRuntime, type FeedAsk, type FeedEvent, type FeedPage } from "./feed";
+import { feedURL, installEventFeed, readPages, RETRY_MS, startFeed, trackListeners, wakeURL, type EventsRuntime, type FeedAsk, type FeedEvent, type FeedPage } from "./feed";
 
-/** server is a fake feed that long-polls as eventbatch.go does: batches
- * numbered from 1; a fetch is answered when events it asks for are after
- * its cursor (a first fetch, cursor -1, at once, with the cursor only), or
- * when a wake with a higher count than its own came. */
+/** server is a fake feed that streams as eventbatch.go does: batches
+ * numbered from 1; a stream's first page comes at once (for a first ask,
+ * cursor -1, with the cursor only), then one whenever events it asks for
+ * come after its cursor; it ends when a wake with a higher count than its
+ * own came, or when the server ends its streams (endStreams: they lasted
+ * long enough). */
 function server() {
   const batches: FeedEvent[][] = [];
   const asks: FeedAsk[] = [];
   let waiting: (() => void)[] = [];
   let woken = 0;
+  let ended = 0;
   let fail = false;
-  const answer = (ask: FeedAsk): FeedPage => ({
+  let open = 0;
+  const answer = (after: number, names: string[] | null): FeedPage => ({
     last: batches.length,
     gap: false,
-    events: ask.after < 0 ? [] : batches.slice(ask.after).flat().filter((e) => !ask.names || ask.names.includes(e.name)),
+    events: after < 0 ? [] : batches.slice(after).flat().filter((e) => !names || names.includes(e.name)),
   });
   const wakeAll = () => {
     const w = waiting;
     waiting = [];
     w.forEach((f) => f());
   };
+  const changed = () => new Promise<void>((r) => waiting.push(r));
   return {
     batches,
     asks,
     failNext: () => void (fail = true),
-    waiting: () => waiting.length,
+    open: () => open,
     push(...b: FeedEvent[][]) {
       batches.push(...b);
       wakeAll();
     },
-    fetchPage: (ask: FeedAsk): Promise<FeedPage> => {
+    endStreams() {
+      ended++;
+      wakeAll();
+    },
+    pages: async function* (ask: FeedAsk): AsyncGenerator<FeedPage> {
       asks.push(ask);
       if (fail) {
         fail = false;
-        return Promise.reject(new Error("down"));
+        throw new Error("down");
       }
-      return new Promise((resolve) => {
-        const attempt = () => {
-          const page = answer(ask);
-          if (ask.after < 0 || page.events.length > 0 || ask.v < woken) resolve(page);
-          else waiting.push(attempt);
-        };
-        attempt();
-      });
+      const epoch = ended;
+      open++;
+      try {
+        let after = ask.after;
+        if (after < 0) {
+          const first = answer(after, ask.names);
+          yield first;
+          after = first.last;
+        }
+        while (ask.v >= woken && ended === epoch) {
+          const page = answer(after, ask.names);
+          if (page.events.length === 0) {
+            await changed();
+            continue;
+          }
+          yield page;
+          after = page.last;
+        }
+      } finally {
+        open--;
+      }
     },
     wake: async (v: number) => {
       woken = Math.max(woken, v);
@@ -56,34 +78,35 @@ const rethrow = (e: unknown) => {
   throw e;
 };
 
-test("the first fetch only takes the cursor; each answer hands over its events in order and the next fetch waits from there", async () => {
+test("the first page only takes the cursor; each page hands over its events in order, all through one open stream", async () => {
   const s = server();
   s.batches.push([{ name: "old", data: 0 }]);
   const got: unknown[] = [];
-  const feed = startFeed({ fetchPage: s.fetchPage, wake: s.wake, dispatch: (e) => got.push(e.data), onError: rethrow });
+  const feed = startFeed({ pages: s.pages, wake: s.wake, dispatch: (e) => got.push(e.data), onError: rethrow });
   await tick();
   expect(got).toEqual([]);
-  expect(s.waiting()).toBe(1); // one fetch waits: nothing runs while nothing comes
+  expect(s.open()).toBe(1); // one stream waits: nothing runs while nothing comes
   s.push([{ name: "a", data: 1 }, { name: "b", data: 2 }], [{ name: "a", data: 3 }]);
   await tick();
   expect(got).toEqual([1, 2, 3]);
   s.push([{ name: "a", data: 4 }]);
   await tick();
   expect(got).toEqual([1, 2, 3, 4]);
-  expect(s.asks.map((a) => a.after)).toEqual([-1, 1, 3, 4]);
+  expect(s.asks.map((a) => a.after)).toEqual([-1]); // one fetch for all of it
   feed.stop();
   s.push([{ name: "a", data: 5 }]);
   await feed.done;
-  expect(got).toEqual([1, 2, 3, 4]); // stopped: the answer under way is not handed over
+  expect(got).toEqual([1, 2, 3, 4]); // stopped: the page under way is not handed over
+  expect(s.open()).toBe(0); // and the stream is left
 });
 
-test("a listener that throws does not lose the rest; a failed fetch is reported and tried again after a pause", async () => {
+test("a listener that throws does not lose the rest; a stream that ends is asked again from its cursor; a failed one is reported and tried again after a pause", async () => {
   const s = server();
   const errors: string[] = [];
   const got: unknown[] = [];
   const pauses: number[] = [];
   const feed = startFeed({
-    fetchPage: s.fetchPage,
+    pages: s.pages,
     wake: s.wake,
     dispatch: (e) => {
       if (e.data === 1) throw new Error("boom");
@@ -93,46 +116,112 @@ test("a listener that throws does not lose the rest; a failed fetch is reported 
     sleep: async (ms) => void pauses.push(ms),
   });
   await tick();
-  s.failNext();
   s.push([{ name: "x", data: 1 }, { name: "x", data: 2 }]);
   await tick();
   expect(got).toEqual([2]);
-  s.push([{ name: "x", data: 3 }]); // the fetch after [1 2] fails, the next takes 3
+  s.failNext();
+  s.endStreams(); // the stream lasted long enough; asking again fails once
+  await tick();
+  await tick();
+  s.push([{ name: "x", data: 3 }]);
   await tick();
   await tick();
   expect(got).toEqual([2, 3]);
   expect(errors).toEqual(["boom", "down"]);
   expect(pauses).toEqual([RETRY_MS]);
+  expect(s.asks.map((a) => a.after)).toEqual([-1, 1, 1]);
   feed.stop();
 });
 
-test("a name gaining a listener wakes the waiting fetch, which asks again from the same cursor with the new names", async () => {
+test("a stream that ends without a page is an error, not a loop", async () => {
+  const errors: string[] = [];
+  const pauses: number[] = [];
+  let asks = 0;
+  const feed = startFeed({
+    pages: async function* () {
+      asks++;
+    },
+    wake: async () => {},
+    dispatch: () => {},
+    onError: (e) => errors.push((e as Error).message),
+    sleep: async (ms) => {
+      pauses.push(ms);
+      if (pauses.length === 2) feed.stop();
+    },
+  });
+  await feed.done;
+  expect(asks).toBe(2);
+  expect(errors).toEqual(["the event feed ended without a page", "the event feed ended without a page"]);
+});
+
+test("a name gaining a listener: pages asked with the old names are not taken, and the same cursor is asked again with the new names", async () => {
   const s = server();
   const names = new Set<string>(["a"]);
   let added = 1;
   const listening = { names: () => [...names].sort(), added: () => added };
   const got: string[] = [];
-  const feed = startFeed({ listening, fetchPage: s.fetchPage, wake: s.wake, dispatch: (e) => got.push(`${e.name}${e.data}`), onError: rethrow });
+  const feed = startFeed({ listening, pages: s.pages, wake: s.wake, dispatch: (e) => got.push(`${e.name}${e.data}`), onError: rethrow });
   await tick();
-  s.push([{ name: "b", data: 1 }]); // not asked for: the fetch waits on
+  s.push([{ name: "b", data: 1 }]); // not asked for: the stream waits on
   await tick();
   expect(got).toEqual([]);
-  names.add("b"); // b's listener subscribes while the fetch waits
+  names.add("b"); // b's listener subscribes while the stream waits
   added++;
-  feed.added();
+  s.push([{ name: "a", data: 2 }]); // a page for the old names comes before the wake
   await tick();
   await tick();
-  expect(got).toEqual(["b1"]);
+  expect(got).toEqual(["b1", "a2"]); // b1 not skipped: the old names' page was not taken
   expect(s.asks.map((a) => [a.after, a.names, a.v])).toEqual([
     [-1, ["a"], 1],
-    [0, ["a"], 1],
     [0, ["a", "b"], 2],
-    [1, ["a", "b"], 2],
   ]);
+  names.add("c");
+  added++;
+  feed.added(); // the wake ends the stream asked with the old names
+  await tick();
+  await tick();
+  expect(s.asks.map((a) => [a.after, a.names, a.v]).slice(2)).toEqual([[2, ["a", "b", "c"], 3]]);
+  expect(s.open()).toBe(1);
   feed.stop();
 });
 
-test("installed, a waiting fetch of the feed hands each event to its own listeners; a new name wakes it", async () => {
+/** ndjson is a streamed answer: the pages as lines, cut into chunks of size bytes. */
+function ndjson(pages: AsyncIterable<FeedPage>, size: number, cancelled?: () => void): ReadableStream<Uint8Array> {
+  const it = pages[Symbol.asyncIterator]();
+  const enc = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(ctl) {
+      const r = await it.next();
+      if (r.done) return ctl.close();
+      const bytes = enc.encode(JSON.stringify(r.value) + "\n");
+      for (let i = 0; i < bytes.length; i += size) ctl.enqueue(bytes.slice(i, i + size));
+    },
+    cancel() {
+      cancelled?.();
+      void it.return?.(undefined);
+    },
+  });
+}
+
+test("readPages reads a line per page, however the chunks cut them, and cancels the answer when left", async () => {
+  const pages: FeedPage[] = [1, 2, 3].map((n) => ({ last: n, gap: false, events: [{ name: "é", data: "ü".repeat(n) }] }));
+  async function* gen() {
+    yield* pages;
+  }
+  for (const size of [1, 3, 1000]) {
+    const read: FeedPage[] = [];
+    for await (const p of readPages(ndjson(gen(), size))) read.push(p);
+    expect(read).toEqual(pages);
+  }
+  let cancelled = 0;
+  for await (const p of readPages(ndjson(gen(), 7, () => cancelled++))) {
+    expect(p.last).toBe(1);
+    break;
+  }
+  expect(cancelled).toBe(1);
+});
+
+test("installed, one streamed fetch of the feed hands each event to its own listeners; a new name wakes it", async () => {
   const listeners: Record<string, ((...d: unknown[]) => void)[]> = {};
   const w = window as unknown as Record<string, unknown>;
   w.runtime = {
@@ -157,28 +246,30 @@ test("installed, a waiting fetch of the feed hands each event to its own listene
       return { ok: true };
     }
     const names = q.get("names");
-    const page = await s.fetchPage({ after: Number(q.get("after")), names: names ? JSON.parse(names) : null, v: Number(q.get("v")) });
-    return { ok: true, json: async () => page };
+    const ask = { after: Number(q.get("after")), names: names ? JSON.parse(names) : null, v: Number(q.get("v")) };
+    return { ok: true, body: ndjson(s.pages(ask), 5) };
   }) as unknown as typeof fetch;
   const stop = installEventFeed(fakeFetch);
-  await tick();
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await tick();
+  };
+  await settle();
   const got: unknown[] = [];
   (w.runtime as { EventsOnMultiple: (n: string, cb: (p: unknown) => void) => void }).EventsOnMultiple("task:updated", (p) => got.push(p));
-  await tick();
+  await settle();
   s.push([{ name: "task:updated", data: { id: "t1" } }]);
-  await tick();
-  await tick();
-  expect(got).toEqual([{ id: "t1" }]);
+  await settle();
+  s.push([{ name: "task:updated", data: { id: "t2" } }]);
+  await settle();
+  expect(got).toEqual([{ id: "t1" }, { id: "t2" }]);
   const page = new URL(urls[0], "http://x").searchParams.get("page")!;
   expect(page).toMatch(/^[a-z0-9]{8,}$/);
   const names = (n: string[]) => `&names=${encodeURIComponent(JSON.stringify(n))}`;
-  const wait = (v: number) => `&wait=${WAIT_MS}&page=${page}&v=${v}`;
+  const stream = (v: number) => `&stream=1&page=${page}&v=${v}`;
   expect(urls).toEqual([
-    `/_jc/events?after=-1${names([])}${wait(0)}`,
-    `/_jc/events?after=0${names([])}${wait(0)}`, // woken: task:updated gained a listener
-    `/_jc/events?wake=${page}&v=1`,
-    `/_jc/events?after=0${names(["task:updated"])}${wait(1)}`,
-    `/_jc/events?after=1${names(["task:updated"])}${wait(1)}`,
+    `/_jc/events?after=-1${names([])}${stream(0)}`,
+    `/_jc/events?wake=${page}&v=1`, // task:updated gained a listener: the stream ends
+    `/_jc/events?after=0${names(["task:updated"])}${stream(1)}`, // both events through this one
   ]);
   stop();
   delete w.runtime;
@@ -235,9 +326,10 @@ test("trackListeners knows the names listened to, whichever way a listener goes"
   expect(l.added()).toBe(5);
 });
 
-test("feedURL asks for every event without names, else for a JSON list; a waiting fetch says its page and count", () => {
+test("feedURL asks for every event without names, else for a JSON list; a stream (or a waiting fetch) says its page and count", () => {
   expect(feedURL({ after: 3, names: null, v: 0 })).toBe("/_jc/events?after=3");
   expect(feedURL({ after: 3, names: ["x:y"], v: 0 })).toBe(`/_jc/events?after=3&names=${encodeURIComponent('["x:y"]')}`);
+  expect(feedURL({ after: 3, names: null, v: 2 }, { page: "p 1" })).toBe("/_jc/events?after=3&stream=1&page=p%201&v=2");
   expect(feedURL({ after: 3, names: null, v: 2 }, { ms: 500, page: "p 1" })).toBe("/_jc/events?after=3&wait=500&page=p%201&v=2");
   expect(wakeURL("p 1", 2)).toBe("/_jc/events?wake=p%201&v=2");
 });

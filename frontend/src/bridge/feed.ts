@@ -3,19 +3,20 @@
 // payload, and the window's web process kept memory in proportion to the
 // payload bytes so delivered, and then in proportion to the number of
 // scripts, even without payload (README, "make soak"). So Go runs no
-// script per event: the page keeps one fetch of FEED_PATH waiting (a long
-// poll), which the Go side answers when a batch holds an event the page
-// listens to; each event is then handed to the runtime's listeners of its
-// own name, in order, exactly as if Wails had delivered it, so subscribers
-// by name (onEvent, the terminal's) are unchanged. The page asks only for
-// the names it has listeners for (trackListeners): a window that shows no
-// task is not sent every task's messages, which it would parse and drop
-// (issue 20, make soak).
+// script per event: the page keeps one fetch of FEED_PATH open, whose
+// answer streams a line (a FeedPage) whenever a batch holds an event the
+// page listens to; each event is then handed to the runtime's listeners of
+// its own name, in order, exactly as if Wails had delivered it, so
+// subscribers by name (onEvent, the terminal's) are unchanged. One fetch
+// per batch (a long poll) grew the window's web process and the app by
+// ~0.4 KB a fetch, never given back (make soak; a page watching a
+// streaming task fetched several times a second): a stream is one fetch
+// every few minutes. The page asks only for the names it has listeners
+// for (trackListeners): a window that shows no task is not sent every
+// task's messages, which it would parse and drop (issue 20, make soak).
 
 /** FEED_PATH serves the events after a cursor: GET FEED_PATH?after=N. */
 export const FEED_PATH = "/_jc/events";
-/** WAIT_MS is how long one fetch of the feed waits for an event. */
-export const WAIT_MS = 20_000;
 /** RETRY_MS is the pause after a failed fetch before the next. */
 export const RETRY_MS = 1_000;
 
@@ -29,11 +30,14 @@ export type FeedPage = { last: number; gap: boolean; events: FeedEvent[] };
 export type FeedAsk = { after: number; names: string[] | null; v: number };
 
 export type FeedDeps = {
-  /** fetchPage answers at once if events are there, else when one comes
-   * (or its wait ends, or the page's names changed: wake). */
-  fetchPage: (ask: FeedAsk) => Promise<FeedPage>;
+  /** pages streams the feed's pages from ask: the first at once (for a
+   * first ask, cursor -1, only the cursor), then one whenever events it
+   * asks for come (or none, now and then: where the feed stands), until
+   * the feed ends the stream (it lasted long enough, or the page's names
+   * changed: wake) or the iteration is left. */
+  pages: (ask: FeedAsk) => AsyncIterable<FeedPage>;
   /** wake tells the feed the page listens to new names (count v): a
-   * waiting fetch asked with older names answers at once. */
+   * stream asked with older names ends at once. */
   wake: (v: number) => Promise<void>;
   dispatch: (ev: FeedEvent) => void;
   onError: (err: unknown) => void;
@@ -53,26 +57,27 @@ export type Feed = {
 };
 
 /**
- * startFeed fetches the feed in a loop, one fetch at a time, so events go
- * out in order and none is missed. The first fetch only takes the cursor:
- * events from before the page subscribed are not replayed. A listener that
- * throws does not lose the rest; a failed fetch is reported and tried
- * again after RETRY_MS. With listening, a fetch asks only for the names
- * listened to; when a name gained a listener while it was under way, its
- * answer is dropped and the same cursor fetched again with the new names
- * (the feed is woken so that this happens at once), so a listener misses
- * no event the feed got after it subscribed.
+ * startFeed reads the feed's streams in a loop, one at a time, so events
+ * go out in order and none is missed. The first page only takes the
+ * cursor: events from before the page subscribed are not replayed. A
+ * listener that throws does not lose the rest; a failed stream (or one
+ * that ended without a page) is reported and asked again after RETRY_MS.
+ * With listening, a stream asks only for the names listened to; when a
+ * name gained a listener since it was asked, its pages are no longer
+ * taken and the same cursor is asked again with the new names (the feed
+ * is woken so that this happens at once), so a listener misses no event
+ * the feed got after it subscribed.
  */
-export function startFeed({ fetchPage, wake, dispatch, onError, listening, sleep = pause }: FeedDeps): Feed {
+export function startFeed({ pages, wake, dispatch, onError, listening, sleep = pause }: FeedDeps): Feed {
   let cursor = -1;
   let stopped = false;
-  const once = async () => {
-    const v = listening?.added() ?? 0;
-    const page = await fetchPage({ after: cursor, names: listening ? listening.names() : null, v });
+  /** take hands over one page; false: the stream is to be left. */
+  const take = (page: FeedPage, v: number): boolean => {
+    const stale = listening !== undefined && listening.added() !== v;
+    if (stopped || (stale && cursor >= 0)) return false;
     const first = cursor < 0;
-    if (stopped || (!first && listening && listening.added() !== v)) return;
     cursor = page.last;
-    if (first) return;
+    if (first) return !stale;
     if (page.gap) onError(new Error("events were dropped before this page fetched them"));
     for (const ev of page.events ?? []) {
       if (typeof ev?.name !== "string") continue;
@@ -82,6 +87,16 @@ export function startFeed({ fetchPage, wake, dispatch, onError, listening, sleep
         onError(err);
       }
     }
+    return true;
+  };
+  const once = async () => {
+    const v = listening?.added() ?? 0;
+    let n = 0;
+    for await (const page of pages({ after: cursor, names: listening ? listening.names() : null, v })) {
+      n++;
+      if (!take(page, v)) return;
+    }
+    if (n === 0 && !stopped) throw new Error("the event feed ended without a page");
   };
   const loop = async () => {
     while (!stopped) {
@@ -101,6 +116,30 @@ export function startFeed({ fetchPage, wake, dispatch, onError, listening, sleep
     stop: () => void (stopped = true),
     done: loop(),
   };
+}
+
+/** readPages reads a streamed answer of the feed: one FeedPage per line.
+ * Leaving the iteration cancels the answer (its fetch ends). */
+export async function* readPages(body: ReadableStream<Uint8Array>): AsyncGenerator<FeedPage> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buf += decoder.decode(value, { stream: !done });
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.trim()) yield JSON.parse(line) as FeedPage;
+      }
+      if (done) break;
+    }
+    if (buf.trim()) yield JSON.parse(buf) as FeedPage;
+  } finally {
+    reader.cancel().catch(() => {});
+  }
 }
 
 const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -179,12 +218,12 @@ export function trackListeners(rt: EventsRuntime, onAdded: () => void = () => {}
 type WailsGlobal = { wails?: { EventsNotify?: (json: string) => void }; runtime?: EventsRuntime };
 
 /** feedURL is the address of one fetch of the feed: a cursor, the names
- * asked (null: all), and for a waiting fetch the page and its count of
- * names (a wake with a higher count answers it at once). */
-export function feedURL(ask: FeedAsk, wait?: { ms: number; page: string }): string {
+ * asked (null: all), and for a stream (or a waiting fetch: wait.ms) the
+ * page and its count of names (a wake with a higher count ends it). */
+export function feedURL(ask: FeedAsk, open?: { page: string; ms?: number }): string {
   let url = `${FEED_PATH}?after=${ask.after}`;
   if (ask.names) url += `&names=${encodeURIComponent(JSON.stringify(ask.names))}`;
-  if (wait) url += `&wait=${wait.ms}&page=${encodeURIComponent(wait.page)}&v=${ask.v}`;
+  if (open) url += `${open.ms === undefined ? "&stream=1" : `&wait=${open.ms}`}&page=${encodeURIComponent(open.page)}&v=${ask.v}`;
   return url;
 }
 
@@ -207,10 +246,11 @@ export function installEventFeed(fetchImpl: typeof fetch = (...a) => fetch(...a)
   const listening = trackListeners(w.runtime, () => feed?.added());
   feed = startFeed({
     listening,
-    fetchPage: async (ask) => {
-      const res = await fetchImpl(feedURL(ask, { ms: WAIT_MS, page }), { cache: "no-store" });
+    pages: async function* (ask) {
+      const res = await fetchImpl(feedURL(ask, { page }), { cache: "no-store" });
       if (!res.ok) throw new Error(`${FEED_PATH}: ${res.status}`);
-      return (await res.json()) as FeedPage;
+      if (!res.body) throw new Error(`${FEED_PATH}: no body to read`);
+      yield* readPages(res.body);
     },
     wake: async (v) => {
       const res = await fetchImpl(wakeURL(page, v), { cache: "no-store" });
