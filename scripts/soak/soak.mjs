@@ -106,8 +106,8 @@ const fmtBy = (by) =>
  * EventsNotify once per event, and each is also one script run in the
  * Wails window, Wails v2 ExecJS), with their bytes; events are the events
  * by name, whether a script carried them or, since the event feed
- * (eventbatch.go: no script per event, the page's waiting fetch of
- * /_jc/events is answered), a fetch. takeDeliveries reads and resets them.
+ * (eventbatch.go: no script per event, the page's open fetch of
+ * /_jc/events streams them), a fetch. takeDeliveries reads and resets them.
  */
 async function countDeliveries(page) {
   await page.evaluate(() => {
@@ -131,10 +131,24 @@ async function countDeliveries(page) {
     w.fetch = async (...a) => {
       const res = await fetch(...a);
       const url = String(a[0]);
-      if (url.startsWith("/_jc/events") && !url.includes("wake=") && res.ok) {
-        for (const e of (await res.clone().json()).events) count(e.name);
-      }
-      return res;
+      if (!url.startsWith("/_jc/events") || url.includes("wake=") || !res.ok || !res.body) return res;
+      // The feed's answer streams a page per line: count them as they come.
+      const [mine, theirs] = res.body.tee();
+      (async () => {
+        const reader = mine.getReader();
+        const dec = new TextDecoder();
+        let buf = "";
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          buf += dec.decode(value, { stream: true });
+          for (let nl; (nl = buf.indexOf("\n")) >= 0; buf = buf.slice(nl + 1)) {
+            const line = buf.slice(0, nl);
+            if (line.trim()) for (const e of JSON.parse(line).events) count(e.name);
+          }
+        }
+      })().catch(() => {});
+      return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
     };
   });
 }
