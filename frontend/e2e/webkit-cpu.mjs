@@ -3,6 +3,7 @@
 // without an environment (issue 20: a JavaScriptCore setting that saves idle
 // memory must not cost the window's work):
 //   node e2e/webkit-cpu.mjs [--no-build] [--rounds N] [--lines N] [--env "K=V,K=V"] [--shot DIR]
+//                           [--variant-binary PATH --variant-assets DIR]
 //
 // Each run: a fresh profile, the dev binary under Xvfb, a project whose fake
 // Claude Code streams a recorded turn with partial messages (--lines lines,
@@ -15,7 +16,11 @@
 // thresholds at 20000 (startup.go, webProcessEnv; a variable set by the
 // user wins), so JSC's own defaults are the variant
 //   --env "JSC_thresholdForOptimizeAfterWarmUp=1000,JSC_thresholdForOptimizeSoon=1000"
-// (make cpu-webkit).
+// (make cpu-webkit). With --variant-binary (a dev binary) and
+// --variant-assets (its built frontend) the variant is another build, e.g.
+// the code before a change (a git worktree's build). Memory is read when
+// the session starts and when the task has ended (the web process's and the
+// app's).
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -38,6 +43,10 @@ const VARIANT = Object.fromEntries(
     .filter(Boolean)
     .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
 );
+const VARIANT_BUILD = {
+  binary: opt("--variant-binary", undefined),
+  assetDir: opt("--variant-assets", undefined),
+};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const TICK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
 
@@ -54,6 +63,19 @@ function anonMB(pid) {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/** appProcess is the app itself (startApp's child is the Xvfb wrapper). */
+function appProcess(app) {
+  const pid = descendants(app.child.pid).find((p) => {
+    try {
+      return readFileSync(`/proc/${p}/comm`, "utf8").trim().startsWith("jean-claude");
+    } catch {
+      return false;
+    }
+  });
+  if (!pid) throw new Error("no app process");
+  return pid;
+}
+
 function webProcess(app) {
   const pid = descendants(app.child.pid).find((p) => {
     try {
@@ -66,12 +88,12 @@ function webProcess(app) {
   return pid;
 }
 
-async function oneRun(fakeBin, env) {
+async function oneRun(fakeBin, env, build = {}) {
   const tmp = mkdtempSync(join(tmpdir(), "jc-webkit-cpu-"));
   const repo = makeGitRepo(join(tmp, "repos"), "streams");
   setFakeClaude(repo, { FAKE_CLAUDE_REPEAT: String(LINES), FAKE_CLAUDE_REPEAT_SHAPE: "recorded", FAKE_CLAUDE_LINE_DELAY: "20ms" });
   const displayFile = join(tmp, "display");
-  const app = await startApp({ tmp, keepTmp: true, pathPrefix: [fakeBin], env, displayFile });
+  const app = await startApp({ tmp, keepTmp: true, pathPrefix: [fakeBin], env, displayFile, ...build });
   const onExit = () => stopSync(app.child);
   process.on("exit", onExit);
   const browser = await launchBrowser();
@@ -92,6 +114,9 @@ async function oneRun(fakeBin, env) {
     await sleep(3000);
     const web = webProcess(app);
     const before = cpuSeconds(web);
+    const anon0 = anonMB(web);
+    const appPid = appProcess(app);
+    const app0 = anonMB(appPid);
     const t0 = Date.now();
     await page.evaluate((id) => window.go.services.SessionService.Start(id), id);
     for (;;) {
@@ -105,7 +130,7 @@ async function oneRun(fakeBin, env) {
     }
     await sleep(1000); // the window draws the end
     if (SHOT) win.grab(join(SHOT, `webkit-cpu-${Object.keys(env).length ? "variant" : "default"}.png`));
-    return { cpu: cpuSeconds(web) - before, wall: (Date.now() - t0) / 1000, anon: anonMB(web) };
+    return { cpu: cpuSeconds(web) - before, wall: (Date.now() - t0) / 1000, anon: anonMB(web), grew: anonMB(web) - anon0, appGrew: anonMB(appPid) - app0 };
   } finally {
     await browser.close();
     await app.stop();
@@ -124,15 +149,16 @@ async function main() {
   const fakeBin = buildFakeAgents();
   const res = { default: [], variant: [] };
   for (let r = 1; r <= ROUNDS; r++) {
-    for (const [name, env] of [["default", {}], ["variant", VARIANT]]) {
-      const x = await oneRun(fakeBin, env);
+    for (const [name, env, build] of [["default", {}, {}], ["variant", VARIANT, VARIANT_BUILD]]) {
+      const x = await oneRun(fakeBin, env, build);
       res[name].push(x);
-      console.log(`webkit-cpu: round ${r} ${name}: web process ${x.cpu.toFixed(2)} s CPU over ${x.wall.toFixed(1)} s streaming ${LINES} lines (${((x.cpu / LINES) * 1000).toFixed(2)} ms/line), anon ${x.anon.toFixed(1)} MB`);
+      console.log(`webkit-cpu: round ${r} ${name}: web process ${x.cpu.toFixed(2)} s CPU over ${x.wall.toFixed(1)} s streaming ${LINES} lines (${((x.cpu / LINES) * 1000).toFixed(2)} ms/line), anon ${x.anon.toFixed(1)} MB (grew ${x.grew.toFixed(1)}; the app grew ${x.appGrew.toFixed(1)})`);
     }
   }
   for (const name of ["default", "variant"]) {
     const xs = res[name];
-    console.log(`webkit-cpu: ${name} ${name === "variant" ? JSON.stringify(VARIANT) : ""}: median CPU ${median(xs.map((x) => x.cpu)).toFixed(2)} s, anon ${median(xs.map((x) => x.anon)).toFixed(1)} MB (${ROUNDS} runs)`);
+    const what = name === "variant" ? JSON.stringify({ ...VARIANT, ...VARIANT_BUILD }) : "";
+    console.log(`webkit-cpu: ${name} ${what}: median CPU ${median(xs.map((x) => x.cpu)).toFixed(2)} s, anon ${median(xs.map((x) => x.anon)).toFixed(1)} MB, grew ${median(xs.map((x) => x.grew)).toFixed(1)} MB, the app grew ${median(xs.map((x) => x.appGrew)).toFixed(1)} MB (${ROUNDS} runs)`);
   }
 }
 
