@@ -24,7 +24,7 @@ APT_PKGS := build-essential pkg-config git libgtk-3-dev libwebkit2gtk-4.1-dev \
 
 .PHONY: e2e-first-run screenshots-webkit screenshots-tooltips latency-webkit package install-user install-user-files uninstall-user icons test-package
 .PHONY: run build deps deps-apt deps-wails deps-npm frontend bindings test test-go \
-        test-frontend e2e cpu-webkit test-agents test-remote relay-bins bench bench-relay golden lint fmt clean bench-startup soak
+        test-frontend e2e cpu-webkit bench-webkit-fetch test-agents test-remote relay-bins bench bench-relay golden lint fmt clean bench-startup soak
 
 ## run: install what is missing, build, start the app
 run: build
@@ -172,6 +172,10 @@ latency-webkit: deps frontend
 cpu-webkit: deps frontend
 	$(GO) build -tags dev,$(TAGS) -o build/bin/jean-claude-dev .
 	cd frontend && node e2e/webkit-cpu.mjs --no-build --env "JSC_thresholdForOptimizeAfterWarmUp=1000,JSC_thresholdForOptimizeSoon=1000"
+
+## bench-webkit-fetch: what the REAL WebKit window and the app keep per resource load: 40000 fetches vs one streamed fetch vs none (~5 min)
+bench-webkit-fetch: deps
+	TAGS=$(TAGS) bash bench/webkitfetch/run.sh 40000 fetch stream none
 
 ## test-agents: the real agent CLIs (claude, opencode, gemini, codex, codex-acp, claude-code-acp; npm-installed into .tools/agents) against a scripted model server
 test-agents: deps
