@@ -30,7 +30,7 @@ for mode in $MODES; do
   w1=$(anon "$web"); a1=$(anon "$app")
   kill "$app"; wait "$runner" || true
   awk -v m="$mode" -v what="$(grep -o 'pages=[0-9]*&loads=[0-9]*' "$out")" -v w0="$w0" -v w1="$w1" -v a0="$a0" -v a1="$a1" 'BEGIN {
-    printf "webkitfetch: %-6s %s: web process %.1f -> %.1f MB (+%.1f), app %.1f -> %.1f MB (+%.1f)\n",
+    printf "webkitfetch: %-6s %s: web process %.1f -> %.1f MB (%+.1f), app %.1f -> %.1f MB (%+.1f)\n",
       m, what, w0/1024, w1/1024, (w1-w0)/1024, a0/1024, a1/1024, (a1-a0)/1024 }'
   rm -f "$out"
 done
