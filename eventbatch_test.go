@@ -384,15 +384,22 @@ func nextLine(t *testing.T, lines <-chan feedPage) (feedPage, bool) {
 	}
 }
 
-func TestEventFeedStreamsAPagePerWantedBatchUntilWoken(t *testing.T) {
-	f := newEventFeed(time.Hour)
-	f.beat = 100 * time.Millisecond
-	ended := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer close(ended)
+// streamServer serves f over HTTP with a beat of beat; ended is closed
+// when the (one) request's handler has returned.
+func streamServer(t *testing.T, beat time.Duration) (f *eventFeed, srv *httptest.Server, ended <-chan struct{}) {
+	f = newEventFeed(time.Hour)
+	f.beat = beat
+	done := make(chan struct{})
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(done)
 		f.ServeHTTP(w, r)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return f, srv, done
+}
+
+func TestEventFeedStreamsAPagePerWantedBatchUntilWoken(t *testing.T) {
+	f, srv, ended := streamServer(t, 100*time.Millisecond)
 	res, err := http.Get(srv.URL + FeedPath + "?after=-1&stream=1&page=p&v=1&names=" + url.QueryEscape(`["a"]`))
 	if err != nil {
 		t.Fatal(err)
@@ -447,14 +454,7 @@ func TestEventFeedStreamsAPagePerWantedBatchUntilWoken(t *testing.T) {
 }
 
 func TestEventFeedStreamEndsWhenThePageIsGone(t *testing.T) {
-	f := newEventFeed(time.Hour)
-	f.beat = 50 * time.Millisecond
-	ended := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer close(ended)
-		f.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	_, srv, ended := streamServer(t, 50*time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+FeedPath+"?after=-1&stream=1", nil)
 	res, err := http.DefaultClient.Do(req)
