@@ -138,7 +138,7 @@ test-remote:
 	  exit 0; \
 	fi; \
 	realcli=$(CURDIR)/.tools/agents/node_modules/.bin; [ -d "$$realcli" ] || realcli=; \
-	JC_REALCLI_BIN=$$realcli JC_REQUIRE_SSHD=1 $(GO) test -tags $(TAGS) -count=1 -v $(REMOTE_PKGS) 2>&1 | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|SKIPPED|panic' ; exit $${PIPESTATUS[0]}
+	JC_REALCLI_BIN=$$realcli JC_REQUIRE_SSHD=1 $(GO) test -tags $(TAGS) -count=1 -v $(REMOTE_PKGS) 2>&1 | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|SKIPPED|panic|^ +[a-z0-9_]+\.go:[0-9]+: ' ; exit $${PIPESTATUS[0]}
 
 test-frontend: deps-npm
 	cd frontend && npx vitest run
