@@ -63,32 +63,24 @@ function anonMB(pid) {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/** appProcess is the app itself (startApp's child is the Xvfb wrapper). */
-function appProcess(app) {
+/** childNamed is the first of the app's processes whose name passes named
+ * (startApp's child is the Xvfb wrapper: the app and its web process are below it). */
+function childNamed(app, named, what) {
   const pid = descendants(app.child.pid).find((p) => {
     try {
-      return readFileSync(`/proc/${p}/comm`, "utf8").trim().startsWith("jean-claude");
+      return named(readFileSync(`/proc/${p}/comm`, "utf8").trim());
     } catch {
       return false;
     }
   });
-  if (!pid) throw new Error("no app process");
+  if (!pid) throw new Error(`no ${what} under the app`);
   return pid;
 }
 
-function webProcess(app) {
-  const pid = descendants(app.child.pid).find((p) => {
-    try {
-      return readFileSync(`/proc/${p}/comm`, "utf8").trim() === "WebKitWebProces";
-    } catch {
-      return false;
-    }
-  });
-  if (!pid) throw new Error("no WebKit web process under the app");
-  return pid;
-}
+const appProcess = (app) => childNamed(app, (n) => n.startsWith("jean-claude"), "app process");
+const webProcess = (app) => childNamed(app, (n) => n === "WebKitWebProces", "WebKit web process");
 
-async function oneRun(fakeBin, env, build = {}) {
+async function oneRun(name, fakeBin, env, build = {}) {
   const tmp = mkdtempSync(join(tmpdir(), "jc-webkit-cpu-"));
   const repo = makeGitRepo(join(tmp, "repos"), "streams");
   setFakeClaude(repo, { FAKE_CLAUDE_REPEAT: String(LINES), FAKE_CLAUDE_REPEAT_SHAPE: "recorded", FAKE_CLAUDE_LINE_DELAY: "20ms" });
@@ -129,7 +121,7 @@ async function oneRun(fakeBin, env, build = {}) {
       await sleep(250);
     }
     await sleep(1000); // the window draws the end
-    if (SHOT) win.grab(join(SHOT, `webkit-cpu-${Object.keys(env).length ? "variant" : "default"}.png`));
+    if (SHOT) win.grab(join(SHOT, `webkit-cpu-${name}.png`));
     return { cpu: cpuSeconds(web) - before, wall: (Date.now() - t0) / 1000, anon: anonMB(web), grew: anonMB(web) - anon0, appGrew: anonMB(appPid) - app0 };
   } finally {
     await browser.close();
@@ -150,7 +142,7 @@ async function main() {
   const res = { default: [], variant: [] };
   for (let r = 1; r <= ROUNDS; r++) {
     for (const [name, env, build] of [["default", {}, {}], ["variant", VARIANT, VARIANT_BUILD]]) {
-      const x = await oneRun(fakeBin, env, build);
+      const x = await oneRun(name, fakeBin, env, build);
       res[name].push(x);
       console.log(`webkit-cpu: round ${r} ${name}: web process ${x.cpu.toFixed(2)} s CPU over ${x.wall.toFixed(1)} s streaming ${LINES} lines (${((x.cpu / LINES) * 1000).toFixed(2)} ms/line), anon ${x.anon.toFixed(1)} MB (grew ${x.grew.toFixed(1)}; the app grew ${x.appGrew.toFixed(1)})`);
     }
