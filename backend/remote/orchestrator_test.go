@@ -65,7 +65,7 @@ func remoteProject(t *testing.T, ctx context.Context, db *store.DB, pool *remote
 			t.Fatal(err)
 		}
 	}
-	p, err := services.NewHostService(ctx, db, pool, srv.ConfigFile).AddRemoteProject(sshdtest.Alias, repo, "")
+	p, err := services.NewHostService(ctx, db, pool, srv.ConfigFile, nil).AddRemoteProject(sshdtest.Alias, repo, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestServicesRemoteProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	hs := services.NewHostService(ctx, db, pool, srv.ConfigFile)
+	hs := services.NewHostService(ctx, db, pool, srv.ConfigFile, nil)
 	list, err := hs.ListHosts()
 	if err != nil || len(list) != 1 || list[0].Name != sshdtest.Alias || !list[0].FromConfig {
 		t.Fatalf("ListHosts = %+v, %v", list, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/history"
 	"github.com/jean-claude/jean-claude/backend/history/importer"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -17,13 +18,26 @@ type HistoryService struct {
 	ctx      context.Context
 	db       *store.DB
 	backends *agent.Registry // what each agent can do (forks); nil: none known
+	emit     Emitter
 }
 
 // NewHistoryService returns the service over db; backends says which
 // agents fork their sessions (Capabilities.Fork: an ACP agent's, once it
 // advertised session/fork).
-func NewHistoryService(ctx context.Context, db *store.DB, backends *agent.Registry) *HistoryService {
-	return &HistoryService{ctx: ctx, db: db, backends: backends}
+// The tasks it creates (a fork, a sub-task, an import) are told to every
+// window through emit (nil: none), as TaskService's are.
+func NewHistoryService(ctx context.Context, db *store.DB, backends *agent.Registry, emit Emitter) *HistoryService {
+	if emit == nil {
+		emit = nopEmitter{}
+	}
+	return &HistoryService{ctx: ctx, db: db, backends: backends, emit: emit}
+}
+
+// created tells every window of a task it stored and returns its DTO.
+func (s *HistoryService) created(t store.Task) Task {
+	dto := NewTaskDTO(t)
+	s.emit.Emit(orchestrator.EventTaskUpdated, dto)
+	return dto
 }
 
 // SearchInput is a search from the search box. From and To are message
@@ -74,7 +88,7 @@ func (s *HistoryService) Fork(in ForkInput) (Task, error) {
 	if err != nil {
 		return Task{}, fmt.Errorf("fork: %w", err)
 	}
-	return NewTaskDTO(t), nil
+	return s.created(t), nil
 }
 
 // canFork: the backend's Info says Capabilities.Fork.
@@ -92,7 +106,7 @@ func (s *HistoryService) Spawn(taskID, backend, prompt string) (Task, error) {
 	if err != nil {
 		return Task{}, fmt.Errorf("spawn: %w", err)
 	}
-	return NewTaskDTO(t), nil
+	return s.created(t), nil
 }
 
 // TaskLinks is a task's parent (absent when none) and children.
@@ -145,5 +159,8 @@ func (s *HistoryService) ImportSession(session importer.Session, projectID strin
 	if err != nil {
 		return Task{}, err
 	}
-	return NewTaskDTO(t), nil
+	if projectID == "" {
+		s.emit.Emit(EventProjectsUpdated, nil) // its folder's project may be new
+	}
+	return s.created(t), nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/orchestrator"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -56,9 +57,14 @@ func TestHistoryForkAsksTheBackend(t *testing.T) {
 	for _, forks := range []bool{true, false} {
 		reg := agent.NewRegistry()
 		reg.Register(forkInfo{name: acp, forks: forks})
-		fork, err := NewHistoryService(ctx, db, reg).Fork(ForkInput{TaskID: parent.ID, MessageID: "a1"})
+		told := &eventLog{}
+		fork, err := NewHistoryService(ctx, db, reg, told).Fork(ForkInput{TaskID: parent.ID, MessageID: "a1"})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Every window lists the new task, not only the one that forked.
+		if len(told.names) != 1 || told.names[0] != orchestrator.EventTaskUpdated {
+			t.Errorf("a fork emitted %v, want one %s", told.names, orchestrator.EventTaskUpdated)
 		}
 		run, err := store.LoadTaskRun(ctx, db.R, fork.ID)
 		if err != nil {

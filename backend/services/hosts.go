@@ -40,12 +40,16 @@ type ProjectHost struct {
 type HostService struct {
 	ctx   context.Context
 	hosts *remote.Hosts
+	emit  Emitter // EventProjectsUpdated when a project is added on a host
 }
 
 // NewHostService returns the hosts service; configPath is the ssh config
-// to list (remote.DefaultConfigPath()).
-func NewHostService(ctx context.Context, db *store.DB, pool *remote.Pool, configPath string) *HostService {
-	return &HostService{ctx: ctx, hosts: &remote.Hosts{Pool: pool, DB: db, ConfigPath: configPath}}
+// to list (remote.DefaultConfigPath()); emit may be nil (no window).
+func NewHostService(ctx context.Context, db *store.DB, pool *remote.Pool, configPath string, emit Emitter) *HostService {
+	if emit == nil {
+		emit = nopEmitter{}
+	}
+	return &HostService{ctx: ctx, hosts: &remote.Hosts{Pool: pool, DB: db, ConfigPath: configPath}, emit: emit}
 }
 
 // ListHosts lists the hosts of ~/.ssh/config and those added by hand, by
@@ -114,6 +118,7 @@ func (s *HostService) AddRemoteProject(host, dir, name string) (Project, error) 
 	if err != nil {
 		return Project{}, err
 	}
+	s.emit.Emit(EventProjectsUpdated, nil)
 	return NewProjectDTO(p), nil
 }
 

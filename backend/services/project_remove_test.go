@@ -71,7 +71,7 @@ func TestProjectRemoveEndsAgentsAndShells(t *testing.T) {
 	ws.SetTerminals(services.CloseTaskTerminals(terms))
 	shells := services.NewTerminalService(t.Context(), terms, nil, nil, ws)
 	agents := &agentProcs{procs: map[string]*exec.Cmd{}, err: errors.New("agent would not die")}
-	projects := services.NewProjectService(t.Context(), f.DB, agent.NewRegistry(), nil, agents, ws)
+	projects := services.NewProjectService(t.Context(), f.DB, agent.NewRegistry(), nil, nil, agents, ws)
 
 	var agentPIDs, jobPIDs []int
 	ids := []string{f.Task("one"), f.Task("two")}

@@ -44,6 +44,7 @@ type ProjectService struct {
 	db      *store.DB
 	reg     *agent.Registry
 	dialogs Dialogs
+	emit    Emitter      // EventProjectsUpdated after every change
 	end     *tasks.Ender // its tasks' end when it is removed
 }
 
@@ -54,10 +55,14 @@ type TerminalCloser = tasks.Terminals
 // NewProjectService returns the project service. ctx bounds every call
 // (the app's lifetime); dialogs may be nil (PickDirectory then fails).
 // Removing a project first stops its tasks' agents (stop) and ends their
-// shells (terms); either may be nil when there are none.
-func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs, stop TaskStopper, terms TerminalCloser) *ProjectService {
-	return &ProjectService{ctx: ctx, db: db,
-		reg: reg, dialogs: dialogs, end: tasks.NewEnder(db, stop, terms, nil)}
+// shells (terms); either may be nil when there are none. Every change is
+// told to every window (EventProjectsUpdated) through emit (nil: none).
+func NewProjectService(ctx context.Context, db *store.DB, reg *agent.Registry, dialogs Dialogs, emit Emitter, stop TaskStopper, terms TerminalCloser) *ProjectService {
+	if emit == nil {
+		emit = nopEmitter{}
+	}
+	return &ProjectService{ctx: ctx, db: db, reg: reg, dialogs: dialogs, emit: emit,
+		end: tasks.NewEnder(db, stop, terms, nil)}
 }
 
 // PickDirectory opens the native directory dialog and returns the chosen
@@ -78,6 +83,7 @@ func (s *ProjectService) Add(path string) (Project, error) {
 	if err != nil {
 		return Project{}, err
 	}
+	s.emit.Emit(EventProjectsUpdated, nil)
 	return NewProjectDTO(p), nil
 }
 
@@ -113,6 +119,7 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
+	s.emit.Emit(EventProjectsUpdated, nil)
 	return NewProjectDTO(p), nil
 }
 
@@ -120,7 +127,11 @@ func (s *ProjectService) Rename(id, name string) (Project, error) {
 // Each task's agent is stopped and its shells ended first, as when a task
 // is deleted; if one cannot be, nothing is removed (tasks.Ender).
 func (s *ProjectService) Remove(id string) error {
-	return notFound("project", id, s.end.RemoveProject(s.ctx, id))
+	if err := s.end.RemoveProject(s.ctx, id); err != nil {
+		return notFound("project", id, err)
+	}
+	s.emit.Emit(EventProjectsUpdated, nil)
+	return nil
 }
 
 // SetDefaultBackend sets the backend new tasks of the project use. It must
@@ -134,6 +145,7 @@ func (s *ProjectService) SetDefaultBackend(id, backend string) (Project, error) 
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
+	s.emit.Emit(EventProjectsUpdated, nil)
 	return NewProjectDTO(p), nil
 }
 
@@ -144,6 +156,7 @@ func (s *ProjectService) SetDefaultModel(id, model string) (Project, error) {
 	if err != nil {
 		return Project{}, notFound("project", id, err)
 	}
+	s.emit.Emit(EventProjectsUpdated, nil)
 	return NewProjectDTO(p), nil
 }
 

@@ -3,6 +3,7 @@ package services
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,7 +29,8 @@ type fixture struct {
 	projects *ProjectService
 	tasks    *TaskService
 	settings *SettingsService
-	events   *eventLog
+	events   *eventLog // the task service's
+	told     *eventLog // the project service's
 }
 
 func newFixture(t *testing.T, extra ...agent.Backend) fixture {
@@ -49,13 +51,62 @@ func newFixtureStopping(t *testing.T, stopper TaskStopper, extra ...agent.Backen
 	for _, b := range extra {
 		reg.Register(b)
 	}
-	ev := &eventLog{}
+	ev, told := &eventLog{}, &eventLog{}
 	return fixture{
-		projects: NewProjectService(ctx, db, reg, nil, stopper, nil),
+		projects: NewProjectService(ctx, db, reg, nil, told, stopper, nil),
 		tasks:    NewTaskService(ctx, db, reg, ev, nil, stopper),
 		settings: NewSettingsService(ctx, db, reg),
 		events:   ev,
+		told:     told,
 	}
+}
+
+// TestProjectChangesAreToldToEveryWindow: every stored change of the
+// project list is announced (EventProjectsUpdated) so a second window
+// (or the dev server's page) lists what is stored; a refused change is not.
+func TestProjectChangesAreToldToEveryWindow(t *testing.T) {
+	f := newFixture(t)
+	told := func(what string, want int) {
+		t.Helper()
+		n := 0
+		for _, name := range f.told.names {
+			if name == EventProjectsUpdated {
+				n++
+			}
+		}
+		if n != want || len(f.told.names) != want {
+			t.Fatalf("after %s: emitted %v, want %d × %s", what, f.told.names, want, EventProjectsUpdated)
+		}
+	}
+	if _, err := f.projects.Add(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Fatal("adding a missing folder succeeded")
+	}
+	told("a refused add", 0)
+	p, err := f.projects.Add(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	told("add", 1)
+	if _, err := f.projects.Rename(p.ID, "  "); err == nil {
+		t.Fatal("an empty name was accepted")
+	}
+	told("a refused rename", 1)
+	steps := []func() error{
+		func() error { _, err := f.projects.Rename(p.ID, "renamed"); return err },
+		func() error { _, err := f.projects.SetDefaultBackend(p.ID, string(agent.BackendOpenCode)); return err },
+		func() error { _, err := f.projects.SetDefaultModel(p.ID, "m"); return err },
+		func() error { return f.projects.Remove(p.ID) },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		told(fmt.Sprintf("step %d", i), 2+i)
+	}
+	if err := f.projects.Remove(p.ID); err == nil {
+		t.Fatal("removing it twice succeeded")
+	}
+	told("a refused remove", 5)
 }
 
 func fieldOf(err error) string {

@@ -25,6 +25,11 @@ type Dialogs interface {
 const (
 	// EventTaskDeleted carries TaskDeleted.
 	EventTaskDeleted = "task:deleted"
+	// EventProjectsUpdated (no payload) says the stored project list
+	// changed: a project was added, renamed, removed or changed, by this
+	// window or another (a dev-server page, the Hosts page, an import);
+	// every window reads the list again.
+	EventProjectsUpdated = "projects:updated"
 )
 
 // TaskDeleted is the payload of EventTaskDeleted.

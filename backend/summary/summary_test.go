@@ -127,7 +127,7 @@ func TestTitleWhenTaskCreatedUnnamed(t *testing.T) {
 	defer db.Close()
 	reg := agent.NewRegistry()
 	reg.Register(agent.Unavailable{Desc: agent.Info{Name: agent.BackendClaudeCode, DisplayName: "Claude Code"}})
-	p, err := services.NewProjectService(ctx, db, reg, nil, nil, nil).Add(t.TempDir())
+	p, err := services.NewProjectService(ctx, db, reg, nil, nil, nil, nil).Add(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

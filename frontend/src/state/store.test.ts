@@ -1,4 +1,4 @@
-import { createAppStore, findTask } from "./store";
+import { createAppStore, findTask, withProjects } from "./store";
 import { fakeApi, makeProject, makeTask, memoryStorage } from "../test/fakeApi";
 
 function setup(opts: Parameters<typeof fakeApi>[0] = {}, storage = memoryStorage()) {
@@ -48,6 +48,46 @@ describe("app store", () => {
     api.emit("task:updated", { ...raw, agentBackend: "opencode" });
     expect(store.getState().tasksByProject.p1.map((t) => t.id)).toEqual(["t9", "t1"]);
     expect(findTask(store.getState(), "t9")?.backend).toBe("opencode");
+  });
+
+  test("projects:updated lists a project added elsewhere, with its tasks", async () => {
+    const { api, store } = setup({ projects: [makeProject({ id: "p1" })] });
+    await store.getState().init();
+    api.projectsDb.push(makeProject({ id: "p2", path: "/b", name: "beta" }));
+    api.tasksDb.push(makeTask({ id: "t2", projectId: "p2" }));
+    api.emit("projects:updated", null);
+    await vi.waitFor(() => expect(store.getState().tasksByProject.p2?.map((t) => t.id)).toEqual(["t2"]));
+    const s = store.getState();
+    expect(s.projects.map((p) => p.id)).toEqual(["p1", "p2"]);
+    expect(s.selectedProjectId).toBe("p1"); // this window's selection stays
+  });
+
+  test("projects:updated drops a project removed elsewhere and closes its screen", async () => {
+    const { api, store } = setup({
+      projects: [makeProject({ id: "p1" }), makeProject({ id: "p2", path: "/b" })],
+      tasks: [makeTask({ id: "t1", projectId: "p1" }), makeTask({ id: "t2", projectId: "p2" })],
+    });
+    await store.getState().init();
+    store.getState().openScreen({ kind: "task", taskId: "t1" });
+    api.projectsDb = api.projectsDb.filter((p) => p.id !== "p1");
+    api.emit("projects:updated", null);
+    await vi.waitFor(() => expect(store.getState().projects.map((p) => p.id)).toEqual(["p2"]));
+    const s = store.getState();
+    expect(s.selectedProjectId).toBe("p2");
+    expect(s.screen).toEqual({ kind: "empty" });
+    expect(Object.keys(s.tasksByProject)).toEqual(["p2"]);
+  });
+
+  test("withProjects keeps a screen whose project stays", () => {
+    const tasksByProject = { p1: [makeTask({ id: "t1", projectId: "p1" })], p2: [makeTask({ id: "t2", projectId: "p2" })] };
+    const view = { projects: [makeProject({ id: "p1" }), makeProject({ id: "p2" })], selectedProjectId: "p1", tasksByProject, screen: { kind: "task" as const, taskId: "t1" } };
+    const kept = withProjects(view, [makeProject({ id: "p1", name: "renamed" })]);
+    expect(kept.screen).toEqual({ kind: "task", taskId: "t1" });
+    expect(kept.projects[0].name).toBe("renamed");
+    expect(Object.keys(kept.tasksByProject)).toEqual(["p1"]);
+    const settings = withProjects({ ...view, screen: { kind: "project-settings", projectId: "p2" } }, [makeProject({ id: "p1" })]);
+    expect(settings.screen).toEqual({ kind: "empty" });
+    expect(withProjects(view, []).selectedProjectId).toBeNull();
   });
 
   test("dispose unsubscribes from events", async () => {

@@ -67,6 +67,8 @@ export interface AppState {
   setProjectBackend(id: string, backend: string): Promise<void>;
   setProjectModel(id: string, model: string): Promise<void>;
 
+  /** reloadProjects reads the stored project list again (another window changed it: "projects:updated"). */
+  reloadProjects(): Promise<void>;
   loadTasks(projectId: string): Promise<void>;
   /** createTask creates the task, opens it and, with start, starts its session. */
   createTask(input: CreateTaskInput, opts?: { start?: boolean; beforeStart?: (task: Task) => Promise<void> }): Promise<Task>;
@@ -96,6 +98,36 @@ function readTheme(storage?: Storage): Theme {
 }
 
 export type AppStore = StoreApi<AppState>;
+
+type ProjectsView = Pick<AppState, "projects" | "selectedProjectId" | "tasksByProject" | "screen">;
+
+/** projectOfScreen is the project a screen belongs to (undefined: none). */
+function projectOfScreen(screen: Screen, tasksByProject: Record<string, Task[]>): string | undefined {
+  switch (screen.kind) {
+    case "task":
+      return Object.entries(tasksByProject).find(([, list]) => list.some((t) => t.id === screen.taskId))?.[0];
+    case "new-task":
+    case "project-settings":
+      return screen.projectId;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * withProjects is the state once the stored project list is known anew
+ * ("projects:updated": another window, the Hosts page or an import changed
+ * it): the list as stored, the selection kept while its project exists
+ * (else the first), a removed project's tasks dropped and its screen closed.
+ */
+export function withProjects(s: ProjectsView, projects: Project[]): ProjectsView {
+  const ids = new Set(projects.map((p) => p.id));
+  const tasksByProject = Object.fromEntries(Object.entries(s.tasksByProject).filter(([id]) => ids.has(id)));
+  const selectedProjectId = s.selectedProjectId && ids.has(s.selectedProjectId) ? s.selectedProjectId : (projects[0]?.id ?? null);
+  const shown = projectOfScreen(s.screen, s.tasksByProject);
+  const screen: Screen = shown !== undefined && !ids.has(shown) ? { kind: "empty" } : s.screen;
+  return { projects, selectedProjectId, tasksByProject, screen };
+}
 
 export function createAppStore(api: Api, storage?: Storage): AppStore {
   let subs: Unsubscribe[] = [];
@@ -143,6 +175,11 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
             if (id) get().forgetTask(id);
           }),
           api.events.on("inbox:updated", (payload) => set({ inbox: (payload as InboxPayload | null)?.items ?? [] })),
+          api.events.on("projects:updated", () => {
+            void get()
+              .reloadProjects()
+              .catch(() => {}); // the list shown stays; the next change reads it again
+          }),
           // A desktop notification was clicked: show exactly that item.
           api.events.on("inbox:open", (payload) => {
             const key = (payload as { key?: string } | null)?.key;
@@ -246,6 +283,14 @@ export function createAppStore(api: Api, storage?: Storage): AppStore {
 
       async setProjectModel(id, model) {
         replaceProject(await api.projects.setDefaultModel(id, model));
+      },
+
+      async reloadProjects() {
+        const projects = await api.projects.list();
+        const known = get().tasksByProject;
+        set((s) => withProjects(s, projects));
+        // A project added elsewhere: its tasks (the sidebar counts them).
+        await Promise.all(projects.filter((p) => !(p.id in known)).map((p) => get().loadTasks(p.id).catch(() => {})));
       },
 
       async loadTasks(projectId) {
