@@ -34,6 +34,7 @@ type config struct {
 	nice       int
 	seedDB     string
 	smaps      string
+	floorTitle string
 }
 
 type target struct {
@@ -56,6 +57,7 @@ func main() {
 	flag.BoolVar(&c.onlyApp, "only-app", false, "skip the floor")
 	flag.StringVar(&c.seedDB, "db", "", "copy this database into the real app's fresh profile (e.g. with projects, for -shots)")
 	flag.StringVar(&c.smaps, "smaps", "", "save each process's /proc/PID/smaps at the idle sample into this directory (TARGET-RUN-COMM.smaps), to see where the memory is")
+	flag.StringVar(&c.floorTitle, "floor-title", "Bare", "the floor's window title (Jean-Claude: -floor is another build of the app, for an A/B)")
 	flag.IntVar(&c.nice, "nice", 0, "run Xvfb and the apps under nice -n N (e.g. -10 as root on a machine busy with other work)")
 	flag.Parse()
 	if env != "" {
@@ -73,7 +75,7 @@ func main() {
 }
 
 func run(ctx context.Context, c config) error {
-	targets := []target{{name: "floor", bin: c.floor, title: "Bare"}, {name: "ours", bin: c.app, title: "Jean-Claude", env: c.appEnv}}
+	targets := []target{{name: "floor", bin: c.floor, title: c.floorTitle}, {name: "ours", bin: c.app, title: "Jean-Claude", env: c.appEnv}}
 	if c.onlyApp {
 		targets = targets[1:]
 	}
