@@ -400,6 +400,37 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	if err != nil {
 		return fail(err)
 	}
+	cfg, sctx, serverHost, err := o.sessionConfig(ctx, t, cwd, sessionID)
+	if err != nil {
+		return fail(err)
+	}
+	sess, err := b.Start(sctx, cfg, prompt)
+	if err != nil {
+		return fail(red.Error(err))
+	}
+	r, stored, err := o.begin(ctx, t, sess, prompt, serverHost)
+	if err != nil {
+		_ = sess.Stop(context.Background())
+		return fail(err)
+	}
+	r.redact = red
+	o.mu.Lock()
+	o.runs[t.ID] = r
+	o.mu.Unlock()
+	o.idle.mark(t.ID, true)
+	if stored != nil {
+		o.emitter(t.ID).message(agent.Event{Type: agent.EventMessage, Message: stored}, time.Time{})
+	}
+	o.emitTask(ctx, t.ID)
+	o.wg.Add(1)
+	go r.loop()
+	return nil
+}
+
+// sessionConfig is what the backend starts t's session with: its Config,
+// the context it starts under (an adoption's or a host's transport) and,
+// for an agent on a host, the host its shared server runs on.
+func (o *Orchestrator) sessionConfig(ctx context.Context, t store.TaskRun, cwd, sessionID string) (agent.Config, context.Context, string, error) {
 	cfg := agent.Config{
 		Backend:   t.AgentBackend,
 		Cwd:       cwd,
@@ -424,7 +455,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	if _, adopting := ctx.Value(ctxKeyAdopt{}).(agent.Transport); !adopting {
 		ht, err := o.hostTransport(ctx, t)
 		if err != nil {
-			return fail(err)
+			return cfg, nil, "", err
 		}
 		if ht != nil {
 			sctx = agent.WithHostTransport(context.WithValue(sctx, ctxKeyHost{}, ht), ht)
@@ -433,25 +464,27 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	}
 	// The app's MCP server listens on this machine: not for a remote agent.
 	if o.opt.MCP != nil && sctx.Value(ctxKeyHost{}) == nil && !o.adoptingRemote(ctx) {
+		var err error
 		if cfg.MCP, err = o.opt.MCP(ctx, t); err != nil {
 			o.log.Warn("orchestrator: no MCP server for the session", "task", t.ID, "err", err)
 			cfg.MCP = nil
 		}
 	}
-	sess, err := b.Start(sctx, cfg, prompt)
-	if err != nil {
-		return fail(red.Error(err))
-	}
+	return cfg, sctx, serverHost, nil
+}
+
+// begin records a started session in one transaction: the task running,
+// its agent's process (reaped after a crash), the start's prompt (stored
+// returns it, to be shown) and the messages already known; it returns
+// the session's run, not yet listed nor reading.
+func (o *Orchestrator) begin(ctx context.Context, t store.TaskRun, sess agent.Session, prompt, serverHost string) (r *run, stored *agent.Message, err error) {
 	seq, err := store.NextRawSeq(ctx, o.db.R, t.ID)
 	if err != nil {
-		_ = sess.Stop(context.Background())
-		return fail(err)
+		return nil, nil, err
 	}
-	r := &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}), status: store.StatusRunning,
+	r = &run{o: o, taskID: t.ID, projectID: t.ProjectID, sess: sess, nextSeq: seq, done: make(chan struct{}), status: store.StatusRunning,
 		echo: map[string]string{}, decisions: map[string]store.PermissionDecision{}, created: map[string]int64{},
 		live: map[string]*liveMsg{}, serverHost: serverHost}
-	r.redact = red
-	var stored *agent.Message
 	now := store.Now()
 	err = o.db.Tx(ctx, func(tx *txT) error {
 		if err := store.SetTaskStatus(ctx, tx, t.ID, store.StatusRunning, "", now); err != nil {
@@ -475,21 +508,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		r.known = known
 		return err
 	})
-	if err != nil {
-		_ = sess.Stop(context.Background())
-		return fail(err)
-	}
-	o.mu.Lock()
-	o.runs[t.ID] = r
-	o.mu.Unlock()
-	o.idle.mark(t.ID, true)
-	if stored != nil {
-		o.emitter(t.ID).message(agent.Event{Type: agent.EventMessage, Message: stored}, time.Time{})
-	}
-	o.emitTask(ctx, t.ID)
-	o.wg.Add(1)
-	go r.loop()
-	return nil
+	return r, stored, err
 }
 
 // SendMessage sends a follow-up: to an idle live session at once, queued
@@ -689,14 +708,9 @@ type PermissionAnswer struct {
 // RespondToPermission answers a pending permission request. An "always"
 // answer stores a rule that answers the next matching request by itself.
 func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestID string, ans PermissionAnswer) error {
-	if ans.Behavior != agent.Allow && ans.Behavior != agent.Deny {
-		return fmt.Errorf("orchestrator: permission behavior %q: %w", ans.Behavior, ErrInvalid)
-	}
-	if ans.Scope == "" || ans.Behavior == agent.Deny {
-		ans.Scope = store.ScopeOnce
-	}
-	if ans.Scope != store.ScopeOnce && ans.Scope != store.ScopeTask && ans.Scope != store.ScopeProject {
-		return fmt.Errorf("orchestrator: permission scope %q: %w", ans.Scope, ErrInvalid)
+	ans, err := checkAnswer(ans)
+	if err != nil {
+		return err
 	}
 	unlock := o.lock(taskID)
 	defer unlock()
@@ -718,44 +732,7 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 	if err != nil {
 		return err
 	}
-	now := store.Now()
-	d := store.PermissionDecision{
-		TaskID: taskID, RequestID: requestID, ToolID: p.Request.ToolID, ToolName: p.Request.ToolName,
-		Input: string(p.Request.Input), Behavior: string(ans.Behavior), Scope: ans.Scope, Source: "user",
-		Message: ans.Message, CreatedAt: now,
-	}
-	switch {
-	case ans.Behavior == agent.Deny:
-		d.Label = "denied by you"
-	case ans.Scope == store.ScopeOnce:
-		d.Label = "allowed once by you"
-	}
-	err = o.db.Tx(ctx, func(tx *txT) error {
-		if ans.Behavior == agent.Allow && ans.Scope != store.ScopeOnce {
-			s, err := RuleSubject(p.Request, ans.Rule)
-			if err != nil {
-				return err
-			}
-			rule := store.PermissionRule{ID: "rule-" + uuid.NewString(), Scope: ans.Scope, ProjectID: t.ProjectID,
-				ToolName: p.Request.ToolName, MatchKind: s.Kind, Pattern: s.Pattern, SubjectType: s.Type, CreatedAt: now}
-			if ans.Scope == store.ScopeTask {
-				rule.TaskID = taskID
-			}
-			if err := store.InsertRule(ctx, tx, rule); err != nil {
-				return err
-			}
-			d.RuleID = rule.ID
-			d.Label = "always allowed by you: " + RuleLabel(rule)
-		}
-		var err error
-		if d, err = store.InsertDecision(ctx, tx, d); err != nil {
-			return err
-		}
-		if err := store.RemovePending(ctx, tx, taskID, requestID); err != nil {
-			return err
-		}
-		return r.leaveWaiting(ctx, tx, t.Status, now)
-	})
+	d, err := o.storeAnswer(ctx, r, t, p, ans)
 	if err != nil {
 		// Nothing was sent to the agent: it still waits for an answer.
 		return fmt.Errorf("orchestrator: store permission answer %s (not sent): %w", requestID, err)
@@ -773,6 +750,67 @@ func (o *Orchestrator) RespondToPermission(ctx context.Context, taskID, requestI
 		return fmt.Errorf("orchestrator: answer permission %s (stored, not delivered): %w", requestID, sessErr)
 	}
 	return nil
+}
+
+// checkAnswer refuses an answer that is neither allow nor deny or whose
+// scope is unknown; a deny, or an answer without a scope, is for once.
+func checkAnswer(ans PermissionAnswer) (PermissionAnswer, error) {
+	if ans.Behavior != agent.Allow && ans.Behavior != agent.Deny {
+		return ans, fmt.Errorf("orchestrator: permission behavior %q: %w", ans.Behavior, ErrInvalid)
+	}
+	if ans.Scope == "" || ans.Behavior == agent.Deny {
+		ans.Scope = store.ScopeOnce
+	}
+	if ans.Scope != store.ScopeOnce && ans.Scope != store.ScopeTask && ans.Scope != store.ScopeProject {
+		return ans, fmt.Errorf("orchestrator: permission scope %q: %w", ans.Scope, ErrInvalid)
+	}
+	return ans, nil
+}
+
+// storeAnswer commits the user's answer to the permission request p of
+// t in one transaction: the rule an "always" allow makes, the decision,
+// the request gone and the task no longer waiting. It returns the stored
+// decision; nothing has been sent to the agent.
+func (o *Orchestrator) storeAnswer(ctx context.Context, r *run, t store.TaskRun, p store.PendingRequest, ans PermissionAnswer) (store.PermissionDecision, error) {
+	now := store.Now()
+	d := store.PermissionDecision{
+		TaskID: t.ID, RequestID: p.RequestID, ToolID: p.Request.ToolID, ToolName: p.Request.ToolName,
+		Input: string(p.Request.Input), Behavior: string(ans.Behavior), Scope: ans.Scope, Source: "user",
+		Message: ans.Message, CreatedAt: now,
+	}
+	switch {
+	case ans.Behavior == agent.Deny:
+		d.Label = "denied by you"
+	case ans.Scope == store.ScopeOnce:
+		d.Label = "allowed once by you"
+	}
+	err := o.db.Tx(ctx, func(tx *txT) error {
+		if ans.Behavior == agent.Allow && ans.Scope != store.ScopeOnce {
+			s, err := RuleSubject(p.Request, ans.Rule)
+			if err != nil {
+				return err
+			}
+			rule := store.PermissionRule{ID: "rule-" + uuid.NewString(), Scope: ans.Scope, ProjectID: t.ProjectID,
+				ToolName: p.Request.ToolName, MatchKind: s.Kind, Pattern: s.Pattern, SubjectType: s.Type, CreatedAt: now}
+			if ans.Scope == store.ScopeTask {
+				rule.TaskID = t.ID
+			}
+			if err := store.InsertRule(ctx, tx, rule); err != nil {
+				return err
+			}
+			d.RuleID = rule.ID
+			d.Label = "always allowed by you: " + RuleLabel(rule)
+		}
+		var err error
+		if d, err = store.InsertDecision(ctx, tx, d); err != nil {
+			return err
+		}
+		if err := store.RemovePending(ctx, tx, t.ID, p.RequestID); err != nil {
+			return err
+		}
+		return r.leaveWaiting(ctx, tx, t.Status, now)
+	})
+	return d, err
 }
 
 // RespondToQuestion answers a pending question: for each question, in
