@@ -227,6 +227,9 @@ async function heapSplit(cdp, when) {
   cdp.on("HeapProfiler.addHeapSnapshotChunk", onChunk);
   try {
     await cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+  } catch (e) {
+    console.error(`soak: heap snapshot ${when}: ${e.message}`);
+    return null; // the report says the data could not be measured (a FAIL)
   } finally {
     cdp.off("HeapProfiler.addHeapSnapshotChunk", onChunk);
   }
@@ -362,8 +365,9 @@ async function main() {
   const appEnv = Object.fromEntries((process.env.SOAK_APP_ENV ?? "").split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
   if (process.env.SOAK_PPROF === "1") appEnv.JEAN_CLAUDE_PPROF = `127.0.0.1:${await freePort()}`;
   const assetDir = process.env.SOAK_ASSETS ? join(REPO, process.env.SOAK_ASSETS) : undefined;
-  const displayFile = join(mkdtempSync(join(tmpdir(), "jc-soak-")), "display"); // the window's X display (showInWindow, grabWindow)
-  const app = await startApp({ binary, assetDir, pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1", env: appEnv, displayFile });
+  const tmp = mkdtempSync(join(tmpdir(), "jc-soak-")); // the app's, removed when it stops (unless SOAK_KEEP=1)
+  const displayFile = join(tmp, "display"); // the window's X display (showInWindow, grabWindow)
+  const app = await startApp({ tmp, binary, assetDir, pathPrefix: [fakeDir], keepTmp: process.env.SOAK_KEEP === "1", env: appEnv, displayFile });
   app.pprof = appEnv.JEAN_CLAUDE_PPROF;
   if (process.env.SOAK_KEEP === "1") console.log(`soak: app log ${app.logPath}`);
   const browser = await launchBrowser();
@@ -435,8 +439,8 @@ async function soak(app, browser, displayFile) {
     await showInWindow(page, { projectId, screen: { kind: "task", taskId: ids[i % TASKS] } });
     await sleep(SWITCH_S * 1000);
     if (Date.now() >= nextSample) {
-      const s = await sample("running");
-      if (!grabbed && s.min >= MINUTES / 2) {
+      const sampled = await sample("running");
+      if (!grabbed && sampled.min >= MINUTES / 2) {
         grabWindow(win, "running");
         grabbed = true;
       }
@@ -470,7 +474,7 @@ async function report(start, end, samples, browser) {
   const peak = samples.reduce((m, s) => ({ appMB: Math.max(m.appMB, s.appMB), heapMB: Math.max(m.heapMB, s.heapMB) }), { appMB: 0, heapMB: 0 });
   const appRatio = end.appMB / start.appMB;
   const heapRatio = end.heapMB / start.heapMB;
-  const dataRatio = end.heap.dataMB / start.heap.dataMB;
+  const dataRatio = start.heap && end.heap ? end.heap.dataMB / start.heap.dataMB : NaN;
   const title = `make soak: ${TASKS} fake agents for ${MINUTES} min, view switched every ${SWITCH_S} s`;
   const page = await browser.newPage({ viewport: { width: 900, height: 480 } });
   await page.setContent(`<body style="margin:0;background:#fff">${chartSVG(samples, title)}</body>`);
@@ -478,8 +482,9 @@ async function report(start, end, samples, browser) {
   await page.locator("svg").screenshot({ path: CHART });
   console.log(`soak: chart ${CHART}, samples ${SAMPLES}`);
   console.log(`soak: app anon start ${start.appMB.toFixed(1)} MB, peak ${peak.appMB.toFixed(1)} MB, end ${end.appMB.toFixed(1)} MB (end/start ${appRatio.toFixed(3)}, goal <= 1.10)`);
-  console.log(`soak: JS heap start ${start.heapMB.toFixed(1)} MB, peak ${peak.heapMB.toFixed(1)} MB, end ${end.heapMB.toFixed(1)} MB (end/start ${heapRatio.toFixed(3)}; compiled code ${start.heap.codeMB.toFixed(2)} -> ${end.heap.codeMB.toFixed(2)} MB)`);
-  console.log(`soak: JS data start ${start.heap.dataMB.toFixed(2)} MB, end ${end.heap.dataMB.toFixed(2)} MB (end/start ${dataRatio.toFixed(3)}, goal <= 1.10)`);
+  const mb = (h, k) => (h ? h[k].toFixed(2) : "?");
+  console.log(`soak: JS heap start ${start.heapMB.toFixed(1)} MB, peak ${peak.heapMB.toFixed(1)} MB, end ${end.heapMB.toFixed(1)} MB (end/start ${heapRatio.toFixed(3)}; compiled code ${mb(start.heap, "codeMB")} -> ${mb(end.heap, "codeMB")} MB)`);
+  console.log(`soak: JS data start ${mb(start.heap, "dataMB")} MB, end ${mb(end.heap, "dataMB")} MB (end/start ${dataRatio.toFixed(3)}, goal <= 1.10${Number.isNaN(dataRatio) ? ": no heap snapshot, not measured" : ""})`);
   const ok = appRatio <= 1.1 && dataRatio <= 1.1;
   console.log(ok ? "soak: PASS" : "soak: FAIL: memory did not return within 10 % of the start");
   return ok ? 0 : 1;
