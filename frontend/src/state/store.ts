@@ -102,10 +102,11 @@ export type AppStore = StoreApi<AppState>;
 type ProjectsView = Pick<AppState, "projects" | "selectedProjectId" | "tasksByProject" | "screen">;
 
 /** projectOfScreen is the project a screen belongs to (undefined: none). */
-function projectOfScreen(screen: Screen, tasksByProject: Record<string, Task[]>): string | undefined {
+function projectOfScreen(s: ProjectsView): string | undefined {
+  const screen = s.screen;
   switch (screen.kind) {
     case "task":
-      return Object.entries(tasksByProject).find(([, list]) => list.some((t) => t.id === screen.taskId))?.[0];
+      return findTask(s, screen.taskId)?.projectId;
     case "new-task":
     case "project-settings":
       return screen.projectId;
@@ -124,7 +125,7 @@ export function withProjects(s: ProjectsView, projects: Project[]): ProjectsView
   const ids = new Set(projects.map((p) => p.id));
   const tasksByProject = Object.fromEntries(Object.entries(s.tasksByProject).filter(([id]) => ids.has(id)));
   const selectedProjectId = s.selectedProjectId && ids.has(s.selectedProjectId) ? s.selectedProjectId : (projects[0]?.id ?? null);
-  const shown = projectOfScreen(s.screen, s.tasksByProject);
+  const shown = projectOfScreen(s);
   const screen: Screen = shown !== undefined && !ids.has(shown) ? { kind: "empty" } : s.screen;
   return { projects, selectedProjectId, tasksByProject, screen };
 }
@@ -380,7 +381,7 @@ export function selectedProject(s: AppState): Project | undefined {
 }
 
 /** findTask looks a task up across projects. */
-export function findTask(s: AppState, id: string): Task | undefined {
+export function findTask(s: Pick<AppState, "tasksByProject">, id: string): Task | undefined {
   for (const list of Object.values(s.tasksByProject)) {
     const t = list.find((x) => x.id === id);
     if (t) return t;
