@@ -330,6 +330,5 @@ test("feedURL asks for every event without names, else for a JSON list; a stream
   expect(feedURL({ after: 3, names: null, v: 0 })).toBe("/_jc/events?after=3");
   expect(feedURL({ after: 3, names: ["x:y"], v: 0 })).toBe(`/_jc/events?after=3&names=${encodeURIComponent('["x:y"]')}`);
   expect(feedURL({ after: 3, names: null, v: 2 }, { page: "p 1" })).toBe("/_jc/events?after=3&stream=1&page=p%201&v=2");
-  expect(feedURL({ after: 3, names: null, v: 2 }, { ms: 500, page: "p 1" })).toBe("/_jc/events?after=3&wait=500&page=p%201&v=2");
   expect(wakeURL("p 1", 2)).toBe("/_jc/events?wake=p%201&v=2");
 });

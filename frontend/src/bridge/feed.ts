@@ -218,12 +218,12 @@ export function trackListeners(rt: EventsRuntime, onAdded: () => void = () => {}
 type WailsGlobal = { wails?: { EventsNotify?: (json: string) => void }; runtime?: EventsRuntime };
 
 /** feedURL is the address of one fetch of the feed: a cursor, the names
- * asked (null: all), and for a stream (or a waiting fetch: wait.ms) the
- * page and its count of names (a wake with a higher count ends it). */
-export function feedURL(ask: FeedAsk, open?: { page: string; ms?: number }): string {
+ * asked (null: all), and for a stream the page and its count of names (a
+ * wake with a higher count ends it). */
+export function feedURL(ask: FeedAsk, stream?: { page: string }): string {
   let url = `${FEED_PATH}?after=${ask.after}`;
   if (ask.names) url += `&names=${encodeURIComponent(JSON.stringify(ask.names))}`;
-  if (open) url += `${open.ms === undefined ? "&stream=1" : `&wait=${open.ms}`}&page=${encodeURIComponent(open.page)}&v=${ask.v}`;
+  if (stream) url += `&stream=1&page=${encodeURIComponent(stream.page)}&v=${ask.v}`;
   return url;
 }
 
