@@ -31,7 +31,8 @@
 // e.g. GODEBUG=gctrace=1, whose lines go to the app log: SOAK_KEEP=1),
 // SOAK_PPROF=1 (the app serves Go's profiles, JEAN_CLAUDE_PPROF: each sample
 // also prints the Go runtime's heap figures, and the app's Go heap
-// profile and /proc/PID/smaps at the start and the end are saved next to
+// profile and /proc/PID/smaps (and the window's web process's) at the start
+// and the end are saved next to
 // SOAK_SAMPLES), SOAK_HEAP_SNAPSHOTS=1 (the page's JS heap snapshot at the
 // start and the end, NAME-start.heapsnapshot …, next to SOAK_SAMPLES: open
 // them in Chromium's DevTools, Memory, "Comparison").
@@ -194,6 +195,14 @@ async function goHeap(app) {
   }
 }
 
+/** printWebProcessEnv prints the window's web process's JSC_ and MALLOC_ variables (startup.go webProcessEnv). */
+function printWebProcessEnv(app) {
+  const pid = descendants(app.child.pid).find((p) => comm(p).startsWith("WebKitWebProces"));
+  if (!pid) return console.log("soak: no web process found");
+  const vars = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((kv) => /^(JSC_|MALLOC_)/.test(kv));
+  console.log(`soak: the window's web process runs with ${vars.join(" ") || "no JSC_ or MALLOC_ variable"}`);
+}
+
 /** saveProfile keeps the app's heap profile and smaps next to the samples (SOAK_PPROF=1): NAME-heap-start.pb.gz, NAME-smaps-end.txt, … */
 async function saveProfile(app, when) {
   if (!app.pprof) return;
@@ -203,7 +212,9 @@ async function saveProfile(app, when) {
     const dir = dirname(SAMPLES);
     writeFileSync(join(dir, `${name}-heap.pb.gz`), Buffer.from(await (await fetch(`http://${app.pprof}/debug/pprof/heap`)).arrayBuffer()));
     writeFileSync(join(dir, `${name}-smaps.txt`), readFileSync(`/proc/${pid}/smaps`, "utf8"));
-    console.log(`soak: saved ${join(dir, name)}-heap.pb.gz and -smaps.txt`);
+    const web = descendants(pid).find((p) => comm(p).startsWith("WebKitWebProces"));
+    if (web) writeFileSync(join(dir, `${name}-webprocess-smaps.txt`), readFileSync(`/proc/${web}/smaps`, "utf8"));
+    console.log(`soak: saved ${join(dir, name)}-heap.pb.gz, -smaps.txt and -webprocess-smaps.txt`);
   } catch (e) {
     console.error(`soak: profile ${name}: ${e.message}`);
   }
@@ -425,6 +436,7 @@ async function soak(app, browser, displayFile) {
     return s;
   };
   const start = await sample("start");
+  printWebProcessEnv(app);
   await saveProfile(app, "start");
   start.heap = await heapSplit(cdp, "start");
   grabWindow(win, "start");
