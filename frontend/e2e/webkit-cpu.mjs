@@ -2,7 +2,7 @@
 // What the real WebKitGTK window spends on a streaming task, with and
 // without an environment (issue 20: a JavaScriptCore setting that saves idle
 // memory must not cost the window's work):
-//   node e2e/webkit-cpu.mjs [--no-build] [--rounds N] [--lines N] [--env "K=V,K=V"] [--shot DIR]
+//   node e2e/webkit-cpu.mjs [--no-build] [--rounds N] [--lines N] [--env "K=V,K=V"] [--shot DIR] [--idle SECONDS]
 //                           [--variant-binary PATH --variant-assets DIR]
 //
 // Each run: a fresh profile, the dev binary under Xvfb, a project whose fake
@@ -36,6 +36,7 @@ const args = process.argv.slice(2);
 const opt = (name, d) => (args.includes(name) ? args[args.indexOf(name) + 1] : d);
 const ROUNDS = Number(opt("--rounds", 3));
 const LINES = Number(opt("--lines", 1500));
+const IDLE_S = Number(opt("--idle", 0)); // then the web process's CPU over this many idle seconds, the task view shown
 const SHOT = opt("--shot", ""); // a directory: the window at the end of each run
 const VARIANT = Object.fromEntries(
   opt("--env", "")
@@ -122,7 +123,17 @@ async function oneRun(name, fakeBin, env, build = {}) {
     }
     await sleep(1000); // the window draws the end
     if (SHOT) win.grab(join(SHOT, `webkit-cpu-${name}.png`));
-    return { cpu: cpuSeconds(web) - before, wall: (Date.now() - t0) / 1000, anon: anonMB(web), grew: anonMB(web) - anon0, appGrew: anonMB(appPid) - app0 };
+    const run = { cpu: cpuSeconds(web) - before, wall: (Date.now() - t0) / 1000, anon: anonMB(web), grew: anonMB(web) - anon0, appGrew: anonMB(appPid) - app0 };
+    if (IDLE_S > 0) {
+      // The task view stays shown, nothing streams: what the window spends
+      // doing nothing, and the memory it comes back to.
+      await sleep(10000);
+      const idle0 = cpuSeconds(web);
+      await sleep(IDLE_S * 1000);
+      run.idlePct = ((cpuSeconds(web) - idle0) / IDLE_S) * 100;
+      run.idleAnon = anonMB(web);
+    }
+    return run;
   } finally {
     await browser.close();
     await app.stop();
@@ -144,13 +155,13 @@ async function main() {
     for (const [name, env, build] of [["default", {}, {}], ["variant", VARIANT, VARIANT_BUILD]]) {
       const x = await oneRun(name, fakeBin, env, build);
       res[name].push(x);
-      console.log(`webkit-cpu: round ${r} ${name}: web process ${x.cpu.toFixed(2)} s CPU over ${x.wall.toFixed(1)} s streaming ${LINES} lines (${((x.cpu / LINES) * 1000).toFixed(2)} ms/line), anon ${x.anon.toFixed(1)} MB (grew ${x.grew.toFixed(1)}; the app grew ${x.appGrew.toFixed(1)})`);
+      console.log(`webkit-cpu: round ${r} ${name}: web process ${x.cpu.toFixed(2)} s CPU over ${x.wall.toFixed(1)} s streaming ${LINES} lines (${((x.cpu / LINES) * 1000).toFixed(2)} ms/line), anon ${x.anon.toFixed(1)} MB (grew ${x.grew.toFixed(1)}; the app grew ${x.appGrew.toFixed(1)})${x.idlePct === undefined ? "" : `; idle ${IDLE_S} s: ${x.idlePct.toFixed(2)} % of a core, anon ${x.idleAnon.toFixed(1)} MB`}`);
     }
   }
   for (const name of ["default", "variant"]) {
     const xs = res[name];
     const what = name === "variant" ? JSON.stringify({ ...VARIANT, ...VARIANT_BUILD }) : "";
-    console.log(`webkit-cpu: ${name} ${what}: median CPU ${median(xs.map((x) => x.cpu)).toFixed(2)} s, anon ${median(xs.map((x) => x.anon)).toFixed(1)} MB, grew ${median(xs.map((x) => x.grew)).toFixed(1)} MB, the app grew ${median(xs.map((x) => x.appGrew)).toFixed(1)} MB (${ROUNDS} runs)`);
+    console.log(`webkit-cpu: ${name} ${what}: median CPU ${median(xs.map((x) => x.cpu)).toFixed(2)} s, anon ${median(xs.map((x) => x.anon)).toFixed(1)} MB, grew ${median(xs.map((x) => x.grew)).toFixed(1)} MB, the app grew ${median(xs.map((x) => x.appGrew)).toFixed(1)} MB${IDLE_S > 0 ? `, idle ${median(xs.map((x) => x.idlePct)).toFixed(2)} % of a core, idle anon ${median(xs.map((x) => x.idleAnon)).toFixed(1)} MB` : ""} (${ROUNDS} runs)`);
   }
 }
 
