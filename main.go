@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -154,6 +155,17 @@ func run() int {
 
 	agentsSvc := services.NewAgentService(ctx, aw.Manager, reg, app, aw.SpecList)
 	app.webProcessStarted = setForWebProcess(webProcessEnv, envFuncs{os.LookupEnv, os.Setenv, os.Unsetenv})
+	// GTK and WebKit must be set up and run on one thread: the web
+	// context's memory-pressure settings (webmemory_linux.go) touch WebKit's
+	// types before wails.Run, which locks the thread only inside it, to
+	// whichever thread the main goroutine is on by then. Unlocked, WebKit
+	// aborted in Wails' SetupWebview in 5 of 40 starts under load; locked,
+	// in none (README "Run 18").
+	runtime.LockOSThread()
+	gpu := webviewGpuPolicy(os.Getenv, warnStderr)
+	if p, on := webMemoryPressureFor(os.Getenv, warnStderr, gpu); on && !setWebMemoryPressure(p) {
+		warnStderr("this WebKitGTK has no memory-pressure settings: the window's web process keeps WebKit's")
+	}
 	err = wails.Run(&options.App{
 		Title:     "Jean-Claude",
 		Width:     1280,
@@ -205,7 +217,7 @@ func run() int {
 		Linux: &linux.Options{
 			Icon:             icon,
 			ProgramName:      "jean-claude",
-			WebviewGpuPolicy: webviewGpuPolicy(os.Getenv, func(s string) { fmt.Fprintln(os.Stderr, "jean-claude:", s) }),
+			WebviewGpuPolicy: gpu,
 		},
 	})
 	if err != nil {

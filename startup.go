@@ -125,3 +125,7 @@ func setForWebProcess(vars [][2]string, env envFuncs) (unset func()) {
 		})
 	}
 }
+
+// warnStderr tells a startup setting's problem on stderr (before the
+// window and the log exist).
+func warnStderr(s string) { fmt.Fprintln(os.Stderr, "jean-claude:", s) }

@@ -1,0 +1,9 @@
+//go:build !linux || !cgo
+
+package main
+
+func setWebMemoryPressure(webMemoryPressure) bool { return false }
+
+func webContextsGivenMemoryPressure() int { return 0 }
+
+func newWebContext() bool { return false }
