@@ -43,9 +43,18 @@ static int jc_set_web_memory_pressure(guint limit_mb, double conservative, doubl
 		return 0;
 	WebKitMemoryPressureSettings *s = webkit_memory_pressure_settings_new();
 	webkit_memory_pressure_settings_set_memory_limit(s, limit_mb);
-	webkit_memory_pressure_settings_set_conservative_threshold(s, conservative);
-	webkit_memory_pressure_settings_set_strict_threshold(s, strict);
+	// Each threshold is checked against the other's current value: set
+	// them in the order that keeps conservative < strict at every step.
+	if (conservative < webkit_memory_pressure_settings_get_strict_threshold(s)) {
+		webkit_memory_pressure_settings_set_conservative_threshold(s, conservative);
+		webkit_memory_pressure_settings_set_strict_threshold(s, strict);
+	} else {
+		webkit_memory_pressure_settings_set_strict_threshold(s, strict);
+		webkit_memory_pressure_settings_set_conservative_threshold(s, conservative);
+	}
 	webkit_memory_pressure_settings_set_poll_interval(s, poll_s);
+	if (jc_memory_settings != NULL)
+		webkit_memory_pressure_settings_free(jc_memory_settings);
 	jc_memory_settings = s;
 	if (klass->constructor != jc_context_constructor) {
 		jc_parent_constructor = klass->constructor;
@@ -55,6 +64,13 @@ static int jc_set_web_memory_pressure(guint limit_mb, double conservative, doubl
 }
 
 static int jc_memory_settings_applied_count(void) { return jc_memory_settings_applied; }
+
+static void jc_memory_settings_get(guint *limit, double *conservative, double *strict, double *poll) {
+	*limit = webkit_memory_pressure_settings_get_memory_limit(jc_memory_settings);
+	*conservative = webkit_memory_pressure_settings_get_conservative_threshold(jc_memory_settings);
+	*strict = webkit_memory_pressure_settings_get_strict_threshold(jc_memory_settings);
+	*poll = webkit_memory_pressure_settings_get_poll_interval(jc_memory_settings);
+}
 
 // jc_new_web_context creates a WebKitWebContext as webkit_web_context_get_default does (for tests).
 // 0 when GTK has no display.
@@ -67,6 +83,8 @@ static int jc_new_web_context(void) {
 }
 */
 import "C"
+
+import "time"
 
 // setWebMemoryPressure applies p to the web processes of the window
 // created after it; false when this WebKitGTK has no such setting.
@@ -81,3 +99,11 @@ func webContextsGivenMemoryPressure() int { return int(C.jc_memory_settings_appl
 // newWebContext creates and drops a WebKitWebContext the way WebKit
 // creates its default one; false when GTK has no display.
 func newWebContext() bool { return C.jc_new_web_context() == 1 }
+
+// webMemoryPressureSet reads back the settings setWebMemoryPressure made.
+func webMemoryPressureSet() webMemoryPressure {
+	var limit C.guint
+	var cons, strict, poll C.double
+	C.jc_memory_settings_get(&limit, &cons, &strict, &poll)
+	return webMemoryPressure{LimitMB: uint(limit), Conservative: float64(cons), Strict: float64(strict), Poll: time.Duration(float64(poll) * float64(time.Second))}
+}

@@ -7,3 +7,5 @@ func setWebMemoryPressure(webMemoryPressure) bool { return false }
 func webContextsGivenMemoryPressure() int { return 0 }
 
 func newWebContext() bool { return false }
+
+func webMemoryPressureSet() webMemoryPressure { return webMemoryPressure{} }

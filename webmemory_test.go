@@ -57,6 +57,27 @@ func TestWebMemoryPressureFor(t *testing.T) {
 	}
 }
 
+// WebKit refuses a conservative threshold at or above the current strict
+// one (and the reverse): every valid pair is set, whatever side of
+// WebKit's defaults (0.33, 0.5) it lies.
+func TestSetWebMemoryPressureKeepsEveryValidPair(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("WebKitGTK only")
+	}
+	for _, p := range []webMemoryPressure{
+		{LimitMB: 200, Conservative: 0.3, Strict: 0.45, Poll: 10 * time.Second},
+		{LimitMB: 500, Conservative: 0.6, Strict: 0.8, Poll: 30 * time.Second},
+		{LimitMB: 100, Conservative: 0.1, Strict: 0.2, Poll: 5 * time.Second},
+	} {
+		if !setWebMemoryPressure(p) {
+			t.Fatal("this WebKitGTK has no memory-pressure-settings property")
+		}
+		if got := webMemoryPressureSet(); got != p {
+			t.Errorf("set %+v, WebKit holds %+v", p, got)
+		}
+	}
+}
+
 // The web process's memory-pressure settings are a construct-only property
 // of WebKitWebContext, which Wails' window takes from WebKit's default
 // context: setWebMemoryPressure must reach a context created without them.
