@@ -52,7 +52,7 @@ const webMemoryEnv = "JEAN_CLAUDE_WEB_MEMORY"
 // to 90–100 MB while task views streamed, and kept it after they closed
 // (an hour: 69 → 90 MB). Here it releases caches and trims malloc above
 // 60 MB and also drops compiled code and collects all garbage above 90 MB:
-// five-minute soaks ended at −6…+2 MB of their start against +28…+33 with
+// five-minute soaks ended at −5…0 MB of their start against +28…+33 with
 // WebKit's settings; the window's CPU on a streamed task stayed within the
 // noise of runs of the same build, and idling with a task view shown it
 // spends ~0.4 % of a core against ~0.15 %.
