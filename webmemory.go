@@ -28,6 +28,9 @@ func parseWebMemoryPressure(s string) (webMemoryPressure, bool, error) {
 		return webMemoryPressure{}, false, nil
 	}
 	f := strings.Split(s, ",")
+	for i := range f {
+		f[i] = strings.TrimSpace(f[i])
+	}
 	if len(f) != 4 {
 		return webMemoryPressure{}, false, fmt.Errorf("web memory %q: want LIMIT_MB,CONSERVATIVE,STRICT,POLL_SECONDS", s)
 	}
@@ -63,18 +66,16 @@ var defaultWebMemoryPressure = webMemoryPressure{LimitMB: 200, Conservative: 0.3
 // webview's hardware acceleration off (our default): with it on, the GL
 // driver's memory counts in the web process's footprint and would keep it
 // above these thresholds, releasing all the time, so WebKit's own settings
-// stay. A value that does not parse is told through warn and the default
-// kept.
+// stay. A value that does not parse is told through warn and treated as
+// unset.
 func webMemoryPressureFor(getenv func(string) string, warn func(string), gpu linux.WebviewGpuPolicy) (webMemoryPressure, bool) {
 	v := strings.TrimSpace(getenv(webMemoryEnv))
-	if v == "" {
-		return defaultWebMemoryPressure, gpu == linux.WebviewGpuPolicyNever
+	if v != "" {
+		p, on, err := parseWebMemoryPressure(v)
+		if err == nil {
+			return p, on
+		}
+		warn(fmt.Sprintf("%s: %v: using the default", webMemoryEnv, err))
 	}
-	p, on, err := parseWebMemoryPressure(v)
-	if err != nil {
-		warn(fmt.Sprintf("%s: %v: using %d,%g,%g,%g", webMemoryEnv, err, defaultWebMemoryPressure.LimitMB,
-			defaultWebMemoryPressure.Conservative, defaultWebMemoryPressure.Strict, defaultWebMemoryPressure.Poll.Seconds()))
-		return defaultWebMemoryPressure, true
-	}
-	return p, on
+	return defaultWebMemoryPressure, gpu == linux.WebviewGpuPolicyNever
 }

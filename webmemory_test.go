@@ -12,7 +12,7 @@ import (
 )
 
 func TestParseWebMemoryPressure(t *testing.T) {
-	p, on, err := parseWebMemoryPressure("200,0.3,0.45,10")
+	p, on, err := parseWebMemoryPressure("200, 0.3, 0.45 ,10")
 	if err != nil || !on || p != (webMemoryPressure{LimitMB: 200, Conservative: 0.3, Strict: 0.45, Poll: 10 * time.Second}) {
 		t.Fatalf("got %+v %v %v", p, on, err)
 	}
@@ -54,6 +54,9 @@ func TestWebMemoryPressureFor(t *testing.T) {
 	}
 	if p, on := webMemoryPressureFor(env("--limit=5"), warn, linux.WebviewGpuPolicyNever); !on || p != defaultWebMemoryPressure || len(warned) != 1 {
 		t.Fatalf("a bad value: %+v %v, warned %q", p, on, warned)
+	}
+	if _, on := webMemoryPressureFor(env("200,0.3"), warn, linux.WebviewGpuPolicyAlways); on || len(warned) != 2 {
+		t.Fatalf("a bad value with acceleration on: %v, warned %q (as unset: WebKit's settings)", on, warned)
 	}
 }
 
