@@ -199,8 +199,12 @@ async function goHeap(app) {
 function printWebProcessEnv(app) {
   const pid = descendants(app.child.pid).find((p) => comm(p).startsWith("WebKitWebProces"));
   if (!pid) return console.log("soak: no web process found");
-  const vars = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((kv) => /^(JSC_|MALLOC_)/.test(kv));
-  console.log(`soak: the window's web process runs with ${vars.join(" ") || "no JSC_ or MALLOC_ variable"}`);
+  try {
+    const vars = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((kv) => /^(JSC_|MALLOC_)/.test(kv));
+    console.log(`soak: the window's web process runs with ${vars.join(" ") || "no JSC_ or MALLOC_ variable"}`);
+  } catch (e) {
+    console.error(`soak: the web process's environment: ${e.message}`);
+  }
 }
 
 /** saveProfile keeps the app's heap profile and smaps next to the samples (SOAK_PPROF=1): NAME-heap-start.pb.gz, NAME-smaps-end.txt, … */
