@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
@@ -17,7 +15,5 @@ func newAgentsWiring(ctx context.Context, db *store.DB, dbPath string) *agentmgr
 	if db != nil {
 		settings = agentmgr.DBSettings(db)
 	}
-	return agentmgr.NewSetup(ctx, filepath.Dir(dbPath), settings, func(m string) {
-		fmt.Fprintf(os.Stderr, "jean-claude: %s\n", m)
-	})
+	return agentmgr.NewSetup(ctx, filepath.Dir(dbPath), settings, warnStderr)
 }

@@ -195,9 +195,12 @@ async function goHeap(app) {
   }
 }
 
+/** webProcess is the window's WebKit web process under root (undefined: none). */
+const webProcess = (root) => descendants(root).find((p) => comm(p).startsWith("WebKitWebProces"));
+
 /** printWebProcessEnv prints the window's web process's JSC_ and MALLOC_ variables (startup.go webProcessEnv). */
 function printWebProcessEnv(app) {
-  const pid = descendants(app.child.pid).find((p) => comm(p).startsWith("WebKitWebProces"));
+  const pid = webProcess(app.child.pid);
   if (!pid) return console.log("soak: no web process found");
   try {
     const vars = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((kv) => /^(JSC_|MALLOC_)/.test(kv));
@@ -216,7 +219,7 @@ async function saveProfile(app, when) {
     const dir = dirname(SAMPLES);
     writeFileSync(join(dir, `${name}-heap.pb.gz`), Buffer.from(await (await fetch(`http://${app.pprof}/debug/pprof/heap`)).arrayBuffer()));
     writeFileSync(join(dir, `${name}-smaps.txt`), readFileSync(`/proc/${pid}/smaps`, "utf8"));
-    const web = descendants(pid).find((p) => comm(p).startsWith("WebKitWebProces"));
+    const web = webProcess(pid);
     if (web) writeFileSync(join(dir, `${name}-webprocess-smaps.txt`), readFileSync(`/proc/${web}/smaps`, "utf8"));
     console.log(`soak: saved ${join(dir, name)}-heap.pb.gz, -smaps.txt and -webprocess-smaps.txt`);
   } catch (e) {
