@@ -1,5 +1,6 @@
-import { taskTotals, turnCosts } from "./cost";
-import type { Message } from "./types";
+import { taskTotals, timelineCosts, turnCosts } from "./cost";
+import { applyEvent, emptyState } from "./state";
+import type { AgentEvent, Message } from "./types";
 
 function result(id: string, total: number | undefined, own?: number, tokens?: [number, number]): Message {
   return {
@@ -37,4 +38,31 @@ test("a new session (the running total drops) starts counting again; per-turn co
   const o = turnCosts([result("x", undefined, 0.01), result("y", undefined, 0.02)]);
   expect(o.get("y")?.costUsd).toBeCloseTo(0.02, 6);
   expect(taskTotals(o.values()).costUsd).toBeCloseTo(0.03, 6);
+});
+
+test("timelineCosts walks the timeline once per revision, and again when a result changes", () => {
+  const s = emptyState();
+  const walks = { n: 0 };
+  const order = s.order;
+  s.order = new Proxy(order, {
+    get(target, prop, recv) {
+      if (prop === Symbol.iterator) walks.n++;
+      return Reflect.get(target, prop, recv);
+    },
+  });
+  const ev = (m: Message): AgentEvent => ({ type: "message", message: m });
+  for (let i = 0; i < 50; i++) applyEvent(s, ev({ id: `u${i}`, role: "assistant", parts: [{ type: "text", text: "x" }], timestamp: "" }));
+  applyEvent(s, ev(result("r1", 0.01)));
+  applyEvent(s, ev(result("r2", 0.03)));
+  walks.n = 0;
+  const first = timelineCosts(s);
+  for (let i = 0; i < 100; i++) expect(timelineCosts(s)).toBe(first); // a hundred result rows rendering
+  expect(walks.n).toBe(1);
+  expect(first.get("r2")?.costUsd).toBeCloseTo(0.02, 6);
+  applyEvent(s, ev(result("r2", 0.05))); // the result's total changes
+  const next = timelineCosts(s);
+  expect(next.get("r2")?.costUsd).toBeCloseTo(0.04, 6);
+  applyEvent(s, ev({ id: "u1", role: "assistant", parts: [{ type: "text", text: "y" }], timestamp: "" })); // not a result
+  expect(timelineCosts(s)).toBe(next);
+  expect(walks.n).toBe(3);
 });

@@ -82,15 +82,27 @@ export function resultMessages(s: TimelineState): Message[] {
   return out;
 }
 
-const cache = new WeakMap<TimelineState, { key: string; costs: Map<string, TurnCost> }>();
+interface CostCache {
+  structure: number;
+  rev: number;
+  key: string;
+  costs: Map<string, TurnCost>;
+}
 
-/** timelineCosts is turnCosts over a timeline, cached until its results change. */
+const cache = new WeakMap<TimelineState, CostCache>();
+
+/**
+ * timelineCosts is turnCosts over a timeline, cached until its results
+ * change. Every result row asks for it while rendering: at a revision
+ * already seen (no message changed, none added, removed or moved) it is
+ * one lookup, not a walk of the whole timeline per row.
+ */
 export function timelineCosts(s: TimelineState): Map<string, TurnCost> {
+  const hit = cache.get(s);
+  if (hit && hit.structure === s.structureRev && hit.rev === s.revCounter) return hit.costs;
   const results = resultMessages(s);
   const key = results.map((m) => `${m.id}:${cumulativeOf(m) ?? ownCost(m) ?? ""}`).join(",");
-  const hit = cache.get(s);
-  if (hit && hit.key === key) return hit.costs;
-  const costs = turnCosts(results);
-  cache.set(s, { key, costs });
+  const costs = hit && hit.key === key ? hit.costs : turnCosts(results);
+  cache.set(s, { structure: s.structureRev, rev: s.revCounter, key, costs });
   return costs;
 }
