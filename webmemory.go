@@ -75,7 +75,7 @@ func webMemoryPressureFor(getenv func(string) string, warn func(string), gpu lin
 		if err == nil {
 			return p, on
 		}
-		warn(fmt.Sprintf("%s: %v: using the default", webMemoryEnv, err))
+		warn(fmt.Sprintf("%s: %v: ignored, as if unset", webMemoryEnv, err))
 	}
 	return defaultWebMemoryPressure, gpu == linux.WebviewGpuPolicyNever
 }

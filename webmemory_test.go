@@ -103,7 +103,7 @@ func TestWebContextsGetTheMemoryPressureSettings(t *testing.T) {
 		}
 		return
 	}
-	runtime.LockOSThread() // GTK and WebKit on one thread, as in the app (main.go init)
+	runtime.LockOSThread() // GTK and WebKit on one thread, as in the app (main.go, before wails.Run)
 	defer runtime.UnlockOSThread()
 	before := webContextsGivenMemoryPressure()
 	if !setWebMemoryPressure(defaultWebMemoryPressure) {
