@@ -26,7 +26,7 @@ type checkpointer struct {
 }
 
 func newCheckpointer(path string) (*checkpointer, error) {
-	conn, err := sql.Open("sqlite", fileURI(path)+"?_pragma=busy_timeout(10000)")
+	conn, err := openSQLite(fileURI(path) + "?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return nil, fmt.Errorf("store: open the checkpointer's connection: %w", err)
 	}

@@ -14,34 +14,27 @@ import (
 const SearchLag = 500 * time.Millisecond
 
 // The statements of IndexPending (migration 0110): drop the queued messages
-// from both indexes, index their current text, queue nothing. The body is
-// the text of migration 0070: text and reasoning in full, a tool's name and
-// input, a file's path, a tool result's title and content (the first 2,000
-// characters) and a result's summary; tags are the filter words.
+// from both indexes, compute their current text once into a batch table of
+// the connection (the body of migration 0070, computed in Go: searchBody,
+// searchtext.go; tags are the filter words), index it, and send the bodies
+// holding CJK characters to the trigram index from that table too — read
+// back from message_search instead, one lookup per message, that step cost a
+// quarter of the whole (docs/streaming.md, "Eighth pass"). Then queue
+// nothing.
 var indexPendingSQL = []string{
+	`CREATE TEMP TABLE IF NOT EXISTS search_batch (id INTEGER PRIMARY KEY, body TEXT NOT NULL, tags TEXT)`,
+	`DELETE FROM temp.search_batch`, // left over only if a failed transaction was not rolled back
 	`DELETE FROM message_search WHERE rowid IN (SELECT id FROM message_search_pending)`,
 	`DELETE FROM message_search_cjk WHERE rowid IN (SELECT id FROM message_search_pending)`,
-	`INSERT INTO message_search (rowid, body, tags)
-	SELECT m.id, coalesce((SELECT group_concat(t, char(10)) FROM (
-		SELECT CASE json_extract(m.normalizedData, p.fullkey || '.type')
-			WHEN 'text' THEN json_extract(m.normalizedData, p.fullkey || '.text')
-			WHEN 'reasoning' THEN json_extract(m.normalizedData, p.fullkey || '.text')
-			WHEN 'system-status' THEN json_extract(m.normalizedData, p.fullkey || '.text')
-			WHEN 'tool-use' THEN concat_ws(' ', json_extract(m.normalizedData, p.fullkey || '.toolName'),
-				substr(json_extract(m.normalizedData, p.fullkey || '.input'), 1, 2000))
-			WHEN 'tool-result' THEN concat_ws(' ', json_extract(m.normalizedData, p.fullkey || '.title'),
-				substr(json_extract(m.normalizedData, p.fullkey || '.content'), 1, 2000))
-			WHEN 'file' THEN json_extract(m.normalizedData, p.fullkey || '.path')
-		END AS t
-		FROM json_each(m.normalizedData, '$.parts') p
-		UNION ALL SELECT json_extract(m.normalizedData, '$.result')
-	) WHERE t IS NOT NULL AND t != ''), ''),
+	`INSERT INTO temp.search_batch (id, body, tags)
+	SELECT m.id, ` + fnSearchBody + `(m.normalizedData),
 		(SELECT 'role ' || m.role || ' agent ' || t.agentBackend || ' endagent project ' || t.projectId
 		FROM tasks t WHERE t.id = m.taskId)
 	FROM message_search_pending q JOIN agent_messages m ON m.id = q.id`,
-	`INSERT INTO message_search_cjk (rowid, body)
-	SELECT rowid, body FROM message_search WHERE rowid IN (SELECT id FROM message_search_pending)
-		AND length(CAST(body AS BLOB)) > length(body) AND body GLOB '*[⺀-鿿가-힯豈-﫿＀-￯]*'`,
+	`INSERT INTO message_search (rowid, body, tags) SELECT id, body, tags FROM temp.search_batch`,
+	`INSERT INTO message_search_cjk (rowid, body) SELECT id, body FROM temp.search_batch
+		WHERE length(CAST(body AS BLOB)) > length(body) AND ` + fnHasCJK + `(body)`,
+	`DELETE FROM temp.search_batch`,
 	`DELETE FROM message_search_pending`,
 }
 

@@ -149,13 +149,13 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 			}
 		}
 	}
-	w, err := sql.Open("sqlite", dsn(path, true))
+	w, err := openSQLite(dsn(path, true))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxLifetime(0)
-	r, err := sql.Open("sqlite", dsn(path, false))
+	r, err := openSQLite(dsn(path, false))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -285,7 +285,7 @@ func Now() int64 { return time.Now().UnixMilli() }
 // SchemaVersion returns the file's migration version and dirty flag
 // (0, false for a new file). It opens the file read-only and never changes it.
 func SchemaVersion(ctx context.Context, path string) (uint, bool, error) {
-	db, err := sql.Open("sqlite", roDSN(path))
+	db, err := openSQLite(roDSN(path))
 	if err != nil {
 		return 0, false, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -385,7 +385,7 @@ func Migrate(ctx context.Context, path string, src fs.FS) error {
 
 // runMigrations applies every pending migration of d to the file at path.
 func runMigrations(ctx context.Context, path string, d source.Driver) (err error) {
-	db, err := sql.Open("sqlite", dsn(path, true))
+	db, err := openSQLite(dsn(path, true))
 	if err != nil {
 		return err
 	}
@@ -433,7 +433,7 @@ func lastVersion(d source.Driver) (uint, error) {
 // checkpoint folds the WAL into the main file so a byte copy is complete. It
 // leaves the journal mode alone (a no-op for a file not in WAL mode).
 func checkpoint(ctx context.Context, path string) error {
-	db, err := sql.Open("sqlite", fileURI(path)+"?_pragma=busy_timeout(10000)")
+	db, err := openSQLite(fileURI(path) + "?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return err
 	}
