@@ -251,3 +251,74 @@ func waitLong(t *testing.T, what string, cond func() bool) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// Stop of an adopted agent that wrote a backlog while no app was there (the
+// relay's window applies only to an attached app, so the journal grew
+// unbounded by it): the app stores the backlog before the relay reports the
+// exit, which takes longer than StopTimeout here; Stop waits on while frames
+// are stored and returns no error once the task ended; the task is no longer
+// running, every stored frame is the agent's own, in order, and no frame the
+// relay journaled before the Stop is missing; then the relay, its files, the
+// agent and the agent's own child are all gone.
+func TestRelayStopAdoptedWithBacklog(t *testing.T) {
+	dir := t.TempDir()
+	dbPath, outLog, rdir := filepath.Join(dir, "app.db"), filepath.Join(dir, "agent.out"), relayDir(t)
+	db := openDBAt(t, dbPath)
+	addTask(t, db, "t1", "claude-code", "long job")
+	killChildAppMidStream(t, dbPath, rdir, outLog, "100000", "0s", 30) // a flood: ~30 MB the relay journals while no app is there
+
+	metas, err := relay.List(rdir)
+	if err != nil || len(metas) != 1 || !metas[0].Alive() {
+		t.Fatalf("relays after the app died: %+v %v", metas, err)
+	}
+	time.Sleep(time.Second) // the agent journals on without an app
+	journaled := 0
+	_, _ = relay.ReadJournal(metas[0].Journal, 1, func(relay.Record) error { journaled++; return nil })
+	stored, _ := store.CountRawFrames(context.Background(), db.R, "t1")
+	if journaled < stored+1000 {
+		t.Fatalf("no backlog to test: %d frames journaled, %d stored", journaled, stored)
+	}
+
+	// A StopTimeout shorter than storing the backlog takes (~10 s at this
+	// test's ~10k frames/s): Stop waits on while frames are being stored.
+	o, err := New(Options{DB: db, Backends: claudeRegistry(t), Emitter: newRecorder(t, db), Formats: agent.NewFormats(claude.Format()),
+		Relays: &relay.Transport{Dir: rdir}, StopTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	if _, err := o.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := o.Stop(context.Background(), "t1"); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	took := time.Since(t0)
+	tr := loadTask(t, db, "t1")
+	frames, _ := store.CountRawFrames(context.Background(), db.R, "t1")
+	t.Logf("backlog %d frames (%d stored before); Stop took %v; status %s %q; %d frames stored", journaled-stored, stored, took, tr.Status, tr.StatusReason, frames)
+	if tr.Status == store.StatusRunning || tr.Status == store.StatusWaiting {
+		t.Fatalf("status after Stop = %s", tr.Status)
+	}
+	if frames < journaled {
+		t.Fatalf("stored %d frames; the relay had journaled %d before the Stop", frames, journaled)
+	}
+	want, err := os.ReadFile(outLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rawStream(t, db, "t1"); !bytes.HasPrefix(want, got) {
+		t.Fatalf("the stored frames (%d bytes) are not what the agent wrote, in order (%d bytes)", len(got), len(want))
+	}
+	checkTranscriptMatchesRaw(t, db, "t1")
+	waitFor(t, "relay and its files gone", func() bool { ms, _ := relay.List(rdir); return len(ms) == 0 && !metas[0].Alive() })
+	waitFor(t, "the agent's process group gone", func() bool {
+		for _, p := range procs(t) {
+			if p.pgid == metas[0].AgentPID {
+				return false
+			}
+		}
+		return true
+	})
+}

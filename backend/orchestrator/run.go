@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -25,6 +26,9 @@ type run struct {
 	done      chan struct{}
 
 	nextSeq int64 // seq of the next raw frame
+	// stored counts the batches stored, for a Stop that waits on a
+	// backlog (awaitDone) from another goroutine.
+	stored atomic.Int64
 	// recent: the last recentFrames raw frames stored plain, by seq, so a
 	// message's raw data can name them instead of copying them
 	recent      map[int64][]byte
@@ -227,19 +231,56 @@ func gather(bs []agent.Batch, events <-chan agent.Batch) []agent.Batch {
 }
 
 // stop ends the session and waits for its loop.
-func (r *run) stop(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, r.o.opt.StopTimeout)
+func (r *run) stop(parent context.Context) error {
+	ctx, cancel := context.WithTimeout(parent, r.o.opt.StopTimeout)
 	defer cancel()
 	err := r.sess.Stop(ctx)
-	select {
-	case <-r.done:
-	case <-ctx.Done():
+	if !r.awaitDone(parent, ctx) {
 		return fmt.Errorf("orchestrator: stop task %s: %w", r.taskID, ctx.Err())
 	}
-	if err != nil {
+	if err != nil && !(errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil) {
 		return fmt.Errorf("orchestrator: stop task %s: %w", r.taskID, err)
 	}
-	return nil
+	return nil // ended (a session's own wait that timed out on a backlog included)
+}
+
+const (
+	// stopProgressStep: past StopTimeout, Stop waits on while the run
+	// stored a batch within each step of this length.
+	stopProgressStep = time.Second
+	// stopBacklogMax bounds that extra wait.
+	stopBacklogMax = 2 * time.Minute
+)
+
+// awaitDone waits for the run's loop to end, until ctx ends; past that, for
+// as long as the run keeps storing frames (up to stopBacklogMax, and while
+// parent lasts). An agent adopted after it wrote a large backlog while no
+// app was there is ended by Stop at once, but its relay delivers what it
+// journaled before reporting the exit, and the app stores ~10k frames/s:
+// a backlog of 100k frames took ~10 s, so StopTimeout alone made such a
+// Stop fail with "context deadline exceeded" while the task went on
+// storing, and ended by itself seconds later (TestRelayStopAdoptedWithBacklog).
+func (r *run) awaitDone(parent, ctx context.Context) bool {
+	select {
+	case <-r.done:
+		return true
+	case <-ctx.Done():
+	}
+	limit := time.Now().Add(stopBacklogMax)
+	for parent.Err() == nil && time.Now().Before(limit) {
+		before := r.stored.Load()
+		select {
+		case <-r.done:
+			return true
+		case <-parent.Done():
+			return false
+		case <-time.After(stopProgressStep):
+		}
+		if r.stored.Load() == before {
+			return false
+		}
+	}
+	return false
 }
 
 // maxGroup bounds how many waiting batches one transaction stores.
@@ -273,6 +314,7 @@ func (r *run) handleBatches(bs []agent.Batch) error {
 	}
 	g.commitTo(r, seq)
 	ackStored(bs) // a relay may now forget them
+	r.stored.Add(int64(len(bs)))
 	r.dirty = r.anyDirty()
 	effects := g.emitLocked(ctx)
 	unlock()
