@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -36,8 +37,12 @@ func TestMain(m *testing.M) {
 // fakeAgent writes JC_FAKE_LINES lines {"n":i} (JC_FAKE_EVERY apart),
 // each also appended to its own record file JC_FAKE_RECORD; then, if
 // JC_FAKE_ASK is set, asks {"ask":"perm"} and waits for one stdin line;
-// then echoes every stdin line as {"echo":...} until "exit".
+// then echoes every stdin line as {"echo":...} until "exit". JC_FAKE_SLEEP:
+// first sleep that long.
 func fakeAgent() {
+	if d, err := time.ParseDuration(os.Getenv("JC_FAKE_SLEEP")); err == nil {
+		time.Sleep(d) // an agent busy with no output (waiting on its model)
+	}
 	n, _ := strconv.Atoi(os.Getenv("JC_FAKE_LINES"))
 	every, _ := time.ParseDuration(os.Getenv("JC_FAKE_EVERY"))
 	rec, _ := os.OpenFile(os.Getenv("JC_FAKE_RECORD"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -90,7 +95,22 @@ func relayMain() int {
 	if path := os.Getenv("JC_RELAY_RUSAGE"); path != "" {
 		defer appendRusage(path)
 	}
-	return Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
+	var stdout io.Writer = os.Stdout
+	if d, err := time.ParseDuration(os.Getenv("JC_RELAY_READY_DELAY")); err == nil {
+		stdout = delayedWriter{os.Stdout, d} // a relay slow to say it is ready (its agent already started)
+	}
+	return Main(os.Args[2:], os.Stdin, stdout, os.Stderr)
+}
+
+// delayedWriter sleeps before each write.
+type delayedWriter struct {
+	w io.Writer
+	d time.Duration
+}
+
+func (w delayedWriter) Write(p []byte) (int, error) {
+	time.Sleep(w.d)
+	return w.w.Write(p)
 }
 
 // appendRusage appends this relay's own CPU time and its agent's (user

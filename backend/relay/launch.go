@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // NewID returns a short random relay id and a token.
@@ -71,7 +72,8 @@ func Launch(ctx context.Context, exe string, spec Spec) (Meta, error) {
 		got <- ready{m, err}
 		_, _ = io.Copy(io.Discard, out)
 	}()
-	go func() { _ = cmd.Wait() }() // reap it if it ends while the app runs
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }() // reap it if it ends while the app runs
 	select {
 	case r := <-got:
 		if r.err != nil {
@@ -82,8 +84,21 @@ func Launch(ctx context.Context, exe string, spec Spec) (Meta, error) {
 		}
 		return r.m, nil
 	case <-ctx.Done():
-		_ = cmd.Process.Kill()
+		go endRelay(cmd, exited, spec.WaitDelay+2*time.Second)
 		return Meta{}, fmt.Errorf("relay: start: %w", ctx.Err())
+	}
+}
+
+// endRelay ends a relay whose start was given up: SIGTERM, which makes it
+// end its agent if it started one already (Serve's stop), then SIGKILL if it
+// is still there after wait. A SIGKILL at once would leave such an agent
+// running with nobody to end it (TestLaunchCancelledEndsAgent).
+func endRelay(cmd *exec.Cmd, exited <-chan struct{}, wait time.Duration) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(wait):
+		_ = cmd.Process.Kill()
 	}
 }
 
