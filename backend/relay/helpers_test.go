@@ -136,10 +136,25 @@ type fake struct {
 	every  time.Duration
 	ask    bool
 	record string
+	sleep  time.Duration // before anything (JC_FAKE_SLEEP)
 }
 
-// launch starts a relay of the test binary over a fake agent.
-func launch(t *testing.T, f fake, tune func(*Spec)) (Spec, Meta) {
+// fakeEnv is the environment that makes the test binary the fake agent f.
+func fakeEnv(f fake) []string {
+	env := append(os.Environ(), "JC_FAKE_AGENT=1", fmt.Sprintf("JC_FAKE_LINES=%d", f.lines),
+		"JC_FAKE_EVERY="+f.every.String(), "JC_FAKE_RECORD="+f.record)
+	if f.ask {
+		env = append(env, "JC_FAKE_ASK=1")
+	}
+	if f.sleep > 0 {
+		env = append(env, "JC_FAKE_SLEEP="+f.sleep.String())
+	}
+	return env
+}
+
+// relaySpec is the spec of a relay of the test binary over a fake agent, in
+// a directory of its own (removed after the test); its Path is the binary.
+func relaySpec(t *testing.T, f fake, tune func(*Spec)) Spec {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -151,19 +166,21 @@ func launch(t *testing.T, f fake, tune func(*Spec)) (Spec, Meta) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	id, token := NewID()
-	env := append(os.Environ(), "JC_FAKE_AGENT=1", fmt.Sprintf("JC_FAKE_LINES=%d", f.lines),
-		"JC_FAKE_EVERY="+f.every.String(), "JC_FAKE_RECORD="+f.record)
-	if f.ask {
-		env = append(env, "JC_FAKE_ASK=1")
-	}
 	spec := Spec{Dir: filepath.Join(dir, "relays"), ID: id, Token: token, TaskID: "task-1", Role: "agent fake",
-		Name: "fake", Path: exe, Env: env, Stdin: true, WaitDelay: time.Second}
+		Name: "fake", Path: exe, Env: fakeEnv(f), Stdin: true, WaitDelay: time.Second}
 	if tune != nil {
 		tune(&spec)
 	}
+	return spec
+}
+
+// launch starts a relay of the test binary over a fake agent.
+func launch(t *testing.T, f fake, tune func(*Spec)) (Spec, Meta) {
+	t.Helper()
+	spec := relaySpec(t, f, tune)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	m, err := Launch(ctx, exe, spec)
+	m, err := Launch(ctx, spec.Path, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package relay
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -13,20 +11,8 @@ import (
 // end, ends its agent, and no process of it is left. A SIGKILL of the relay
 // alone left such an agent running with nobody to end it.
 func TestLaunchCancelledEndsAgent(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "jcr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
 	t.Setenv("JC_RELAY_READY_DELAY", "2s")
-	id, token := NewID()
-	spec := Spec{Dir: filepath.Join(dir, "relays"), ID: id, Token: token, TaskID: "task-1", Role: "agent fake",
-		Name: "fake", Path: exe, Env: append(os.Environ(), "JC_FAKE_AGENT=1", "JC_FAKE_SLEEP=60s"), Stdin: true,
-		WaitDelay: time.Second}
+	spec := relaySpec(t, fake{sleep: time.Minute}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	var m Meta
 	go func() { // cancel once the agent runs: the relay wrote its meta
@@ -40,7 +26,7 @@ func TestLaunchCancelledEndsAgent(t *testing.T) {
 		}
 	}()
 	time.AfterFunc(10*time.Second, cancel)
-	if _, err := Launch(ctx, exe, spec); err == nil {
+	if _, err := Launch(ctx, spec.Path, spec); err == nil {
 		t.Fatal("Launch succeeded; the test wants it cancelled before the ready line")
 	}
 	if m.AgentPID == 0 {

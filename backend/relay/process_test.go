@@ -63,12 +63,7 @@ func (nopNorm) Flush() []agent.Event      { return nil }
 
 func fakeSpec(t *testing.T, f fake) agent.ProcSpec {
 	exe, _ := os.Executable()
-	env := append(os.Environ(), "JC_FAKE_AGENT=1", "JC_FAKE_LINES="+itoa(f.lines), "JC_FAKE_EVERY="+f.every.String(),
-		"JC_FAKE_RECORD="+f.record)
-	if f.ask {
-		env = append(env, "JC_FAKE_ASK=1")
-	}
-	return agent.ProcSpec{Name: "fake", Path: exe, Env: env, Stdin: true, Role: "agent fake", WaitDelay: time.Second}
+	return agent.ProcSpec{Name: "fake", Path: exe, Env: fakeEnv(f), Stdin: true, Role: "agent fake", WaitDelay: time.Second}
 }
 
 // The same Process API over a relay; the app "crashes" (its link drops
