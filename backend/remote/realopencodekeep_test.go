@@ -62,7 +62,7 @@ func TestRealOpenCodeKeptOnHost(t *testing.T) {
 	waitTask(t, e.db, id, "the turn under way", func(store.TaskRun) bool { return stored("tick 4.") })
 	servers := func() []string {
 		var out []string
-		for _, p := range e.srv.RemoteProcesses() {
+		for _, p := range e.srv.RemoteCommands() {
 			if strings.Contains(p, " serve --hostname=127.0.0.1") {
 				out = append(out, p)
 			}

@@ -220,6 +220,50 @@ func (s *Server) RemoteProcesses() []string {
 	return left
 }
 
+// RemoteCommands is RemoteProcesses without the processes whose parent is
+// another listed process with the same command line: a child between its
+// fork and its exec still shows its parent's command line (a server that runs
+// git for a snapshot), so a count of servers must not take it for a second
+// server.
+func (s *Server) RemoteCommands() []string {
+	all := s.RemoteProcesses()
+	line := make(map[int]string, len(all))
+	for _, p := range all {
+		pid, rest, _ := strings.Cut(p, " ")
+		n, _ := strconv.Atoi(pid)
+		line[n] = rest
+	}
+	var out []string
+	for _, p := range all {
+		pid, rest, _ := strings.Cut(p, " ")
+		n, _ := strconv.Atoi(pid)
+		if parent, ok := line[parentPID(n)]; ok && parent == rest {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// parentPID reads pid's parent from /proc (0 when it cannot).
+func parentPID(pid int) int {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
 // WaitNoRemoteProcesses waits up to d for RemoteProcesses to be empty.
 func (s *Server) WaitNoRemoteProcesses(ctx context.Context, d time.Duration) []string {
 	deadline := time.Now().Add(d)
