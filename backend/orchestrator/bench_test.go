@@ -309,5 +309,5 @@ var (
 	benchRounds = flag.Int("bench.rounds", 3, "rounds of BenchmarkParallelTasks per iteration (ours, then the plain insert)")
 )
 
-// benchCoalesce is the coalescing window (0: the default 30ms).
+// benchCoalesce is the coalescing window (0: the default, 16ms).
 var benchCoalesce time.Duration

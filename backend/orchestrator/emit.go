@@ -89,10 +89,11 @@ type taskEmitter struct {
 	index   map[string]int // message id -> position in pending
 	deltas  map[string]int // message id -> deltas of it in pending
 	timer   *time.Timer
+	last    time.Time // when held-back events last went out (or the emitter was made)
 }
 
 func newTaskEmitter(out Emitter, taskID string, window time.Duration) *taskEmitter {
-	return &taskEmitter{out: out, taskID: taskID, window: window, index: map[string]int{}, deltas: map[string]int{}}
+	return &taskEmitter{out: out, taskID: taskID, window: window, index: map[string]int{}, deltas: map[string]int{}, last: time.Now()}
 }
 
 // message emits a message event, coalesced.
@@ -164,9 +165,16 @@ func (e *taskEmitter) dropDeltasLocked(id string) {
 	}
 }
 
+// armLocked schedules the flush of what is pending: one window after the
+// last flush, not after the first pending event (a throttle, not a delay).
+// Flushes stay at least a window apart, which is what bounds the events
+// the webview gets; but an event held up on its way (a slow commit, a busy
+// machine) goes out as soon as its window has passed instead of waiting a
+// whole window more: the emitter no longer adds its window on top of a
+// stall (BenchmarkParallelTasks' paced p99, docs/streaming.md ninth pass).
 func (e *taskEmitter) armLocked() {
 	if e.timer == nil {
-		e.timer = time.AfterFunc(e.window, e.flush)
+		e.timer = time.AfterFunc(max(e.window-time.Since(e.last), 0), e.flush)
 	}
 }
 
@@ -205,6 +213,9 @@ func (e *taskEmitter) flushLocked() {
 	if e.timer != nil {
 		e.timer.Stop()
 		e.timer = nil
+	}
+	if len(e.pending) > 0 {
+		e.last = time.Now()
 	}
 	for _, p := range e.pending {
 		e.seq++

@@ -95,10 +95,11 @@ type Options struct {
 	// block (wrap a slow one in notify.Async).
 	Notifier notify.Notifier
 	Logger   *slog.Logger
-	// Coalesce is how long message updates may be held back to merge
-	// (default 16ms, a display frame: the page cannot show versions
-	// faster, and the app's event feed batches every task's emits again;
-	// it is part of the stdout-to-emit latency; negative disables it).
+	// Coalesce is how often at most a task's held-back message updates go
+	// out, merged (default 16ms, a display frame: the page cannot show
+	// versions faster, and the app's event feed batches every task's emits
+	// again; it is part of the stdout-to-emit latency; negative disables
+	// it). An update that comes a window after the last flush goes at once.
 	Coalesce time.Duration
 	// NormalizationVersion overrides agent.NormalizationVersion (tests): at
 	// startup, stored messages of an older version are re-normalized from

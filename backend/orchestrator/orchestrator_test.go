@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -673,5 +674,35 @@ func TestBypassModeAllowsEveryRequest(t *testing.T) {
 	}
 	if n := len(s.callsOf("RespondToPermission")); n != 1 {
 		t.Fatalf("%d answers, want only the bypass one", n)
+	}
+}
+
+// TestCoalescingThrottlesFromTheLastFlush: held-back updates go out one
+// window after the last flush, not one window after they came: an update
+// that comes when a window has passed since the last flush (late, after a
+// stall) goes out at once; one that comes within it is held until the
+// window ends; the flush that sends it starts the next window.
+func TestCoalescingThrottlesFromTheLastFlush(t *testing.T) {
+	rec := newRecorder(t, nil)
+	e := newTaskEmitter(rec, "t", time.Hour)
+	msg := func(id string) {
+		e.message(agent.Event{Type: agent.EventMessage, Message: &agent.Message{ID: id}}, testTime)
+	}
+	msg("held")
+	time.Sleep(50 * time.Millisecond)
+	if n := len(rec.agentEvents("t")); n != 0 {
+		t.Fatalf("%d events out within the window after the emitter was made", n)
+	}
+	e.mu.Lock()
+	e.timer.Stop()
+	e.timer = nil
+	e.last = time.Now().Add(-2 * time.Hour) // the window since the last flush has passed
+	e.mu.Unlock()
+	msg("late")
+	waitFor(t, "the late update, at once", func() bool { return len(rec.agentEvents("t")) == 2 })
+	msg("next")
+	time.Sleep(50 * time.Millisecond)
+	if n := len(rec.agentEvents("t")); n != 2 {
+		t.Fatalf("an update right after a flush went out (%d events): flushes must stay a window apart", n)
 	}
 }
