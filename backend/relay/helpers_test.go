@@ -99,6 +99,9 @@ func relayMain() int {
 	if d, err := time.ParseDuration(os.Getenv("JC_RELAY_READY_DELAY")); err == nil {
 		stdout = delayedWriter{os.Stdout, d} // a relay slow to say it is ready (its agent already started)
 	}
+	if os.Getenv("JC_RELAY_BAD_READY") != "" {
+		stdout = garbledWriter{os.Stdout} // a ready line the app cannot read (its agent already started)
+	}
 	return Main(os.Args[2:], os.Stdin, stdout, os.Stderr)
 }
 
@@ -111,6 +114,16 @@ type delayedWriter struct {
 func (w delayedWriter) Write(p []byte) (int, error) {
 	time.Sleep(w.d)
 	return w.w.Write(p)
+}
+
+// garbledWriter writes a line that is not a meta in place of each write.
+type garbledWriter struct{ w io.Writer }
+
+func (w garbledWriter) Write(p []byte) (int, error) {
+	if _, err := w.w.Write([]byte("{not a meta\n")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // appendRusage appends this relay's own CPU time and its agent's (user

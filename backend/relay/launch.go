@@ -77,7 +77,10 @@ func Launch(ctx context.Context, exe string, spec Spec) (Meta, error) {
 	select {
 	case r := <-got:
 		if r.err != nil {
-			_ = cmd.Process.Kill()
+			// It may have started its agent before its ready line went
+			// wrong: end it as a cancelled start does, and wait, so that
+			// the log read below holds its last words.
+			endRelay(cmd, exited, spec.WaitDelay+2*time.Second)
 			b, _ := os.ReadFile(filepath.Join(spec.Dir, spec.ID+".log"))
 			_ = os.Remove(filepath.Join(spec.Dir, spec.ID+".log")) // its only content is in the error
 			return Meta{}, fmt.Errorf("relay: did not start: %w: %s", r.err, strings.TrimSpace(string(b)))

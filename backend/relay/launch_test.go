@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,4 +36,25 @@ func TestLaunchCancelledEndsAgent(t *testing.T) {
 	t.Cleanup(func() { _ = killGroupPid(m.AgentPID) })
 	waitGone(t, m.AgentPID)
 	waitGone(t, m.RelayPID)
+}
+
+// A ready line the app cannot read, from a relay that started its agent:
+// Launch fails with the reason and the relay's log, and the relay is told
+// to end (it ends its agent) instead of being killed alone.
+func TestLaunchBadReadyLineEndsAgent(t *testing.T) {
+	t.Setenv("JC_RELAY_BAD_READY", "1")
+	spec := relaySpec(t, fake{sleep: time.Minute}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Launch(ctx, spec.Path, spec)
+	if err == nil || !strings.Contains(err.Error(), "did not start") {
+		t.Fatalf("Launch: %v, want a start that failed", err)
+	}
+	ms, _ := List(spec.Dir)
+	if len(ms) != 1 || ms[0].AgentPID == 0 {
+		t.Fatalf("metas %+v: the agent did not start, nothing tested", ms)
+	}
+	t.Cleanup(func() { _ = killGroupPid(ms[0].AgentPID) })
+	waitGone(t, ms[0].AgentPID)
+	waitGone(t, ms[0].RelayPID)
 }
