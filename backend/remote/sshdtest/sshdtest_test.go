@@ -16,23 +16,27 @@ func TestRemoteCommandsLeavesOutForkedCopies(t *testing.T) {
 	cmd.Env = append(os.Environ(), "HOME="+s.Home)
 	must(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	count := func(list []string, sub string) int {
+	// count is how many listed processes have exactly the command line cmd.
+	count := func(list []string, cmd string) int {
 		n := 0
 		for _, p := range list {
-			if strings.Contains(p, sub) {
+			if _, line, _ := strings.Cut(p, " "); line == cmd {
 				n++
 			}
 		}
 		return n
 	}
+	const shell, sleep = "bash -c (sleep 61; true); true", "sleep 61"
 	deadline := time.Now().Add(10 * time.Second)
-	for count(s.RemoteProcesses(), "sleep 61") < 3 { // the bash, its subshell, the sleep
+	// Until the sleep has exec'd (before that it too shows the shell's
+	// command line) and the subshell is there.
+	for all := s.RemoteProcesses(); count(all, sleep) != 1 || count(all, shell) != 2; all = s.RemoteProcesses() {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes: %v", s.RemoteProcesses())
+			t.Fatalf("processes: %v", all)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if got := s.RemoteCommands(); count(got, "bash -c") != 1 || count(got, "sleep 61") != 2 {
+	if got := s.RemoteCommands(); count(got, shell) != 1 || count(got, sleep) != 1 {
 		t.Fatalf("RemoteCommands %v, want one bash and the sleep (all: %v)", got, s.RemoteProcesses())
 	}
 }
