@@ -11,6 +11,7 @@ package sshdtest
 import (
 	"context"
 	"fmt"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"net"
 	"os"
 	"os/exec"
@@ -198,8 +199,47 @@ func (s *Server) stop(t testing.TB) {
 // RemoteProcesses lists processes (pid and command line) whose environment
 // says they were started by this server's sessions (HOME=Home), other than
 // sshd itself: what must be gone when a test ends.
-func (s *Server) RemoteProcesses() []string {
-	var left []string
+func (s *Server) RemoteProcesses() []string { return pidLines(s.remoteProcs()) }
+
+// RemoteCommands is RemoteProcesses without the processes whose parent is
+// another listed process with the same command line: a child between its
+// fork and its exec still shows its parent's command line (a server that runs
+// git for a snapshot), so a count of servers must not take it for a second
+// server.
+func (s *Server) RemoteCommands() []string {
+	ps := s.remoteProcs()
+	line := make(map[int]string, len(ps))
+	for _, p := range ps {
+		line[p.pid] = p.line
+	}
+	var kept []remoteProc
+	for _, p := range ps {
+		if parent, ok := line[proc.ParentPID(p.pid)]; ok && parent == p.line {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return pidLines(kept)
+}
+
+// remoteProc is one process of RemoteProcesses.
+type remoteProc struct {
+	pid  int
+	line string // its command line, arguments joined by spaces
+}
+
+// pidLines is ps as "pid line" each.
+func pidLines(ps []remoteProc) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("%d %s", p.pid, p.line))
+	}
+	return out
+}
+
+// remoteProcs reads /proc for the processes of RemoteProcesses.
+func (s *Server) remoteProcs() []remoteProc {
+	var ps []remoteProc
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -215,53 +255,9 @@ func (s *Server) RemoteProcesses() []string {
 		if strings.HasPrefix(line, "sshd") || strings.HasPrefix(line, SSHD) {
 			continue
 		}
-		left = append(left, fmt.Sprintf("%d %s", pid, line))
+		ps = append(ps, remoteProc{pid: pid, line: line})
 	}
-	return left
-}
-
-// RemoteCommands is RemoteProcesses without the processes whose parent is
-// another listed process with the same command line: a child between its
-// fork and its exec still shows its parent's command line (a server that runs
-// git for a snapshot), so a count of servers must not take it for a second
-// server.
-func (s *Server) RemoteCommands() []string {
-	all := s.RemoteProcesses()
-	line := make(map[int]string, len(all))
-	for _, p := range all {
-		pid, rest, _ := strings.Cut(p, " ")
-		n, _ := strconv.Atoi(pid)
-		line[n] = rest
-	}
-	var out []string
-	for _, p := range all {
-		pid, rest, _ := strings.Cut(p, " ")
-		n, _ := strconv.Atoi(pid)
-		if parent, ok := line[parentPID(n)]; ok && parent == rest {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// parentPID reads pid's parent from /proc (0 when it cannot).
-func parentPID(pid int) int {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[1])
-	return n
+	return ps
 }
 
 // WaitNoRemoteProcesses waits up to d for RemoteProcesses to be empty.

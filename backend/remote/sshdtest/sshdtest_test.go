@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -14,8 +15,10 @@ func TestRemoteCommandsLeavesOutForkedCopies(t *testing.T) {
 	s := &Server{Home: t.TempDir()}
 	cmd := exec.Command("bash", "-c", "(sleep 61; true); true")
 	cmd.Env = append(os.Environ(), "HOME="+s.Home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	must(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	// The whole group: the subshell and the sleep would outlive the shell.
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 	// count is how many listed processes have exactly the command line cmd.
 	count := func(list []string, cmd string) int {
 		n := 0
