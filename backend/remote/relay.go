@@ -27,7 +27,15 @@ var remoteBaseEnv = []string{"HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG",
 // launchScript starts the relay in its own session on the host, its stderr
 // in <dir>/<id>.log; the spec (with the agent's environment and secrets)
 // arrives on stdin through the connection and is never written to disk.
-const launchScript = `umask 077; mkdir -p "$2" || exit 1; PATH="$HOME/.local/bin:$PATH"; export PATH; exec setsid "$1" relay 2>>"$2/$3.log"`
+//
+// The shell reads the whole spec before it starts the relay, and hands it on
+// through a pipe of its own (printf is a builtin: the spec is in no process's
+// arguments). sshd closes the session's stdin when the shell's process ends:
+// a relay reading the session's stdin itself lost whatever had not arrived
+// by then ("spec: unexpected EOF" for a spec of a few ssh packets).
+const launchScript = `umask 077; mkdir -p "$2" || exit 1; PATH="$HOME/.local/bin:$PATH"; export PATH
+spec=$(cat) || exit 1
+printf '%s\n' "$spec" | setsid "$1" relay 2>>"$2/$3.log" &`
 
 // LaunchRelay starts `bin relay` on the host for spec (spec.Dir = RelayDir)
 // and returns its meta once its socket listens. The host's HOME, PATH, ...

@@ -293,3 +293,51 @@ func grepTree(dir, s string) []string {
 }
 
 func fmtSscan(s string, pid *int) (int, error) { return fmt.Sscan(s, pid) }
+
+// A spec larger than one ssh packet (an agent's environment can be) reaches
+// the relay whole, every time: before, the launch shell's process ended
+// (setsid forked) while the spec was still on its way, sshd closed the
+// session's stdin, and the relay read a cut spec ("spec: EOF").
+func TestLaunchRelayLargeSpec(t *testing.T) {
+	srv := sshdtest.Start(t)
+	p, err := NewPool(Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, ConnectTimeout: 2 * time.Second})
+	must(t, err)
+	defer func() {
+		p.Close()
+		if left := srv.WaitNoRemoteProcesses(context.Background(), 10*time.Second); len(left) > 0 {
+			t.Errorf("remote processes left: %v", left)
+		}
+	}()
+	c, _ := p.Client(sshdtest.Alias)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	exe, err := os.Executable()
+	must(t, err)
+	d, err := c.Deploy(ctx, exe)
+	must(t, err)
+	env := []string{"JC_FAKE_AGENT=1", "JC_LINES=1", "JC_RECORD=" + filepath.Join(srv.Home, "record.jsonl")}
+	for i := 0; i < 12; i++ {
+		env = append(env, fmt.Sprintf("JC_PAD_%d=%s", i, strings.Repeat("x", 16<<10)))
+	}
+	for i := 0; i < 4; i++ {
+		id, token := relay.NewID()
+		spec := relay.Spec{Dir: RelayDir(d), ID: id, Token: token, TaskID: "t1", Role: "agent", Name: "fake",
+			Path: d.Path, WorkDir: srv.Home, Stdin: true, IdleStop: time.Minute, IdleExit: time.Minute, Env: env}
+		meta, err := c.LaunchRelay(ctx, d.Path, spec)
+		if err != nil {
+			t.Fatalf("launch %d: %v", i, err)
+		}
+		sink := newSink()
+		link := &Link{C: c, Bin: d.Path, Meta: meta, Sink: sink, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}
+		runErr := make(chan error, 1)
+		go func() { runErr <- link.Run(ctx) }()
+		sink.waitFor(t, "the agent's line", 30*time.Second, func() bool { return len(sink.seqs) == 1 })
+		must(t, link.Stop(2*time.Second, "stopped by the test"))
+		select {
+		case err := <-runErr:
+			must(t, err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("Run did not end after Stop")
+		}
+	}
+}
