@@ -15,6 +15,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -52,8 +53,8 @@ func buildFakeOpenCode(t *testing.T) string {
 }
 
 func alive(pid int) bool {
-	p, err := readProc(pid)
-	return err == nil && !p.zombie
+	p, err := proc.ReadStat(pid)
+	return err == nil && !p.Zombie
 }
 
 // TestOpenCodeServerReapedAfterCrash: kill -9 of the app leaves the shared

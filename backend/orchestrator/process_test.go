@@ -22,6 +22,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -91,41 +92,22 @@ func newProcHarnessIn(t testing.TB, db *store.DB, reg *agent.Registry, rdir stri
 	return o, rec
 }
 
-// proc is one /proc entry.
-type proc struct {
-	pid, ppid, pgid int
-	comm            string
-}
-
-func procs(t testing.TB) []proc {
+// procs lists the live processes (zombies are gone already).
+func procs(t testing.TB) []proc.Stat {
 	t.Helper()
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
-	var out []proc
+	var out []proc.Stat
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
+		if st, err := proc.ReadStat(pid); err == nil && !st.Zombie {
+			out = append(out, st)
 		}
-		// pid (comm) state ppid pgrp ...
-		s := string(b)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < 0 {
-			continue
-		}
-		f := strings.Fields(s[close+1:])
-		if len(f) < 3 || f[0] == "Z" {
-			continue // zombies are gone already
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgid, _ := strconv.Atoi(f[2])
-		out = append(out, proc{pid: pid, ppid: ppid, pgid: pgid, comm: s[open+1 : close]})
 	}
 	return out
 }
@@ -135,23 +117,23 @@ func procs(t testing.TB) []proc {
 func fakeClaudes(t testing.TB, root int) []int {
 	var out []int
 	for _, p := range descendants(t, root) {
-		if p.comm == "claude" {
-			out = append(out, p.pid)
+		if p.Comm == "claude" {
+			out = append(out, p.PID)
 		}
 	}
 	return out
 }
 
 // descendants returns the live processes below root.
-func descendants(t testing.TB, root int) []proc {
+func descendants(t testing.TB, root int) []proc.Stat {
 	all := procs(t)
 	in := map[int]bool{root: true}
-	var out []proc
+	var out []proc.Stat
 	for grew := true; grew; {
 		grew = false
 		for _, p := range all {
-			if in[p.ppid] && !in[p.pid] {
-				in[p.pid], grew = true, true
+			if in[p.PPID] && !in[p.PID] {
+				in[p.PID], grew = true, true
 				out = append(out, p)
 			}
 		}
@@ -179,7 +161,7 @@ func relaysLeft(t testing.TB, dir string) []string {
 func groupSize(t testing.TB, pgid int) int {
 	n := 0
 	for _, p := range procs(t) {
-		if p.pgid == pgid {
+		if p.PGID == pgid {
 			n++
 		}
 	}
@@ -394,8 +376,8 @@ func testNoOrphansAfterStopAndClose(t *testing.T, rdir string) {
 		for _, pid := range fakeClaudes(t, os.Getpid()) {
 			if !slices.Contains(before, pid) && groupSize(t, pid) == 2 {
 				groups = append(groups, pid)
-				if p, err := readProc(pid); err == nil {
-					parents = append(parents, p.ppid)
+				if p, err := proc.ReadStat(pid); err == nil {
+					parents = append(parents, p.PPID)
 				}
 			}
 		}
@@ -435,8 +417,8 @@ func testNoOrphansAfterStopAndClose(t *testing.T, rdir string) {
 
 // pidRuns reports whether pid is a live process (not a zombie).
 func pidRuns(pid int) bool {
-	p, err := readProc(pid)
-	return err == nil && !p.zombie
+	p, err := proc.ReadStat(pid)
+	return err == nil && !p.Zombie
 }
 
 func TestProcessAlwaysAllowAppliedOnNextRequest(t *testing.T) {
@@ -557,8 +539,8 @@ func testAppKilledThenRecovered(t *testing.T, rdir string) {
 	// Without its app the agent sees stdin EOF / a broken stdout and exits;
 	// the grandchild it started (sleep 300) is left behind in its group.
 	waitFor(t, "orphaned fake claude to exit", func() bool {
-		p, err := readProc(fakes[0])
-		return err != nil || p.zombie || p.pgid != fakes[0]
+		p, err := proc.ReadStat(fakes[0])
+		return err != nil || p.Zombie || p.PGID != fakes[0]
 	})
 	if n := groupSize(t, fakes[0]); n != 1 {
 		t.Fatalf("after the app was killed the agent's group has %d processes, want its 1 grandchild", n)

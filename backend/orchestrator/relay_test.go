@@ -15,6 +15,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -140,7 +141,7 @@ func TestRelayAppKilledMidStreamAdopted(t *testing.T) {
 	}
 	waitFor(t, "relay to remove itself", func() bool { ms, _ := relay.List(rdir); return len(ms) == 0 && !metas[0].Alive() })
 	if syscall.Kill(metas[0].AgentPID, 0) == nil {
-		if p, err := readProc(metas[0].AgentPID); err == nil && !p.zombie {
+		if p, err := proc.ReadStat(metas[0].AgentPID); err == nil && !p.Zombie {
 			t.Fatalf("agent %d still running after quit-stop", metas[0].AgentPID)
 		}
 	}
@@ -315,7 +316,7 @@ func TestRelayStopAdoptedWithBacklog(t *testing.T) {
 	waitFor(t, "relay and its files gone", func() bool { ms, _ := relay.List(rdir); return len(ms) == 0 && !metas[0].Alive() })
 	waitFor(t, "the agent's process group gone", func() bool {
 		for _, p := range procs(t) {
-			if p.pgid == metas[0].AgentPID {
+			if p.PGID == metas[0].AgentPID {
 				return false
 			}
 		}

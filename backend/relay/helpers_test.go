@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // The test binary plays three parts: the tests, `jean-claude relay` (when
@@ -245,7 +247,7 @@ func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		if !pidAlive(pid) {
+		if !proc.Alive(pid) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)

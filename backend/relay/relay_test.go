@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // readUntil reads frames into got until one contains want; it returns the
@@ -162,7 +164,7 @@ func TestIdleStopThenRelayExitsKeepingJournal(t *testing.T) {
 		s.IdleStop, s.IdleExit = 300*time.Millisecond, 300*time.Millisecond
 	})
 	waitGone(t, m.RelayPID)
-	if pidAlive(m.AgentPID) {
+	if proc.Alive(m.AgentPID) {
 		t.Fatal("agent still running")
 	}
 	metas, err := List(filepath.Dir(m.Socket))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Spec is what `jean-claude relay` reads as JSON on its stdin (never as
@@ -156,7 +158,7 @@ func List(dir string) ([]Meta, error) {
 // Alive reports whether the relay process of m still runs (signal 0; a
 // recycled pid is caught by the token check when dialing).
 func (m Meta) Alive() bool {
-	return pidAlive(m.RelayPID)
+	return proc.Alive(m.RelayPID)
 }
 
 // Remove deletes a relay's files (after its journal was taken).

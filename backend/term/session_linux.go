@@ -3,8 +3,9 @@ package term
 import (
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // killSession kills every process whose session id is sid (the terminal's
@@ -17,8 +18,7 @@ func killSession(sid int) {
 	}
 }
 
-// sessionMembers lists the pids in session sid, from /proc/PID/stat
-// (fields after the command: state ppid pgrp session ...).
+// sessionMembers lists the pids in session sid.
 func sessionMembers(sid int) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -30,17 +30,7 @@ func sessionMembers(sid int) []int {
 		if err != nil || pid == sid {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 3 && f[3] == strconv.Itoa(sid) {
+		if st, err := proc.ReadStat(pid); err == nil && st.SID == sid {
 			out = append(out, pid)
 		}
 	}

@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // The test binary doubles as the programs the terminals run.
@@ -105,14 +106,7 @@ func TestInteractiveProgramAndExitCode(t *testing.T) {
 	}
 }
 
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	// A zombie (exited, not reaped by its adopter yet) is gone for us.
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	return err == nil && !strings.Contains(string(data), ") Z ")
-}
+func alive(pid int) bool { return proc.Alive(pid) }
 
 func TestCloseAllKillsEveryProcess(t *testing.T) {
 	r := &rec{}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 func gitRepo(t *testing.T) string {
@@ -190,10 +191,7 @@ func TestRunReportsFailureAndKillsTheGroup(t *testing.T) {
 	}
 }
 
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	return err != nil || strings.Contains(string(b), ") Z ")
-}
+func zombie(pid int) bool { return !proc.Alive(pid) }
 
 func frame(t *testing.T, f Frame) []byte {
 	b, err := json.Marshal(f)

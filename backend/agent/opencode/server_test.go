@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // buildFake compiles testdata/fakeopencode into a temp dir as "opencode".
@@ -32,19 +33,7 @@ func buildFake(t *testing.T) string {
 }
 
 // alive reports whether pid is a live (not zombie) process.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// pid (comm) S ...: the state follows the last ')'.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
+func alive(pid int) bool { return proc.Alive(pid) }
 
 // gone waits (a little: a SIGKILLed grandchild dies asynchronously) for pid
 // to be dead.

@@ -1,44 +1,34 @@
 package proc
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 )
 
-// StartTicks is pid's start time (field 22 of /proc/PID/stat, in clock
-// ticks since boot), which tells a process from a later one that reused its
-// pid; 0 when unknown.
-func StartTicks(pid int) uint64 {
-	f := statFields(pid)
-	if len(f) < 20 {
-		return 0
-	}
-	n, _ := strconv.ParseUint(f[19], 10, 64)
-	return n
-}
-
-// ParentPID is pid's parent (field 4 of /proc/PID/stat); 0 when unknown.
-func ParentPID(pid int) int {
-	f := statFields(pid)
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[1])
-	return n
-}
-
-// statFields is /proc/PID/stat's fields after "(comm)" (which may hold
-// spaces and parentheses): state, ppid, pgrp, …; nil when unreadable.
-func statFields(pid int) []string {
+// ReadStat reads what /proc/PID/stat says about pid.
+func ReadStat(pid int) (Stat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return nil
+		return Stat{}, err
 	}
+	// "pid (comm) state …": comm may hold spaces and parentheses, so the
+	// fields start after the last ')': state(0) ppid(1) pgrp(2) session(3)
+	// … starttime (field 22 of the whole line) at 19.
 	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil
+	open, i := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || i < open {
+		return Stat{}, fmt.Errorf("proc: odd /proc/%d/stat", pid)
 	}
-	return strings.Fields(s[i+1:])
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return Stat{}, fmt.Errorf("proc: short /proc/%d/stat", pid)
+	}
+	st := Stat{PID: pid, Comm: s[open+1 : i], Zombie: f[0] == "Z"}
+	st.PPID, _ = strconv.Atoi(f[1])
+	st.PGID, _ = strconv.Atoi(f[2])
+	st.SID, _ = strconv.Atoi(f[3])
+	st.StartTicks, _ = strconv.ParseUint(f[19], 10, 64)
+	return st, nil
 }

@@ -2,8 +2,12 @@
 
 package proc
 
-// StartTicks is unknown off Linux (0).
-func StartTicks(int) uint64 { return 0 }
+import (
+	"errors"
+	"fmt"
+)
 
-// ParentPID is unknown off Linux (0).
-func ParentPID(int) int { return 0 }
+// ReadStat is unsupported off Linux.
+func ReadStat(pid int) (Stat, error) {
+	return Stat{}, fmt.Errorf("proc: stat of %d: %w", pid, errors.ErrUnsupported)
+}

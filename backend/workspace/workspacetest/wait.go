@@ -1,12 +1,10 @@
 package workspacetest
 
 import (
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Eventually waits up to 10 s for cond, failing the test with what.
@@ -21,10 +19,4 @@ func Eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // Alive reports whether process pid runs (a zombie does not count).
-func Alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	return err == nil && !strings.Contains(string(b), ") Z ")
-}
+func Alive(pid int) bool { return proc.Alive(pid) }
