@@ -2,6 +2,7 @@ package proc
 
 import (
 	"errors"
+	"io/fs"
 	"syscall"
 )
 
@@ -30,13 +31,17 @@ func ParentPID(pid int) int {
 
 // Alive reports whether pid runs: signal 0 reaches it and it is not a
 // zombie (exited, not reaped yet). Off Linux signal 0 is all there is.
+// Relays are adopted or cleaned up by it: only a process known gone is
+// not alive.
 func Alive(pid int) bool {
 	if pid <= 0 || syscall.Kill(pid, 0) != nil {
 		return false
 	}
 	st, err := ReadStat(pid)
-	if errors.Is(err, errors.ErrUnsupported) {
-		return true
+	if err != nil {
+		// Gone since the signal, or nothing to read (off Linux): the
+		// signal's answer stands unless the process is known gone.
+		return !errors.Is(err, fs.ErrNotExist)
 	}
-	return err == nil && !st.Zombie
+	return !st.Zombie
 }

@@ -47,10 +47,15 @@ func TestReadStat(t *testing.T) {
 	if StartTicks(pid) != st.StartTicks || ParentPID(pid) != os.Getpid() || !Alive(pid) {
 		t.Fatalf("StartTicks %d, ParentPID %d, Alive %v", StartTicks(pid), ParentPID(pid), Alive(pid))
 	}
-	_ = cmd.Process.Kill()
-	time.Sleep(100 * time.Millisecond) // not waited for yet: a zombie
-	if st, err := ReadStat(pid); err != nil || !st.Zombie {
-		t.Fatalf("after the kill: %+v, %v; want a zombie", st, err)
+	_ = cmd.Process.Kill() // not waited for yet: a zombie
+	for i := 0; i < 500 && !st.Zombie; i++ {
+		time.Sleep(10 * time.Millisecond)
+		if st, err = ReadStat(pid); err != nil {
+			t.Fatalf("after the kill: %v", err)
+		}
+	}
+	if !st.Zombie {
+		t.Fatalf("after the kill: %+v; want a zombie", st)
 	}
 	if Alive(pid) {
 		t.Fatal("a zombie is alive")
