@@ -29,6 +29,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
@@ -78,6 +79,10 @@ type DB struct {
 	// searchQueue: the schema queues messages for the search index
 	// (migration 0110), which Tx then indexes.
 	searchQueue bool
+	// closeOnce: Close is safe to call more than once (the first closes,
+	// the later ones return its error).
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Options tune Open.
@@ -229,10 +234,13 @@ func (db *DB) ReleaseMemory(ctx context.Context) error {
 // Close closes both pools, checkpointing the WAL first (messages still
 // waiting for the search index are indexed before).
 func (db *DB) Close() error {
-	_ = db.Tx(context.Background(), func(*sql.Tx) error { return nil })
-	err := db.ckpt.close()
-	_, _ = db.W.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
-	return errors.Join(err, db.R.Close(), db.W.Close())
+	db.closeOnce.Do(func() {
+		_ = db.Tx(context.Background(), func(*sql.Tx) error { return nil })
+		err := db.ckpt.close()
+		_, _ = db.W.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		db.closeErr = errors.Join(err, db.R.Close(), db.W.Close())
+	})
+	return db.closeErr
 }
 
 // closeAll closes the connections without a checkpoint (a failed Open).

@@ -401,3 +401,17 @@ func TestDefaultPath(t *testing.T) {
 		t.Errorf("DefaultPath = %q, %v", p, err)
 	}
 }
+
+// Close is safe twice (a test's cleanup closing what the test closed, an
+// app closing on two paths of its shutdown): before, the second call
+// panicked in the checkpointer ("close of closed channel"), which broke
+// `make bench` in BenchmarkSearch1M.
+func TestCloseTwice(t *testing.T) {
+	db, _ := openTemp(t) // its cleanup closes it a third time
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
