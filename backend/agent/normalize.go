@@ -23,6 +23,16 @@ type Normalizer interface {
 	Flush() []Event
 }
 
+// FrameKeeper is a Normalizer that can reference the frames it is fed in
+// its events' raw data instead of copying them. Its caller calls KeepFrames
+// once, before the first Feed, to promise that no frame is modified after
+// Feed: the runtime's Stream does (its frames are fresh slices — ReadLines',
+// a relay's payloads — that it keeps to store as they are). Callers that
+// reuse a buffer (a bufio.Scanner) do not, and get copies.
+type FrameKeeper interface {
+	KeepFrames()
+}
+
 // Format is one raw format: how to cut a byte stream into frames and how to
 // normalize them. Its Name is what the store keeps as rawFormat.
 type Format struct {

@@ -32,6 +32,7 @@ import (
 	"iter"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -477,6 +478,9 @@ func (s *Stream) Replaying() bool {
 
 // NewStream returns a running stream of raw format format normalized by n.
 func NewStream(format string, n Normalizer) *Stream {
+	if k, ok := n.(FrameKeeper); ok {
+		k.KeepFrames() // push never modifies a frame, and keeps it in its batch
+	}
 	s := &Stream{format: format, norm: n, out: make(chan Batch, deliveredBuffer), done: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	go s.run()
@@ -627,6 +631,10 @@ func ReadLines(r io.Reader, max int) iter.Seq2[[]byte, error] {
 	}
 }
 
+// collectAfter is the line size from which ReadLines collects a line's
+// chunks as soon as it is joined (a rare line: a whole file in one frame).
+const collectAfter = 4 << 20
+
 // lineAcc gathers one line's chunks.
 type lineAcc struct {
 	chunks  [][]byte
@@ -663,6 +671,13 @@ func (l *lineAcc) line() []byte {
 		for i, c := range l.chunks {
 			out = append(out, c...)
 			l.chunks[i] = nil
+		}
+		if l.n >= collectAfter {
+			// The chunks are garbage as big as the line: collected now,
+			// they are not still held while the line is decoded (which
+			// makes a copy of its text), and the heap peaks at two
+			// copies of the line, not three (BenchmarkHugeLine).
+			runtime.GC()
 		}
 	}
 	out = bytes.TrimRight(out, "\r\n")

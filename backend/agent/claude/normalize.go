@@ -194,7 +194,13 @@ type Normalizer struct {
 	// message id; each is closed when the turn ends.
 	tools      map[string]string
 	toolsOrder []string
+	// keep: frames are never modified after Feed (agent.FrameKeeper), so a
+	// message's raw data may be its first line itself rather than a copy.
+	keep bool
 }
+
+// KeepFrames implements agent.FrameKeeper.
+func (n *Normalizer) KeepFrames() { n.keep = true }
 
 type asmMsg struct {
 	id        string
@@ -208,6 +214,7 @@ type asmMsg struct {
 	meta      map[string]any
 	parts     []agent.Part
 	raw       []byte // its lines, newline-joined, append-only
+	keep      bool   // raw may be its first line itself (Normalizer.keep)
 	uuids     []string
 	anoms     agent.Anomalies
 
@@ -683,6 +690,7 @@ func (n *Normalizer) open(a *asmMsg) {
 		delete(n.msgs, n.order[0])
 		n.order = n.order[1:]
 	}
+	a.keep = n.keep
 	n.msgs[a.id] = a
 	n.order = append(n.order, a.id)
 }

@@ -122,8 +122,14 @@ func (n *Normalizer) stream(evs []agent.Event, line []byte) []agent.Event {
 }
 
 // addLine appends line to the message's raw frames and returns where it
-// starts. Raw slices share this buffer: an emission costs no copy.
+// starts. Raw slices share this buffer: an emission costs no copy. A first
+// line is taken as it is when frames are kept (capped to its length: the
+// next line's append copies it), so one huge line is not held twice.
 func (a *asmMsg) addLine(line []byte) int {
+	if a.keep && a.raw == nil {
+		a.raw = line[:len(line):len(line)]
+		return 0
+	}
 	if need := len(a.raw) + 1 + len(line); need > cap(a.raw) {
 		// Doubling: append grows a large slice by only 1.25×, which
 		// allocated ~5× a long message's raw data over its lines.
