@@ -299,15 +299,7 @@ func fmtSscan(s string, pid *int) (int, error) { return fmt.Sscan(s, pid) }
 // (setsid forked) while the spec was still on its way, sshd closed the
 // session's stdin, and the relay read a cut spec ("spec: EOF").
 func TestLaunchRelayLargeSpec(t *testing.T) {
-	srv := sshdtest.Start(t)
-	p, err := NewPool(Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, ConnectTimeout: 2 * time.Second})
-	must(t, err)
-	defer func() {
-		p.Close()
-		if left := srv.WaitNoRemoteProcesses(context.Background(), 10*time.Second); len(left) > 0 {
-			t.Errorf("remote processes left: %v", left)
-		}
-	}()
+	p, srv := newPool(t)
 	c, _ := p.Client(sshdtest.Alias)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
