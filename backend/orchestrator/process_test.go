@@ -95,17 +95,13 @@ func newProcHarnessIn(t testing.TB, db *store.DB, reg *agent.Registry, rdir stri
 // procs lists the live processes (zombies are gone already).
 func procs(t testing.TB) []proc.Stat {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
+	all, err := proc.List()
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
 	var out []proc.Stat
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, err := proc.ReadStat(pid); err == nil && !st.Zombie {
+	for _, st := range all {
+		if !st.Zombie {
 			out = append(out, st)
 		}
 	}

@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"os"
-	"strconv"
 	"syscall"
 
 	"github.com/jean-claude/jean-claude/backend/agent/proc"
@@ -29,21 +28,16 @@ func killLeftovers(pid int, start uint64) (int, error) {
 	if leader, err := proc.ReadStat(pid); err == nil && !leader.Zombie && leader.StartTicks != start {
 		return 0, nil // the pid was reused: that group is someone else's
 	}
-	ents, err := os.ReadDir("/proc")
+	all, err := proc.List()
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for _, info := range all {
+		if info.Zombie || info.PGID != pid || info.StartTicks < start {
 			continue
 		}
-		info, err := proc.ReadStat(p)
-		if err != nil || info.Zombie || info.PGID != pid || info.StartTicks < start {
-			continue
-		}
-		if syscall.Kill(p, syscall.SIGKILL) == nil {
+		if syscall.Kill(info.PID, syscall.SIGKILL) == nil {
 			n++
 		}
 	}

@@ -1,8 +1,6 @@
 package term
 
 import (
-	"os"
-	"strconv"
 	"syscall"
 
 	"github.com/jean-claude/jean-claude/backend/agent/proc"
@@ -20,18 +18,11 @@ func killSession(sid int) {
 
 // sessionMembers lists the pids in session sid.
 func sessionMembers(sid int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
+	all, _ := proc.List()
 	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == sid {
-			continue
-		}
-		if st, err := proc.ReadStat(pid); err == nil && st.SID == sid {
-			out = append(out, pid)
+	for _, st := range all {
+		if st.SID == sid && st.PID != sid {
+			out = append(out, st.PID)
 		}
 	}
 	return out

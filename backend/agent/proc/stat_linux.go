@@ -32,3 +32,33 @@ func ReadStat(pid int) (Stat, error) {
 	st.StartTicks, _ = strconv.ParseUint(f[19], 10, 64)
 	return st, nil
 }
+
+// Pids lists the processes that exist now (the numeric entries of /proc).
+func Pids() ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out, nil
+}
+
+// List reads the stat of every process (those gone meanwhile left out).
+func List() ([]Stat, error) {
+	pids, err := Pids()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Stat, 0, len(pids))
+	for _, pid := range pids {
+		if st, err := ReadStat(pid); err == nil {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ import (
 
 // ReadStat reads the fields after the command's name, which may hold
 // spaces and parentheses: a child named "a) (b c" in its own session;
-// Alive counts it until it is a zombie.
+// List has it; Alive counts it until it is a zombie.
 func TestReadStat(t *testing.T) {
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
@@ -43,6 +44,10 @@ func TestReadStat(t *testing.T) {
 	want := Stat{PID: pid, PPID: os.Getpid(), PGID: pid, SID: pid, Comm: "a) (b c", StartTicks: st.StartTicks}
 	if err != nil || st != want || st.StartTicks == 0 {
 		t.Fatalf("ReadStat = %+v, %v; want %+v with a start time", st, err, want)
+	}
+	all, err := List()
+	if err != nil || !slices.Contains(all, want) {
+		t.Fatalf("List (%d processes, %v) lacks %+v", len(all), err, want)
 	}
 	if StartTicks(pid) != st.StartTicks || ParentPID(pid) != os.Getpid() || !Alive(pid) {
 		t.Fatalf("StartTicks %d, ParentPID %d, Alive %v", StartTicks(pid), ParentPID(pid), Alive(pid))

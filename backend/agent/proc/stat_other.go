@@ -11,3 +11,13 @@ import (
 func ReadStat(pid int) (Stat, error) {
 	return Stat{}, fmt.Errorf("proc: stat of %d: %w", pid, errors.ErrUnsupported)
 }
+
+// Pids is unsupported off Linux.
+func Pids() ([]int, error) {
+	return nil, fmt.Errorf("proc: process list: %w", errors.ErrUnsupported)
+}
+
+// List is unsupported off Linux.
+func List() ([]Stat, error) {
+	return nil, fmt.Errorf("proc: process list: %w", errors.ErrUnsupported)
+}

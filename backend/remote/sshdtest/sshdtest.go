@@ -11,7 +11,6 @@ package sshdtest
 import (
 	"context"
 	"fmt"
-	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"net"
 	"os"
 	"os/exec"
@@ -21,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Alias is the Host name the client config gives the server.
@@ -240,17 +241,17 @@ func pidLines(ps []remoteProc) []string {
 // remoteProcs reads /proc for the processes of RemoteProcesses.
 func (s *Server) remoteProcs() []remoteProc {
 	var ps []remoteProc
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+	pids, _ := proc.Pids()
+	for _, pid := range pids {
+		if pid == os.Getpid() {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		dir := filepath.Join("/proc", strconv.Itoa(pid))
+		env, err := os.ReadFile(filepath.Join(dir, "environ"))
 		if err != nil || !strings.Contains(string(env), "\x00HOME="+s.Home+"\x00") && !strings.HasPrefix(string(env), "HOME="+s.Home+"\x00") {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
 		line := strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")
 		if strings.HasPrefix(line, "sshd") || strings.HasPrefix(line, SSHD) {
 			continue
@@ -283,18 +284,15 @@ func must(t testing.TB, err error) {
 // sub (for "no ssh left behind" checks).
 func LocalProcessesMatching(sub string) []string {
 	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+	pids, _ := proc.Pids()
+	for _, pid := range pids {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 		if err != nil {
 			continue
 		}
 		line := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 		if strings.Contains(line, sub) {
-			out = append(out, e.Name()+" "+line)
+			out = append(out, strconv.Itoa(pid)+" "+line)
 		}
 	}
 	return out
