@@ -62,3 +62,13 @@ func List() ([]Stat, error) {
 	}
 	return out, nil
 }
+
+// Cmdline is pid's command line, its arguments joined by spaces (as ps
+// shows it); empty for a kernel thread or a zombie.
+func Cmdline(pid int) (string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return "", err
+	}
+	return strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " "), nil
+}

@@ -49,6 +49,9 @@ func TestReadStat(t *testing.T) {
 	if err != nil || !slices.Contains(all, want) {
 		t.Fatalf("List (%d processes, %v) lacks %+v", len(all), err, want)
 	}
+	if line, err := Cmdline(pid); line != name+" 30" {
+		t.Fatalf("Cmdline = %q, %v; want %q", line, err, name+" 30")
+	}
 	if StartTicks(pid) != st.StartTicks || ParentPID(pid) != os.Getpid() || !Alive(pid) {
 		t.Fatalf("StartTicks %d, ParentPID %d, Alive %v", StartTicks(pid), ParentPID(pid), Alive(pid))
 	}

@@ -21,3 +21,8 @@ func Pids() ([]int, error) {
 func List() ([]Stat, error) {
 	return nil, fmt.Errorf("proc: process list: %w", errors.ErrUnsupported)
 }
+
+// Cmdline is unsupported off Linux.
+func Cmdline(pid int) (string, error) {
+	return "", fmt.Errorf("proc: command line of %d: %w", pid, errors.ErrUnsupported)
+}

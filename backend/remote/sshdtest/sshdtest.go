@@ -251,8 +251,7 @@ func (s *Server) remoteProcs() []remoteProc {
 		if err != nil || !strings.Contains(string(env), "\x00HOME="+s.Home+"\x00") && !strings.HasPrefix(string(env), "HOME="+s.Home+"\x00") {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
-		line := strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")
+		line, _ := proc.Cmdline(pid)
 		if strings.HasPrefix(line, "sshd") || strings.HasPrefix(line, SSHD) {
 			continue
 		}
@@ -286,11 +285,10 @@ func LocalProcessesMatching(sub string) []string {
 	var out []string
 	pids, _ := proc.Pids()
 	for _, pid := range pids {
-		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		line, err := proc.Cmdline(pid)
 		if err != nil {
 			continue
 		}
-		line := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 		if strings.Contains(line, sub) {
 			out = append(out, strconv.Itoa(pid)+" "+line)
 		}
