@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/limits"
 	"github.com/jean-claude/jean-claude/backend/notify"
 	"github.com/jean-claude/jean-claude/backend/relay"
@@ -493,7 +495,7 @@ func (o *Orchestrator) begin(ctx context.Context, t store.TaskRun, sess agent.Se
 		}
 		if po, ok := sess.(agent.ProcessOwner); ok {
 			if pid := po.PID(); pid > 0 {
-				if err := store.RecordAgentProcess(ctx, tx, store.AgentProcess{TaskID: t.ID, PID: pid, StartTicks: processStart(pid)}, now); err != nil {
+				if err := store.RecordAgentProcess(ctx, tx, store.AgentProcess{TaskID: t.ID, PID: pid, StartTicks: proc.StartTicks(pid)}, now); err != nil {
 					return err
 				}
 			}
@@ -679,8 +681,8 @@ func (o *Orchestrator) killRecorded(ctx context.Context) {
 		return
 	}
 	for _, p := range ps {
-		if ours(p.PID) {
-			continue
+		if proc.ParentPID(p.PID) == os.Getpid() {
+			continue // a child of this app (started since it runs)
 		}
 		if n, err := killLeftovers(p.PID, p.StartTicks); err != nil {
 			o.log.Warn("orchestrator: end leftover processes", "pid", p.PID, "role", p.Role, "err", err)

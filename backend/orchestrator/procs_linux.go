@@ -1,20 +1,10 @@
 package orchestrator
 
 import (
-	"os"
 	"syscall"
 
 	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
-
-// processStart returns the start time of pid (0 when unknown).
-func processStart(pid int) uint64 {
-	p, err := proc.ReadStat(pid)
-	if err != nil {
-		return 0
-	}
-	return p.StartTicks
-}
 
 // killLeftovers SIGKILLs what is left of the process group a dead app's
 // agent led: pid is the recorded leader (its group id), start its start
@@ -42,10 +32,4 @@ func killLeftovers(pid int, start uint64) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// ours reports whether pid is a child of this app (started since it runs).
-func ours(pid int) bool {
-	p, err := proc.ReadStat(pid)
-	return err == nil && p.PPID == os.Getpid()
 }

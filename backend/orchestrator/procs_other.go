@@ -2,10 +2,6 @@
 
 package orchestrator
 
-// processStart is unknown off Linux: leftovers of a crashed app are not
-// looked for there.
-func processStart(int) uint64 { return 0 }
-
+// killLeftovers does nothing off Linux: leftovers of a crashed app are not
+// looked for there (proc.StartTicks is 0).
 func killLeftovers(int, uint64) (int, error) { return 0, nil }
-
-func ours(int) bool { return false }
