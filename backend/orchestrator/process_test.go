@@ -407,14 +407,8 @@ func testNoOrphansAfterStopAndClose(t *testing.T, rdir string) {
 		return
 	}
 	waitFor(t, "the relays to end", func() bool {
-		return !pidRuns(parents[0]) && !pidRuns(parents[1]) && len(relaysLeft(t, rdir)) == 0
+		return !proc.Alive(parents[0]) && !proc.Alive(parents[1]) && len(relaysLeft(t, rdir)) == 0
 	})
-}
-
-// pidRuns reports whether pid is a live process (not a zombie).
-func pidRuns(pid int) bool {
-	p, err := proc.ReadStat(pid)
-	return err == nil && !p.Zombie
 }
 
 func TestProcessAlwaysAllowAppliedOnNextRequest(t *testing.T) {
@@ -641,7 +635,7 @@ func recoverRelayed(t *testing.T, db *store.DB, rdir string, agentPID int) {
 		t.Fatalf("after Stop: %s %q", tr.Status, tr.StatusReason)
 	}
 	waitFor(t, "no process left", func() bool {
-		return groupSize(t, agentPID) == 0 && !pidRuns(metas[0].RelayPID) && len(relaysLeft(t, rdir)) == 0
+		return groupSize(t, agentPID) == 0 && !proc.Alive(metas[0].RelayPID) && len(relaysLeft(t, rdir)) == 0
 	})
 	checkTranscriptMatchesRaw(t, db, "t1")
 }

@@ -235,14 +235,12 @@ func TestProcessPermissionAllowThenCancel(t *testing.T) {
 // reaper does not count): SIGKILL is delivered asynchronously.
 func alive(pid int) bool {
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if !running(pid) {
+		if !proc.Alive(pid) {
 			return false
 		}
 	}
 	return true
 }
-
-func running(pid int) bool { return proc.Alive(pid) }
 
 func TestProcessDenyThenAlways(t *testing.T) {
 	b := newFake(t, "")
