@@ -52,11 +52,6 @@ func buildFakeOpenCode(t *testing.T) string {
 	return bin
 }
 
-func alive(pid int) bool {
-	p, err := proc.ReadStat(pid)
-	return err == nil && !p.Zombie
-}
-
 // TestOpenCodeServerReapedAfterCrash: kill -9 of the app leaves the shared
 // `opencode serve` (and the child it started) running; the next start ends
 // them, because the runtime recorded the server when it started it.
@@ -102,7 +97,7 @@ func TestOpenCodeServerReapedAfterCrash(t *testing.T) {
 	_ = cmd.Wait()
 	time.Sleep(200 * time.Millisecond)
 	for _, p := range pids {
-		if !alive(p) {
+		if !proc.Alive(p) {
 			t.Fatalf("process %d died with the app: nothing to reap", p)
 		}
 	}
@@ -114,7 +109,7 @@ func TestOpenCodeServerReapedAfterCrash(t *testing.T) {
 	if _, err := h.o.Recover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the dead app's OpenCode server and its child ended", func() bool { return !alive(pids[0]) && !alive(pids[1]) })
+	waitFor(t, "the dead app's OpenCode server and its child ended", func() bool { return !proc.Alive(pids[0]) && !proc.Alive(pids[1]) })
 	if ps, _ := store.AppProcesses(context.Background(), db.R); len(ps) != 0 {
 		t.Fatalf("still recorded: %+v", ps)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
@@ -169,7 +170,7 @@ func TestRelayOpenCodeServerAdoptedAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the server, its child and its relay to end", func() bool {
-		return !alive(pids[0]) && !alive(pids[1]) && len(relaysLeft(t, rdir)) == 0
+		return !proc.Alive(pids[0]) && !proc.Alive(pids[1]) && len(relaysLeft(t, rdir)) == 0
 	})
 }
 
@@ -199,7 +200,7 @@ func checkServerLeftRunning(t *testing.T, db *store.DB, dbPath, rdir string, pid
 	}
 	time.Sleep(200 * time.Millisecond)
 	for _, p := range pids {
-		if !alive(p) {
+		if !proc.Alive(p) {
 			t.Fatalf("process %d died with the app", p)
 		}
 	}
@@ -269,7 +270,7 @@ func TestRelayOpenCodeQuitKeepThenContinue(t *testing.T) {
 	}
 	pids := serverPIDs(t, pidfile)
 	time.Sleep(200 * time.Millisecond)
-	if len(pids) != 2 || !alive(pids[0]) || !alive(pids[1]) {
+	if len(pids) != 2 || !proc.Alive(pids[0]) || !proc.Alive(pids[1]) {
 		t.Fatalf("the server did not outlive the quit with keep: %v", pids)
 	}
 
@@ -301,7 +302,7 @@ func TestRelayOpenCodeQuitKeepThenContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the server, its child and its relay to end", func() bool {
-		return !alive(pids[0]) && !alive(pids[1]) && len(relaysLeft(t, rdir)) == 0
+		return !proc.Alive(pids[0]) && !proc.Alive(pids[1]) && len(relaysLeft(t, rdir)) == 0
 	})
 }
 

@@ -74,11 +74,9 @@ func is(typ agent.EventType) func(agent.Event) bool {
 	return func(e agent.Event) bool { return e.Type == typ }
 }
 
-func running(pid int) bool { return proc.Alive(pid) }
-
 func gone(pid int) bool {
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if !running(pid) {
+		if !proc.Alive(pid) {
 			return true
 		}
 	}

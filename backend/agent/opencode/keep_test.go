@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/relay"
 )
 
@@ -70,7 +71,7 @@ func TestServerKeptAndAdoptedWithRecordedPassword(t *testing.T) {
 	if err := b1.Dispose(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if !alive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("the kept server died with its backend")
 	}
 

@@ -32,14 +32,11 @@ func buildFake(t *testing.T) string {
 	return bin
 }
 
-// alive reports whether pid is a live (not zombie) process.
-func alive(pid int) bool { return proc.Alive(pid) }
-
 // gone waits (a little: a SIGKILLed grandchild dies asynchronously) for pid
 // to be dead.
 func gone(pid int) bool {
 	for range 100 {
-		if !alive(pid) {
+		if !proc.Alive(pid) {
 			return true
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -84,7 +81,7 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid1 := b.ServerPID()
-	if pid1 == 0 || !alive(pid1) {
+	if pid1 == 0 || !proc.Alive(pid1) {
 		t.Fatalf("server pid %d not running", pid1)
 	}
 	liveRun(t, s1, 1, nil)
