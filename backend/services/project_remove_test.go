@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/term"
@@ -102,7 +103,7 @@ func TestProjectRemoveEndsAgentsAndShells(t *testing.T) {
 		t.Fatalf("the project is gone although an agent was not stopped: %v", err)
 	}
 	for i, id := range ids {
-		if list, _ := shells.TaskTerminals(id); len(list) != 1 || !workspacetest.Alive(jobPIDs[i]) {
+		if list, _ := shells.TaskTerminals(id); len(list) != 1 || !proc.Alive(jobPIDs[i]) {
 			t.Fatalf("a refused Remove ended task %s's shell", id)
 		}
 	}
@@ -115,13 +116,13 @@ func TestProjectRemoveEndsAgentsAndShells(t *testing.T) {
 		t.Fatalf("stopped %v, want every task's agent (%v)", agents.stopped[1:], ids)
 	}
 	for i, id := range ids {
-		if workspacetest.Alive(agentPIDs[i]) {
+		if proc.Alive(agentPIDs[i]) {
 			t.Errorf("task %s's agent (pid %d) still runs", id, agentPIDs[i])
 		}
 		if list, _ := shells.TaskTerminals(id); len(list) != 0 {
 			t.Errorf("task %s's shells left: %+v", id, list)
 		}
-		workspacetest.Eventually(t, "the shell's background job killed", func() bool { return !workspacetest.Alive(jobPIDs[i]) })
+		workspacetest.Eventually(t, "the shell's background job killed", func() bool { return !proc.Alive(jobPIDs[i]) })
 		if _, err := store.GetTask(t.Context(), f.DB.R, id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("task %s kept: %v", id, err)
 		}

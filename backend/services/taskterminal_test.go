@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/term"
 	"github.com/jean-claude/jean-claude/backend/workspace"
@@ -93,6 +94,6 @@ func TestTaskTerminalRunsInTheWorktreeAndDiesWithTheTask(t *testing.T) {
 	}
 	workspacetest.Eventually(t, "the shell's background job killed", func() bool {
 		n, _ := strconv.Atoi(pid)
-		return !workspacetest.Alive(n)
+		return !proc.Alive(n)
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 func (r *rec) chunks() []Output {
@@ -97,12 +99,12 @@ func TestCloseOwnerKillsOnlyThatTasksProcesses(t *testing.T) {
 	if got := m.List("task:2"); len(got) != 1 || got[0].ID != idOther {
 		t.Fatalf("task 2 has %v", got)
 	}
-	waitFor(t, "task 1's grandchild gone", func() bool { return !alive(pids[idMine]) })
-	if !alive(pids[idOther]) {
+	waitFor(t, "task 1's grandchild gone", func() bool { return !proc.Alive(pids[idMine]) })
+	if !proc.Alive(pids[idOther]) {
 		t.Fatal("another task's process was killed")
 	}
 	m.CloseAll(context.Background())
-	waitFor(t, "task 2's grandchild gone", func() bool { return !alive(pids[idOther]) })
+	waitFor(t, "task 2's grandchild gone", func() bool { return !proc.Alive(pids[idOther]) })
 }
 
 // An interactive shell puts a background job in a process group of its
@@ -120,9 +122,9 @@ func TestCloseAllEndsAnInteractiveShellsBackgroundJobs(t *testing.T) {
 	re := regexp.MustCompile(`JOB=(\d+)`)
 	waitFor(t, "job pid", func() bool { return re.MatchString(r.output()) })
 	pid, _ := strconv.Atoi(re.FindStringSubmatch(r.output())[1])
-	if pid <= 0 || !alive(pid) {
+	if pid <= 0 || !proc.Alive(pid) {
 		t.Fatalf("job pid %d", pid)
 	}
 	m.CloseAll(context.Background())
-	waitFor(t, "background job gone", func() bool { return !alive(pid) })
+	waitFor(t, "background job gone", func() bool { return !proc.Alive(pid) })
 }

@@ -106,8 +106,6 @@ func TestInteractiveProgramAndExitCode(t *testing.T) {
 	}
 }
 
-func alive(pid int) bool { return proc.Alive(pid) }
-
 func TestCloseAllKillsEveryProcess(t *testing.T) {
 	r := &rec{}
 	m := NewManager(r)
@@ -133,7 +131,7 @@ func TestCloseAllKillsEveryProcess(t *testing.T) {
 	}
 	waitFor(t, "grandchildren gone", func() bool {
 		for _, p := range pids {
-			if alive(p) {
+			if proc.Alive(p) {
 				return false
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/inputerr"
@@ -247,7 +248,7 @@ func TestSetupCanBeStopped(t *testing.T) {
 		t.Fatal("Start still runs after Stop")
 	}
 	for _, pid := range pids {
-		workspacetest.Eventually(t, "the setup's process group killed", func() bool { return !workspacetest.Alive(pid) })
+		workspacetest.Eventually(t, "the setup's process group killed", func() bool { return !proc.Alive(pid) })
 	}
 	tr, _ = store.LoadTaskRun(t.Context(), f.DB.R, id)
 	if tr.Status != store.StatusInterrupted || tr.StatusReason != orchestrator.ReasonStopped {

@@ -3,8 +3,6 @@ package workspacetest
 import (
 	"testing"
 	"time"
-
-	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 // Eventually waits up to 10 s for cond, failing the test with what.
@@ -17,6 +15,3 @@ func Eventually(t *testing.T, what string, cond func() bool) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
-
-// Alive reports whether process pid runs (a zombie does not count).
-func Alive(pid int) bool { return proc.Alive(pid) }
