@@ -44,6 +44,7 @@ type group struct {
 	live                       map[string]*liveMsg // messages this group touched (nil: removed)
 	snaps                      []liveSnap          // their state before, restored if the group fails
 	pending                    map[string]*pendingRow
+	inserts                    []store.MessageWrite // new rows written at the flush's end (insertNew)
 	pendingOrder               []string
 	frames                     map[int64][]byte // the raw frames this group stored plain, by seq
 	maxSeq                     int64            // the last raw frame's seq

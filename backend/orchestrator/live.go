@@ -201,7 +201,18 @@ func (g *group) flushPending(force bool) error {
 		}
 	}
 	g.pendingOrder = g.pendingOrder[:0]
-	return nil
+	return g.insertNew()
+}
+
+// insertNew inserts the new rows writeLive left to the end of the flush,
+// several per statement, in the order they were written.
+func (g *group) insertNew() error {
+	if len(g.inserts) == 0 {
+		return nil
+	}
+	ws := g.inserts
+	g.inserts = g.inserts[:0]
+	return store.InsertNewMessages(g.ctx, g.tx, g.r.taskID, ws)
 }
 
 func (g *group) storePending(p *pendingRow, force bool) error {
@@ -362,13 +373,19 @@ func (lm *liveMsg) asStored(now int64) agent.Message {
 // writeLive writes the message's normalized row (raw: its rawData when
 // !keep; refs, when not empty, its head raw data by reference instead).
 func (g *group) writeLive(lm *liveMsg, raw []byte, refs store.RawRefs, keep bool) error {
-	_, created, err := store.UpsertMessageCreated(g.ctx, g.tx, store.MessageWrite{TaskID: g.r.taskID, Message: lm.acc.Message(),
-		Raw: raw, RawRefs: refs, KeepRaw: keep, Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created, Exists: lm.stored})
-	if err != nil {
-		return err
-	}
-	if created != 0 {
-		lm.created = created
+	w := store.MessageWrite{TaskID: g.r.taskID, Message: lm.acc.Message(), Raw: raw, RawRefs: refs, KeepRaw: keep,
+		Format: lm.format, Version: g.r.o.version, Now: g.now, CreatedAt: lm.created, Exists: lm.stored}
+	if !lm.stored && !keep && lm.created != 0 {
+		// A new row: inserted with the flush's other new rows (insertNew).
+		g.inserts = append(g.inserts, w)
+	} else {
+		_, created, err := store.UpsertMessageCreated(g.ctx, g.tx, w)
+		if err != nil {
+			return err
+		}
+		if created != 0 {
+			lm.created = created
+		}
 	}
 	lm.wrote, lm.dirty, lm.behind, lm.stored = time.Now(), false, false, true
 	return nil

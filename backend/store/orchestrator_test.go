@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,5 +257,100 @@ func TestPendingRequestsAndRules(t *testing.T) {
 	ds, _ := Decisions(ctx, db.R, "t")
 	if len(ds) != 1 || ds[0].RuleID != "1" || ds[0].Label != "allowed by rule" {
 		t.Fatalf("decisions %+v", ds)
+	}
+}
+
+// TestInsertNewMessagesAsUpsertWould: new messages inserted several rows per
+// statement (16, 4, 2 and 1 here) get the rows one UpsertMessage each would
+// give them, indexes after the task's last included; one that is stored
+// after all is replaced in place (its index and createdAt kept); a write
+// that keeps an existing row's raw data is refused.
+func TestInsertNewMessagesAsUpsertWould(t *testing.T) {
+	db := openOrchTestDB(t)
+	ctx := context.Background()
+	now := Now()
+	if _, err := db.W.Exec(`INSERT INTO tasks (id, projectId, prompt, createdAt, updatedAt) VALUES ('u', 'p', 'go', ?, ?)`, now, now); err != nil {
+		t.Fatal(err)
+	}
+	write := func(task string, i int) MessageWrite {
+		w := MessageWrite{TaskID: task, Message: agent.Message{ID: fmt.Sprintf("m%02d", i), Role: agent.RoleAssistant,
+			Parts: []agent.Part{{Type: agent.PartText, Text: fmt.Sprintf("text %d", i)}}}, Format: "claude-code", Version: 3, Now: 5000, CreatedAt: 5000}
+		switch i % 3 {
+		case 0:
+			w.Raw = []byte(fmt.Sprintf(`{"n":%d}`, i))
+		case 1:
+			w.RawRefs = RawRefs(nil).Add(int64(i)).Add(int64(i + 1))
+		case 2:
+			w.Message.Timestamp, w.CreatedAt = "2026-11-28T09:00:00Z", 0
+		}
+		return w
+	}
+	var ws []MessageWrite
+	for _, task := range []string{"t", "u"} {
+		for i := range 2 {
+			if _, err := UpsertMessage(ctx, db.W, write(task, 90+i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := range 23 {
+		if _, _, err := UpsertMessageCreated(ctx, db.W, write("u", i)); err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, write("t", i))
+	}
+	if err := InsertNewMessages(ctx, db.W, "t", ws); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(task string) []string {
+		t.Helper()
+		rs, err := db.R.Query(`SELECT messageId, messageIndex, role, normalizedData, coalesce(rawData, '-'), coalesce(rawRefs, '-'), rawFormat,
+			normalizedVersion, createdAt, updatedAt FROM agent_messages WHERE taskId = ? ORDER BY messageIndex`, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		var out []string
+		for rs.Next() {
+			var id, role, data, raw, refs, format string
+			var idx, ver, c, u int64
+			if err := rs.Scan(&id, &idx, &role, &data, &raw, &refs, &format, &ver, &c, &u); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprint(id, idx, role, data, raw, refs, format, ver, c, u))
+		}
+		return out
+	}
+	got, want := rows("t"), rows("u")
+	if len(got) != 25 || !slices.Equal(got, want) {
+		t.Fatalf("rows inserted together:\n%s\nrows upserted one by one:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	again := write("t", 91)
+	again.Message.Parts[0].Text, again.Now = "replaced", 6000
+	if err := InsertNewMessages(ctx, db.W, "t", []MessageWrite{write("t", 50), again, write("t", 51)}); err != nil {
+		t.Fatal(err)
+	}
+	var idx, created, updated int64
+	var data string
+	if err := db.R.QueryRow(`SELECT messageIndex, createdAt, updatedAt, normalizedData FROM agent_messages WHERE taskId = 't' AND messageId = 'm91'`).
+		Scan(&idx, &created, &updated, &data); err != nil {
+		t.Fatal(err)
+	}
+	if idx != 1 || created != 5000 || updated != 6000 || !strings.Contains(data, "replaced") {
+		t.Fatalf("a stored message inserted again: index %d, createdAt %d, updatedAt %d, %s", idx, created, updated, data)
+	}
+	msgs, err := Messages(ctx, db.R, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(msgs); n != 27 || msgs[n-2].ID != "m50" || msgs[n-1].ID != "m51" {
+		t.Fatalf("%d messages, the last %v", n, msgs[len(msgs)-2:])
+	}
+
+	keep := write("t", 60)
+	keep.KeepRaw = true
+	if err := InsertNewMessages(ctx, db.W, "t", []MessageWrite{write("t", 61), keep}); err == nil {
+		t.Fatal("a write keeping raw data was taken as new")
 	}
 }
