@@ -325,6 +325,19 @@ func TestInsertNewMessagesAsUpsertWould(t *testing.T) {
 	if len(got) != 25 || !slices.Equal(got, want) {
 		t.Fatalf("rows inserted together:\n%s\nrows upserted one by one:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// The insert trigger (migration 0129) queued every row for the search
+	// index and put it in its time block.
+	var unqueued, unblocked int
+	if err := db.R.QueryRow(`SELECT count(*) FROM agent_messages m WHERE NOT EXISTS (SELECT 1 FROM message_search_pending p WHERE p.id = m.id)`).Scan(&unqueued); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.R.QueryRow(`SELECT count(*) FROM agent_messages m WHERE NOT EXISTS (SELECT 1 FROM message_time_blocks b
+		WHERE b.block = m.id >> 10 AND b.minAt <= m.createdAt AND m.createdAt <= b.maxAt)`).Scan(&unblocked); err != nil {
+		t.Fatal(err)
+	}
+	if unqueued != 0 || unblocked != 0 {
+		t.Fatalf("%d rows not queued for the search index, %d outside their time block", unqueued, unblocked)
+	}
 
 	again := write("t", 91)
 	again.Message.Parts[0].Text, again.Now = "replaced", 6000

@@ -145,7 +145,7 @@ func BenchmarkSearch1M(b *testing.B) {
 	const sample = 100_000
 	dir := b.TempDir()
 	plain, plainTasks, _ := benchDB(b, dir, "plain.db", 1000)
-	for _, trig := range []string{"message_search_insert", "message_search_update", "message_search_delete", "message_time_blocks_insert"} {
+	for _, trig := range []string{"message_insert", "message_search_update", "message_search_delete"} {
 		if _, err := plain.W.Exec(`DROP TRIGGER ` + trig); err != nil {
 			b.Fatal(err)
 		}

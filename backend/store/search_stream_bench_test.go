@@ -41,7 +41,7 @@ func streamMessage(b *testing.B, db *store.DB, taskID, id string) time.Duration 
 func BenchmarkSearchStreamingRewrite(b *testing.B) {
 	dir := b.TempDir()
 	plain, plainTasks, _ := benchDB(b, dir, "plain.db", 1)
-	for _, trig := range []string{"message_search_insert", "message_search_update", "message_search_delete"} {
+	for _, trig := range []string{"message_insert", "message_search_update", "message_search_delete"} {
 		if _, err := plain.W.Exec(`DROP TRIGGER ` + trig); err != nil {
 			b.Fatal(err)
 		}
