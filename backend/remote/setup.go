@@ -211,12 +211,15 @@ func splitNUL(b []byte) []string {
 // stderr with stdout; when the connection's stdin closes (the app
 // stopped the setup, or the connection died) the whole group is killed,
 // and so is whatever it left when it ends. Its status is the command's.
+// A stop that comes before the command's process made its group (setsid
+// not yet run) kills that process itself: it has started nothing yet, or
+// what it started is in its group, which the kill after the wait ends.
 const setupRunScript = `cd -- "$1" || exit 126; n=$2; shift 2
 while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n-1)); done
 exec 3<&0
 setsid "$@" </dev/null 3<&- 2>&1 &
 pid=$!
-{ while read -r _ <&3; do :; done; kill -KILL -"$pid"; } >/dev/null 2>&1 &
+{ while read -r _ <&3; do :; done; kill -KILL -"$pid" || kill -KILL "$pid"; } >/dev/null 2>&1 &
 w=$!
 wait "$pid"; code=$?
 kill -KILL -"$pid" 2>/dev/null

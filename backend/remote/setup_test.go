@@ -108,7 +108,11 @@ func TestRemoteWorktreeSetup(t *testing.T) {
 }
 
 // A setup command stopped by the app (its context cancelled) ends on the
-// host with everything it started: no process is left there.
+// host with everything it started: no process is left there. Stopped once
+// its command runs (the "sleep 301" process itself, not a command line
+// that names it), and stopped as soon as anything of it is on the host —
+// before the command's process may have made its own group, which a stop
+// used to miss (the group then ran on: seen under load, 2026-11-28).
 func TestRemoteSetupStopKillsItsGroup(t *testing.T) {
 	srv := sshdtest.Start(t)
 	pool, err := remote.NewPool(remote.Options{ConfigFile: srv.ConfigFile, ControlDir: srv.ControlDir, ConnectTimeout: time.Second})
@@ -116,18 +120,33 @@ func TestRemoteSetupStopKillsItsGroup(t *testing.T) {
 	defer pool.Close()
 	c, err := pool.Client(sshdtest.Alias)
 	must(t, err)
+	running := func(ps []string) bool {
+		return slices.ContainsFunc(ps, func(p string) bool { return strings.HasSuffix(p, " sleep 301") })
+	}
+	stopSetup(t, srv, c, running)
+	for range 5 {
+		stopSetup(t, srv, c, func(ps []string) bool { return len(ps) > 0 })
+	}
+}
+
+// stopSetup runs a setup command on the host, cancels it once the host's
+// processes satisfy ready, and checks that it ended stopped with nothing
+// left on the host.
+func stopSetup(t *testing.T, srv *sshdtest.Server, c *remote.Client, ready func([]string) bool) {
+	t.Helper()
 	cmd, err := wtsetup.ParseCommand(`sleep 300 & sleep 301; echo never`)
 	must(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var sb strings.Builder
 	done := make(chan wtsetup.Result)
 	go func() { done <- remote.HostSetup{C: c}.Run(ctx, cmd, srv.Home, nil, &sb) }()
 	deadline := time.Now().Add(30 * time.Second)
-	for !slices.ContainsFunc(srv.RemoteProcesses(), func(p string) bool { return strings.Contains(p, "sleep 301") }) {
+	for !ready(srv.RemoteProcesses()) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the setup did not start on the host: %v", srv.RemoteProcesses())
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	cancel()
 	res := <-done
@@ -135,7 +154,7 @@ func TestRemoteSetupStopKillsItsGroup(t *testing.T) {
 		t.Fatalf("result %+v, output %q", res, sb.String())
 	}
 	if left := srv.WaitNoRemoteProcesses(context.Background(), 10*time.Second); len(left) > 0 {
-		t.Fatalf("processes left on the host: %v", left)
+		t.Fatalf("processes left on the host: %q", left)
 	}
 	t.Logf("stopped: %+v", res)
 }
