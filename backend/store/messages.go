@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -167,45 +166,36 @@ func InsertNewMessages(ctx context.Context, q SQLRunner, taskID string, ws []Mes
 		return fmt.Errorf("store: last message index of task %s: %w", taskID, err)
 	}
 	args := make([]any, 0, 11*min(len(ws), messagesPerInsert))
-	for n := messagesPerInsert; len(ws) > 0; n /= 2 {
-		for len(ws) >= n {
-			args = args[:0]
-			for _, w := range ws[:n] {
-				m, _, err := stampWrite(ctx, q, w)
-				if err != nil {
-					return err
-				}
-				data, raw, refs, _, err := encodeWrite(m, w)
-				if err != nil {
-					return err
-				}
-				last++
-				args = append(args, taskID, m.ID, last, string(m.Role), data, raw, refs, w.Format, w.Version, w.Now, w.Now)
+	return inChunks(ws, messagesPerInsert, func(chunk []MessageWrite) error {
+		args = args[:0]
+		for _, w := range chunk {
+			m, _, err := stampWrite(ctx, q, w)
+			if err != nil {
+				return err
 			}
-			if _, err := q.ExecContext(ctx, insertMessagesQueries[n], args...); err != nil {
-				return fmt.Errorf("store: insert messages %s… of task %s: %w", ws[0].Message.ID, taskID, err)
+			data, raw, refs, _, err := encodeWrite(m, w)
+			if err != nil {
+				return err
 			}
-			ws = ws[n:]
+			last++
+			args = append(args, taskID, m.ID, last, string(m.Role), data, raw, refs, w.Format, w.Version, w.Now, w.Now)
 		}
-	}
-	return nil
+		if _, err := q.ExecContext(ctx, insertMessagesQueries[len(chunk)], args...); err != nil {
+			return fmt.Errorf("store: insert messages %s… of task %s: %w", chunk[0].Message.ID, taskID, err)
+		}
+		return nil
+	})
 }
 
 // insertMessagesQueries are the INSERTs of 1, 2, 4 … messagesPerInsert new
 // rows (a conflict replaces the row in place, its raw data rewritten).
-var insertMessagesQueries = func() map[int]string {
-	qs := map[int]string{}
-	for n := 1; n <= messagesPerInsert; n *= 2 {
-		qs[n] = `INSERT INTO agent_messages
-		(taskId, messageId, messageIndex, role, normalizedData, rawData, rawRefs, rawFormat, normalizedVersion, createdAt, updatedAt) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ") + `
+var insertMessagesQueries = multiRowQueries(`INSERT INTO agent_messages
+		(taskId, messageId, messageIndex, role, normalizedData, rawData, rawRefs, rawFormat, normalizedVersion, createdAt, updatedAt) VALUES `,
+	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", `
 		ON CONFLICT (taskId, messageId) DO UPDATE SET
 			role = excluded.role, normalizedData = excluded.normalizedData, rawData = excluded.rawData,
 			rawRefs = excluded.rawRefs, rawFormat = excluded.rawFormat, normalizedVersion = excluded.normalizedVersion,
-			updatedAt = excluded.updatedAt`
-	}
-	return qs
-}()
+			updatedAt = excluded.updatedAt`, messagesPerInsert)
 
 // DeleteMessage removes one message of a task (message-removed).
 func DeleteMessage(ctx context.Context, q SQLRunner, taskID, messageID string) error {

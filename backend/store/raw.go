@@ -58,37 +58,51 @@ const rawFramesPerInsert = 32
 // so that a caller with prepared statements (Prepared) prepares six at most.
 func InsertRawFrames(ctx context.Context, q SQLRunner, frames []RawFrame) error {
 	args := make([]any, 0, 6*min(len(frames), rawFramesPerInsert))
-	for n := rawFramesPerInsert; len(frames) > 0; n /= 2 {
-		for len(frames) >= n {
-			chunk := frames[:n]
-			args = args[:0]
-			for _, f := range chunk {
-				data, enc, err := encodeRaw(f.Data)
-				if err != nil {
-					return fmt.Errorf("store: raw frame %d of task %s: %w", f.Seq, f.TaskID, err)
-				}
-				args = append(args, f.TaskID, f.Seq, f.Format, enc, data, f.ReceivedAt)
+	return inChunks(frames, rawFramesPerInsert, func(chunk []RawFrame) error {
+		args = args[:0]
+		for _, f := range chunk {
+			data, enc, err := encodeRaw(f.Data)
+			if err != nil {
+				return fmt.Errorf("store: raw frame %d of task %s: %w", f.Seq, f.TaskID, err)
 			}
-			if _, err := q.ExecContext(ctx, insertRawQuery(n), args...); err != nil {
-				return fmt.Errorf("store: insert raw frames %d..%d of task %s: %w", chunk[0].Seq, chunk[n-1].Seq, chunk[0].TaskID, err)
+			args = append(args, f.TaskID, f.Seq, f.Format, enc, data, f.ReceivedAt)
+		}
+		if _, err := q.ExecContext(ctx, insertRawQueries[len(chunk)], args...); err != nil {
+			return fmt.Errorf("store: insert raw frames %d..%d of task %s: %w", chunk[0].Seq, chunk[len(chunk)-1].Seq, chunk[0].TaskID, err)
+		}
+		return nil
+	})
+}
+
+// insertRawQueries are the INSERTs of 1, 2, 4 … rawFramesPerInsert rows.
+var insertRawQueries = multiRowQueries(`INSERT INTO raw_frames (taskId, seq, format, encoding, data, receivedAt) VALUES `,
+	"(?, ?, ?, ?, ?, ?)", "", rawFramesPerInsert)
+
+// inChunks calls fn on xs in order: chunks of max items (a power of two),
+// then of max/2, … 1 for the rest, so that statements of several rows each
+// come in log2(max)+1 shapes at most (a caller with prepared statements
+// prepares that many). It stops at fn's first error.
+func inChunks[T any](xs []T, max int, fn func([]T) error) error {
+	for n := max; len(xs) > 0; n /= 2 {
+		for len(xs) >= n {
+			if err := fn(xs[:n]); err != nil {
+				return err
 			}
-			frames = frames[n:]
+			xs = xs[n:]
 		}
 	}
 	return nil
 }
 
-// insertRawQueries are the INSERTs of 1, 2, 4 … rawFramesPerInsert rows.
-var insertRawQueries = func() map[int]string {
+// multiRowQueries are head, n rows of placeholders row separated by commas,
+// then tail, for n = 1, 2, 4 … max: the statements inChunks needs.
+func multiRowQueries(head, row, tail string, max int) map[int]string {
 	qs := map[int]string{}
-	for n := 1; n <= rawFramesPerInsert; n *= 2 {
-		qs[n] = `INSERT INTO raw_frames (taskId, seq, format, encoding, data, receivedAt) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n), ", ")
+	for n := 1; n <= max; n *= 2 {
+		qs[n] = head + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") + tail
 	}
 	return qs
-}()
-
-func insertRawQuery(n int) string { return insertRawQueries[n] }
+}
 
 // encodeRaw is a frame's bytes as stored: gzip-compressed past
 // GzipThreshold (encoding "gzip"), else as they are ("").
