@@ -194,8 +194,8 @@ func (r *run) loop() {
 				r.finish(r.redact.Error(r.sess.Wait()))
 				return
 			}
-			bs := r.redact.Batches(gather(append(make([]agent.Batch, 0, 8), b), events))
-			if !r.storeRetrying(func() error { return r.handleBatches(bs) }) {
+			bs := r.redact.Batches(gather(append(make([]agent.Batch, 0, 8), b), events, maxGroup))
+			if !r.storeRetrying(func() error { return r.handleBatches(&bs, events) }) {
 				// The task is gone: keep draining so the session can end,
 				// and let a relay forget what nobody keeps (else it waits
 				// for the acks of its exit and keeps its files).
@@ -214,9 +214,9 @@ func (r *run) loop() {
 }
 
 // gather adds the batches already waiting (group commit: each whole and in
-// order) up to maxGroup.
-func gather(bs []agent.Batch, events <-chan agent.Batch) []agent.Batch {
-	for len(bs) < maxGroup {
+// order) until bs holds limit.
+func gather(bs []agent.Batch, events <-chan agent.Batch, limit int) []agent.Batch {
+	for len(bs) < limit {
 		select {
 		case nb, ok := <-events:
 			if !ok {
@@ -289,7 +289,13 @@ const maxGroup = 256
 // handleBatches stores batches in one transaction (see group): for each, in
 // order, its raw frame first, then its events. After the commit it emits
 // them; nothing is emitted if it fails, and the run's state is as before.
-func (r *run) handleBatches(bs []agent.Batch) error {
+//
+// The job first takes the batches that came while it waited for the writer
+// (up to maxGroup in all): they go in this transaction instead of waiting
+// for this one's commit and then a round of their own (the paced p99,
+// docs/streaming.md fourteenth pass). *pbs grows by them, so a failed
+// store is retried with them.
+func (r *run) handleBatches(pbs *[]agent.Batch, events <-chan agent.Batch) error {
 	o := r.o
 	ctx := context.Background()
 	focused := o.focused.Load()
@@ -297,9 +303,12 @@ func (r *run) handleBatches(bs []agent.Batch) error {
 	var g *group
 	var seq int64
 	err := o.writer.do(func(sqlTx *txT) error {
+		if n := len(*pbs); n < maxGroup {
+			*pbs = append(*pbs, r.redact.Batches(gather(nil, events, maxGroup-n))...)
+		}
 		g = r.newGroup(ctx, o.prep.In(sqlTx), store.Now())
 		var err error
-		seq, err = g.storeBatches(bs, r.nextSeq)
+		seq, err = g.storeBatches(*pbs, r.nextSeq)
 		if err != nil {
 			g.rollback()
 		}
@@ -313,8 +322,8 @@ func (r *run) handleBatches(bs []agent.Batch) error {
 		return err
 	}
 	g.commitTo(r, seq)
-	ackStored(bs) // a relay may now forget them
-	r.stored.Add(int64(len(bs)))
+	ackStored(*pbs) // a relay may now forget them
+	r.stored.Add(int64(len(*pbs)))
 	r.dirty = r.anyDirty()
 	effects := g.emitLocked(ctx)
 	unlock()

@@ -176,9 +176,9 @@ func TestDeltasStoredLinearAndRenormalized(t *testing.T) {
 
 // TestStoreFailureHoldsAndResumes: while the store refuses writes (an
 // injected "database or disk is full" on raw frames) the task shows
-// store-error with the store's reason, the session's batches are not taken
-// (the agent is held), and once writes work again every frame is stored,
-// in order, none lost.
+// store-error with the store's reason, the session's batches are taken no
+// further than the failing job's maxGroup (the agent is held), and once
+// writes work again every frame is stored, in order, none lost.
 func TestStoreFailureHoldsAndResumes(t *testing.T) {
 	h := newHarness(t, Options{Coalesce: -1})
 	ctx := context.Background()
@@ -192,7 +192,7 @@ func TestStoreFailureHoldsAndResumes(t *testing.T) {
 	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON raw_frames BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
 		t.Fatal(err)
 	}
-	const total = 300
+	const total = 1000
 	sent := make(chan int, 1)
 	go func() {
 		i := 1
@@ -210,6 +210,9 @@ func TestStoreFailureHoldsAndResumes(t *testing.T) {
 	held := <-sent
 	if held >= total {
 		t.Fatalf("all %d batches were taken while the store failed", total)
+	}
+	if bound := maxGroup + cap(s.events) + 1; held > bound {
+		t.Fatalf("%d batches taken while the store failed, more than %d (a job's maxGroup and the session's buffer)", held-1, bound-1)
 	}
 	if n, _ := store.CountRawFrames(ctx, h.db.R, "t1"); n != 1 {
 		t.Fatalf("%d frames stored while failing", n)
@@ -567,4 +570,54 @@ func TestMessagesPageServesLiveVersions(t *testing.T) {
 	}
 	streamSession(s, n, `{"done":true}`)
 	waitStatus(t, h.db, "t1", store.StatusCompleted)
+}
+
+// TestJobTakesBatchesThatCameWhileItWaited: batches that reach the loop
+// while its job waits for the writer go into that job's transaction, not
+// into a round of their own after its commit (the paced p99 of
+// BenchmarkParallelTasks, docs/streaming.md fourteenth pass).
+func TestJobTakesBatchesThatCameWhileItWaited(t *testing.T) {
+	h := newHarness(t, Options{Coalesce: -1})
+	ctx := context.Background()
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s := h.be.next(t)
+	stored := func(n int) func() bool {
+		return func() bool { c, _ := store.CountRawFrames(ctx, h.db.R, "t1"); return c == n }
+	}
+	s.send(msgEv("m0", agent.RoleAssistant, "first"))
+	waitFor(t, "first frame stored", stored(1))
+
+	busy, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = h.o.writer.do(func(*sql.Tx) error { close(busy); <-release; return nil })
+	}()
+	<-busy
+	s.send(msgEv("m1", agent.RoleAssistant, "taken alone"))
+	waitFor(t, "m1 taken by the loop", func() bool { return len(s.events) == 0 })
+	time.Sleep(50 * time.Millisecond) // the loop is past its own gather, waiting for the writer
+	for i := 2; i <= 5; i++ {
+		s.send(msgEv(fmt.Sprintf("m%d", i), agent.RoleAssistant, "came while it waited"))
+	}
+	before := h.o.writer.jobsRun.Load()
+	close(release)
+	waitFor(t, "every frame stored", stored(6))
+	if n := h.o.writer.jobsRun.Load() - before; n != 1 {
+		t.Fatalf("%d jobs after the writer was released, want 1 (m1..m5 in one)", n)
+	}
+	msgs, err := store.Messages(ctx, h.db.R, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range msgs {
+		if m.Role != agent.RoleUser { // the prompt
+			ids = append(ids, m.ID)
+		}
+	}
+	if got := strings.Join(ids, " "); got != "m0 m1 m2 m3 m4 m5" {
+		t.Fatalf("stored %s", got)
+	}
 }

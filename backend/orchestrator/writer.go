@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -57,6 +58,8 @@ type writer struct {
 	indexed   time.Time // when it was
 	lastRound time.Time // when the last round with jobs committed
 	spare     bool      // the writer waited spareGap or more for this round's first job
+
+	jobsRun atomic.Int64 // jobs run so far (tests)
 }
 
 type writeJob struct {
@@ -181,6 +184,7 @@ func (w *writer) commit(js []*writeJob) {
 // runJobs runs the round's jobs in tx, each in its own savepoint (one alone
 // needs none: its failure fails the transaction).
 func (w *writer) runJobs(ctx context.Context, tx *sql.Tx, js []*writeJob, errs []error) error {
+	w.jobsRun.Add(int64(len(js)))
 	if len(js) == 1 {
 		errs[0] = js[0].fn(tx)
 		return errs[0]
