@@ -169,12 +169,20 @@ export function installTooltips(doc: Document = document): TooltipController {
     bubble.hidden = false;
     if (!el.hasAttribute("aria-describedby")) el.setAttribute("aria-describedby", bubble.id);
     watch.observe(doc.body, { childList: true, subtree: true });
-    void placeTip(el, bubble).then(({ x, y, placement }) => {
-      if (shown !== el) return;
-      bubble.style.left = `${x}px`;
-      bubble.style.top = `${y}px`;
-      bubble.dataset.placement = placement;
-    });
+    // A placement that fails (the chunk could not load, the page went away
+    // while it loaded) leaves the bubble where it was; it is reported only
+    // while its tip still shows.
+    void placeTip(el, bubble).then(
+      ({ x, y, placement }) => {
+        if (shown !== el) return;
+        bubble.style.left = `${x}px`;
+        bubble.style.top = `${y}px`;
+        bubble.dataset.placement = placement;
+      },
+      (err: unknown) => {
+        if (shown === el) console.warn("tooltip: cannot place the tip", err);
+      },
+    );
   };
 
   const arm = (el: HTMLElement) => {
