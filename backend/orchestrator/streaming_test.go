@@ -192,6 +192,9 @@ func TestStoreFailureHoldsAndResumes(t *testing.T) {
 	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON raw_frames BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
 		t.Fatal(err)
 	}
+	// A failure below must not leave the store failing: Close would wait
+	// for the retrying loop until the test binary's timeout.
+	t.Cleanup(func() { _, _ = h.db.W.Exec(`DROP TRIGGER IF EXISTS full`) })
 	const total = 1000
 	sent := make(chan int, 1)
 	go func() {
