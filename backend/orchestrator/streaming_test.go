@@ -87,13 +87,8 @@ func streamSession(s *fakeSession, n agent.Normalizer, frames ...string) {
 // raw data grows by chunks, and re-normalizing it from its raw data gives
 // exactly the stored message.
 func TestDeltasStoredLinearAndRenormalized(t *testing.T) {
-	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+	h, s := startT1(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
 	ctx := context.Background()
-	addTask(t, h.db, "t1", "fake", "go")
-	if err := h.o.Start(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	s := h.be.next(t)
 	n := newDeltaNorm()
 	frames := []string{`{"id":"a1","text":"Hel"}`}
 	var want strings.Builder
@@ -180,13 +175,8 @@ func TestDeltasStoredLinearAndRenormalized(t *testing.T) {
 // further than the failing job's maxGroup (the agent is held), and once
 // writes work again every frame is stored, in order, none lost.
 func TestStoreFailureHoldsAndResumes(t *testing.T) {
-	h := newHarness(t, Options{Coalesce: -1})
+	h, s := startT1(t, Options{Coalesce: -1})
 	ctx := context.Background()
-	addTask(t, h.db, "t1", "fake", "go")
-	if err := h.o.Start(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	s := h.be.next(t)
 	s.send(msgEv("a0", agent.RoleAssistant, "before"))
 	waitFor(t, "first frame stored", func() bool { n, _ := store.CountRawFrames(ctx, h.db.R, "t1"); return n == 1 })
 	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON raw_frames BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
@@ -258,13 +248,8 @@ func lastTaskStatus(rec *recorder, id string) store.TaskStatus {
 
 // TestPermissionAnswerNotSentWhenCommitFails: commit, then act.
 func TestPermissionAnswerNotSentWhenCommitFails(t *testing.T) {
-	h := newHarness(t, Options{Coalesce: -1})
+	h, s := startT1(t, Options{Coalesce: -1})
 	ctx := context.Background()
-	addTask(t, h.db, "t1", "fake", "go")
-	if err := h.o.Start(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	s := h.be.next(t)
 	s.send(permEv("r1", "Bash", "ls"))
 	waitStatus(t, h.db, "t1", store.StatusWaiting)
 	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON permission_decisions BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
@@ -441,13 +426,8 @@ func testStopFloodingStubborn(t *testing.T, rdir string) {
 // message still streaming and of a finished one within a bounded time:
 // store.SearchLag after its row is written (rowInterval after its delta).
 func TestSearchFindsStreamedTextWithinLag(t *testing.T) {
-	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+	h, s := startT1(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
 	ctx := context.Background()
-	addTask(t, h.db, "t1", "fake", "go")
-	if err := h.o.Start(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	s := h.be.next(t)
 	n := newDeltaNorm()
 	found := func(word string) bool {
 		hits, err := store.Search(ctx, h.db.R, store.SearchQuery{Text: word})
@@ -477,17 +457,23 @@ func TestSearchFindsStreamedTextWithinLag(t *testing.T) {
 	}
 }
 
+// startT1 makes a harness with opt and starts task t1 on the fake backend.
+func startT1(t *testing.T, opt Options) (*harness, *fakeSession) {
+	t.Helper()
+	h := newHarness(t, opt)
+	addTask(t, h.db, "t1", "fake", "go")
+	if err := h.o.Start(context.Background(), "t1"); err != nil {
+		t.Fatal(err)
+	}
+	return h, h.be.next(t)
+}
+
 // startToolStream starts task t1 on the fake delta backend, streams message
 // a1's text and then a tool (its row then waits for its next write), and
 // waits until the version with the tool is emitted.
 func startToolStream(t *testing.T) (*harness, *fakeSession, agent.Normalizer) {
 	t.Helper()
-	h := newHarness(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
-	addTask(t, h.db, "t1", "fake", "go")
-	if err := h.o.Start(context.Background(), "t1"); err != nil {
-		t.Fatal(err)
-	}
-	s := h.be.next(t)
+	h, s := startT1(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
 	n := newDeltaNorm()
 	streamSession(s, n, `{"id":"a1","text":"Hel"}`, `{"id":"a1","tool":"t-1"}`)
 	waitFor(t, "the tool's version emitted", func() bool {
@@ -580,13 +566,8 @@ func TestMessagesPageServesLiveVersions(t *testing.T) {
 // into a round of their own after its commit (the paced p99 of
 // BenchmarkParallelTasks, docs/streaming.md fourteenth pass).
 func TestJobTakesBatchesThatCameWhileItWaited(t *testing.T) {
-	h := newHarness(t, Options{Coalesce: -1})
+	h, s := startT1(t, Options{Coalesce: -1})
 	ctx := context.Background()
-	addTask(t, h.db, "t1", "fake", "go")
-	if err := h.o.Start(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	s := h.be.next(t)
 	stored := func(n int) func() bool {
 		return func() bool { c, _ := store.CountRawFrames(ctx, h.db.R, "t1"); return c == n }
 	}
