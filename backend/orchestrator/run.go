@@ -303,9 +303,9 @@ func (r *run) handleBatches(pbs *[]agent.Batch, events <-chan agent.Batch) error
 	var g *group
 	var seq int64
 	err := o.writer.do(func(sqlTx *txT) error {
-		if n := len(*pbs); n < maxGroup {
-			*pbs = append(*pbs, r.redact.Batches(gather(nil, events, maxGroup-n))...)
-		}
+		n := len(*pbs)
+		*pbs = gather(*pbs, events, maxGroup)
+		r.redact.Batches((*pbs)[n:]) // in place
 		g = r.newGroup(ctx, o.prep.In(sqlTx), store.Now())
 		var err error
 		seq, err = g.storeBatches(*pbs, r.nextSeq)
