@@ -73,9 +73,9 @@ type RemoteExit struct {
 }
 
 // ackEvery is the least time between two acks sent to a relay, unless
-// ackFrames frames were stored since the last one (a quarter of the
-// relay's default AttachedWindow, so that a relay pacing a firehose on
-// the app's acks never waits out the timer).
+// ackFrames frames were stored since the last one (about a quarter of the
+// relay's default AttachedBytes in frames of 256 bytes, so that a relay
+// pacing a firehose on the app's acks rarely waits out the timer).
 const (
 	ackEvery  = 2 * time.Millisecond
 	ackFrames = 4096

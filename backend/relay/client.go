@@ -21,6 +21,22 @@ type Client struct {
 	mr      *msgReader
 	wmu     sync.Mutex
 	Welcome Welcome
+	// Version 3: the relay sends the whole journal; lines before from are
+	// dropped here. Acks name a line's sequence and the stream offset
+	// after it: ends holds those of the lines read and not acked yet.
+	raw     bool
+	from    uint64
+	amu     sync.Mutex
+	ends    []lineEnd
+	acked   uint64 // the last line acked
+	exitSeq uint64 // the Exit's sequence, once read
+	want    uint64 // an ack asked for before its line was read: sent once it is
+}
+
+// lineEnd is where a line read ends.
+type lineEnd struct {
+	seq uint64
+	off int64
 }
 
 // ErrRefused is returned when the relay refuses the Hello (bad token).
@@ -44,6 +60,10 @@ func Attach(rw io.ReadWriteCloser, token string, from uint64) (*Client, error) {
 		if err := m.JSON(&c.Welcome); err != nil {
 			rw.Close()
 			return nil, err
+		}
+		if c.Welcome.Version >= 3 {
+			c.raw, c.from = true, max(from, 1)
+			c.mr.frameEnd = c.lineRead
 		}
 		return c, nil
 	case MsgError:
@@ -80,7 +100,35 @@ func Dial(ctx context.Context, socket, token string, from uint64) (*Client, erro
 
 // Next returns the next Frame, TooLong or Exit message (io.EOF when the
 // relay closed the connection).
-func (c *Client) Next() (Msg, error) { return c.mr.next() }
+func (c *Client) Next() (Msg, error) {
+	for {
+		m, err := c.mr.next()
+		if err != nil || !c.raw || m.Seq >= c.from || (m.Type != MsgFrame && m.Type != MsgTooLong) {
+			return m, err
+		}
+		if m.Seq+1 == c.from { // the app has them all: the relay may let them go
+			_ = c.Ack(m.Seq)
+		}
+	}
+}
+
+// lineRead keeps where a line (or the Exit) ends, for the acks, and sends
+// an ack that was asked for before its line came.
+func (c *Client) lineRead(seq uint64, off int64, exit bool) {
+	c.amu.Lock()
+	c.ends = append(c.ends, lineEnd{seq, off})
+	if exit {
+		c.exitSeq = seq
+	}
+	w := c.want
+	if w != 0 && seq >= w {
+		c.want = 0
+	}
+	c.amu.Unlock()
+	if w != 0 && seq >= w {
+		_ = c.Ack(w)
+	}
+}
 
 func (c *Client) send(typ byte, seq uint64, hasSeq bool, payload []byte) error {
 	c.wmu.Lock()
@@ -113,7 +161,38 @@ func (c *Client) Stop(grace time.Duration, reason string) error {
 // Ack tells the relay that everything up to seq is stored: the journal may
 // rotate, and once the Exit's sequence is acknowledged the relay removes
 // its files and ends.
-func (c *Client) Ack(seq uint64) error { return c.send(MsgAck, seq, true, nil) }
+func (c *Client) Ack(seq uint64) error {
+	if !c.raw {
+		return c.send(MsgAck, seq, true, nil)
+	}
+	c.amu.Lock()
+	i := 0
+	for i < len(c.ends) && c.ends[i].seq <= seq {
+		i++
+	}
+	if seq <= c.acked || i == 0 {
+		if seq > c.acked && len(c.ends) == 0 { // not read yet (else rotated away: acked before)
+			c.want = max(c.want, seq)
+		}
+		c.amu.Unlock()
+		return nil
+	}
+	e := c.ends[i-1]
+	c.ends = c.ends[i:]
+	if e.seq < seq && len(c.ends) == 0 { // the rest is not read yet
+		c.want = max(c.want, seq)
+	}
+	c.acked = e.seq
+	exit := c.exitSeq != 0 && e.seq >= c.exitSeq
+	c.amu.Unlock()
+	p := binary.BigEndian.AppendUint64(make([]byte, 0, 9), uint64(e.off))
+	if exit {
+		p = append(p, 1)
+	} else {
+		p = append(p, 0)
+	}
+	return c.send(MsgAck, e.seq, true, p)
+}
 
 // Detach says goodbye and closes; the agent keeps running.
 func (c *Client) Detach() error {

@@ -8,11 +8,10 @@ import (
 	"time"
 )
 
-// An app that acks the exit record as soon as it reads it (everything
-// before it was stored already) ends the relay, even when the ack arrives
-// before reap has returned from journaling the exit: the journal, not a
-// field reap set afterwards, says which sequence the exit has. Before, such
-// an ack was taken for an ordinary one, the app sent no other (it had
+// An app that acks the agent's end as soon as it reads it (everything
+// before it was stored already) ends the relay: the ack says the end is
+// stored, whenever it arrives after the end was recorded. Before, an ack
+// taken for an ordinary one left the app with no other to send (it had
 // acked the end), and the relay outlived its task with its files
 // (TestFloodBoundedAndStoppable/relay: "relays left: … alive true").
 func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
@@ -26,18 +25,14 @@ func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
 	defer appSide.Close()
 	quit := make(chan struct{})
 	defer close(quit)
-	go s.sendJournal(relaySide, 1, true, quit)
-	written := make(chan error, 1)
-	go func() { // the writer may send to the app itself: net.Pipe has no buffer
-		err := j.appendBatch([]pendingRec{{kind: recFrame, line: []byte(`{"n":1}`)}})
-		if err == nil {
-			// reap journals the exit; nothing else of reap runs in this
-			// test, as when the app's ack overtakes it.
-			err = j.appendExit(&Exit{Stopped: true})
-		}
-		written <- err
-	}()
-	app := &Client{rw: appSide, mr: newMsgReader(appSide)}
+	go s.sendJournal(relaySide, quit)
+	feed(t, j, []byte("{\"n\":1}\n"))
+	// reap records the end; nothing else of reap runs in this test, as
+	// when the app's ack overtakes it.
+	if err := j.setExit(&Exit{Stopped: true}); err != nil {
+		t.Fatal(err)
+	}
+	app := attachPipe(t, appSide)
 	if m := next(t, app); m.Type != MsgFrame || m.Seq != 1 {
 		t.Fatalf("got %q seq %d, want frame 1", m.Type, m.Seq)
 	}
@@ -46,10 +41,12 @@ func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
 	if m.Type != MsgExit || m.JSON(&ex) != nil || ex.Seq != 2 {
 		t.Fatalf("got %q %s, want the exit at 2", m.Type, m.Payload)
 	}
-	if err := <-written; err != nil {
-		t.Fatal(err)
+	go func() { _ = app.Ack(ex.Seq) }() // net.Pipe has no buffer
+	am, err := newMsgReader(relaySide).next()
+	if err != nil || am.Type != MsgAck || len(am.Payload) < 9 {
+		t.Fatalf("ack: %q %v", am.Type, err)
 	}
-	s.onAck(ex.Seq)
+	s.onAck(am.Seq, int64(be64(am.Payload)), am.Payload[8]&1 != 0)
 	select {
 	case why := <-s.finish:
 		if why != finishTaken {
@@ -61,11 +58,11 @@ func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
 }
 
 // A relay told to end (SIGTERM) while its attached app does not read (its
-// store stuck: the socket full, the read loop blocked sending live records
-// to it) lets the app go after a while and ends, instead of waiting for it.
+// store stuck: the socket full) lets the app go after a while and ends,
+// instead of waiting for it.
 func TestRelayEndsWhileAppDoesNotRead(t *testing.T) {
 	_, m := launch(t, fake{lines: 300000}, func(s *Spec) {
-		s.AttachedWindow = 1 << 40 // only the socket holds the read loop back
+		s.AttachedBytes = 1 << 40 // only the socket holds the sender back
 		s.WaitDelay = 300 * time.Millisecond
 	})
 	c, err := net.Dial("unix", m.Socket)

@@ -2,53 +2,351 @@ package relay
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
 )
 
-// A sender far behind the journal (an app attaching after a long time
-// away: more than the read-ahead and the in-memory tail unsent) reads
-// every record in order, a record longer than the read-ahead included,
-// from the file and from memory alike.
-func TestJournalReadFarBehind(t *testing.T) {
-	j, err := openJournal(filepath.Join(t.TempDir(), "j"))
+func be64(b []byte) uint64 { return binary.BigEndian.Uint64(b) }
+
+// feed moves b into the journal through a pipe, as the read loop moves
+// the agent's stdout.
+func feed(t testing.TB, j *journal, b []byte) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		_, _ = w.Write(b)
+		w.Close()
+	}()
+	rc, err := r.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var n int64
+		var ferr error
+		err := rc.Read(func(fd uintptr) bool {
+			n, ferr = j.fill(int(fd))
+			return !errors.Is(ferr, unix.EAGAIN)
+		})
+		if err == nil {
+			err = ferr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+// attachPipe is a version 3 client on one end of a connection whose
+// other end runs sendJournal (no Hello: the test plays the relay's side).
+func attachPipe(t testing.TB, c net.Conn) *Client {
+	cl := &Client{rw: c, mr: newMsgReader(c), raw: true, from: 1, Welcome: Welcome{Version: Version}}
+	cl.mr.frameEnd = cl.lineRead
+	return cl
+}
+
+// agentOutput is stdout as an agent may write it: JSON lines of varied
+// length, blank lines, "\r\n" endings, a line over the limit, one of
+// exactly the limit, and lines longer than a Data message.
+func agentOutput(n int) []byte {
+	var b bytes.Buffer
+	for i := 1; i <= n; i++ {
+		switch {
+		case i%997 == 0:
+			b.WriteString("\n  \n")
+		case i%1009 == 0:
+			fmt.Fprintf(&b, "{\"i\":%d}\r\n", i)
+		case i == n/2:
+			b.Write(bytes.Repeat([]byte("z"), agent.MaxFrameBytes+5))
+			b.WriteByte('\n')
+		case i == n/3:
+			b.Write(bytes.Repeat([]byte("y"), agent.MaxFrameBytes+1))
+			b.WriteByte('\n')
+		case i == n/4:
+			b.Write(bytes.Repeat([]byte("w"), maxRun+100))
+			b.WriteByte('\n')
+		default:
+			fmt.Fprintf(&b, "{\"i\":%d,\"pad\":\"%s\"}\n", i, strings.Repeat("x", 50+i%400))
+		}
+	}
+	return b.Bytes()
+}
+
+// wantLines is what the runtime's own reader makes of out: the frames
+// (too long: the first KiB) in order, as a pipe gives them to the app.
+func wantLines(t testing.TB, out []byte) []Msg {
+	var want []Msg
+	seq := uint64(1)
+	for line, err := range agent.ReadLines(bytes.NewReader(out), agent.MaxFrameBytes) {
+		typ := MsgFrame
+		if errors.Is(err, agent.ErrFrameTooLong) {
+			typ = MsgTooLong
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, Msg{Type: typ, Seq: seq, Payload: line})
+		seq++
+	}
+	return want
+}
+
+func sameLines(t testing.TB, name string, got, want []Msg) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d lines, want %d", name, len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Type != want[i].Type || got[i].Seq != want[i].Seq || !bytes.Equal(got[i].Payload, want[i].Payload) {
+			t.Fatalf("%s: line %d: %q seq %d (%d bytes), want %q seq %d (%d bytes)", name, i,
+				got[i].Type, got[i].Seq, len(got[i].Payload), want[i].Type, want[i].Seq, len(want[i].Payload))
+		}
+	}
+}
+
+// The lines a client numbers from the journal's bytes are the lines the
+// runtime reads from a pipe, whatever the bytes and however they are cut
+// into Data messages and reads: blank lines skipped, "\r\n" trimmed, a
+// line over the limit one too-long frame with its first KiB.
+func TestLinesAsAPipeGivesThem(t *testing.T) {
+	out := agentOutput(3000)
+	want := wantLines(t, out)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 20; round++ {
+		var wire bytes.Buffer
+		_ = WriteMsg(&wire, MsgBase, 0, false, binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1), 0))
+		for rest := out; len(rest) > 0; {
+			n := min(len(rest), 1+rng.IntN(1<<uint(4+round%14)))
+			_ = WriteMsg(&wire, MsgData, 0, false, rest[:n])
+			rest = rest[n:]
+		}
+		var r io.Reader = bytes.NewReader(wire.Bytes())
+		if round%3 == 1 {
+			r = halfReader{r}
+		}
+		mr := newMsgReader(r)
+		var got []Msg
+		for {
+			m, err := mr.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			got = append(got, m)
+		}
+		sameLines(t, fmt.Sprintf("round %d", round), got, want)
+	}
+}
+
+type halfReader struct{ r io.Reader }
+
+func (h halfReader) Read(p []byte) (int, error) { return h.r.Read(p[:(len(p)+1)/2]) }
+
+// The relay sends an app the journal from its start, as it is in the file
+// and live as more comes, over a unix socket (sendfile) and a net.Pipe
+// alike; the app reads every line as a pipe would give it, and the
+// agent's end after the last line (one without a newline) with the
+// sequence after it.
+func TestSendJournalFileAndLive(t *testing.T) {
+	out := agentOutput(4000)
+	last := []byte(`{"last":true}`) // no newline: the agent ended after it
+	want := append(wantLines(t, out), Msg{Type: MsgFrame, Payload: last})
+	want[len(want)-1].Seq = uint64(len(want))
+	for _, kind := range []string{"unix", "pipe"} {
+		j, err := openJournal(filepath.Join(t.TempDir(), "j"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		half := len(out) / 2
+		feed(t, j, out[:half]) // in the file before the app comes
+		var app, relay net.Conn
+		if kind == "unix" {
+			app, relay = socketPair(t)
+		} else {
+			app, relay = net.Pipe()
+		}
+		quit, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			(&server{j: j}).sendJournal(relay, quit)
+		}()
+		go func() { // live, while the app reads
+			feed(t, j, out[half:])
+			feed(t, j, last)
+			_ = j.setExit(&Exit{Code: 3})
+		}()
+		c := attachPipe(t, app)
+		_ = app.SetReadDeadline(time.Now().Add(30 * time.Second))
+		var got []Msg
+		for {
+			m := next(t, c)
+			if m.Type == MsgExit {
+				var ex Exit
+				if m.JSON(&ex) != nil || ex.Seq != uint64(len(want)+1) || ex.Code != 3 {
+					t.Fatalf("%s: exit %s, want seq %d", kind, m.Payload, len(want)+1)
+				}
+				break
+			}
+			got = append(got, Msg{Type: m.Type, Seq: m.Seq, Payload: bytes.Clone(m.Payload)})
+		}
+		sameLines(t, kind, got, want)
+		close(quit)
+		app.Close()
+		<-done
+		j.close()
+	}
+}
+
+func socketPair(t testing.TB) (net.Conn, net.Conn) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := func(fd int) net.Conn {
+		f := os.NewFile(uintptr(fd), "socket")
+		defer f.Close()
+		c, err := net.FileConn(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	return conn(fds[0]), conn(fds[1])
+}
+
+// The journal of a relay that died is read as the app would have read it
+// live: from its header's sequence, the last line kept only if the agent
+// ended (else it was cut), and the end with the sequence after it.
+func TestReadJournalOfDeadRelay(t *testing.T) {
+	out := agentOutput(2000)
+	want := wantLines(t, out)
+	for _, ended := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "j")
+		j, err := openJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		feed(t, j, out)
+		feed(t, j, []byte(`{"cut":`))
+		if ended {
+			if err := j.setExit(&Exit{Code: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		j.close()
+		var got []Msg
+		ex, err := ReadJournal(path, 5, func(r Record) error {
+			typ := MsgFrame
+			if r.Kind == recTooLong {
+				typ = MsgTooLong
+			}
+			got = append(got, Msg{Type: typ, Seq: r.Seq, Payload: r.Payload})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want[4:]
+		if ended {
+			w = append(w[:len(w):len(w)], Msg{Type: MsgFrame, Seq: uint64(len(want) + 1), Payload: []byte(`{"cut":`)})
+			if ex == nil || ex.Code != 1 || ex.Seq != uint64(len(want)+2) {
+				t.Fatalf("exit %+v, want code 1 at %d", ex, len(want)+2)
+			}
+		} else if ex != nil {
+			t.Fatalf("exit %+v of an agent that did not end", ex)
+		}
+		sameLines(t, fmt.Sprintf("ended %v", ended), got, w)
+	}
+}
+
+// Once everything in the file is stored and it is over the limit, an ack
+// rotates it: the file is cut back to its header, which says where the
+// lines go on, and an app attaching then (or reading the file) numbers the
+// lines after it as before.
+func TestRotationKeepsTheNumbering(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j")
+	j, err := openJournal(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.close()
-	line := func(i int) []byte {
-		if i == 5000 {
-			return bytes.Repeat([]byte("h"), readAhead+TailBytes) // its own write, kept in no chunk
-		}
-		return fmt.Appendf(nil, `{"i":%d,"pad":"%s"}`, i, bytes.Repeat([]byte("x"), 180))
+	var out []byte
+	for i := 1; i <= 100; i++ {
+		out = fmt.Appendf(out, "{\"i\":%d}\n", i)
 	}
-	const n = 120000 // ~24 MiB: more than the read-ahead and the tail chunks
-	for i := 1; i <= n; i += 100 {
-		var recs []pendingRec
-		for k := i; k < i+100; k++ {
-			recs = append(recs, pendingRec{kind: recFrame, line: line(k)})
-		}
-		if err := j.appendBatch(recs); err != nil {
-			t.Fatal(err)
+	feed(t, j, out)
+	if j.ack(100, int64(len(out)), false, 64) {
+		t.Fatal("an ack of lines taken for the end")
+	}
+	if st, _ := os.Stat(path); st.Size() != rawHdr || j.firstSeq() != 101 {
+		t.Fatalf("after the ack: %d bytes, first %d; want the header alone and 101", st.Size(), j.firstSeq())
+	}
+	feed(t, j, []byte("{\"i\":101}\n{\"i\":102}\n"))
+	var seqs []uint64
+	if _, err := ReadJournal(path, 1, func(r Record) error { seqs = append(seqs, r.Seq); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seqs) != "[101 102]" {
+		t.Fatalf("read after the rotation: %v", seqs)
+	}
+	app, relay := net.Pipe()
+	quit := make(chan struct{})
+	defer close(quit)
+	go (&server{j: j}).sendJournal(relay, quit)
+	c := attachPipe(t, app)
+	for _, want := range []string{`{"i":101}`, `{"i":102}`} {
+		if m := next(t, c); string(m.Payload) != want {
+			t.Fatalf("got %s, want %s", m.Payload, want)
 		}
 	}
-	gen, size, _ := j.at()
-	for _, mem := range []bool{false, true} {
-		r := chunkReader{f: j.f, gen: gen}
-		if mem {
-			r.j = j
-		}
-		var off int64
-		for i := 1; off < size; i++ {
-			rec, m, err := r.read(off, size)
-			if err != nil {
-				t.Fatalf("mem %v: record %d at %d of %d: %v", mem, i, off, size, err)
-			}
-			if rec.Seq != uint64(i) || !bytes.Equal(rec.Payload, line(i)) {
-				t.Fatalf("mem %v: record %d: seq %d, %d bytes", mem, i, rec.Seq, len(rec.Payload))
-			}
-			off += m
-		}
+	app.Close()
+}
+
+// A long line read from Data messages costs the client about twice its
+// size, as a pipe read by the runtime does (agent.ReadLines): the slabs
+// it arrives in, then the line joined once at its size. Growing one slice
+// by append cost up to four times.
+func TestLongLineReadOnceJoined(t *testing.T) {
+	const size = 20 << 20
+	line := bytes.Repeat([]byte("x"), size)
+	var wire bytes.Buffer
+	_ = WriteMsg(&wire, MsgBase, 0, false, make([]byte, 16))
+	for rest := append(line, '\n'); len(rest) > 0; {
+		n := min(len(rest), maxRun)
+		_ = WriteMsg(&wire, MsgData, 0, false, rest[:n])
+		rest = rest[n:]
+	}
+	mr := newMsgReader(bytes.NewReader(wire.Bytes()))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m, err := mr.next()
+	runtime.ReadMemStats(&after)
+	if err != nil || m.Type != MsgFrame || len(m.Payload) != size {
+		t.Fatalf("got %q of %d bytes (%v)", m.Type, len(m.Payload), err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 5*size/2 {
+		t.Fatalf("reading a %d MiB line allocated %.1f× its size, want at most 2.5×", size>>20, float64(alloc)/size)
 	}
 }

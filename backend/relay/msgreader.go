@@ -1,7 +1,9 @@
 package relay
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -20,6 +22,14 @@ type msgReader struct {
 	slab       []byte
 	start, end int // slab[start:end] is read and not yet taken
 	records    int // bytes of the current Records message not yet read
+	// Version 3: the lines of Data messages (data: bytes of the current
+	// one not yet read), numbered from the last Base.
+	data  int
+	lines lineSplitter
+	exit  *Msg // the Exit, held back while the last line goes first
+	// frameEnd, if set, is told each line's sequence and the stream
+	// offset after it (the client's acks name both).
+	frameEnd func(seq uint64, off int64, exit bool)
 }
 
 func newMsgReader(r io.Reader) *msgReader { return &msgReader{r: r} }
@@ -35,11 +45,95 @@ func (m *msgReader) next() (Msg, error) {
 			}
 			continue
 		}
+		if m.data > 0 {
+			msg, ok, err := m.dataLine()
+			if err != nil || ok {
+				return msg, err
+			}
+			continue
+		}
+		if m.exit != nil {
+			return m.takeExit()
+		}
 		msg, err := m.message()
-		if err != nil || msg.Type != MsgRecords {
+		if err != nil {
 			return msg, err
 		}
+		switch msg.Type {
+		case MsgRecords, MsgData:
+			continue
+		case MsgBase:
+			if len(msg.Payload) < 16 {
+				return Msg{}, fmt.Errorf("relay: base message of %d bytes: %w", len(msg.Payload), ErrBadMessage)
+			}
+			m.lines.reset(binary.BigEndian.Uint64(msg.Payload), int64(binary.BigEndian.Uint64(msg.Payload[8:])))
+			continue
+		case MsgExit:
+			if m.lines.seq > 0 { // version 3: the last line first, then the exit with its sequence
+				m.exit = &msg
+				if m.lines.pending() {
+					if line, ok := m.lines.end(nil, false); ok {
+						return m.frame(line), nil
+					}
+				}
+				continue
+			}
+		}
+		return msg, nil
 	}
+}
+
+// dataLine reads the current Data message up to the end of a line and
+// returns the line (ok false: the message ended first, or a blank line).
+func (m *msgReader) dataLine() (Msg, bool, error) {
+	if m.end == m.start {
+		if err := m.fill(1, false); err != nil {
+			return Msg{}, false, fmt.Errorf("relay: short message: %w", noEOF(err))
+		}
+	}
+	avail := m.slab[m.start:min(m.end, m.start+m.data)]
+	i := bytes.IndexByte(avail, '\n')
+	if i < 0 {
+		m.lines.more(avail, true) // the slab is never written again
+		m.start += len(avail)
+		m.data -= len(avail)
+		return Msg{}, false, nil
+	}
+	m.start += i + 1
+	m.data -= i + 1
+	line, ok := m.lines.end(avail[:i:i], true)
+	if !ok {
+		return Msg{}, false, nil
+	}
+	return m.frame(line), true, nil
+}
+
+// frame tells frameEnd where the line ends.
+func (m *msgReader) frame(line Msg) Msg {
+	if m.frameEnd != nil {
+		m.frameEnd(line.Seq, m.lines.off, false)
+	}
+	return line
+}
+
+// takeExit returns the held-back Exit with the sequence after the last line.
+func (m *msgReader) takeExit() (Msg, error) {
+	msg := *m.exit
+	m.exit = nil
+	var ex Exit
+	if err := msg.JSON(&ex); err != nil {
+		return Msg{}, err
+	}
+	ex.Seq = m.lines.seq
+	b, err := json.Marshal(ex)
+	if err != nil {
+		return Msg{}, err
+	}
+	msg.Payload = b
+	if m.frameEnd != nil {
+		m.frameEnd(ex.Seq, m.lines.off, true)
+	}
+	return msg, nil
 }
 
 // message reads one message (a Records message: its header only).
@@ -50,9 +144,14 @@ func (m *msgReader) message() (Msg, error) {
 	hdr := m.slab[m.start : m.start+5]
 	n := int(binary.BigEndian.Uint32(hdr[1:]))
 	msg := Msg{Type: hdr[0]}
-	if msg.Type == MsgRecords {
+	switch msg.Type {
+	case MsgRecords:
 		m.start += 5
 		m.records = n
+		return msg, nil
+	case MsgData:
+		m.start += 5
+		m.data = n
 		return msg, nil
 	}
 	if n > MaxMsgBytes {

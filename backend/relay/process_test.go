@@ -219,12 +219,12 @@ func TestNoRelayFallsBackToChild(t *testing.T) {
 }
 
 // TestAdoptAfterUnackedStoreNotStuck: an app stored frames but died before
-// its acks reached the relay, which had paused (AttachedWindow) at those
+// its acks reached the relay, which had paused (AttachedBytes) at those
 // unacked frames; a new app takes over from the journal's start (frames up
 // to its stored sequence come as replays, which bring no acks). The relay
 // must read the agent on: a follow-up is answered.
 func TestAdoptAfterUnackedStoreNotStuck(t *testing.T) {
-	_, m := launch(t, fake{lines: 4}, func(s *Spec) { s.AttachedWindow = 4 })
+	_, m := launch(t, fake{lines: 4}, func(s *Spec) { s.AttachedBytes = 16 }) // its 4 lines are 32 bytes
 	c1 := dial(t, m, 1)
 	for i := 0; i < 4; i++ {
 		if msg := next(t, c1); msg.Type != MsgFrame {

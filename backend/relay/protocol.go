@@ -21,10 +21,12 @@ import (
 	"io"
 )
 
-// Version is the protocol version sent in Hello and Welcome. A relay sends
-// Records messages only to a client whose Hello says 2 or more; a client
-// reads both (a relay of an older binary sends Frame messages).
-const Version = 2
+// Version is the protocol version sent in Hello and Welcome. A relay of
+// this binary (3) sends the journal's bytes as they are (Base, then Data
+// messages: the client numbers the lines) and serves only clients of
+// version 3; the client also reads a relay of an older binary (2: Records
+// messages; 1: Frame messages), which an app may adopt after an upgrade.
+const Version = 3
 
 // MaxMsgBytes bounds one protocol message (a frame is at most
 // agent.MaxFrameBytes plus its header).
@@ -36,12 +38,19 @@ const MaxMsgBytes = 64 << 20
 //
 // Payloads: JSON for Hello, Welcome, Exit, Stop and Error; for Frame,
 // TooLong and Ack an 8-byte big-endian sequence number (then, for Frame and
-// TooLong, the line without its newline); for Signal a 4-byte signal
-// number; for Stdin the line (the relay adds the newline); empty otherwise.
-// Records (version 2) holds one or more journal records exactly as the
-// journal holds them (journal.go: length, CRC, kind, sequence, payload):
-// the client reads each as the Frame, TooLong or Exit message it stands
-// for, so Client.Next never returns a Records message.
+// TooLong, the line without its newline; for Ack in version 3, the stream
+// offset (8) up to which everything is stored and a flag byte, 1 when the
+// agent's end is stored too); for Signal a 4-byte signal number; for
+// Stdin the line (the relay adds the newline); empty otherwise.
+//
+// Version 3: Base holds the sequence (8) of the first line of what follows
+// and its stream offset (8, the count of the agent's stdout bytes before
+// it); Data holds the agent's stdout bytes that follow, as it wrote them
+// (a line may span Data messages). The client reads both as the Frame and
+// TooLong messages the lines stand for (lineSplitter), and fills in the
+// Exit's sequence (the relay does not count lines). Version 2: Records
+// holds journal records (records.go), each read as its Frame, TooLong or
+// Exit message. Client.Next never returns a Base, Data or Records message.
 const (
 	// client → relay
 	MsgHello      byte = 'H' // Hello: must be the first message
@@ -53,6 +62,8 @@ const (
 	MsgBye        byte = 'B' // detach; the agent keeps running
 	// relay → client
 	MsgWelcome byte = 'W' // Welcome: the answer to Hello
+	MsgBase    byte = 'O' // version 3: where the Data that follows starts
+	MsgData    byte = 'D' // version 3: the agent's stdout bytes
 	MsgFrame   byte = 'F' // one stdout line with its sequence
 	MsgRecords byte = 'R' // version 2: journal records as journaled, each a Frame, TooLong or Exit
 	MsgTooLong byte = 'L' // a line over the limit: its first KiB
@@ -64,8 +75,9 @@ const (
 type Hello struct {
 	Version int    `json:"version"`
 	Token   string `json:"token"`
-	// From is the first sequence the client wants (its last stored + 1);
-	// the relay replays the journal from there, then goes on live.
+	// From is the first sequence the client wants (its last stored + 1).
+	// A relay of version 2 replays the journal from there; one of version
+	// 3 sends it whole and the client drops what comes before From.
 	From uint64 `json:"from"`
 }
 
@@ -77,14 +89,17 @@ type Welcome struct {
 	RelayPID int    `json:"relayPid"`
 	AgentPID int    `json:"agentPid"`
 	// First is the oldest sequence still journaled (earlier ones were
-	// acknowledged and rotated away); Next is the next sequence to be written.
+	// acknowledged and rotated away); Next is the next sequence to be
+	// written (version 2 only: a relay of version 3 does not count lines).
 	First uint64 `json:"first"`
-	Next  uint64 `json:"next"`
+	Next  uint64 `json:"next,omitempty"`
 	// Exited is set when the agent has already ended (an Exit follows the replay).
 	Exited bool `json:"exited"`
 }
 
-// Exit is the agent's end, journaled as the last record.
+// Exit is the agent's end, written beside the journal. Seq is the
+// sequence after the agent's last line: filled in by whoever numbered the
+// lines (the client, ReadJournal).
 type Exit struct {
 	Seq    uint64 `json:"seq"`
 	Code   int    `json:"code"`             // -1 when killed by a signal

@@ -1,92 +1,68 @@
 package relay
 
 import (
-	"bytes"
-	"io"
+	"errors"
+	"os"
 
-	"github.com/jean-claude/jean-claude/backend/agent"
+	"golang.org/x/sys/unix"
 )
 
-// pendingRec is a record waiting for the next journal write.
-type pendingRec struct {
-	kind byte
-	line []byte
-}
-
-// readLoop journals the agent's stdout lines with the runtime's rules
-// (agent.ReadLines: blank lines skipped, "\r\n" trimmed, a line over
-// agent.MaxFrameBytes replaced by its first KiB as a too-long record), but
-// one journal write per read(2) of the pipe, not one per line: under a
-// firehose a single write carries hundreds of frames. It stops reading (the
-// agent blocks) while more than MaxUnacked bytes wait for an app.
-func (s *server) readLoop(r io.Reader) {
-	chunk := make([]byte, 256<<10)
-	var partial []byte
-	skipping := false
-	var recs []pendingRec
+// readLoop moves the agent's stdout into the journal as it comes, splicing
+// what its pipe holds into the file (journal.fill): the bytes never pass
+// through the relay. It waits for the pipe with poll(2) in its own thread,
+// not with the runtime's poller, and sends new bytes to a caught-up app
+// itself (journal.fill): a stretch of output costs the relay a poll, a
+// splice and a sendfile, with no hand-over between goroutines (each of
+// which cost a futex wake and an epoll round, more than the bytes did:
+// docs/relay.md). It stops reading (the agent blocks on its pipe) while
+// the journal is too far ahead of the app (waitRoom), and ends at the end
+// of the output, when told to (stop: reap, after WaitDelay, when the
+// agent's children keep the pipe open), or when the journal cannot be
+// written (the reason goes to the relay's log; the agent then blocks on
+// its full pipe until it is stopped).
+func (s *server) readLoop(r *os.File, stop int) {
+	fd := int(r.Fd()) // only this loop reads it, waiting with poll
+	if err := unix.SetNonblock(fd, true); err != nil {
+		s.errT.Write([]byte("relay: stdout: " + err.Error() + "\n"))
+		return
+	}
 	for {
 		s.waitRoom()
-		n, err := r.Read(chunk)
-		data := chunk[:n]
-		recs = recs[:0]
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				if !skipping {
-					partial, skipping, recs = s.grow(partial, data, recs)
-				}
-				break
-			}
-			part := data[:i]
-			data = data[i+1:]
-			if skipping {
-				skipping = false
-				continue
-			}
-			if len(partial) == 0 && len(part) <= agent.MaxFrameBytes+1 {
-				recs = addLine(recs, part) // aliases chunk until the batch is written
-				continue
-			}
-			var tooLong bool
-			partial, tooLong, recs = s.grow(partial, part, recs)
-			if !tooLong {
-				recs = addLine(recs, partial)
-			}
-			partial = nil // its bytes belong to the batch now
-		}
-		if err != nil && !skipping && len(partial) > 0 {
-			recs = addLine(recs, partial) // a last line without a newline
-		}
-		if len(recs) > 0 {
-			if jerr := s.j.appendBatch(recs); jerr != nil {
-				s.errT.Write([]byte(jerr.Error() + "\n"))
-				return
-			}
+		n, err := s.j.fill(fd)
+		if n > 0 {
 			s.touch()
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, unix.EAGAIN):
+			if !waitReadable(fd, stop) {
+				return
+			}
+		case errors.Is(err, unix.EINTR):
+		case err != nil:
+			if errors.Is(err, errJournalWrite) {
+				s.errT.Write([]byte(err.Error() + "\n"))
+			}
 			return
+		case n == 0:
+			return // the end of the agent's output
 		}
 	}
 }
 
-// grow appends data to the partial line; past the limit it queues the
-// too-long record instead and reports that the rest of the line is skipped.
-func (s *server) grow(partial, data []byte, recs []pendingRec) ([]byte, bool, []pendingRec) {
-	if len(partial)+len(data) <= agent.MaxFrameBytes+1 {
-		return append(partial, data...), false, recs
+// waitReadable waits until fd has bytes (or is closed at the other end);
+// false once stop (an eventfd) is signalled.
+func waitReadable(fd, stop int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(stop), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, -1)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return false
+		}
+		if fds[1].Revents != 0 {
+			return false
+		}
+		if fds[0].Revents != 0 {
+			return true
+		}
 	}
-	head := append(partial[:len(partial):len(partial)], data[:min(len(data), 1024)]...)
-	head = head[:min(len(head), 1024)]
-	return nil, true, append(recs, pendingRec{kind: recTooLong, line: head})
-}
-
-func addLine(recs []pendingRec, line []byte) []pendingRec {
-	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
-		line = line[:len(line)-1]
-	}
-	if len(bytes.TrimSpace(line)) == 0 {
-		return recs
-	}
-	return append(recs, pendingRec{kind: recFrame, line: line})
 }

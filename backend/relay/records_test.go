@@ -2,13 +2,11 @@ package relay
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
-	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -107,153 +105,30 @@ func TestMsgReaderRecordsCut(t *testing.T) {
 	}
 }
 
-// A client of protocol version 1 (an older app) gets one Frame message per
-// line, and the Exit, as before Records messages.
-func TestVersion1ClientGetsFrames(t *testing.T) {
-	_, m := launch(t, fake{lines: 50}, nil)
-	conn, err := net.DialTimeout("unix", m.Socket, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
-	if err := WriteJSON(conn, MsgHello, Hello{Version: 1, Token: m.Token, From: 1}); err != nil {
-		t.Fatal(err)
-	}
-	var hdr [5]byte
-	var frames int
-	for {
-		if _, err := io.ReadFull(conn, hdr[:]); err != nil {
-			t.Fatalf("after %d frames: %v", frames, err)
-		}
-		p := make([]byte, binary.BigEndian.Uint32(hdr[1:]))
-		if _, err := io.ReadFull(conn, p); err != nil {
-			t.Fatal(err)
-		}
-		switch hdr[0] {
-		case MsgWelcome:
-			continue
-		case MsgFrame:
-			frames++
-			if got, want := string(p[8:]), fmt.Sprintf(`{"n":%d}`, frames); binary.BigEndian.Uint64(p) != uint64(frames) || got != want {
-				t.Fatalf("frame %d: seq %d %q, want %q", frames, binary.BigEndian.Uint64(p), got, want)
-			}
-			if frames == 50 {
-				_, _ = conn.Write([]byte{MsgStdin, 0, 0, 0, 4, 'e', 'x', 'i', 't'})
-			}
-		case MsgExit:
-			if frames != 50 {
-				t.Fatalf("exit after %d frames", frames)
-			}
-			return
-		default:
-			t.Fatalf("message %q to a version 1 client", hdr[0])
-		}
-	}
-}
-
-// The in-memory tail uses its arrays again once no sender reads them, and
-// never one a sender still reads: a view handed out keeps its bytes while
-// the journal writes on through more than two chunks.
-func TestJournalTailChunksReusedWhenUnpinned(t *testing.T) {
-	j, err := openJournal(filepath.Join(t.TempDir(), "j"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.close()
-	line := bytes.Repeat([]byte("x"), 1000)
-	write := func(n int) {
-		for i := 0; i < n; i++ {
-			if err := j.appendBatch([]pendingRec{{kind: recFrame, line: line}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	write(10)
-	gen, size, _ := j.at()
-	r := chunkReader{f: j.f, j: j, gen: gen}
-	if _, _, err := r.read(0, size); err != nil || !r.mine {
-		t.Fatalf("first record not from memory (%v)", err)
-	}
-	pinned, view := r.pin, bytes.Clone(r.buf)
-	perChunk := TailBytes / (recHdr + len(line))
-	write(3 * perChunk) // three chunks more: the pinned one would have been taken again
-	if j.tail.c == pinned || j.prev.c == pinned || j.spare == pinned {
-		t.Fatal("a pinned chunk went back into use")
-	}
-	if !bytes.Equal(r.buf, view) {
-		t.Fatal("the bytes of a pinned view changed")
-	}
-	r.release()
-	if j.spare != pinned {
-		t.Fatal("a chunk let go of was not kept for reuse")
-	}
-	known := map[*memChunk]bool{j.tail.c: true, j.prev.c: true, j.spare: true}
-	write(perChunk + 1)
-	if !known[j.tail.c] {
-		t.Fatal("a new array was taken while one was spare")
-	}
-}
-
-// The sender gives an app every record from its from on, in order and
-// intact, as Records messages (version 2) or one message each (version
-// 1): from the file for what is no longer in memory (a record longer than
-// the read-ahead included), then from memory, then live as more is
-// written.
-func TestSendJournalRecordsFromFileMemoryAndLive(t *testing.T) {
-	for _, records := range []bool{true, false} {
-		j, err := openJournal(filepath.Join(t.TempDir(), "j"))
+// A client of an older protocol (an app of an older binary) is told why
+// and let go: this relay sends the journal's bytes, which it cannot read.
+func TestOlderClientRefused(t *testing.T) {
+	_, m := launch(t, fake{lines: 5}, nil)
+	for _, v := range []int{1, 2} {
+		conn, err := net.DialTimeout("unix", m.Socket, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		line := func(i int) []byte {
-			if i == 3000 {
-				return bytes.Repeat([]byte("h"), readAhead+TailBytes) // its own write, kept in no chunk
-			}
-			return fmt.Appendf(nil, `{"i":%d,"pad":"%s"}`, i, bytes.Repeat([]byte("x"), 180+i%300))
-		}
-		write := func(from, to int) error {
-			for i := from; i <= to; i += 100 {
-				var recs []pendingRec
-				for k := i; k < i+100 && k <= to; k++ {
-					recs = append(recs, pendingRec{kind: recFrame, line: line(k)})
-				}
-				if err := j.appendBatch(recs); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		const first, n = 7, 60000 // ~20 MiB before the app comes: more than the tail holds
-		if err := write(1, n); err != nil {
+		_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
+		if err := WriteJSON(conn, MsgHello, Hello{Version: v, Token: m.Token, From: 1}); err != nil {
 			t.Fatal(err)
 		}
-		app, relay := net.Pipe()
-		quit := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			(&server{j: j}).sendJournal(relay, first, records, quit)
-		}()
-		live := make(chan error, 1)
-		go func() { live <- write(n+1, n+5000) }() // while the app reads
-		mr := newMsgReader(app)
-		_ = app.SetReadDeadline(time.Now().Add(30 * time.Second))
-		for i := first; i <= n+5000; i++ {
-			m, err := mr.next()
-			if err != nil {
-				t.Fatalf("records %v: frame %d: %v", records, i, err)
-			}
-			if m.Type != MsgFrame || m.Seq != uint64(i) || !bytes.Equal(m.Payload, line(i)) {
-				t.Fatalf("records %v: frame %d: got %q seq %d (%d bytes)", records, i, m.Type, m.Seq, len(m.Payload))
-			}
+		msg, err := ReadMsg(conn)
+		var e ErrorMsg
+		if err != nil || msg.Type != MsgError || msg.JSON(&e) != nil || !strings.Contains(e.Error, "update the app") {
+			t.Fatalf("version %d: got %q %s (%v), want an error", v, msg.Type, msg.Payload, err)
 		}
-		if err := <-live; err != nil {
-			t.Fatal(err)
+		conn.Close()
+	}
+	c := dial(t, m, 1) // the relay serves the current app all the same
+	for i := 1; i <= 5; i++ {
+		if msg := next(t, c); msg.Type != MsgFrame || msg.Seq != uint64(i) {
+			t.Fatalf("frame %d: %q seq %d", i, msg.Type, msg.Seq)
 		}
-		close(quit)
-		app.Close()
-		<-done
-		j.close()
 	}
 }

@@ -1,348 +1,182 @@
 package relay
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io"
 	"net"
 	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
-// sendJournal sends the journal's records from sequence from on to c, then
-// follows it live, until quit is closed or a write fails. Replay and live
-// are one path: a frame is sent only after it is journaled, so an app that
-// attaches at any moment misses nothing and sees nothing twice.
-//
-// To a client of protocol version 2 (records) the records go as they are
-// journaled, in Records messages: a run of them straight from the
-// journal's memory (or from the buffer a far-behind sender read the file
-// into), with one writev(2) per run and no copy; to an older client, one
-// Frame, TooLong or Exit message each.
-func (s *server) sendJournal(c net.Conn, from uint64, records bool, quit <-chan struct{}) {
-	out := recordSender{c: c}
-	if !records {
-		out.bw = bufio.NewWriterSize(c, 256<<10)
-	}
-	jr := chunkReader{f: s.j.f, j: s.j}
-	defer jr.release()
+// maxRun bounds one Data message.
+const maxRun = 4 << 20
+
+// sendJournal sends the journal to c from its start (a Base message: the
+// first line's sequence and stream offset), then follows it live: each
+// stretch of new bytes as one Data message sent from the file
+// (sendfile(2): the bytes never pass through the relay), then the
+// agent's end once every byte before it is sent. It ends when quit is
+// closed or a write fails. Replay and live are one path: bytes are sent
+// only once they are in the file, so an app that attaches at any moment
+// misses nothing; it numbers the lines itself and drops those it has.
+func (s *server) sendJournal(c net.Conn, quit <-chan struct{}) {
 	sink := &liveSink{c: c, failed: make(chan struct{})}
-	var off int64
-	gen := -1
+	off := int64(-1)
+	exitSent := false
 	for {
-		g, size, ch := s.j.at()
-		if g != gen {
-			if out.flushRun() != nil { // before its bytes are let go
+		v := s.j.view()
+		var err error
+		switch {
+		case off < v.base: // the start, or the file rotated (everything sent was stored)
+			err = writeBase(c, v.first, v.base)
+			off = v.base
+		case off < v.size:
+			var n int64
+			n, err = s.sendData(c, off, min(v.size-off, maxRun))
+			off += n
+		case v.exit != nil && !exitSent:
+			err = WriteJSON(c, MsgExit, v.exit)
+			exitSent = true
+		case v.exit == nil && s.j.goLive(sink, off):
+			select { // the writer sends from here on
+			case <-sink.failed:
 				return
-			}
-			gen, off = g, 0 // rotated (only ever after everything was stored)
-			jr.reset()
-		}
-		jr.gen = g
-		if off >= size {
-			if out.flush() != nil {
+			case <-quit:
+				s.j.dropLive(sink)
 				return
+			case <-s.j.exitSet: // the writer is done: the end goes from here
+				off = s.j.dropLive(sink)
 			}
-			if records && s.j.goLive(sink, g, off, from) {
-				jr.release() // the writer sends from here on: no view to keep
-				waitLive(s.j, sink, quit)
-				return
-			}
+		default:
 			select {
-			case <-ch:
-				continue
+			case <-v.notify:
 			case <-quit:
 				return
 			}
 		}
-		for off < size {
-			if !jr.holds(off) && out.flushRun() != nil { // the run's bytes go with the view
-				return
-			}
-			rec, n, err := jr.read(off, size)
-			if err != nil {
-				if g2, _, _ := s.j.at(); g2 != g {
-					break // a rotation raced the read: start again at 0
-				}
-				return // cannot happen (records are written whole before size moves): the app dials again
-			}
-			if rec.Seq >= from {
-				err = out.add(rec, jr.raw(off, n))
-			} else {
-				err = out.flushRun() // a run holds no record the app did not ask for
-			}
-			if err != nil {
-				return
-			}
-			off += n
+		if err != nil {
+			return
 		}
 	}
 }
 
-// maxRun bounds one Records message (a longer record goes alone).
-const maxRun = 4 << 20
-
-// liveSink is an app's connection (protocol 2) whose sender caught up with
-// the journal and handed over: the journal's writer (the read loop) sends
-// each batch it journals itself, one writev(2) right after the write,
-// instead of waking the sender for it (a hand-over between goroutines,
-// often threads, per batch). gen and off (under journal.mu) are where the
-// app stands: a batch goes to the sink only if it starts there.
+// liveSink is an app's connection whose sender caught up with the
+// journal: the writer sends each stretch it moves into the file itself,
+// right after the splice, instead of waking the sender for it. off (under
+// journal.mu) is where the app stands: a stretch goes to the sink only if
+// it starts there. An app that does not read holds the writer, and so the
+// agent, as a pipe would.
 type liveSink struct {
 	c      net.Conn
-	gen    int
 	off    int64
-	failed chan struct{} // closed when a write failed (the connection is done)
+	failed chan struct{} // closed when a send failed (the connection is done)
 	once   sync.Once
 }
 
-// send writes the records b (whole, as journaled) to the app as Records
-// messages of at most maxRun bytes (a longer record alone). A nil sink
-// sends nothing.
-func (k *liveSink) send(b []byte) {
-	if k == nil {
+// send sends the n bytes at file offset at as one Data message (a nil
+// sink sends nothing).
+func (k *liveSink) send(j *journal, at, n int64) {
+	if k == nil || isClosed(k.failed) {
 		return
 	}
-	for len(b) > 0 {
-		n := 0
-		for n < len(b) {
-			m := recHdr + int(binary.BigEndian.Uint32(b[n:n+4]))
-			if n > 0 && n+m > maxRun {
-				break
-			}
-			n += m
-		}
-		run := recordSender{c: k.c, run: b[:n]}
-		if run.flushRun() != nil {
-			k.once.Do(func() { close(k.failed) })
-			return
-		}
-		b = b[n:]
+	var hdr [5]byte
+	hdr[0] = MsgData
+	binary.BigEndian.PutUint32(hdr[1:], uint32(n))
+	_, err := k.c.Write(hdr[:])
+	if err == nil {
+		err = j.sendFile(k.c, at, n)
+	}
+	if err != nil {
+		k.once.Do(func() { close(k.failed) })
 	}
 }
 
 // goLive hands the app's connection to the writer if the sender stands at
-// the journal's end (gen, off) and the next record is one the app asked
-// for (from on): from then on every batch goes to it.
-func (j *journal) goLive(k *liveSink, gen int, off int64, from uint64) bool {
+// the journal's end and the agent has not ended.
+func (j *journal) goLive(k *liveSink, off int64) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if gen != j.gen || off != j.size || j.next < from {
+	if off != j.size || j.exit != nil || isClosed(k.failed) {
 		return false
 	}
-	k.gen, k.off = gen, off
-	j.live = k
+	k.off, j.live = off, k
 	return true
 }
 
-// waitLive waits until the connection ends (quit) or a write to it failed,
-// then takes the sink back from the writer (a write under way fails on
-// the closed connection).
-func waitLive(j *journal, k *liveSink, quit <-chan struct{}) {
-	select {
-	case <-quit:
-	case <-k.failed:
-	}
+// dropLive takes the connection back from the writer and returns where
+// the app stands.
+func (j *journal) dropLive(k *liveSink) int64 {
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	if j.live == k {
 		j.live = nil
 	}
-	j.mu.Unlock()
+	return k.off
 }
 
-// recordSender writes records to an app: runs of raw records as Records
-// messages (bw nil), or one message each through bw.
-type recordSender struct {
-	c   net.Conn
-	bw  *bufio.Writer
-	run []byte // raw records not sent yet, in the chunk reader's view
+func writeBase(c net.Conn, first uint64, base int64) error {
+	p := binary.BigEndian.AppendUint64(nil, first)
+	p = binary.BigEndian.AppendUint64(p, uint64(base))
+	return WriteMsg(c, MsgBase, 0, false, p)
 }
 
-func (o *recordSender) add(rec Record, raw []byte) error {
-	if o.bw != nil {
-		return writeRecord(o.bw, rec)
-	}
-	if len(o.run) > 0 && (len(o.run)+len(raw) > maxRun || !adjacent(o.run, raw)) {
-		if err := o.flushRun(); err != nil {
-			return err
-		}
-	}
-	if len(o.run) == 0 {
-		o.run = raw
-	} else {
-		o.run = o.run[:len(o.run)+len(raw)]
-	}
-	return nil
-}
-
-// adjacent reports whether b starts where a ends, in one array.
-func adjacent(a, b []byte) bool {
-	return cap(a) >= len(a)+len(b) && len(b) > 0 && &a[:len(a)+1][len(a)] == &b[0]
-}
-
-// flushRun sends the run as one Records message.
-func (o *recordSender) flushRun() error {
-	if len(o.run) == 0 {
-		return nil
+// sendData sends the n journal bytes at stream offset off as one Data
+// message (0 when the file rotated since: the caller starts again from
+// the new base). No rotation truncates the file meanwhile.
+func (s *server) sendData(c net.Conn, off, n int64) (int64, error) {
+	s.j.rot.RLock()
+	defer s.j.rot.RUnlock()
+	if v := s.j.view(); off < v.base {
+		return 0, nil
 	}
 	var hdr [5]byte
-	hdr[0] = MsgRecords
-	binary.BigEndian.PutUint32(hdr[1:], uint32(len(o.run)))
-	bufs := net.Buffers{hdr[:], o.run}
-	o.run = nil
-	_, err := bufs.WriteTo(o.c)
-	return err
+	hdr[0] = MsgData
+	binary.BigEndian.PutUint32(hdr[1:], uint32(n))
+	if _, err := c.Write(hdr[:]); err != nil {
+		return 0, err
+	}
+	return n, s.j.sendFile(c, rawHdr+off-s.j.view().base, n)
 }
 
-// flush sends what waits (the sender caught up with the journal).
-func (o *recordSender) flush() error {
-	if o.bw != nil {
-		return o.bw.Flush()
-	}
-	return o.flushRun()
-}
-
-// chunkReader reads journal records through a buffer (one pread per
-// readAhead, not two per record), or straight from the journal's in-memory tail
-// when what is wanted is still there (live frames: no read back).
-type chunkReader struct {
-	f    io.ReaderAt
-	j    *journal // its in-memory tail (nil: the file only)
-	gen  int
-	buf  []byte // the current view: own, or a slice of the journal's tail
-	mine bool   // buf is the journal's tail: records the relay encoded in memory, not read back
-	pin  *memChunk
-	own  []byte // the buffer file reads go to
-	base int64  // file offset of buf[0]
-}
-
-func (r *chunkReader) reset() {
-	r.release()
-	r.buf, r.base, r.mine = nil, 0, false
-}
-
-// release lets go of the journal's memory the view is in.
-func (r *chunkReader) release() {
-	if r.pin != nil {
-		r.j.unpin(&r.pin)
-	}
-}
-
-// holds reports whether the record at off is whole in the current view
-// (read will not move the view).
-func (r *chunkReader) holds(off int64) bool {
-	_, _, ok := r.parse(off)
-	return ok
-}
-
-// raw is the record of n bytes at off as journaled, in the current view.
-func (r *chunkReader) raw(off, n int64) []byte {
-	i := off - r.base
-	return r.buf[i : i+n : len(r.buf)]
-}
-
-// read returns the record at off (below size); its payload aliases the
-// buffer until the next read.
-func (r *chunkReader) read(off, size int64) (Record, int64, error) {
-	if rec, n, ok := r.parse(off); ok {
-		return rec, n, nil
-	}
-	if r.j != nil {
-		if b, ok := r.j.tailAt(r.gen, off, size, &r.pin); ok {
-			r.buf, r.base, r.mine = b, off, true
-			if rec, n, ok := r.parse(off); ok {
-				return rec, n, nil
-			}
-		}
-	}
-	rec, n, err := r.fill(off, min(size-off, readAhead))
-	if err == nil {
-		return rec, n, nil
-	}
-	// A record longer than the read-ahead: read it whole.
-	if ln, _, ok := r.header(off); ok && recHdr+int64(ln) > int64(len(r.buf)) && recHdr+int64(ln) <= size-off {
-		return r.fill(off, recHdr+int64(ln))
-	}
-	return Record{}, 0, err
-}
-
-// readAhead is how much of the journal one pread takes.
-const readAhead = 4 << 20
-
-// fill reads want bytes at off into the buffer and parses the record there.
-func (r *chunkReader) fill(off, want int64) (Record, int64, error) {
-	r.release()
-	if int64(cap(r.own)) < want {
-		r.own = make([]byte, want)
-	}
-	r.own = r.own[:want]
-	n, err := r.f.ReadAt(r.own, off)
-	r.buf, r.base, r.mine = r.own[:n], off, false
-	if rec, m, ok := r.parse(off); ok {
-		return rec, m, nil
-	}
-	if err == nil {
-		err = errTorn
-	}
-	return Record{}, 0, err
-}
-
-func (r *chunkReader) header(off int64) (uint32, []byte, bool) {
-	i := off - r.base
-	if i < 0 || i+recHdr > int64(len(r.buf)) {
-		return 0, nil, false
-	}
-	h := r.buf[i : i+recHdr]
-	return binary.BigEndian.Uint32(h[0:4]), h, true
-}
-
-func (r *chunkReader) parse(off int64) (Record, int64, bool) {
-	ln, h, ok := r.header(off)
-	i := off - r.base
-	if !ok || i+recHdr+int64(ln) > int64(len(r.buf)) {
-		return Record{}, 0, false
-	}
-	body := r.buf[i+8 : i+recHdr+int64(ln)]
-	// A record read back from the file is checked; one still in memory
-	// was encoded (with its checksum) by this relay a moment ago.
-	if !r.mine && crc32.Checksum(body, crcTable) != binary.BigEndian.Uint32(h[4:8]) {
-		return Record{}, 0, false
-	}
-	return Record{Kind: body[0], Seq: binary.BigEndian.Uint64(body[1:9]), Payload: body[9:]}, recHdr + int64(ln), true
-}
-
-var errShort = errors.New("relay: short write")
-
-// writeRecord writes rec as its protocol message into w.
-func writeRecord(w *bufio.Writer, rec Record) error {
-	typ := MsgExit
-	switch rec.Kind {
-	case recFrame:
-		typ = MsgFrame
-	case recTooLong:
-		typ = MsgTooLong
-	case recExit:
-	default:
-		return nil
-	}
-	var hdr [13]byte
-	hdr[0] = typ
-	n := 5
-	ln := len(rec.Payload)
-	if typ != MsgExit {
-		binary.BigEndian.PutUint64(hdr[5:13], rec.Seq)
-		n, ln = 13, ln+8
-	}
-	binary.BigEndian.PutUint32(hdr[1:5], uint32(ln))
-	if _, err := w.Write(hdr[:n]); err != nil {
+// sendFile writes the file's n bytes at file offset at to c: with
+// sendfile(2) to a socket, else (a net.Pipe in tests) through a buffer.
+func (j *journal) sendFile(c net.Conn, at, n int64) error {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		_, err := io.Copy(c, io.NewSectionReader(j.f, at, n))
 		return err
 	}
-	if m, err := w.Write(rec.Payload); err != nil || m != len(rec.Payload) {
-		return errors.Join(err, errShort)
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return err
 	}
-	return nil
+	var serr error
+	werr := rc.Write(func(fd uintptr) bool {
+		for n > 0 {
+			k, err := unix.Sendfile(int(fd), j.fd, &at, int(min(n, 1<<30)))
+			n -= int64(max(k, 0))
+			switch {
+			case errors.Is(err, unix.EAGAIN):
+				return false
+			case errors.Is(err, unix.EINTR):
+			case err != nil:
+				serr = err
+				return true
+			case k == 0:
+				serr = io.ErrUnexpectedEOF
+				return true
+			}
+		}
+		return true
+	})
+	if werr != nil {
+		return werr
+	}
+	return serr
 }

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/proc"
@@ -122,7 +125,7 @@ func (s *server) removeFiles() {
 
 // removeRunFiles removes every file but the log.
 func (s *server) removeRunFiles() {
-	for _, p := range []string{sockPath(s.spec.Dir, s.spec.ID), metaPath(s.spec.Dir, s.spec.ID), s.j.path} {
+	for _, p := range []string{sockPath(s.spec.Dir, s.spec.ID), metaPath(s.spec.Dir, s.spec.ID), s.j.path, exitPath(s.j.path)} {
 		_ = os.Remove(p)
 	}
 }
@@ -158,12 +161,18 @@ func (s *server) startAgent() error {
 	} else if sp.StdinData != nil {
 		cmd.Stdin = bytesReader(sp.StdinData)
 	}
+	stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC) // tells the read loop to end
+	if err != nil {
+		return fmt.Errorf("relay: eventfd: %w", err)
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
+		unix.Close(stop)
 		return fmt.Errorf("relay: stdout: %w", err)
 	}
 	cmd.Stdout = outW
 	if err := cmd.Start(); err != nil {
+		unix.Close(stop)
 		outR.Close()
 		outW.Close()
 		return fmt.Errorf("%s: start %s: %w", sp.Name, sp.Path, err)
@@ -173,23 +182,22 @@ func (s *server) startAgent() error {
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		s.readLoop(outR)
+		s.readLoop(outR, stop)
 	}()
-	go s.reap(outR, readDone)
+	go s.reap(outR, stop, readDone)
 	return nil
 }
 
 // waitRoom blocks the read loop while the journal is too far ahead of the
-// app: over MaxUnacked bytes, or, while an app is attached, over
-// AttachedWindow frames not yet acked. It gives up once reading must end
-// (readStop).
+// app: over MaxUnacked bytes not stored, or, while an app is attached,
+// over AttachedBytes. It gives up once reading must end (readStop).
 func (s *server) waitRoom() {
 	for {
-		next, acked, size, ch := s.j.state()
+		unacked, ch := s.j.unacked()
 		s.mu.Lock()
 		attached := s.client != nil
 		s.mu.Unlock()
-		if size <= s.spec.MaxUnacked && (!attached || next-1-acked < s.spec.AttachedWindow) {
+		if unacked <= s.spec.MaxUnacked && (!attached || unacked < s.spec.AttachedBytes) {
 			return
 		}
 		select {
@@ -201,17 +209,21 @@ func (s *server) waitRoom() {
 	}
 }
 
-func (s *server) reap(outR *os.File, readDone chan struct{}) {
+// reap waits for the agent, lets the read loop take the rest of its
+// output (for at most WaitDelay: children of the agent may keep the pipe
+// open), and records its end.
+func (s *server) reap(outR *os.File, stop int, readDone chan struct{}) {
 	err := s.cmd.Wait()
 	_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
 	select {
 	case <-readDone:
 	case <-time.After(s.spec.WaitDelay):
-		outR.Close()
 		close(s.readStop)
+		_, _ = unix.Write(stop, []byte{1, 0, 0, 0, 0, 0, 0, 0})
 		<-readDone
 	}
 	outR.Close()
+	unix.Close(stop)
 	ex := Exit{Code: s.cmd.ProcessState.ExitCode(), Stderr: s.errT.String()}
 	if err != nil {
 		ex.Err = err.Error()
@@ -222,7 +234,7 @@ func (s *server) reap(outR *os.File, readDone chan struct{}) {
 	s.mu.Lock()
 	ex.Stopped, ex.Reason = s.stopping, s.stopReason
 	s.mu.Unlock()
-	if jerr := s.j.appendExit(&ex); jerr != nil {
+	if jerr := s.j.setExit(&ex); jerr != nil {
 		s.errT.Write([]byte(jerr.Error() + "\n"))
 	}
 	s.touch()
@@ -315,7 +327,7 @@ func (s *server) watchIdle(ctx context.Context) {
 // net.core.wmem_max / rmem_max). With the default ~200 KB a firehose
 // filled the socket in under a millisecond and the relay, the agent and
 // the app woke each other in lockstep: 0.75–0.8× a direct pipe's
-// frames/s; with 1 MB (and AttachedWindow's 16384 frames) ~0.93×
+// frames/s; with 1 MB (and a window of 16384 frames) ~0.93×
 // (BenchmarkRelayVsPipe). Kernel memory is only used while frames wait.
 const socketBuffer = 1 << 20
 
@@ -349,11 +361,15 @@ func (s *server) serveConn(c net.Conn) {
 		c.Close()
 		return
 	}
+	if h.Version < Version {
+		_ = WriteJSON(c, MsgError, ErrorMsg{Error: fmt.Sprintf("relay: protocol %d needed, the app speaks %d: update the app", Version, h.Version)})
+		c.Close()
+		return
+	}
 	_ = c.SetReadDeadline(time.Time{})
 	s.dropClient(c)
-	next, _, _, _ := s.j.state()
 	w := Welcome{Version: Version, TaskID: s.spec.TaskID, Role: s.spec.Role, RelayPID: os.Getpid(),
-		AgentPID: s.cmd.Process.Pid, First: s.j.firstSeq(), Next: next, Exited: isClosed(s.exited)}
+		AgentPID: s.cmd.Process.Pid, First: s.j.firstSeq(), Exited: isClosed(s.exited)}
 	if err := WriteJSON(c, MsgWelcome, w); err != nil {
 		s.dropClient(nil)
 		return
@@ -362,7 +378,7 @@ func (s *server) serveConn(c net.Conn) {
 	go func() {
 		defer close(done)
 		defer c.Close() // a failed write ends the commands side too
-		s.sendJournal(c, max(h.From, 1), h.Version >= 2, quit)
+		s.sendJournal(c, quit)
 	}()
 	s.commands(mr)
 	close(quit)
@@ -415,19 +431,20 @@ func (s *server) commands(mr *msgReader) {
 				s.stop(time.Duration(st.GraceMS)*time.Millisecond, st.Reason)
 			}
 		case MsgAck:
-			s.onAck(m.Seq)
+			if len(m.Payload) >= 9 {
+				s.onAck(m.Seq, int64(binary.BigEndian.Uint64(m.Payload)), m.Payload[8]&1 != 0)
+			}
 		case MsgBye:
 			return
 		}
 	}
 }
 
-// onAck takes an app's ack; once it covers the exit record the relay's
-// work is done. The journal decides that: the app may ack the exit before
-// reap has returned from journaling it (a relay that missed such an ack
-// waited for another that never came, and outlived its task).
-func (s *server) onAck(seq uint64) {
-	if s.j.ack(seq, s.spec.RotateBytes) {
+// onAck takes an app's ack: every line up to seq, before stream offset
+// off, is stored, and the agent's end too when exit. Once the end is
+// stored the relay's work is done.
+func (s *server) onAck(seq uint64, off int64, exit bool) {
+	if s.j.ack(seq, off, exit, s.spec.RotateBytes) {
 		select {
 		case s.finish <- finishTaken:
 		default:

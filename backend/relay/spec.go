@@ -39,14 +39,13 @@ type Spec struct {
 	IdleExit    Duration `json:"idleExit"`    // agent ended, no app this long: the relay exits, files kept (default 10 min)
 	RotateBytes int64    `json:"rotateBytes"` // journal truncated once all is stored and it is larger (default 4 MiB)
 	MaxUnacked  int64    `json:"maxUnacked"`  // journal bytes not stored by an app before stdout is no longer read (default 256 MiB)
-	// AttachedWindow: while an app is attached, at most this many frames
-	// are journaled ahead of its acks (default 16384, ~5 MB of 300-byte
-	// frames: under a firehose a window of 1024 — under a millisecond of
-	// frames — stalled the relay on every ack round trip, BenchmarkRelayVsPipe).
-	// The relay then paces the agent like a pipe would: a Stop leaves the
-	// app at most this many frames to store. With no app attached only
-	// MaxUnacked bounds it.
-	AttachedWindow uint64 `json:"attachedWindow"`
+	// AttachedBytes: while an app is attached, the relay reads the agent
+	// only while fewer bytes than this wait for its acks (default 4 MiB;
+	// under a firehose a window under a millisecond of output stalled the
+	// relay on every ack round trip, BenchmarkRelayVsPipe). The relay then
+	// paces the agent like a pipe would: a Stop leaves the app about this
+	// much to store. With no app attached only MaxUnacked bounds it.
+	AttachedBytes int64 `json:"attachedBytes"`
 }
 
 // Duration is a time.Duration as JSON nanoseconds.
@@ -68,8 +67,8 @@ func (s *Spec) defaults() {
 	if s.MaxUnacked <= 0 {
 		s.MaxUnacked = 256 << 20
 	}
-	if s.AttachedWindow == 0 {
-		s.AttachedWindow = 16384
+	if s.AttachedBytes <= 0 {
+		s.AttachedBytes = 4 << 20
 	}
 }
 
@@ -164,7 +163,7 @@ func (m Meta) Alive() bool {
 // Remove deletes a relay's files (after its journal was taken).
 func (m Meta) Remove() {
 	dir := filepath.Dir(m.Journal)
-	for _, p := range []string{m.Socket, m.Journal, metaPath(dir, m.ID), filepath.Join(dir, m.ID+".log")} {
+	for _, p := range []string{m.Socket, m.Journal, exitPath(m.Journal), metaPath(dir, m.ID), filepath.Join(dir, m.ID+".log")} {
 		_ = os.Remove(p)
 	}
 }

@@ -100,10 +100,11 @@ func AdoptReplaying(ctx context.Context, m Meta, stored uint64) (agent.Remote, e
 	rr := r.(*Remote)
 	rr.ReplayThrough = stored
 	// The previous app may have died between storing frames and acking
-	// them: say they are stored, or a relay paused by its AttachedWindow
-	// would wait for acks that replayed frames never bring. One short of
-	// stored, so that the journal does not rotate (an ack of everything
-	// may truncate it) before it replayed them to this app.
+	// them: say they are stored, or a relay paused by its AttachedBytes
+	// would wait for acks that replayed frames never bring (the client
+	// sends it once it has read that line: an ack names its offset). One
+	// short of stored, so that the journal does not rotate (an ack of
+	// everything may truncate it) before it replayed them to this app.
 	if stored > 1 {
 		if err := rr.C.Ack(stored - 1); err != nil {
 			rr.C.Close()
