@@ -107,7 +107,7 @@ func (c *Client) Next() (Msg, error) {
 			return m, err
 		}
 		if m.Seq+1 == c.from { // the app has them all: the relay may let them go
-			_ = c.Ack(m.Seq)
+			go c.Ack(m.Seq) //nolint:errcheck // not from the reading goroutine: a send may wait on the relay
 		}
 	}
 }
@@ -126,7 +126,7 @@ func (c *Client) lineRead(seq uint64, off int64, exit bool) {
 	}
 	c.amu.Unlock()
 	if w != 0 && seq >= w {
-		_ = c.Ack(w)
+		go c.Ack(w) //nolint:errcheck // not from the reading goroutine: a send may wait on the relay, which may wait on this reader
 	}
 }
 
