@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ type Client struct {
 	mr      *msgReader
 	wmu     sync.Mutex
 	Welcome Welcome
+	journal *os.File // a local client's journal file (nil: the bytes come over rw)
 	// Version 3: the relay sends the whole journal; lines before from are
 	// dropped here. Acks name a line's sequence and the stream offset
 	// after it: ends holds those of the lines read and not acked yet.
@@ -45,43 +47,60 @@ var ErrRefused = errors.New("relay: refused")
 // Attach says Hello over rw and reads the Welcome. from is the first
 // sequence wanted (the last one the app stored + 1; 1 for everything).
 func Attach(rw io.ReadWriteCloser, token string, from uint64) (*Client, error) {
-	c := &Client{rw: rw, mr: newMsgReader(rw)}
-	if err := WriteJSON(rw, MsgHello, Hello{Version: Version, Token: token, From: from}); err != nil {
-		rw.Close()
+	return attach(rw, token, from, nil)
+}
+
+// attach is Attach; with journal (the relay's journal file, opened by an
+// app on the relay's machine) the client reads the agent's bytes from it
+// and the relay only says how far they go (a relay of protocol 3).
+func attach(rw io.ReadWriteCloser, token string, from uint64, journal *os.File) (*Client, error) {
+	c := &Client{rw: rw, mr: newMsgReader(rw), journal: journal}
+	if err := WriteJSON(rw, MsgHello, Hello{Version: Version, Token: token, From: from, Local: journal != nil}); err != nil {
+		c.Close()
 		return nil, fmt.Errorf("relay: hello: %w", err)
 	}
 	m, err := c.mr.next()
 	if err != nil {
-		rw.Close()
+		c.Close()
 		return nil, fmt.Errorf("relay: welcome: %w", err)
 	}
 	switch m.Type {
 	case MsgWelcome:
 		if err := m.JSON(&c.Welcome); err != nil {
-			rw.Close()
+			c.Close()
 			return nil, err
 		}
 		if c.Welcome.Version >= 3 {
 			c.raw, c.from = true, max(from, 1)
 			c.mr.frameEnd = c.lineRead
+			if journal != nil {
+				c.mr.fr = &fileReader{f: journal}
+			}
 		}
 		return c, nil
 	case MsgError:
 		var e ErrorMsg
 		_ = m.JSON(&e)
-		rw.Close()
+		c.Close()
 		return nil, fmt.Errorf("%w: %s", ErrRefused, e.Error)
 	default:
-		rw.Close()
+		c.Close()
 		return nil, fmt.Errorf("relay: welcome: got %q: %w", m.Type, ErrBadMessage)
 	}
 }
 
 // Dial connects to a relay's unix socket and attaches.
 func Dial(ctx context.Context, socket, token string, from uint64) (*Client, error) {
+	return dialWith(ctx, socket, token, from, nil)
+}
+
+func dialWith(ctx context.Context, socket, token string, from uint64, journal *os.File) (*Client, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", socket)
 	if err != nil {
+		if journal != nil {
+			journal.Close()
+		}
 		return nil, fmt.Errorf("relay: dial %s: %w", socket, err)
 	}
 	if uc, ok := conn.(*net.UnixConn); ok {
@@ -90,7 +109,7 @@ func Dial(ctx context.Context, socket, token string, from uint64) (*Client, erro
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
-	c, err := Attach(conn, token, from)
+	c, err := attach(conn, token, from, journal)
 	if err != nil {
 		return nil, err
 	}
@@ -197,8 +216,13 @@ func (c *Client) Ack(seq uint64) error {
 // Detach says goodbye and closes; the agent keeps running.
 func (c *Client) Detach() error {
 	_ = c.send(MsgBye, 0, false, nil)
-	return c.rw.Close()
+	return c.Close()
 }
 
 // Close closes the connection without a goodbye (as a crash would).
-func (c *Client) Close() error { return c.rw.Close() }
+func (c *Client) Close() error {
+	if c.journal != nil {
+		c.journal.Close()
+	}
+	return c.rw.Close()
+}

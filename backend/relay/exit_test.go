@@ -25,7 +25,7 @@ func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
 	defer appSide.Close()
 	quit := make(chan struct{})
 	defer close(quit)
-	go s.sendJournal(relaySide, quit)
+	go s.sendJournal(relaySide, false, quit)
 	feed(t, j, []byte("{\"n\":1}\n"))
 	// reap records the end; nothing else of reap runs in this test, as
 	// when the app's ack overtakes it.

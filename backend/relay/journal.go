@@ -130,15 +130,15 @@ func (j *journal) fill(fd int) (int64, error) {
 		if time.Since(j.lastSync) >= SyncEvery && !j.syncing {
 			j.syncBackground()
 		}
-		sink := j.live
+		sink, ls := j.live, liveSend{at: off, n: n, end: j.size, first: j.first, base: j.base}
 		if sink != nil && sink.off == start {
-			sink.off = j.size
+			sink.off, ls.rotated, sink.base = j.size, sink.base != j.base, j.base
 		} else {
 			sink = nil
 		}
 		j.wakeLocked()
 		j.mu.Unlock()
-		sink.send(j, off, n) // the file cannot rotate meanwhile: wmu is held
+		sink.send(j, ls) // the file cannot rotate meanwhile: wmu is held
 	}
 	return n, err
 }

@@ -166,15 +166,16 @@ func (h halfReader) Read(p []byte) (int, error) { return h.r.Read(p[:(len(p)+1)/
 
 // The relay sends an app the journal from its start, as it is in the file
 // and live as more comes, over a unix socket (sendfile) and a net.Pipe
-// alike, and from a journal written without splice(2); the app reads
-// every line as a pipe would give it, and the agent's end after the last
+// alike, from a journal written without splice(2), and to an app that
+// reads the file itself (told how far it goes); the app reads every line
+// as a pipe would give it, and the agent's end after the last
 // line (one without a newline) with the sequence after it.
 func TestSendJournalFileAndLive(t *testing.T) {
 	out := agentOutput(4000)
 	last := []byte(`{"last":true}`) // no newline: the agent ended after it
 	want := append(wantLines(t, out), Msg{Type: MsgFrame, Payload: last})
 	want[len(want)-1].Seq = uint64(len(want))
-	for _, kind := range []string{"unix", "pipe", "copying"} {
+	for _, kind := range []string{"unix", "pipe", "copying", "local"} {
 		j, err := openJournal(filepath.Join(t.TempDir(), "j"))
 		if err != nil {
 			t.Fatal(err)
@@ -189,9 +190,10 @@ func TestSendJournalFileAndLive(t *testing.T) {
 			app, relay = net.Pipe()
 		}
 		quit, done := make(chan struct{}), make(chan struct{})
+		local := kind == "local" // the app reads the file; the relay says how far
 		go func() {
 			defer close(done)
-			(&server{j: j}).sendJournal(relay, quit)
+			(&server{j: j}).sendJournal(relay, local, quit)
 		}()
 		go func() { // live, while the app reads
 			feed(t, j, out[half:])
@@ -199,6 +201,14 @@ func TestSendJournalFileAndLive(t *testing.T) {
 			_ = j.setExit(&Exit{Code: 3})
 		}()
 		c := attachPipe(t, app)
+		if local {
+			f, err := os.Open(j.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			c.mr.fr = &fileReader{f: f}
+		}
 		_ = app.SetReadDeadline(time.Now().Add(30 * time.Second))
 		var got []Msg
 		for {
@@ -315,7 +325,7 @@ func TestRotationKeepsTheNumbering(t *testing.T) {
 	app, relay := net.Pipe()
 	quit := make(chan struct{})
 	defer close(quit)
-	go (&server{j: j}).sendJournal(relay, quit)
+	go (&server{j: j}).sendJournal(relay, false, quit)
 	c := attachPipe(t, app)
 	for _, want := range []string{`{"i":101}`, `{"i":102}`} {
 		if m := next(t, c); string(m.Payload) != want {
@@ -323,6 +333,51 @@ func TestRotationKeepsTheNumbering(t *testing.T) {
 		}
 	}
 	app.Close()
+}
+
+// A local app (reading the file) attached while the file rotates goes on
+// reading at the right place: the relay tells it the new base before it
+// says how far the bytes after the rotation go.
+func TestLocalAppFollowsRotation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j")
+	j, err := openJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	app, relay := socketPair(t)
+	defer app.Close()
+	quit := make(chan struct{})
+	defer close(quit)
+	go (&server{j: j}).sendJournal(relay, true, quit)
+	c := attachPipe(t, app)
+	c.mr.fr = &fileReader{f: f}
+	_ = app.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var total int64
+	for round := 0; round < 3; round++ {
+		var out []byte
+		for i := 1; i <= 100; i++ {
+			out = fmt.Appendf(out, "{\"r\":%d,\"i\":%d}\n", round, i)
+		}
+		feed(t, j, out)
+		var last Msg
+		for i := 1; i <= 100; i++ {
+			last = next(t, c)
+			if want := fmt.Sprintf(`{"r":%d,"i":%d}`, round, i); string(last.Payload) != want || last.Seq != uint64(round*100+i) {
+				t.Fatalf("round %d: got %s seq %d, want %s seq %d", round, last.Payload, last.Seq, want, round*100+i)
+			}
+		}
+		total += int64(len(out))
+		j.ack(last.Seq, total, false, 64) // the app stored it all: the file rotates
+		if j.firstSeq() != last.Seq+1 {
+			t.Fatalf("round %d: not rotated (first %d)", round, j.firstSeq())
+		}
+	}
 }
 
 // A long line read from Data messages costs the client about twice its

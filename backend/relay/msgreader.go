@@ -30,7 +30,24 @@ type msgReader struct {
 	// frameEnd, if set, is told each line's sequence and the stream
 	// offset after it (the client's acks name both).
 	frameEnd func(seq uint64, off int64, exit bool)
+	// fr, for a local client, reads the bytes Avail messages announce
+	// from the journal file.
+	fr *fileReader
 }
+
+// fileReader reads the journal file of a local client into slabs, as the
+// msgReader reads the socket: a slab is never written again once read
+// into, so lines handed out may alias it.
+type fileReader struct {
+	f          io.ReaderAt
+	base       int64 // stream offset of the file's first byte after the header
+	pos, avail int64 // stream offsets: the next byte to read, the end of what the relay announced
+	slab       []byte
+	start, end int
+}
+
+// pending reports whether announced bytes are not taken yet.
+func (r *fileReader) pending() bool { return r != nil && (r.start < r.end || r.pos < r.avail) }
 
 func newMsgReader(r io.Reader) *msgReader { return &msgReader{r: r} }
 
@@ -52,6 +69,13 @@ func (m *msgReader) next() (Msg, error) {
 			}
 			continue
 		}
+		if m.fr.pending() {
+			msg, ok, err := m.fileLine()
+			if err != nil || ok {
+				return msg, err
+			}
+			continue
+		}
 		if m.exit != nil {
 			return m.takeExit()
 		}
@@ -66,7 +90,17 @@ func (m *msgReader) next() (Msg, error) {
 			if len(msg.Payload) < 16 {
 				return Msg{}, fmt.Errorf("relay: base message of %d bytes: %w", len(msg.Payload), ErrBadMessage)
 			}
-			m.lines.reset(binary.BigEndian.Uint64(msg.Payload), int64(binary.BigEndian.Uint64(msg.Payload[8:])))
+			base := int64(binary.BigEndian.Uint64(msg.Payload[8:]))
+			m.lines.reset(binary.BigEndian.Uint64(msg.Payload), base)
+			if m.fr != nil {
+				m.fr.base, m.fr.pos, m.fr.avail = base, max(m.fr.pos, base), max(m.fr.avail, base)
+			}
+			continue
+		case MsgAvail:
+			if len(msg.Payload) < 8 || m.fr == nil {
+				return Msg{}, fmt.Errorf("relay: avail message to a client that does not read the file: %w", ErrBadMessage)
+			}
+			m.fr.avail = max(m.fr.avail, int64(binary.BigEndian.Uint64(msg.Payload)))
 			continue
 		case MsgExit:
 			if m.lines.seq > 0 { // version 3: the last line first, then the exit with its sequence
@@ -101,6 +135,42 @@ func (m *msgReader) dataLine() (Msg, bool, error) {
 	}
 	m.start += i + 1
 	m.data -= i + 1
+	line, ok := m.lines.end(avail[:i:i], true)
+	if !ok {
+		return Msg{}, false, nil
+	}
+	return m.frame(line), true, nil
+}
+
+// fileSlab is the size of the arrays a local client reads the journal into.
+const fileSlab = 256 << 10
+
+// fileLine is dataLine for the bytes a local client reads from the file.
+func (m *msgReader) fileLine() (Msg, bool, error) {
+	r := m.fr
+	if r.start == r.end {
+		if len(r.slab)-r.end < fileSlab/4 {
+			r.slab, r.start, r.end = make([]byte, fileSlab), 0, 0
+		}
+		want := min(int64(len(r.slab)-r.end), r.avail-r.pos)
+		k, err := r.f.ReadAt(r.slab[r.end:r.end+int(want)], rawHdr+r.pos-r.base)
+		if k == 0 {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF // the file ends before what was announced
+			}
+			return Msg{}, false, fmt.Errorf("relay: journal read at %d: %w", r.pos, err)
+		}
+		r.end += k
+		r.pos += int64(k)
+	}
+	avail := r.slab[r.start:r.end]
+	i := bytes.IndexByte(avail, '\n')
+	if i < 0 {
+		m.lines.more(avail, true) // the slab is never written again
+		r.start = r.end
+		return Msg{}, false, nil
+	}
+	r.start += i + 1
 	line, ok := m.lines.end(avail[:i:i], true)
 	if !ok {
 		return Msg{}, false, nil

@@ -46,7 +46,9 @@ const MaxMsgBytes = 64 << 20
 // Version 3: Base holds the sequence (8) of the first line of what follows
 // and its stream offset (8, the count of the agent's stdout bytes before
 // it); Data holds the agent's stdout bytes that follow, as it wrote them
-// (a line may span Data messages). The client reads both as the Frame and
+// (a line may span Data messages); to a local client, Avail (8: a stream
+// offset) says the file holds the bytes up to there instead, and the
+// client reads them from the file. The client reads both as the Frame and
 // TooLong messages the lines stand for (lineSplitter), and fills in the
 // Exit's sequence (the relay does not count lines). Version 2: Records
 // holds journal records (records.go), each read as its Frame, TooLong or
@@ -64,6 +66,7 @@ const (
 	MsgWelcome byte = 'W' // Welcome: the answer to Hello
 	MsgBase    byte = 'O' // version 3: where the Data that follows starts
 	MsgData    byte = 'D' // version 3: the agent's stdout bytes
+	MsgAvail   byte = 'N' // version 3, to a local client: the journal holds the agent's bytes up to this stream offset
 	MsgFrame   byte = 'F' // one stdout line with its sequence
 	MsgRecords byte = 'R' // version 2: journal records as journaled, each a Frame, TooLong or Exit
 	MsgTooLong byte = 'L' // a line over the limit: its first KiB
@@ -79,6 +82,10 @@ type Hello struct {
 	// A relay of version 2 replays the journal from there; one of version
 	// 3 sends it whole and the client drops what comes before From.
 	From uint64 `json:"from"`
+	// Local: the client reads the journal file itself (it runs on the
+	// relay's machine and opened the file): the relay sends Avail
+	// messages instead of Data, and the bytes never cross the socket.
+	Local bool `json:"local,omitempty"`
 }
 
 // Welcome answers Hello.

@@ -25,17 +25,20 @@ const maxRun = 4 << 20
 // closed or a write fails. Replay and live are one path: bytes are sent
 // only once they are in the file, so an app that attaches at any moment
 // misses nothing; it numbers the lines itself and drops those it has.
-func (s *server) sendJournal(c net.Conn, quit <-chan struct{}) {
-	sink := &liveSink{c: c, failed: make(chan struct{})}
-	off := int64(-1)
+func (s *server) sendJournal(c net.Conn, local bool, quit <-chan struct{}) {
+	sink := &liveSink{c: c, local: local, failed: make(chan struct{})}
+	off, known := int64(-1), int64(-1) // where the app stands; the base it was told
 	exitSent := false
 	for {
 		v := s.j.view()
 		var err error
 		switch {
-		case off < v.base: // the start, or the file rotated (everything sent was stored)
+		case v.base != known: // the start, or the file rotated
 			err = writeBase(c, v.first, v.base)
-			off = v.base
+			off, known = max(off, v.base), v.base
+		case off < v.size && local:
+			err = writeAvail(c, v.size)
+			off = v.size
 		case off < v.size:
 			var n int64
 			n, err = s.sendData(c, off, min(v.size-off, maxRun))
@@ -43,7 +46,7 @@ func (s *server) sendJournal(c net.Conn, quit <-chan struct{}) {
 		case v.exit != nil && !exitSent:
 			err = WriteJSON(c, MsgExit, v.exit)
 			exitSent = true
-		case v.exit == nil && s.j.goLive(sink, off):
+		case v.exit == nil && s.j.goLive(sink, off, known):
 			select { // the writer sends from here on
 			case <-sink.failed:
 				return
@@ -51,7 +54,7 @@ func (s *server) sendJournal(c net.Conn, quit <-chan struct{}) {
 				s.j.dropLive(sink)
 				return
 			case <-s.j.exitSet: // the writer is done: the end goes from here
-				off = s.j.dropLive(sink)
+				off, known = s.j.dropLive(sink)
 			}
 		default:
 			select {
@@ -74,23 +77,44 @@ func (s *server) sendJournal(c net.Conn, quit <-chan struct{}) {
 // agent, as a pipe would.
 type liveSink struct {
 	c      net.Conn
-	off    int64
+	local  bool          // the app reads the file: it is told where the bytes end (Avail)
+	off    int64         // under journal.mu
+	base   int64         // the base the app was told (under journal.mu)
 	failed chan struct{} // closed when a send failed (the connection is done)
 	once   sync.Once
 }
 
-// send sends the n bytes at file offset at as one Data message (a nil
-// sink sends nothing).
-func (k *liveSink) send(j *journal, at, n int64) {
+// liveSend is one stretch for the sink: the n bytes at file offset at,
+// which end at stream offset end; first and base when the file rotated
+// since the app was told its base.
+type liveSend struct {
+	at, n, end int64
+	first      uint64
+	base       int64
+	rotated    bool
+}
+
+// send sends a stretch (a nil sink sends nothing): a Base first if the
+// file rotated, then one Data message, or to a local app an Avail.
+func (k *liveSink) send(j *journal, ls liveSend) {
 	if k == nil || isClosed(k.failed) {
 		return
 	}
-	var hdr [5]byte
-	hdr[0] = MsgData
-	binary.BigEndian.PutUint32(hdr[1:], uint32(n))
-	_, err := k.c.Write(hdr[:])
-	if err == nil {
-		err = j.sendFile(k.c, at, n)
+	var err error
+	if ls.rotated {
+		err = writeBase(k.c, ls.first, ls.base)
+	}
+	switch {
+	case err != nil:
+	case k.local:
+		err = writeAvail(k.c, ls.end)
+	default:
+		var hdr [5]byte
+		hdr[0] = MsgData
+		binary.BigEndian.PutUint32(hdr[1:], uint32(ls.n))
+		if _, err = k.c.Write(hdr[:]); err == nil {
+			err = j.sendFile(k.c, ls.at, ls.n)
+		}
 	}
 	if err != nil {
 		k.once.Do(func() { close(k.failed) })
@@ -98,26 +122,31 @@ func (k *liveSink) send(j *journal, at, n int64) {
 }
 
 // goLive hands the app's connection to the writer if the sender stands at
-// the journal's end and the agent has not ended.
-func (j *journal) goLive(k *liveSink, off int64) bool {
+// the journal's end, the app knows the journal's base and the agent has
+// not ended.
+func (j *journal) goLive(k *liveSink, off, base int64) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if off != j.size || j.exit != nil || isClosed(k.failed) {
+	if off != j.size || base != j.base || j.exit != nil || isClosed(k.failed) {
 		return false
 	}
-	k.off, j.live = off, k
+	k.off, k.base, j.live = off, base, k
 	return true
 }
 
 // dropLive takes the connection back from the writer and returns where
-// the app stands.
-func (j *journal) dropLive(k *liveSink) int64 {
+// the app stands and the base it was told.
+func (j *journal) dropLive(k *liveSink) (int64, int64) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.live == k {
 		j.live = nil
 	}
-	return k.off
+	return k.off, k.base
+}
+
+func writeAvail(c net.Conn, end int64) error {
+	return WriteMsg(c, MsgAvail, 0, false, binary.BigEndian.AppendUint64(nil, uint64(end)))
 }
 
 func writeBase(c net.Conn, first uint64, base int64) error {

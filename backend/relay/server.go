@@ -378,7 +378,7 @@ func (s *server) serveConn(c net.Conn) {
 	go func() {
 		defer close(done)
 		defer c.Close() // a failed write ends the commands side too
-		s.sendJournal(c, quit)
+		s.sendJournal(c, h.Local, quit)
 	}()
 	s.commands(mr)
 	close(quit)

@@ -82,7 +82,11 @@ func (t *Transport) start(ctx context.Context, ps agent.ProcSpec, extra map[stri
 func Adopt(ctx context.Context, m Meta, from uint64) (agent.Remote, error) {
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c, err := Dial(dctx, m.Socket, m.Token, from)
+	var journal *os.File // on the relay's machine: the bytes are read from its journal, not sent
+	if f, err := os.Open(m.Journal); err == nil {
+		journal = f
+	}
+	c, err := dialWith(dctx, m.Socket, m.Token, from, journal)
 	if err != nil {
 		return nil, err
 	}
