@@ -1,8 +1,9 @@
 // Package relay keeps an agent running when the app is gone. A relay is the
 // jean-claude binary run as `jean-claude relay`: in its own session and
 // process group, with no window, it starts one agent (never through a
-// shell), owns the agent's stdio, appends every stdout line with a sequence
-// number to a per-task journal file, and serves the app over a unix socket
+// shell), owns the agent's stdio, appends everything the agent writes to
+// its stdout, as it writes it, to a per-task journal file (journal.go), and
+// serves the app over a unix socket
 // (mode 0600, token checked on every connection). The app reads and controls
 // the agent only through the relay; when the app exits or crashes the agent
 // keeps running and journaling, and the next app attaches again and takes

@@ -39,7 +39,7 @@ type server struct {
 	stopping   bool
 	stopReason string
 
-	exited   chan struct{} // agent reaped and exit journaled
+	exited   chan struct{} // agent reaped and its end recorded
 	readStop chan struct{} // the agent's stdout is closed: stop waiting for room
 	finish   chan string   // why the relay ends
 }
@@ -97,8 +97,8 @@ func Serve(ctx context.Context, spec Spec, ready func(Meta)) error {
 	return nil
 }
 
-// waitExited waits until the agent's end is journaled. The read loop sends
-// live records to the attached app itself, so an app that does not read
+// waitExited waits until the agent's end is recorded. The read loop sends
+// new output to the attached app itself, so an app that does not read
 // (its store stuck) holds up the rest of the agent's output and its end,
 // as a pipe would; a relay told to end lets such an app go after a while
 // (its connection closed: the blocked write fails) rather than wait for it.
