@@ -79,6 +79,7 @@ type journal struct {
 	syncing    bool
 	copying    bool   // splice(2) refused by the file system: read and write instead
 	buf        []byte // copying's buffer
+	pending    []byte // copying: read from the pipe, not written yet (the write failed)
 	// live is the attached app's connection once its sender caught up:
 	// the writer sends each new stretch to it itself (liveSink).
 	live    *liveSink
@@ -144,7 +145,9 @@ func (j *journal) fill(fd int) (int64, error) {
 }
 
 // move splices up to spliceMax bytes of fd into the file at off; on a file
-// system that refuses splice(2) it reads and writes them.
+// system that refuses splice(2) it reads and writes them. A failed write
+// (errJournalWrite) loses nothing: what splice could not write is still
+// in the pipe, and what was read to be copied is written first next time.
 func (j *journal) move(fd int, off int64) (int64, error) {
 	if !j.copying {
 		n, err := unix.Splice(fd, nil, j.fd, &off, spliceMax, unix.SPLICE_F_NONBLOCK|unix.SPLICE_F_MOVE)
@@ -156,16 +159,21 @@ func (j *journal) move(fd int, off int64) (int64, error) {
 		}
 		j.copying = true
 	}
-	if j.buf == nil {
-		j.buf = make([]byte, 256<<10)
+	if len(j.pending) == 0 {
+		if j.buf == nil {
+			j.buf = make([]byte, 256<<10)
+		}
+		n, err := unix.Read(fd, j.buf)
+		if n <= 0 {
+			return 0, err
+		}
+		j.pending = j.buf[:n]
 	}
-	n, err := unix.Read(fd, j.buf)
-	if n <= 0 {
-		return 0, err
+	if _, err := j.f.WriteAt(j.pending, off); err != nil {
+		return 0, fmt.Errorf("%w: %w", errJournalWrite, err)
 	}
-	if _, werr := j.f.WriteAt(j.buf[:n], off); werr != nil {
-		return 0, fmt.Errorf("%w: %w", errJournalWrite, werr)
-	}
+	n := len(j.pending)
+	j.pending = nil
 	return int64(n), nil
 }
 

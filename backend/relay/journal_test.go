@@ -9,15 +9,18 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
 
 func be64(b []byte) uint64 { return binary.BigEndian.Uint64(b) }
@@ -404,5 +407,100 @@ func TestLongLineReadOnceJoined(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 5*size/2 {
 		t.Fatalf("reading a %d MiB line allocated %.1f× its size, want at most 2.5×", size>>20, float64(alloc)/size)
+	}
+}
+
+// A journal that cannot be written (a full disk; here the file size limit,
+// RLIMIT_FSIZE) holds the agent on its pipe and loses nothing: once the
+// file can be written again, the relay goes on by itself and every byte
+// the agent wrote is in the journal, in order; the relay's log says when
+// it stopped and when it went on. Before, the read loop ended at the first
+// failed write and the agent stayed blocked until it was stopped.
+func TestJournalWriteFailureHoldsThenResumes(t *testing.T) {
+	var out []byte
+	for i := 0; len(out) < 300<<10; i++ {
+		out = fmt.Appendf(out, "{\"i\":%d,\"pad\":\"%s\"}\n", i, strings.Repeat("x", 100+i%200))
+	}
+	defer func(d time.Duration) { retryWrite = d }(retryWrite)
+	retryWrite = 20 * time.Millisecond
+	signal.Ignore(syscall.SIGXFSZ) // a write past the limit fails (EFBIG) instead of killing the test
+	defer signal.Reset(syscall.SIGXFSZ)
+	for _, copying := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "j")
+		j, err := openJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.copying = copying
+		s := &server{j: j, errT: proc.NewTail(4096), spec: Spec{MaxUnacked: 1 << 40, AttachedBytes: 1 << 40}, readStop: make(chan struct{})}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var old unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &old); err != nil {
+			t.Fatal(err)
+		}
+		lim := old
+		lim.Cur = 64 << 10
+		if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &lim); err != nil {
+			t.Fatal(err)
+		}
+		restored := false
+		restore := func() {
+			if !restored {
+				restored = true
+				_ = unix.Setrlimit(unix.RLIMIT_FSIZE, &old)
+			}
+		}
+		done := make(chan struct{})
+		go func() { defer close(done); s.readLoop(r, stop) }()
+		wrote := make(chan error, 1)
+		go func() { _, err := w.Write(out); w.Close(); wrote <- err }()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(s.errT.String(), "journal write") {
+			if time.Now().After(deadline) {
+				restore()
+				t.Fatalf("copying %v: no write failure in the log: %q", copying, s.errT.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond) // a few retries, still failing
+		st, _ := os.Stat(path)
+		select {
+		case <-wrote:
+			restore()
+			t.Fatalf("copying %v: the agent was not held (all %d bytes written, the file at %d)", copying, len(out), st.Size())
+		default:
+		}
+		restore() // space again
+		select {
+		case err := <-wrote:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			w.Close()
+			t.Fatalf("copying %v: the agent is still held with space again: the relay did not go on", copying)
+		}
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("copying %v: the relay did not go on", copying)
+		}
+		got, _ := os.ReadFile(path)
+		if st.Size() > 64<<10 || !bytes.Equal(got[rawHdr:], out) {
+			t.Fatalf("copying %v: held at %d bytes; journal %d bytes, want the %d written, in order", copying, st.Size(), len(got)-rawHdr, len(out))
+		}
+		if log := s.errT.String(); !strings.Contains(log, "journal writable again") {
+			t.Fatalf("copying %v: log %q", copying, log)
+		}
+		unix.Close(stop)
+		r.Close()
+		j.close()
 	}
 }
