@@ -358,17 +358,13 @@ func ReadJournal(path string, from uint64, yield func(Record) error) (*Exit, err
 		n, rerr := f.ReadAt(buf, off)
 		off += int64(n)
 		for data := buf[:n]; len(data) > 0; {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				l.more(data, false)
-				break
-			}
-			if m, ok := l.end(data[:i], true); ok {
+			k, m, ok := l.take(data, false)
+			if ok {
 				if err := give(m); err != nil {
 					return nil, err
 				}
 			}
-			data = data[i+1:]
+			data = data[k:]
 		}
 		if rerr == io.EOF || n == 0 {
 			break

@@ -100,6 +100,20 @@ func (l *lineSplitter) end(b []byte, nl bool) (msg Msg, ok bool) {
 	return msg, true
 }
 
+// take reads b (the bytes that follow) up to the end of a line: it returns
+// how many bytes it took and, when a line ended there, its frame (ok false
+// for a blank line or when b ended first). stable says that b stays as it
+// is (else what is kept is copied; a frame's payload aliases b).
+func (l *lineSplitter) take(b []byte, stable bool) (int, Msg, bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		l.more(b, stable)
+		return len(b), Msg{}, false
+	}
+	msg, ok := l.end(b[:i:i], true)
+	return i + 1, msg, ok
+}
+
 // pending reports whether a line without its newline is under way: at the
 // agent's end it is its last line.
 func (l *lineSplitter) pending() bool { return l.n > 0 || l.tooLong }

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -125,17 +124,9 @@ func (m *msgReader) dataLine() (Msg, bool, error) {
 			return Msg{}, false, fmt.Errorf("relay: short message: %w", noEOF(err))
 		}
 	}
-	avail := m.slab[m.start:min(m.end, m.start+m.data)]
-	i := bytes.IndexByte(avail, '\n')
-	if i < 0 {
-		m.lines.more(avail, true) // the slab is never written again
-		m.start += len(avail)
-		m.data -= len(avail)
-		return Msg{}, false, nil
-	}
-	m.start += i + 1
-	m.data -= i + 1
-	line, ok := m.lines.end(avail[:i:i], true)
+	n, line, ok := m.lines.take(m.slab[m.start:min(m.end, m.start+m.data)], true) // the slab is never written again
+	m.start += n
+	m.data -= n
 	if !ok {
 		return Msg{}, false, nil
 	}
@@ -163,15 +154,8 @@ func (m *msgReader) fileLine() (Msg, bool, error) {
 		r.end += k
 		r.pos += int64(k)
 	}
-	avail := r.slab[r.start:r.end]
-	i := bytes.IndexByte(avail, '\n')
-	if i < 0 {
-		m.lines.more(avail, true) // the slab is never written again
-		r.start = r.end
-		return Msg{}, false, nil
-	}
-	r.start += i + 1
-	line, ok := m.lines.end(avail[:i:i], true)
+	n, line, ok := m.lines.take(r.slab[r.start:r.end], true) // the slab is never written again
+	r.start += n
 	if !ok {
 		return Msg{}, false, nil
 	}

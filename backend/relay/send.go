@@ -109,12 +109,7 @@ func (k *liveSink) send(j *journal, ls liveSend) {
 	case k.local:
 		err = writeAvail(k.c, ls.end)
 	default:
-		var hdr [5]byte
-		hdr[0] = MsgData
-		binary.BigEndian.PutUint32(hdr[1:], uint32(ls.n))
-		if _, err = k.c.Write(hdr[:]); err == nil {
-			err = j.sendFile(k.c, ls.at, ls.n)
-		}
+		err = j.writeData(k.c, ls.at, ls.n)
 	}
 	if err != nil {
 		k.once.Do(func() { close(k.failed) })
@@ -164,13 +159,18 @@ func (s *server) sendData(c net.Conn, off, n int64) (int64, error) {
 	if v := s.j.view(); off < v.base {
 		return 0, nil
 	}
+	return n, s.j.writeData(c, rawHdr+off-s.j.view().base, n)
+}
+
+// writeData sends the file's n bytes at file offset at as one Data message.
+func (j *journal) writeData(c net.Conn, at, n int64) error {
 	var hdr [5]byte
 	hdr[0] = MsgData
 	binary.BigEndian.PutUint32(hdr[1:], uint32(n))
 	if _, err := c.Write(hdr[:]); err != nil {
-		return 0, err
+		return err
 	}
-	return n, s.j.sendFile(c, rawHdr+off-s.j.view().base, n)
+	return j.sendFile(c, at, n)
 }
 
 // sendFile writes the file's n bytes at file offset at to c: with
