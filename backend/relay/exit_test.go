@@ -2,7 +2,6 @@ package relay
 
 import (
 	"net"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -15,11 +14,7 @@ import (
 // acked the end), and the relay outlived its task with its files
 // (TestFloodBoundedAndStoppable/relay: "relays left: … alive true").
 func TestExitAckedAsSoonAsSentEndsRelay(t *testing.T) {
-	j, err := openJournal(filepath.Join(t.TempDir(), "j"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.close()
+	j := tempJournal(t)
 	s := &server{j: j, finish: make(chan string, 4), spec: Spec{RotateBytes: 1 << 20}}
 	relaySide, appSide := net.Pipe()
 	defer appSide.Close()

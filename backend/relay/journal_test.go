@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -114,6 +115,34 @@ func wantLines(t testing.TB, out []byte) []Msg {
 	return want
 }
 
+// readAll reads messages until the end of the stream.
+func readAll(t testing.TB, name string, mr *msgReader) []Msg {
+	t.Helper()
+	var got []Msg
+	for {
+		m, err := mr.next()
+		if err == io.EOF {
+			return got
+		}
+		if err != nil {
+			t.Fatalf("%s: message %d: %v", name, len(got), err)
+		}
+		got = append(got, m)
+	}
+}
+
+// tempJournal is a journal in a temporary directory, closed at the end of
+// the test.
+func tempJournal(t testing.TB) *journal {
+	t.Helper()
+	j, err := openJournal(filepath.Join(t.TempDir(), "j"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.close)
+	return j
+}
+
 func sameLines(t testing.TB, name string, got, want []Msg) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -145,27 +174,12 @@ func TestLinesAsAPipeGivesThem(t *testing.T) {
 		}
 		var r io.Reader = bytes.NewReader(wire.Bytes())
 		if round%3 == 1 {
-			r = halfReader{r}
+			r = iotest.HalfReader(r)
 		}
-		mr := newMsgReader(r)
-		var got []Msg
-		for {
-			m, err := mr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("round %d: %v", round, err)
-			}
-			got = append(got, m)
-		}
-		sameLines(t, fmt.Sprintf("round %d", round), got, want)
+		name := fmt.Sprintf("round %d", round)
+		sameLines(t, name, readAll(t, name, newMsgReader(r)), want)
 	}
 }
-
-type halfReader struct{ r io.Reader }
-
-func (h halfReader) Read(p []byte) (int, error) { return h.r.Read(p[:(len(p)+1)/2]) }
 
 // The relay sends an app the journal from its start, as it is in the file
 // and live as more comes, over a unix socket (sendfile) and a net.Pipe
@@ -179,10 +193,7 @@ func TestSendJournalFileAndLive(t *testing.T) {
 	want := append(wantLines(t, out), Msg{Type: MsgFrame, Payload: last})
 	want[len(want)-1].Seq = uint64(len(want))
 	for _, kind := range []string{"unix", "pipe", "copying", "local"} {
-		j, err := openJournal(filepath.Join(t.TempDir(), "j"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		j := tempJournal(t)
 		j.copying = kind == "copying" // a file system that refuses splice(2)
 		half := len(out) / 2
 		feed(t, j, out[:half]) // in the file before the app comes
@@ -229,7 +240,6 @@ func TestSendJournalFileAndLive(t *testing.T) {
 		close(quit)
 		app.Close()
 		<-done
-		j.close()
 	}
 }
 
@@ -257,11 +267,8 @@ func TestReadJournalOfDeadRelay(t *testing.T) {
 	out := agentOutput(2000)
 	want := wantLines(t, out)
 	for _, ended := range []bool{false, true} {
-		path := filepath.Join(t.TempDir(), "j")
-		j, err := openJournal(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		j := tempJournal(t)
+		path := j.path
 		feed(t, j, out)
 		feed(t, j, []byte(`{"cut":`))
 		if ended {
@@ -300,12 +307,8 @@ func TestReadJournalOfDeadRelay(t *testing.T) {
 // lines go on, and an app attaching then (or reading the file) numbers the
 // lines after it as before.
 func TestRotationKeepsTheNumbering(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "j")
-	j, err := openJournal(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.close()
+	j := tempJournal(t)
+	path := j.path
 	var out []byte
 	for i := 1; i <= 100; i++ {
 		out = fmt.Appendf(out, "{\"i\":%d}\n", i)
@@ -342,13 +345,8 @@ func TestRotationKeepsTheNumbering(t *testing.T) {
 // reading at the right place: the relay tells it the new base before it
 // says how far the bytes after the rotation go.
 func TestLocalAppFollowsRotation(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "j")
-	j, err := openJournal(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.close()
-	f, err := os.Open(path)
+	j := tempJournal(t)
+	f, err := os.Open(j.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,11 +424,8 @@ func TestJournalWriteFailureHoldsThenResumes(t *testing.T) {
 	signal.Ignore(syscall.SIGXFSZ) // a write past the limit fails (EFBIG) instead of killing the test
 	defer signal.Reset(syscall.SIGXFSZ)
 	for _, copying := range []bool{false, true} {
-		path := filepath.Join(t.TempDir(), "j")
-		j, err := openJournal(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		j := tempJournal(t)
+		path := j.path
 		j.copying = copying
 		s := &server{j: j, errT: proc.NewTail(4096), spec: Spec{MaxUnacked: 1 << 40, AttachedBytes: 1 << 40}, readStop: make(chan struct{})}
 		r, w, err := os.Pipe()
@@ -501,6 +496,5 @@ func TestJournalWriteFailureHoldsThenResumes(t *testing.T) {
 		}
 		unix.Close(stop)
 		r.Close()
-		j.close()
 	}
 }

@@ -36,18 +36,7 @@ func TestMsgReaderKeepsPayloads(t *testing.T) {
 		"half":     iotest.HalfReader(bytes.NewReader(wire.Bytes())),
 		"one byte": iotest.OneByteReader(bytes.NewReader(wire.Bytes())),
 	} {
-		mr := newMsgReader(r)
-		var got []Msg
-		for {
-			m, err := mr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: message %d: %v", name, len(got), err)
-			}
-			got = append(got, m)
-		}
+		got := readAll(t, name, newMsgReader(r))
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d messages, want %d", name, len(got), len(want))
 		}

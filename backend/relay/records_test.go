@@ -61,27 +61,7 @@ func TestMsgReaderRecords(t *testing.T) {
 		"half":     iotest.HalfReader(bytes.NewReader(wire.Bytes())),
 		"one byte": iotest.OneByteReader(bytes.NewReader(wire.Bytes())),
 	} {
-		mr := newMsgReader(r)
-		var got []Msg
-		for {
-			m, err := mr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: message %d: %v", name, len(got), err)
-			}
-			got = append(got, m)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d messages, want %d", name, len(got), len(want))
-		}
-		for i := range want {
-			if got[i].Type != want[i].Type || got[i].Seq != want[i].Seq || !bytes.Equal(got[i].Payload, want[i].Payload) {
-				t.Fatalf("%s: message %d differs: %q seq %d (%d bytes), want %q seq %d (%d bytes)", name, i,
-					got[i].Type, got[i].Seq, len(got[i].Payload), want[i].Type, want[i].Seq, len(want[i].Payload))
-			}
-		}
+		sameLines(t, name, readAll(t, name, newMsgReader(r)), want)
 	}
 }
 
