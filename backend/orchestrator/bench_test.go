@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"syscall"
@@ -98,7 +100,7 @@ func benchParallel(b *testing.B, delay, shape string) {
 	tasks, lines := *benchTasks, *benchLines
 	ctx := context.Background()
 	var frames, emits, copied int
-	var elapsed, plain, cpu, plainCPU, indexed time.Duration
+	var elapsed, plain, unprepared, cpu, plainCPU, indexed time.Duration
 	var lat []time.Duration
 	var ratios []float64 // each round's own ratio
 	for range b.N * *benchRounds {
@@ -123,6 +125,7 @@ func benchParallel(b *testing.B, delay, shape string) {
 			addTask(b, db, ids[i], "claude-code", "go")
 		}
 		b.StartTimer()
+		stopProfile := profileTimed(b)
 		start, cpu0, elapsedBefore := time.Now(), cpuTime(), elapsed
 		for _, id := range ids {
 			if err := o.Start(ctx, id); err != nil {
@@ -138,6 +141,7 @@ func benchParallel(b *testing.B, delay, shape string) {
 		}
 		elapsed += time.Since(start)
 		cpu += cpuTime() - cpu0
+		stopProfile()
 		// The search index of what was stored: under a flood the writer
 		// defers it (up to busySearchLag, docs/streaming.md), so most of
 		// it is still queued when the tasks end. Drained here, timed
@@ -190,17 +194,24 @@ func benchParallel(b *testing.B, delay, shape string) {
 		emits += em.emits
 		copied += rawCopied(b, db)
 		lat = append(lat, em.latencies...)
-		pw, pc := plainInsert(b, db, ids)
+		pw, pc := plainInsert(b, db, ids, true)
 		plain, plainCPU = plain+pw, plainCPU+pc
+		uw, _ := plainInsert(b, db, ids, false)
+		unprepared += uw
 		ratios = append(ratios, pw.Seconds()/(elapsed-elapsedBefore).Seconds())
 	}
 	slices.Sort(lat)
 	p99 := lat[len(lat)*99/100]
 	b.ReportMetric(float64(frames)/elapsed.Seconds(), "frames/s")
 	// The limit measured in the same run: the same raw rows inserted by
-	// one writer in transactions of maxGroup rows (no agent, no normalizer).
+	// one writer in transactions of maxGroup rows, one prepared INSERT per
+	// row (no agent, no normalizer).
 	b.ReportMetric(float64(frames)/plain.Seconds(), "plain_rows/s")
 	b.ReportMetric(plain.Seconds()/elapsed.Seconds(), "ratio_vs_plain")
+	// The same against the plain insert with every INSERT parsed again,
+	// the baseline of the figures before 2026-11-28 evening (README).
+	b.ReportMetric(float64(frames)/unprepared.Seconds(), "unprepared_rows/s")
+	b.ReportMetric(unprepared.Seconds()/elapsed.Seconds(), "ratio_vs_unprepared")
 	// The same with the search index's backlog drained after the tasks
 	// ended (deferred under a flood: the ratio above leaves it out).
 	b.ReportMetric(plain.Seconds()/(elapsed+indexed).Seconds(), "ratio_with_index")
@@ -222,6 +233,28 @@ func benchParallel(b *testing.B, delay, shape string) {
 	b.ReportMetric(float64(p99)/float64(50*time.Millisecond), "p99_x_goal50ms")
 	b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Millisecond), "p50_ms")
 }
+
+// profileTimed starts a CPU profile of the timed part of a round when
+// JC_BENCH_CPUPROFILE names a file prefix (one file per round: the
+// benchmark's own checks and the plain insert are left out), and returns
+// what stops it.
+func profileTimed(b *testing.B) func() {
+	prefix := os.Getenv("JC_BENCH_CPUPROFILE")
+	if prefix == "" {
+		return func() {}
+	}
+	profileRound++
+	f, err := os.Create(fmt.Sprintf("%s.%d", prefix, profileRound))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+var profileRound int
 
 // sortedJSON is v as JSON with every object's keys sorted: a message's
 // metadata emitted live keeps the agent's key order, the stored one is
@@ -265,10 +298,14 @@ func cpuTime() time.Duration {
 }
 
 // plainInsert copies the raw frames of ids into a fresh database the plain
-// way (batched transactions of maxGroup rows, one writer) and returns how
-// long the inserts took, in wall-clock and CPU time: the ingest limit of
-// this SQLite on this machine.
-func plainInsert(b *testing.B, src *store.DB, ids []string) (time.Duration, time.Duration) {
+// way (batched transactions of maxGroup rows, one writer, one INSERT per
+// row) and returns how long the inserts took, in wall-clock and CPU time:
+// the ingest limit of this SQLite on this machine. Prepared, the INSERT is
+// parsed once (prepared once, bound to each transaction): the plain insert
+// as Go code written for speed does it. Not prepared, every
+// INSERT is parsed again (tx.Exec with its arguments): the baseline of the
+// passes before 2026-11-28 evening, about half as fast.
+func plainInsert(b *testing.B, src *store.DB, ids []string, prepared bool) (time.Duration, time.Duration) {
 	ctx := context.Background()
 	var rows []store.RawFrame
 	for _, id := range ids {
@@ -283,16 +320,28 @@ func plainInsert(b *testing.B, src *store.DB, ids []string) (time.Duration, time
 	for _, id := range ids {
 		addTask(b, dst, id, "claude-code", "go")
 	}
+	// The app's own statement cache, warmed after each transaction as its
+	// writer does: the first transaction's rows are parsed each (256 of
+	// 100,000), every later one runs the statement prepared once.
+	prep := store.NewPrepared(dst.W)
+	defer prep.Close()
 	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < len(rows); i += maxGroup {
 		err := dst.Tx(ctx, func(tx *txT) error {
+			var q store.SQLRunner = tx
+			if prepared {
+				q = prep.In(tx)
+			}
 			for _, f := range rows[i:min(i+maxGroup, len(rows))] {
-				if err := store.InsertRawFrame(ctx, tx, f); err != nil {
+				if err := store.InsertRawFrame(ctx, q, f); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
+		if err == nil && prepared {
+			err = prep.Warm(ctx)
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
