@@ -156,10 +156,11 @@ func writeBase(c net.Conn, first uint64, base int64) error {
 func (s *server) sendData(c net.Conn, off, n int64) (int64, error) {
 	s.j.rot.RLock()
 	defer s.j.rot.RUnlock()
-	if v := s.j.view(); off < v.base {
+	v := s.j.view()
+	if off < v.base {
 		return 0, nil
 	}
-	return n, s.j.writeData(c, rawHdr+off-s.j.view().base, n)
+	return n, s.j.writeData(c, rawHdr+off-v.base, n)
 }
 
 // writeData sends the file's n bytes at file offset at as one Data message.
