@@ -35,20 +35,6 @@ type Record struct {
 	Payload []byte
 }
 
-func appendRecord(buf []byte, kind byte, seq uint64, payload []byte) []byte {
-	start := len(buf)
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(payload)))
-	buf = append(buf, 0, 0, 0, 0, kind)
-	buf = binary.BigEndian.AppendUint64(buf, seq)
-	buf = append(buf, payload...)
-	binary.BigEndian.PutUint32(buf[start+4:start+8], crc32.Checksum(buf[start+8:], crcTable))
-	return buf
-}
-
-func encodeRecord(kind byte, seq uint64, payload []byte) []byte {
-	return appendRecord(make([]byte, 0, recHdr+len(payload)), kind, seq, payload)
-}
-
 // errTorn marks the end of the readable journal.
 var errTorn = errors.New("relay: torn journal record")
 

@@ -2,8 +2,10 @@ package relay
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"hash/crc32"
 	"io"
 	"net"
 	"strings"
@@ -11,6 +13,17 @@ import (
 	"testing/iotest"
 	"time"
 )
+
+// encodeRecord is a record as a relay of protocol 2 journaled and sent it
+// (records.go); this binary's relay no longer writes any.
+func encodeRecord(kind byte, seq uint64, payload []byte) []byte {
+	buf := binary.BigEndian.AppendUint32(make([]byte, 0, recHdr+len(payload)), uint32(len(payload)))
+	buf = append(buf, 0, 0, 0, 0, kind)
+	buf = binary.BigEndian.AppendUint64(buf, seq)
+	buf = append(buf, payload...)
+	binary.BigEndian.PutUint32(buf[4:8], crc32.Checksum(buf[8:], crcTable))
+	return buf
+}
 
 // A client reads the records of Records messages (protocol version 2) as
 // the Frame, TooLong and Exit messages they stand for, between plain

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -11,8 +10,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // maxRun bounds one Data message.
 const maxRun = 4 << 20

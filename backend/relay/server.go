@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/binary"
@@ -159,7 +160,7 @@ func (s *server) startAgent() error {
 		}
 		s.stdin = w
 	} else if sp.StdinData != nil {
-		cmd.Stdin = bytesReader(sp.StdinData)
+		cmd.Stdin = bytes.NewReader(sp.StdinData)
 	}
 	stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC) // tells the read loop to end
 	if err != nil {
