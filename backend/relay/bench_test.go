@@ -106,25 +106,29 @@ func p99(d []time.Duration) time.Duration {
 	return s[len(s)*99/100]
 }
 
-// BenchmarkRelayVsPipe: frames/s (a firehose of 200-byte frames, 20 MB)
-// and p99 latency (frames every 500µs) through a relay against a direct
-// pipe, in the same run, interleaved (pipe then relay, then relay then
-// pipe: a drift of the load weighs on both alike), best of 5 rounds each
-// (the shared VM's load swings more than the difference measured); the
-// median of the rounds' own ratios is reported too. Both go through an
-// agent.Stream and the same consumer; the relay's frames are acknowledged
-// after "storing", as the orchestrator does. Each run waits until its
-// relay has ended, so that no run shares the CPUs with the previous one's
-// relay. frames/s is counted from the first frame to the last; the time
-// to the first frame (the start: for the relay, launching it, then the
-// agent) is reported apart, as is the ratio of whole runs (start
-// included). Goal: ≥ 0.9× the frames/s and < 5 ms added at p99.
+// BenchmarkRelayVsPipe: frames/s (a firehose of 200-byte frames, 100 MB a
+// run) and p99 latency (frames every 500µs) through a relay against a
+// direct pipe, in the same run, interleaved (pipe then relay, then relay
+// then pipe: a drift of the load weighs on both alike), 9 rounds each. The
+// headline ratio is of the mean rates (all frames over all the rounds'
+// time, start excluded): on this shared 2-core VM one run's rate swings by
+// ±20 % either way, so a best-of or a short run measures the machine, not
+// the transport. The median of the rounds' own ratios and the ratio of the
+// best rounds are reported too. Both go through an agent.Stream and the
+// same consumer; the relay's frames are acknowledged after "storing", as
+// the orchestrator does. Each run waits until its relay has ended, so that
+// no run shares the CPUs with the previous one's relay. frames/s is
+// counted from the first frame to the last; the time to the first frame
+// (the start: for the relay, launching it, then the agent) is reported
+// apart, as is the ratio of whole runs (start included). Goal: ≥ 0.9× the
+// frames/s and < 5 ms added at p99.
 func BenchmarkRelayVsPipe(b *testing.B) {
 	dir, _ := os.MkdirTemp("", "jcrb")
 	defer os.RemoveAll(dir)
 	tr := &Transport{Dir: filepath.Join(dir, "relays")}
-	const firehose, paced, rounds = 100000, 1000, 5
-	var dRate, rRate, dWhole, rWhole float64
+	const firehose, paced, rounds = 500000, 1000, 9
+	var dRate, rRate, dWhole, rWhole float64 // the best rounds
+	var dSpan, rSpan time.Duration           // first to last frame, all rounds
 	var ratios []float64
 	dP99, rP99, dStart, rStart := time.Hour, time.Hour, time.Hour, time.Hour
 	var dCPU, rCPU time.Duration // CPU of the firehose runs
@@ -146,6 +150,7 @@ func BenchmarkRelayVsPipe(b *testing.B) {
 		}
 		ratios = append(ratios, r.rate()/d.rate())
 		dCPU, rCPU = dCPU+d.cpu, rCPU+r.cpu
+		dSpan, rSpan = dSpan+(d.last-d.first), rSpan+(r.last-r.first)
 		dRate, rRate = max(dRate, d.rate()), max(rRate, r.rate())
 		dWhole = max(dWhole, float64(d.frames)/d.last.Seconds())
 		rWhole = max(rWhole, float64(r.frames)/r.last.Seconds())
@@ -155,9 +160,12 @@ func BenchmarkRelayVsPipe(b *testing.B) {
 	}
 	slices.Sort(ratios)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	b.ReportMetric(rRate, "relay-frames/s")
-	b.ReportMetric(dRate, "pipe-frames/s")
-	b.ReportMetric(rRate/dRate, "ratio(goal>=0.9)")
+	frames := float64(b.N * rounds * firehose)
+	rMean, dMean := frames/rSpan.Seconds(), frames/dSpan.Seconds()
+	b.ReportMetric(rMean, "relay-frames/s")
+	b.ReportMetric(dMean, "pipe-frames/s")
+	b.ReportMetric(rMean/dMean, "ratio(goal>=0.9)")
+	b.ReportMetric(rRate/dRate, "ratio-best")
 	b.ReportMetric(ratios[len(ratios)/2], "ratio-median")
 	b.ReportMetric(rWhole/dWhole, "ratio-with-start")
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 / float64(b.N*rounds*firehose) }
@@ -169,8 +177,8 @@ func BenchmarkRelayVsPipe(b *testing.B) {
 	b.ReportMetric(ms(dP99), "pipe-p99-ms")
 	b.ReportMetric(ms(rP99-dP99), "added-p99-ms(goal<5)")
 	b.ReportMetric(0, "ns/op")
-	b.Logf("TRANSPORT ALONE (agent stdout -> a consumer that stores nothing): relay %.0f frames/s vs pipe %.0f frames/s: ratio %.2f (goal >= 0.9; rounds' median %.2f; %.2f with the start: first frame after %.1f ms vs %.1f ms); CPU per frame (app, relay, agent) %.2f µs vs %.2f µs; p99 %.2f ms vs %.2f ms: added %.2f ms (goal < 5)",
-		rRate, dRate, rRate/dRate, ratios[len(ratios)/2], rWhole/dWhole, ms(rStart), ms(dStart), us(rCPU), us(dCPU), ms(rP99), ms(dP99), ms(rP99-dP99))
+	b.Logf("TRANSPORT ALONE (agent stdout -> a consumer that stores nothing): relay %.0f frames/s vs pipe %.0f frames/s (means of %d rounds): ratio %.2f (goal >= 0.9; rounds' median %.2f, from %.2f to %.2f; best rounds %.2f; %.2f with the start: first frame after %.1f ms vs %.1f ms); CPU per frame (app, relay, agent) %.2f µs vs %.2f µs; p99 %.2f ms vs %.2f ms: added %.2f ms (goal < 5)",
+		rMean, dMean, b.N*rounds, rMean/dMean, ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1], rRate/dRate, rWhole/dWhole, ms(rStart), ms(dStart), us(rCPU), us(dCPU), ms(rP99), ms(dP99), ms(rP99-dP99))
 }
 
 // relaysGone waits (up to 10 s) until no relay of dir runs and every one
