@@ -233,7 +233,7 @@ func (o *Orchestrator) adoptRelay(ctx context.Context, m relay.Meta) error {
 	if err := o.startLocked(actx, t, t.SessionID, ""); err != nil {
 		return err
 	}
-	o.markAdopted(ctx, t.ID, reason, m, alive)
+	o.markAdopted(ctx, t.ID, reason, m, alive, endedStatus(t, alive))
 	o.log.Info("orchestrator: relay adopted", "relay", m.ID, "task", t.ID, "alive", alive, "from", seq+1)
 	return nil
 }
@@ -296,8 +296,24 @@ func (o *Orchestrator) adoptSession(ctx context.Context, t store.TaskRun) error 
 	if err := o.startLocked(context.WithValue(ctx, ctxKeyAdoptSession{}, true), t, t.SessionID, ""); err != nil {
 		return err
 	}
-	o.markAdopted(ctx, t.ID, ReasonContinued, relay.Meta{}, true)
+	o.markAdopted(ctx, t.ID, ReasonContinued, relay.Meta{}, true, "")
 	return nil
+}
+
+// endedStatus is the status of a task whose agent waited for input when
+// the previous app let go of it (quit with "keep" or crashed after the
+// turn had ended): its last turn's end, stored then; "" while a turn
+// runs (its status is running or waiting, or interrupted by the quit).
+// The journal's stored frames are replayed only to rebuild the
+// normalizer, so nothing else would tell the adopted session it is idle,
+// and a follow-up would wait in the queue for a turn that already ended.
+func endedStatus(t store.TaskRun, alive bool) store.TaskStatus {
+	switch {
+	case !alive, t.Status == store.StatusRunning, t.Status == store.StatusWaiting,
+		t.Status == store.StatusInterrupted && t.StatusReason == ReasonKept:
+		return ""
+	}
+	return t.Status
 }
 
 // keepServers leaves the backends' shared servers running when the app
@@ -320,11 +336,18 @@ func (o *Orchestrator) keepServers(ctx context.Context) {
 }
 
 // markAdopted shows why the task runs again; a task whose relay died ends
-// interrupted with reason once its journal is stored.
-func (o *Orchestrator) markAdopted(ctx context.Context, taskID, reason string, m relay.Meta, alive bool) {
+// interrupted with reason once its journal is stored. ended is the status
+// of a task whose agent waits for input (endedStatus; "": a turn runs):
+// the session is idle and the task keeps that status.
+func (o *Orchestrator) markAdopted(ctx context.Context, taskID, reason string, m relay.Meta, alive bool, ended store.TaskStatus) {
 	r := o.getRun(taskID)
 	if r == nil {
 		return
+	}
+	status := store.StatusRunning
+	if ended != "" {
+		status, r.status, r.idle = ended, ended, true
+		o.idle.mark(taskID, false)
 	}
 	if !alive {
 		r.stopping, r.stopReason = true, reason
@@ -336,7 +359,7 @@ func (o *Orchestrator) markAdopted(ctx context.Context, taskID, reason string, m
 	}
 	mctx := context.WithoutCancel(ctx) // adopted: recorded whatever the caller's context does now
 	err := o.db.Tx(mctx, func(tx *txT) error {
-		return store.SetTaskStatus(mctx, tx, taskID, store.StatusRunning, reason, store.Now())
+		return store.SetTaskStatus(mctx, tx, taskID, status, reason, store.Now())
 	})
 	if err != nil {
 		o.log.Warn("orchestrator: mark adopted", "task", taskID, "err", err)
