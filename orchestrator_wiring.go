@@ -57,9 +57,12 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 		// Memory back once no turn runs (trim.go), after the event feed
 		// has let go of the last events (feedKeep).
 		IdleTrim: idleTrim(db, log), IdleDelay: feedKeep + 15*time.Second,
-		MCP: func(_ context.Context, t store.TaskRun) (*agent.MCPServer, error) {
+		MCP: func(ctx context.Context, t store.TaskRun) (*agent.MCPServer, error) {
 			if mcp == nil {
 				return nil, nil
+			}
+			if agent.Adopting(ctx) { // its agent holds the previous app's token
+				return mcp.Adopt(t.ID)
 			}
 			return mcp.Grant(t.ID)
 		},
@@ -83,6 +86,9 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 	mcp, err = mcpserver.New(mcpserver.Options{DB: db, Orchestrator: o, Logger: log,
 		Diff:     mcpserver.WorkspaceDiff(ws),
 		Backends: reg.Names,
+		// Agents behind relays outlive the app: the next app listens at the
+		// same address and their tokens work again once adopted.
+		StateFile: filepath.Join(filepath.Dir(db.Path), "mcp-server.json"),
 	})
 	if err != nil {
 		// Agents then run without the app's tools; the app still works.
@@ -107,6 +113,9 @@ func (s *sessions) start(ctx context.Context) {
 	}
 	if _, err := s.o.Recover(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "jean-claude: recovering tasks: %v\n", err)
+	}
+	if s.mcp != nil {
+		s.mcp.ForgetKept() // the previous app's tokens of tasks not adopted
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel

@@ -10,9 +10,16 @@
 // task is the session's user, so a session cannot be reused by another
 // task's token) and its typed tools.
 //
-// Tokens are random (32 bytes), kept only in memory as SHA-256 hashes,
-// never logged nor stored; an agent gets its token in a config file (mode
-// 0600) or its environment, never on its command line (see docs/mcp.md).
+// Tokens are random (32 bytes), kept as SHA-256 hashes, never logged nor
+// stored in clear; an agent gets its token in a config file (mode 0600) or
+// its environment, never on its command line (see docs/mcp.md).
+//
+// Agents outlive the app behind relays (issue 15), and they read their MCP
+// configuration once, at their start. So the server is stateless (no MCP
+// session to lose with the app: each request stands alone, authenticated
+// by its token), listens where the previous app listened (Options.StateFile
+// keeps the address), and an adopted task's tokens from the previous app
+// work again (Adopt; the file keeps their hashes, never a token).
 package mcpserver
 
 import (
@@ -63,6 +70,10 @@ type Options struct {
 	Logger   *slog.Logger
 	// Poll is how often a waited-for sub-task's status is read (default 250ms).
 	Poll time.Duration
+	// StateFile keeps, for the next app, the address this server listens on
+	// and each task's token hashes (JSON, mode 0600). "" keeps nothing: a
+	// random port, and agents that outlive the app lose the tools.
+	StateFile string
 }
 
 // Server is the running MCP server.
@@ -72,9 +83,12 @@ type Server struct {
 	http *http.Server
 	url  string
 
-	mu     sync.Mutex
-	tokens map[string]string // sha256(token) hex → task id
-	byTask map[string]string // task id → its current token hash
+	mu      sync.Mutex
+	tokens  map[string]string   // sha256(token) hex → task id
+	byTask  map[string]string   // task id → its current token hash
+	adopted map[string][]string // task id → its hashes from the previous app, valid again (Adopt)
+	kept    map[string][]string // task id → its hashes from the previous app, not (yet) valid
+	saveMu  sync.Mutex          // one write of the state file at a time
 }
 
 // New listens on 127.0.0.1 (a random port) and serves MCP until Close.
@@ -88,13 +102,18 @@ func New(opt Options) (*Server, error) {
 	if opt.Poll <= 0 {
 		opt.Poll = 250 * time.Millisecond
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	prev := loadState(opt.StateFile, opt.Logger)
+	ln, err := listen(prev.Addr, opt.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: listen: %w", err)
 	}
 	s := &Server{opt: opt, ln: ln, url: "http://" + ln.Addr().String() + Path,
-		tokens: map[string]string{}, byTask: map[string]string{}}
-	h := mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{Logger: opt.Logger})
+		tokens: map[string]string{}, byTask: map[string]string{}, adopted: map[string][]string{}, kept: map[string][]string{}}
+	if prev.Addr == ln.Addr().String() {
+		s.kept = prev.Tasks
+	}
+	s.save()
+	h := mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{Logger: opt.Logger, Stateless: true})
 	mux := http.NewServeMux()
 	mux.Handle(Path, auth.RequireBearerToken(s.verify, nil)(h))
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -131,19 +150,66 @@ func (s *Server) Grant(taskID string) (*agent.MCPServer, error) {
 	if old, ok := s.byTask[taskID]; ok {
 		delete(s.tokens, old)
 	}
+	for _, old := range s.adopted[taskID] {
+		delete(s.tokens, old)
+	}
+	delete(s.adopted, taskID)
+	delete(s.kept, taskID)
 	s.tokens[h], s.byTask[taskID] = taskID, h
 	s.mu.Unlock()
+	s.save()
 	return &agent.MCPServer{Name: Name, URL: s.url, Token: token}, nil
+}
+
+// Adopt is Grant for a session the app adopts (its agent outlived the
+// previous app): the task's tokens from the previous app work again, as
+// the agent still holds one, and a new token is returned for what the
+// backend hands over anew (e.g. OpenCode's registration). The task's next
+// Grant ends them all.
+func (s *Server) Adopt(taskID string) (*agent.MCPServer, error) {
+	s.mu.Lock()
+	old := s.kept[taskID]
+	delete(s.kept, taskID)
+	s.mu.Unlock()
+	m, err := s.Grant(taskID)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	for _, h := range old {
+		s.tokens[h] = taskID
+	}
+	s.adopted[taskID] = old
+	s.mu.Unlock()
+	s.save()
+	if len(old) == 0 {
+		s.opt.Logger.Warn("mcpserver: an adopted task's agent holds no token of this server (the previous app kept none or listened elsewhere): its Jean-Claude tools fail until its next session", "task", taskID)
+	}
+	return m, nil
+}
+
+// ForgetKept drops the previous app's tokens of the tasks not adopted
+// (call it once the adoption at startup is done).
+func (s *Server) ForgetKept() {
+	s.mu.Lock()
+	clear(s.kept)
+	s.mu.Unlock()
+	s.save()
 }
 
 // Revoke ends task taskID's token.
 func (s *Server) Revoke(taskID string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if h, ok := s.byTask[taskID]; ok {
 		delete(s.tokens, h)
 		delete(s.byTask, taskID)
 	}
+	for _, h := range s.adopted[taskID] {
+		delete(s.tokens, h)
+	}
+	delete(s.adopted, taskID)
+	s.mu.Unlock()
+	s.save()
 }
 
 func hashOf(token string) string {

@@ -91,7 +91,7 @@ type harness struct {
 	srv *mcpserver.Server
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T, opts ...func(*mcpserver.Options)) *harness {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "jc.db"), store.Options{})
@@ -107,11 +107,15 @@ func newHarness(t *testing.T) *harness {
 	}
 	t.Cleanup(func() { o.Close(context.Background()) })
 	h.o = o
-	srv, err := mcpserver.New(mcpserver.Options{DB: db, Orchestrator: o, Poll: 10 * time.Millisecond,
+	opt := mcpserver.Options{DB: db, Orchestrator: o, Poll: 10 * time.Millisecond,
 		Backends: func() []string { return []string{"fake", "fake2"} },
 		Diff: func(_ context.Context, id string) (mcpserver.TaskDiff, error) {
 			return mcpserver.TaskDiff{Available: true, Added: 1, Files: []mcpserver.FileDiff{{Path: "a.txt", Status: "added", Added: 1}}}, nil
-		}})
+		}}
+	for _, f := range opts {
+		f(&opt)
+	}
+	srv, err := mcpserver.New(opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,9 @@ type Options struct {
 	OnRunEnd func(ctx context.Context, taskID string)
 	// MCP returns the app's MCP server for a session of the task (nil:
 	// none, e.g. turned off for its agent); nil gives no agent MCP. An
-	// error is logged and the session starts without it.
+	// error is logged and the session starts without it. agent.Adopting(ctx)
+	// is true when the session adopts an agent that outlived the previous
+	// app (its agent already holds that app's token).
 	MCP func(ctx context.Context, t store.TaskRun) (*agent.MCPServer, error)
 	// Relays, when set, runs every task's agent behind a relay
 	// (docs/relay.md) and adopts the relays found at Recover; nil runs
@@ -468,7 +470,7 @@ func (o *Orchestrator) sessionConfig(ctx context.Context, t store.TaskRun, cwd, 
 	// The app's MCP server listens on this machine: not for a remote agent.
 	if o.opt.MCP != nil && sctx.Value(ctxKeyHost{}) == nil && !o.adoptingRemote(ctx) {
 		var err error
-		if cfg.MCP, err = o.opt.MCP(ctx, t); err != nil {
+		if cfg.MCP, err = o.opt.MCP(sctx, t); err != nil { // sctx: agent.Adopting tells an adoption
 			o.log.Warn("orchestrator: no MCP server for the session", "task", t.ID, "err", err)
 			cfg.MCP = nil
 		}

@@ -68,7 +68,10 @@
 //	                              assert what the host sent)
 //	FAKE_CLAUDE_MCP_PROGRESS=text the first turn calls report_progress(text) on
 //	                              the jean-claude server of --mcp-config (the
-//	                              app's MCP server), with its tool_use/result lines
+//	                              app's MCP server, read at the start as Claude
+//	                              Code does), with its tool_use/result lines
+//	FAKE_CLAUDE_MCP_TURN=n        the turn that calls it (default 1; e.g. 2: a
+//	                              follow-up, after the app restarted)
 package agenttest
 
 import (

@@ -32,6 +32,7 @@ type config struct {
 	stubborn   bool
 	argsFile   string
 	mcp        string // FAKE_CLAUDE_MCP_PROGRESS: report it through the app's MCP server
+	mcpTurn    int    // FAKE_CLAUDE_MCP_TURN: the turn that reports it (1: the first)
 }
 
 func main() {
@@ -46,6 +47,12 @@ func main() {
 	}
 	cfg.crashAfter, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_CRASH_AFTER"))
 	cfg.repeat, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_REPEAT"))
+	if cfg.mcpTurn, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_MCP_TURN")); cfg.mcpTurn < 1 {
+		cfg.mcpTurn = 1
+	}
+	if cfg.mcp != "" {
+		loadMCPConfig() // at the start, as Claude Code reads --mcp-config
+	}
 	cfg.shape = os.Getenv("FAKE_CLAUDE_REPEAT_SHAPE")
 	if d := os.Getenv("FAKE_CLAUDE_LINE_DELAY"); d != "" {
 		v, err := time.ParseDuration(d)
@@ -151,6 +158,7 @@ type fake struct {
 	session string
 	turns   [][][]byte
 	next    int // next turn
+	turnNo  int // turns started
 	seq     int // generated-line counter
 
 	queue       [][]byte // lines of the active turn still to write
@@ -426,13 +434,14 @@ func (f *fake) toolError(tool, msg string) []byte {
 }
 
 func (f *fake) startTurn(userLine []byte) {
+	f.turnNo++
 	switch {
 	case f.cfg.hang:
 		f.emit(f.initLine())
 		f.hanging = true
 	case f.cfg.repeat > 0:
 		f.queue = f.repeatTurn(f.cfg.repeat)
-	case f.cfg.mcp != "" && f.next == 0:
+	case f.cfg.mcp != "" && f.turnNo == f.cfg.mcpTurn:
 		f.next++
 		f.queue = f.mcpTurn(f.cfg.mcp)
 	case f.next < len(f.turns):

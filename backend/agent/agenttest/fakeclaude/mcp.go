@@ -65,8 +65,31 @@ func callProgress(message string) (string, bool) {
 	return strings.Join(b, "\n"), res.IsError
 }
 
-// mcpServer reads the jean-claude server of --mcp-config=FILE.
+// mcpConfig is the jean-claude server of --mcp-config, read once at the
+// start (loadMCPConfig): Claude Code reads its MCP configuration when it
+// starts, and the app removes the file when it lets go of the session
+// (e.g. when it quits and the agent runs on behind its relay).
+var mcpConfig struct {
+	url, header string
+	err         error
+	loaded      bool
+}
+
+func loadMCPConfig() {
+	mcpConfig.url, mcpConfig.header, mcpConfig.err = readMCPConfig()
+	mcpConfig.loaded = true
+}
+
+// mcpServer is the jean-claude server of --mcp-config=FILE.
 func mcpServer() (url, header string, err error) {
+	if !mcpConfig.loaded {
+		loadMCPConfig()
+	}
+	return mcpConfig.url, mcpConfig.header, mcpConfig.err
+}
+
+// readMCPConfig reads the jean-claude server of --mcp-config=FILE.
+func readMCPConfig() (url, header string, err error) {
 	for _, a := range os.Args[1:] {
 		path, ok := strings.CutPrefix(a, "--mcp-config=")
 		if !ok {

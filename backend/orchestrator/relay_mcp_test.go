@@ -1,0 +1,101 @@
+package orchestrator
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/mcpserver"
+	"github.com/jean-claude/jean-claude/backend/relay"
+	"github.com/jean-claude/jean-claude/backend/store"
+)
+
+// mcpOrchestrator is an orchestrator with agents behind relays in rdir and
+// the app's MCP server keeping its state in state, wired as the app does
+// (orchestrator_wiring.go: an adoption re-validates the previous app's
+// token).
+func mcpOrchestrator(t *testing.T, db *store.DB, reg *agent.Registry, rdir, state string, keep bool) (*Orchestrator, *mcpserver.Server) {
+	t.Helper()
+	var m *mcpserver.Server
+	o, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db), Formats: agent.NewFormats(claude.Format()),
+		Relays: &relay.Transport{Dir: rdir}, KeepOnQuit: keep,
+		MCP: func(ctx context.Context, tr store.TaskRun) (*agent.MCPServer, error) {
+			if agent.Adopting(ctx) {
+				return m.Adopt(tr.ID)
+			}
+			return m.Grant(tr.ID)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = mcpserver.New(mcpserver.Options{DB: db, Orchestrator: o, StateFile: state}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = o.Close(ctx)
+		_ = m.Close(ctx)
+	})
+	return o, m
+}
+
+// Quit with "keep", restart, send a follow-up: the agent (which read its
+// MCP configuration at its start, like Claude Code, and whose config file
+// the first app removed) calls report_progress on the next app's server
+// with the previous app's URL and token; the progress lands on its task.
+func TestRelayQuitKeepMCPToolsAfterRestart(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	rdir, state := relayDir(t), filepath.Join(t.TempDir(), "mcp-server.json")
+	reg := claudeRegistry(t, "FAKE_CLAUDE_MCP_PROGRESS=reported after the restart", "FAKE_CLAUDE_MCP_TURN=2")
+	addTask(t, db, "t1", "claude-code", "first turn")
+	o1, m1 := mcpOrchestrator(t, db, reg, rdir, state, true)
+	if err := o1.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	if err := o1.Close(ctx); err != nil { // quit with "keep"
+		t.Fatal(err)
+	}
+	_ = m1.Close(ctx)
+	if metas, _ := relay.List(rdir); len(metas) != 1 || !metas[0].Alive() {
+		t.Fatalf("relays after quit-keep: %+v", metas)
+	}
+
+	o2, m2 := mcpOrchestrator(t, db, reg, rdir, state, false)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m2.ForgetKept()
+	if err := o2.SendMessage(ctx, "t1", "report your progress"); err != nil {
+		t.Fatal(err)
+	}
+	var progress, reported, failed int
+	t.Cleanup(func() {
+		if t.Failed() {
+			rows, _ := db.R.Query(`SELECT normalizedData FROM agent_messages WHERE taskId = 't1' ORDER BY messageIndex`)
+			for rows.Next() {
+				var s string
+				_ = rows.Scan(&s)
+				t.Log(s)
+			}
+			rows.Close()
+			t.Logf("task %+v", loadTask(t, db, "t1"))
+		}
+	})
+	waitLong(t, "the follow-up's tool call answered", func() bool {
+		_ = db.R.QueryRow(`SELECT
+			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%"subtype":"progress"%' AND normalizedData LIKE '%reported after the restart%'),
+			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%Reported.%'),
+			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND (normalizedData LIKE '%"content":"connect:%' OR normalizedData LIKE '%"content":"call:%'))`).
+			Scan(&progress, &reported, &failed)
+		return loadTask(t, db, "t1").Status == store.StatusCompleted && (reported > 0 || failed > 0)
+	})
+	if progress != 1 || reported != 1 || failed != 0 {
+		t.Fatalf("after the restart: %d progress parts, %d tool results \"Reported.\", %d failed calls", progress, reported, failed)
+	}
+}
