@@ -117,6 +117,7 @@ func (s *sessions) start(ctx context.Context) {
 	if s.mcp != nil {
 		s.mcp.ForgetKept() // the previous app's tokens of tasks not adopted
 	}
+	go sweepPrivateDirs()
 	rctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
 	go func() {
@@ -124,6 +125,18 @@ func (s *sessions) start(ctx context.Context) {
 			fmt.Fprintf(os.Stderr, "jean-claude: re-normalizing messages: %v\n", err)
 		}
 	}()
+}
+
+// sweepPrivateDirs removes the MCP config dirs (with their token) that
+// apps no longer running left behind (a crash, a kill), and says so.
+func sweepPrivateDirs() {
+	removed, err := agent.SweepPrivateDirs(24 * time.Hour)
+	if len(removed) > 0 {
+		fmt.Fprintf(os.Stderr, "jean-claude: removed %d private dirs (agents' MCP configs) left by apps no longer running\n", len(removed))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: removing private dirs left by apps no longer running: %v\n", err)
+	}
 }
 
 // stop ends every agent session (no orphan processes) and flushes the

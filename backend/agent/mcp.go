@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // MCPNotice is the status line a backend shows when it cannot hand the
@@ -12,11 +13,19 @@ const MCPNotice = "mcp"
 
 // PrivateDir is a temporary directory (mode 0700) for files that carry a
 // session's secrets (the MCP token); remove deletes it with its files.
+// Its name carries the app's pid ("-p<pid>-"): what a crashed app left is
+// removed at the next start (SweepPrivateDirs).
 type PrivateDir struct{ Path string }
+
+// privatePrefix is the start of a PrivateDir's name in the temp dir.
+const privatePrefix = "jean-claude-private-"
+
+// ownerTag is the part of a PrivateDir's name that names its app.
+func ownerTag() string { return "-p" + strconv.Itoa(os.Getpid()) + "-" }
 
 // NewPrivateDir makes a PrivateDir named after what it is for.
 func NewPrivateDir(purpose string) (*PrivateDir, error) {
-	dir, err := os.MkdirTemp("", "jean-claude-"+purpose+"-")
+	dir, err := os.MkdirTemp("", privatePrefix+purpose+ownerTag())
 	if err != nil {
 		return nil, fmt.Errorf("agent: private dir: %w", err)
 	}
@@ -26,6 +35,8 @@ func NewPrivateDir(purpose string) (*PrivateDir, error) {
 	}
 	return &PrivateDir{Path: dir}, nil
 }
+
+func securePrivateBase(cache string) string { return filepath.Join(cache, "jean-claude", "private") }
 
 // NewSecurePrivateDir is NewPrivateDir under the user's cache dir
 // (<cache>/jean-claude/private, 0700) rather than the temp dir: some CLIs
@@ -38,11 +49,11 @@ func NewSecurePrivateDir(purpose string) (*PrivateDir, error) {
 	if err != nil {
 		return NewPrivateDir(purpose)
 	}
-	base := filepath.Join(cache, "jean-claude", "private")
+	base := securePrivateBase(cache)
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return nil, fmt.Errorf("agent: private dir: %w", err)
 	}
-	dir, err := os.MkdirTemp(base, purpose+"-")
+	dir, err := os.MkdirTemp(base, purpose+ownerTag())
 	if err != nil {
 		return nil, fmt.Errorf("agent: private dir: %w", err)
 	}
