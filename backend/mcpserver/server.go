@@ -7,8 +7,8 @@
 //
 // Built on the official Go SDK (github.com/modelcontextprotocol/go-sdk):
 // its streamable HTTP handler, its bearer-token middleware (the token's
-// task is the session's user, so a session cannot be reused by another
-// task's token) and its typed tools.
+// task is the request's user: the tools act on that task) and its typed
+// tools.
 //
 // Tokens are random (32 bytes), kept as SHA-256 hashes, never logged nor
 // stored in clear; an agent gets its token in a config file (mode 0600) or
@@ -91,7 +91,8 @@ type Server struct {
 	saveMu  sync.Mutex          // one write of the state file at a time
 }
 
-// New listens on 127.0.0.1 (a random port) and serves MCP until Close.
+// New listens on 127.0.0.1 (the previous app's port when StateFile names
+// one and it is free, else a random one) and serves MCP until Close.
 func New(opt Options) (*Server, error) {
 	if opt.DB == nil || opt.Orchestrator == nil {
 		return nil, errors.New("mcpserver: DB and Orchestrator are required")
