@@ -418,7 +418,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 		_ = sess.Stop(context.Background())
 		return fail(err)
 	}
-	r.redact = red
+	r.redact, r.onHost = red, agent.IsOnHost(sctx)
 	o.mu.Lock()
 	o.runs[t.ID] = r
 	o.mu.Unlock()

@@ -148,10 +148,12 @@ func (o *Orchestrator) detachOnClose(ctx context.Context, r *run) bool {
 		return false
 	}
 	unlock := o.lock(r.taskID)
-	if r.serverHost != "" && r.idle {
-		// An idle session on a host's shared server: nothing to continue
-		// (its server is kept only for tasks at work); a follow-up
-		// resumes it on the next app's server.
+	if (r.serverHost != "" || r.onHost) && r.idle {
+		// An idle session on a host (its own relay there, or a host's
+		// shared server): nothing to continue, and the next app adopts on
+		// hosts only the tasks at work (adoptHostRelays), so a relay kept
+		// would wait there for no app until its idle stop. A follow-up
+		// resumes the session on the host.
 		unlock()
 		return false
 	}

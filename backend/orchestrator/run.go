@@ -41,6 +41,7 @@ type run struct {
 	// serverHost is the host whose shared server the session uses
 	// (OpenCode's): that server's link going down is this task's.
 	serverHost  string
+	onHost      bool   // the agent runs on a host (its relay there)
 	turnFatal   string // a fatal error of the current turn
 	rateLimited bool
 	// echo maps the text of a user message the orchestrator stored to its

@@ -457,3 +457,46 @@ func grepTree(dir, s string) []string {
 	})
 	return hits
 }
+
+// Quit with "keep" once a remote task's turn is over (its agent waits for
+// input): the next app would not adopt it (only tasks at work are adopted
+// on hosts), so nothing is kept on the host for it — no relay waiting for
+// an app until its idle stop (checked at cleanup: no remote process left);
+// the next app's follow-up resumes the session there.
+func TestOrchestratorQuitKeepIdleRemoteLeavesNothing(t *testing.T) {
+	e := newRemoteEnv(t)
+	e.binary = headlessRelay(t)
+	ctx := context.Background()
+	o1 := e.orchestrator(t, true)
+	id := e.startTask(t, o1)
+	waitTask(t, e.db, id, "the permission", func(tr store.TaskRun) bool { return tr.Status == store.StatusWaiting })
+	reqs, err := o1.PendingRequests(ctx, id)
+	if err != nil || len(reqs) != 1 {
+		t.Fatalf("pending = %+v, %v", reqs, err)
+	}
+	must(t, o1.RespondToPermission(ctx, id, reqs[0].RequestID, orchestrator.PermissionAnswer{Behavior: agent.Allow}))
+	waitTask(t, e.db, id, "the turn to complete", func(tr store.TaskRun) bool { return tr.Status == store.StatusCompleted })
+	must(t, o1.Close(ctx)) // quit with "keep" while the task is done
+	if left := e.srv.WaitNoRemoteProcesses(ctx, 10*time.Second); len(left) > 0 {
+		t.Fatalf("kept on the host for a task whose turn was over: %v", left)
+	}
+	if tr, _ := store.LoadTaskRun(ctx, e.db.R, id); tr.Status != store.StatusCompleted {
+		t.Fatalf("after quit-keep: %s %q", tr.Status, tr.StatusReason)
+	}
+	o2 := e.orchestrator(t, false)
+	defer o2.Close(ctx)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	must(t, o2.SendMessage(ctx, id, "and one more"))
+	waitTask(t, e.db, id, "the follow-up's turn", func(tr store.TaskRun) bool {
+		if tr.Status == store.StatusWaiting { // the script's turn asks again
+			if reqs, _ := o2.PendingRequests(ctx, id); len(reqs) == 1 {
+				_ = o2.RespondToPermission(ctx, id, reqs[0].RequestID, orchestrator.PermissionAnswer{Behavior: agent.Allow})
+			}
+		}
+		var n int
+		_ = e.db.R.QueryRow(`SELECT COUNT(*) FROM agent_messages WHERE taskId = ? AND role = 'user' AND normalizedData LIKE '%and one more%'`, id).Scan(&n)
+		return n > 0 && tr.Status == store.StatusCompleted
+	})
+}
