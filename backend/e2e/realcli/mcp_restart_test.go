@@ -11,6 +11,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest/fakemodel"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
+	"github.com/jean-claude/jean-claude/backend/agent/codex"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/mcpserver"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
@@ -63,10 +64,34 @@ func restartApp(t *testing.T, db *store.DB, mk func(*store.DB) agent.Backend, rd
 func TestClaudeCodeMCPAcrossRestart(t *testing.T) {
 	t.Parallel()
 	b := bin(t, binDir(t), "claude")
+	runMCPAcrossRestart(t, mcpCase{name: agent.BackendClaudeCode, tool: "mcp__jean-claude__report_progress",
+		mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
+			return wrapped(t, agent.BackendClaudeCode, claudeEnv(t, model), claude.New(claude.Options{Binary: b}))
+		}})
+}
+
+// TestCodexMCPAcrossRestart: the same with `codex app-server`, whose MCP
+// client holds the server's URL from thread/start and its token in the
+// app-server's environment.
+func TestCodexMCPAcrossRestart(t *testing.T) {
+	t.Parallel()
+	b := bin(t, binDir(t), "codex")
+	runMCPAcrossRestart(t, mcpCase{name: agent.BackendCodex, tool: "mcp__jean-claude__report_progress",
+		mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
+			return wrapped(t, agent.BackendCodex, codexEnv(t, model), codex.New(codex.Options{Binary: b}))
+		}})
+}
+
+// runMCPAcrossRestart: c's agent behind its relay; the first turn is
+// done, the app quits with "keep" and the next app adopts the agent (the
+// task stays completed, "continued after restart"); a follow-up makes the
+// model call c.tool, and the report must land on the task with the tool's
+// result (permissions, if the agent asks, are allowed once).
+func runMCPAcrossRestart(t *testing.T, c mcpCase) {
 	ctx := context.Background()
 	const progress, done = "Still at it after the restart.", "Reported across the restart."
 	model, err := fakemodel.Start(fakemodel.Options{Scripts: map[string]fakemodel.Script{"mcprestart": {
-		{Tools: []fakemodel.ToolCall{fakemodel.Named("mcp__jean-claude__report_progress", map[string]any{"message": progress})}},
+		{Tools: []fakemodel.ToolCall{fakemodel.Named(c.tool, map[string]any{"message": progress})}},
 		{Text: done},
 	}}})
 	if err != nil {
@@ -85,13 +110,13 @@ func TestClaudeCodeMCPAcrossRestart(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(rdir) })
 	state := filepath.Join(dir, "mcp-server.json")
-	mk := wrapped(t, agent.BackendClaudeCode, claudeEnv(t, model), claude.New(claude.Options{Binary: b}))
+	mk := c.mk(model)
 	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "realcli", Path: newProject(t), IsGitRepo: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	task, err := store.CreateTask(ctx, db.W, store.NewTask{ProjectID: p.ID, Name: "MCP across a restart",
-		Prompt: "Say hello.", AgentBackend: agent.BackendClaudeCode, InteractionMode: agent.ModeAsk})
+		Prompt: "Say hello.", AgentBackend: c.name, Model: c.taskModel, InteractionMode: agent.ModeAsk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,12 +127,15 @@ func TestClaudeCodeMCPAcrossRestart(t *testing.T) {
 		}
 		return tr
 	}
-	wait := func(what string, cond func() bool) {
+	wait := func(o *orchestrator.Orchestrator, what string, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(3 * time.Minute); !cond(); time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				tr := status()
 				t.Fatalf("timed out waiting for %s (task %s %q)", what, tr.Status, tr.StatusReason)
+			}
+			if reqs, _ := o.PendingRequests(ctx, task.ID); len(reqs) == 1 && reqs[0].Kind == store.RequestPermission {
+				_ = o.RespondToPermission(ctx, task.ID, reqs[0].RequestID, allowOnce)
 			}
 		}
 	}
@@ -116,7 +144,7 @@ func TestClaudeCodeMCPAcrossRestart(t *testing.T) {
 	if err := o1.Start(ctx, task.ID); err != nil {
 		t.Fatal(err)
 	}
-	wait("the first turn", func() bool { return status().Status == store.StatusCompleted })
+	wait(o1, "the first turn", func() bool { return status().Status == store.StatusCompleted })
 	quit1()
 	if ms, _ := relay.List(rdir); len(ms) != 1 || !ms[0].Alive() {
 		t.Fatalf("relays after quit with keep: %+v", ms)
@@ -134,7 +162,7 @@ func TestClaudeCodeMCPAcrossRestart(t *testing.T) {
 	if err := o2.SendMessage(ctx, task.ID, "[scenario:mcprestart] Report your progress."); err != nil {
 		t.Fatal(err)
 	}
-	wait("the follow-up's turn", func() bool {
+	wait(o2, "the follow-up's turn", func() bool {
 		msgs, _ := o2.Messages(ctx, task.ID)
 		return status().Status == store.StatusCompleted && strings.Contains(texts(msgs, agent.RoleAssistant), done)
 	})
@@ -143,18 +171,25 @@ func TestClaudeCodeMCPAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var reported bool
-	var result string
+	var id string
 	for _, m := range msgs {
 		for _, pt := range m.Parts {
 			if pt.Type == agent.PartSystemStatus && pt.Subtype == "progress" && pt.Text == progress {
 				reported = true
 			}
-			if pt.Type == agent.PartToolResult {
-				result += string(pt.Content)
+			if pt.Type == agent.PartToolUse && strings.Contains(pt.ToolName, "report_progress") {
+				id = pt.ToolID
 			}
 		}
 	}
-	if !reported || !strings.Contains(result, "Reported.") {
-		t.Errorf("after the restart: progress stored %v, tool results %q", reported, result)
+	if !reported || id == "" || !toolFinished(msgs, id) {
+		t.Errorf("after the restart: progress stored %v, tool call %q finished %v", reported, id, id != "" && toolFinished(msgs, id))
+		for _, m := range msgs {
+			for _, pt := range m.Parts {
+				if pt.Type == agent.PartToolResult {
+					t.Logf("tool result %s: %s", pt.ToolID, pt.Content)
+				}
+			}
+		}
 	}
 }
