@@ -61,10 +61,7 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 			if mcp == nil {
 				return nil, nil
 			}
-			if agent.Adopting(ctx) { // its agent holds the previous app's token
-				return mcp.Adopt(t.ID)
-			}
-			return mcp.Grant(t.ID)
+			return mcp.For(ctx, t.ID) // an adopted agent's previous token works again
 		},
 	}
 	if ws != nil {

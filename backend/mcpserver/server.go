@@ -140,7 +140,25 @@ func (s *Server) Close(ctx context.Context) error {
 
 // Grant returns the server for a session of task taskID with a new token;
 // the task's previous token stops working.
-func (s *Server) Grant(taskID string) (*agent.MCPServer, error) {
+func (s *Server) Grant(taskID string) (*agent.MCPServer, error) { return s.grant(taskID, false) }
+
+// Adopt is Grant for a session the app adopts (its agent outlived the
+// previous app): the task's tokens from the previous app work again, as
+// the agent still holds one, and a new token is returned for what the
+// backend hands over anew (e.g. OpenCode's registration). The task's next
+// Grant ends them all.
+func (s *Server) Adopt(taskID string) (*agent.MCPServer, error) { return s.grant(taskID, true) }
+
+// For is the server for a session of task taskID starting with ctx: Adopt
+// when the session adopts an agent that outlived the previous app
+// (agent.Adopting), else Grant.
+func (s *Server) For(ctx context.Context, taskID string) (*agent.MCPServer, error) {
+	return s.grant(taskID, agent.Adopting(ctx))
+}
+
+// grant makes a new token for taskID, ending the task's others; adopt
+// makes the task's tokens from the previous app valid again beside it.
+func (s *Server) grant(taskID string, adopt bool) (*agent.MCPServer, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("mcpserver: token: %w", err)
@@ -155,38 +173,21 @@ func (s *Server) Grant(taskID string) (*agent.MCPServer, error) {
 		delete(s.tokens, old)
 	}
 	delete(s.adopted, taskID)
+	kept := s.kept[taskID]
 	delete(s.kept, taskID)
 	s.tokens[h], s.byTask[taskID] = taskID, h
+	if adopt {
+		for _, old := range kept {
+			s.tokens[old] = taskID
+		}
+		s.adopted[taskID] = kept
+	}
 	s.mu.Unlock()
 	s.save()
-	return &agent.MCPServer{Name: Name, URL: s.url, Token: token}, nil
-}
-
-// Adopt is Grant for a session the app adopts (its agent outlived the
-// previous app): the task's tokens from the previous app work again, as
-// the agent still holds one, and a new token is returned for what the
-// backend hands over anew (e.g. OpenCode's registration). The task's next
-// Grant ends them all.
-func (s *Server) Adopt(taskID string) (*agent.MCPServer, error) {
-	s.mu.Lock()
-	old := s.kept[taskID]
-	delete(s.kept, taskID)
-	s.mu.Unlock()
-	m, err := s.Grant(taskID)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	for _, h := range old {
-		s.tokens[h] = taskID
-	}
-	s.adopted[taskID] = old
-	s.mu.Unlock()
-	s.save()
-	if len(old) == 0 {
+	if adopt && len(kept) == 0 {
 		s.opt.Logger.Warn("mcpserver: an adopted task's agent holds no token of this server (the previous app kept none or listened elsewhere): its Jean-Claude tools fail until its next session", "task", taskID)
 	}
-	return m, nil
+	return &agent.MCPServer{Name: Name, URL: s.url, Token: token}, nil
 }
 
 // ForgetKept drops the previous app's tokens of the tasks not adopted

@@ -22,12 +22,7 @@ func mcpOrchestrator(t *testing.T, db *store.DB, reg *agent.Registry, rdir, stat
 	var m *mcpserver.Server
 	o, err := New(Options{DB: db, Backends: reg, Emitter: newRecorder(t, db), Formats: agent.NewFormats(claude.Format()),
 		Relays: &relay.Transport{Dir: rdir}, KeepOnQuit: keep,
-		MCP: func(ctx context.Context, tr store.TaskRun) (*agent.MCPServer, error) {
-			if agent.Adopting(ctx) {
-				return m.Adopt(tr.ID)
-			}
-			return m.Grant(tr.ID)
-		}})
+		MCP: func(ctx context.Context, tr store.TaskRun) (*agent.MCPServer, error) { return m.For(ctx, tr.ID) }})
 	if err != nil {
 		t.Fatal(err)
 	}

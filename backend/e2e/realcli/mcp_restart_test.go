@@ -30,12 +30,7 @@ func restartApp(t *testing.T, db *store.DB, mk func(*store.DB) agent.Backend, rd
 	var srv *mcpserver.Server
 	orch, err := orchestrator.New(orchestrator.Options{DB: db, Backends: reg, Formats: agents.Formats(), Emitter: &recorder{},
 		TaskView: services.TaskViewOf, Relays: &relay.Transport{Dir: rdir}, KeepOnQuit: keep,
-		MCP: func(ctx context.Context, t store.TaskRun) (*agent.MCPServer, error) {
-			if agent.Adopting(ctx) {
-				return srv.Adopt(t.ID)
-			}
-			return srv.Grant(t.ID)
-		}})
+		MCP: func(ctx context.Context, t store.TaskRun) (*agent.MCPServer, error) { return srv.For(ctx, t.ID) }})
 	if err != nil {
 		t.Fatal(err)
 	}
