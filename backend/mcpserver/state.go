@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -73,9 +72,9 @@ func (s *Server) save() {
 		}
 	}
 	s.mu.Unlock()
-	for _, id := range slices.Collect(maps.Keys(st.Tasks)) {
-		slices.Sort(st.Tasks[id])
-		st.Tasks[id] = slices.Compact(st.Tasks[id])
+	for id, hs := range st.Tasks {
+		slices.Sort(hs)
+		st.Tasks[id] = slices.Compact(hs)
 	}
 	data, _ := json.Marshal(st)
 	if err := writeFile(s.opt.StateFile, data); err != nil {
