@@ -66,25 +66,21 @@ func callProgress(message string) (string, bool) {
 }
 
 // mcpConfig is the jean-claude server of --mcp-config, read once at the
-// start (loadMCPConfig): Claude Code reads its MCP configuration when it
-// starts, and the app removes the file when it lets go of the session
-// (e.g. when it quits and the agent runs on behind its relay).
+// start (loadMCPConfig, when FAKE_CLAUDE_MCP_PROGRESS is set): Claude Code
+// reads its MCP configuration when it starts, and the app removes the file
+// when it lets go of the session (e.g. when it quits and the agent runs on
+// behind its relay).
 var mcpConfig struct {
 	url, header string
 	err         error
-	loaded      bool
 }
 
 func loadMCPConfig() {
 	mcpConfig.url, mcpConfig.header, mcpConfig.err = readMCPConfig()
-	mcpConfig.loaded = true
 }
 
-// mcpServer is the jean-claude server of --mcp-config=FILE.
+// mcpServer is the jean-claude server read at the start.
 func mcpServer() (url, header string, err error) {
-	if !mcpConfig.loaded {
-		loadMCPConfig()
-	}
 	return mcpConfig.url, mcpConfig.header, mcpConfig.err
 }
 
