@@ -76,7 +76,9 @@ func orphaned(e os.DirEntry, legacy bool, legacyAge time.Duration) bool {
 	return err == nil && time.Since(info.ModTime()) > legacyAge
 }
 
-// pidAlive: a process with that pid exists (perhaps another user's).
+// pidAlive: a process with that pid exists, perhaps another user's (not
+// proc.Alive, which calls a process it may not signal gone: another
+// user's dirs in the temp dir would then be tried at every start).
 func pidAlive(pid int) bool {
 	if pid <= 0 {
 		return false
