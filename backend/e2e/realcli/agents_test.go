@@ -16,6 +16,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/agent/opencode"
 	"github.com/jean-claude/jean-claude/backend/agentmgr"
+	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
@@ -218,8 +219,13 @@ func TestClaudeCodeACP(t *testing.T) {
 // openCodeBackend is the app's OpenCode path for the suite: the binary and
 // environment are the agent's stored settings; the shared server is
 // (re)built from them by agentmgr at the first Start, with the config
-// generated into the data dir, never the project.
-func openCodeBackend(t *testing.T, b string, model *fakemodel.Server, proj string) func(db *store.DB) agent.Backend {
+// generated into the data dir, never the project. With relays the server
+// runs behind a relay there, as the app runs it (it outlives the app).
+func openCodeBackend(t *testing.T, b string, model *fakemodel.Server, proj string, relays ...*relay.Transport) func(db *store.DB) agent.Backend {
+	var rt *relay.Transport
+	if len(relays) > 0 {
+		rt = relays[0]
+	}
 	home, data := t.TempDir(), t.TempDir()
 	t.Cleanup(func() {
 		if _, err := os.Stat(filepath.Join(proj, "opencode.json")); err == nil {
@@ -260,7 +266,13 @@ func openCodeBackend(t *testing.T, b string, model *fakemodel.Server, proj strin
 				t.Error(err)
 			}
 			return opencode.New(opencode.Options{Binary: bin, Env: env, HealthTimeout: 5 * time.Minute,
-				ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second})
+				ReconnectMin: 100 * time.Millisecond, ReconnectMax: time.Second, Relays: rt})
+		}
+		if rt != nil {
+			// Built at startup from the stored settings, as the app does
+			// (agentmgr.WrapRegistry): it adopts the server a previous
+			// app left before any Start.
+			return m.Rebuilding(spec, rebuild(b), b, rebuild).ServerWide(ctx)
 		}
 		// Built at "startup" without a binary: the first Start rebuilds it.
 		return m.Rebuilding(spec, opencode.New(opencode.Options{}), "", rebuild).ServerWide(ctx)

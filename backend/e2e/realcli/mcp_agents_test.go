@@ -27,6 +27,17 @@ type mcpCase struct {
 	// without a prompt (Codex and Gemini CLI: the app configures them so).
 	asks bool
 	mk   func(model *fakemodel.Server) func(db *store.DB) agent.Backend
+	// project: the project the task runs in when mk needs to know it
+	// (OpenCode's checks); "" for a new one.
+	project string
+	// For runMCPAcrossRestart: relayDir, the relays' directory when mk
+	// needs it ("" for a new one); perTurn, the agent runs a process per
+	// turn (headless Gemini CLI), so nothing outlives the app between
+	// turns; shared, the sessions live on a shared server (OpenCode):
+	// its relay outlives the app, and an idle task has no process of its
+	// own to adopt.
+	relayDir        string
+	perTurn, shared bool
 }
 
 // runProgressMCP runs c in Ask mode: the model calls c.tool, then answers

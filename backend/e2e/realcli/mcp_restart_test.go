@@ -12,6 +12,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest/fakemodel"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
 	"github.com/jean-claude/jean-claude/backend/agent/codex"
+	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/mcpserver"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
@@ -77,6 +78,61 @@ func TestCodexMCPAcrossRestart(t *testing.T) {
 		}})
 }
 
+// The same across a restart for the other agents (the first turn, the
+// quit with "keep" and the adoption, then a follow-up that calls the
+// app's tool). Headless Gemini CLI runs a process per turn, so its
+// follow-up reads a new settings file; the ACP agents keep the server
+// they got on session/new; OpenCode's shared server is adopted with its
+// registration of the app's server (its token from the previous app).
+
+func TestGeminiMCPAcrossRestart(t *testing.T) {
+	t.Parallel()
+	b := bin(t, binDir(t), "gemini")
+	runMCPAcrossRestart(t, mcpCase{name: agent.BackendGemini, tool: "mcp_jean-claude_report_progress",
+		perTurn: true, mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
+			return wrapped(t, agent.BackendGemini, geminiEnv(t, model), gemini.New(gemini.Options{Binary: b}))
+		}})
+}
+
+func TestGeminiACPMCPAcrossRestart(t *testing.T) {
+	t.Parallel()
+	b := bin(t, binDir(t), "gemini")
+	runMCPAcrossRestart(t, acpMCP(t, "acp.google.gemini", b, "mcp_jean-claude_report_progress", geminiEnv))
+}
+
+func TestCodexACPMCPAcrossRestart(t *testing.T) {
+	t.Parallel()
+	b := bin(t, binDir(t), "codex-acp")
+	runMCPAcrossRestart(t, acpMCP(t, "acp.openai.codex", b, "mcp__jean-claude__report_progress", codexEnv))
+}
+
+func TestClaudeCodeACPMCPAcrossRestart(t *testing.T) {
+	t.Parallel()
+	b := bin(t, binDir(t), "claude-code-acp")
+	runMCPAcrossRestart(t, acpMCP(t, "acp.anthropic.claude-code", b, "mcp__jean-claude__report_progress", claudeEnv))
+}
+
+func TestOpenCodeMCPAcrossRestart(t *testing.T) {
+	t.Parallel()
+	b := bin(t, binDir(t), "opencode")
+	proj, rdir := newProject(t), relayTempDir(t)
+	runMCPAcrossRestart(t, mcpCase{name: agent.BackendOpenCode, tool: "jean-claude_report_progress", taskModel: "fake/fake-basic",
+		project: proj, relayDir: rdir, shared: true, mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
+			return openCodeBackend(t, b, model, proj, &relay.Transport{Dir: rdir})
+		}})
+}
+
+// relayTempDir is a relay directory with a short path (the relays'
+// sockets live there), removed at the end.
+func relayTempDir(t *testing.T) string {
+	rdir, err := os.MkdirTemp("", "jcrr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rdir) })
+	return rdir
+}
+
 // runMCPAcrossRestart: c's agent behind its relay; the first turn is
 // done, the app quits with "keep" and the next app adopts the agent (the
 // task stays completed, "continued after restart"); a follow-up makes the
@@ -99,14 +155,17 @@ func runMCPAcrossRestart(t *testing.T, c mcpCase) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	rdir, err := os.MkdirTemp("", "jcrr") // short: the relays' sockets live there
-	if err != nil {
-		t.Fatal(err)
+	rdir := c.relayDir
+	if rdir == "" {
+		rdir = relayTempDir(t)
 	}
-	t.Cleanup(func() { os.RemoveAll(rdir) })
 	state := filepath.Join(dir, "mcp-server.json")
 	mk := c.mk(model)
-	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "realcli", Path: newProject(t), IsGitRepo: true})
+	proj := c.project
+	if proj == "" {
+		proj = newProject(t)
+	}
+	p, err := store.AddProject(ctx, db.W, store.NewProject{Name: "realcli", Path: proj, IsGitRepo: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +200,11 @@ func runMCPAcrossRestart(t *testing.T, c mcpCase) {
 	}
 	wait(o1, "the first turn", func() bool { return status().Status == store.StatusCompleted })
 	quit1()
-	if ms, _ := relay.List(rdir); len(ms) != 1 || !ms[0].Alive() {
-		t.Fatalf("relays after quit with keep: %+v", ms)
+	// What outlives the app: the agent's relay (OpenCode: its shared
+	// server's); none for an agent run per turn.
+	kept, _ := relay.List(rdir)
+	if c.perTurn && len(kept) != 0 || !c.perTurn && (len(kept) != 1 || !kept[0].Alive()) {
+		t.Fatalf("relays after quit with keep: %+v", kept)
 	}
 
 	o2, srv2, quit2 := restartApp(t, db, mk, rdir, state, false)
@@ -151,8 +213,12 @@ func runMCPAcrossRestart(t *testing.T, c mcpCase) {
 		t.Fatal(err)
 	}
 	srv2.ForgetKept()
-	if tr := status(); tr.Status != store.StatusCompleted || tr.StatusReason != orchestrator.ReasonContinued {
-		t.Errorf("adopted while waiting for input: %s %q", tr.Status, tr.StatusReason)
+	want := orchestrator.ReasonContinued
+	if c.perTurn || c.shared {
+		want = "" // nothing of the task's own was adopted
+	}
+	if tr := status(); tr.Status != store.StatusCompleted || tr.StatusReason != want {
+		t.Errorf("adopted while waiting for input: %s %q, want completed %q", tr.Status, tr.StatusReason, want)
 	}
 	if err := o2.SendMessage(ctx, task.ID, "[scenario:mcprestart] Report your progress."); err != nil {
 		t.Fatal(err)
@@ -161,6 +227,11 @@ func runMCPAcrossRestart(t *testing.T, c mcpCase) {
 		msgs, _ := o2.Messages(ctx, task.ID)
 		return status().Status == store.StatusCompleted && strings.Contains(texts(msgs, agent.RoleAssistant), done)
 	})
+	// The follow-up ran on what the previous app left running, not on
+	// a new agent (or server) started in its place.
+	if now, _ := relay.List(rdir); len(kept) == 1 && (len(now) != 1 || now[0].ID != kept[0].ID) {
+		t.Errorf("relays after the follow-up: %+v, want the kept one (%s) only", now, kept[0].ID)
+	}
 	msgs, err := o2.Messages(ctx, task.ID)
 	if err != nil {
 		t.Fatal(err)
