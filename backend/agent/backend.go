@@ -59,6 +59,19 @@ type MCPServer struct {
 	Name  string // "jean-claude"
 	URL   string // http://127.0.0.1:PORT/mcp
 	Token string // never logged
+	// Unreachable, for a session that adopts an agent which outlived the
+	// previous app, says why that agent cannot reach this server with
+	// what it read at its start (its URL or token is not valid here);
+	// "" when it can.
+	Unreachable string
+}
+
+// MCPAtEachStart is implemented by a backend that hands the app's MCP
+// server to its agent at every session start, adoptions included
+// (OpenCode registers it with its server): MCPServer.Unreachable does not
+// concern its sessions.
+type MCPAtEachStart interface {
+	MCPAtEachStart() bool
 }
 
 // Header is the HTTP Authorization header value the agent sends.

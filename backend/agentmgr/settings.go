@@ -329,6 +329,14 @@ func (c *Configured) AdoptServer(ctx context.Context) bool {
 	return ok && k.AdoptServer(ctx)
 }
 
+var _ agent.MCPAtEachStart = (*Configured)(nil)
+
+// MCPAtEachStart implements agent.MCPAtEachStart for the current backend.
+func (c *Configured) MCPAtEachStart() bool {
+	m, ok := c.current().(agent.MCPAtEachStart)
+	return ok && m.MCPAtEachStart()
+}
+
 var _ agent.HostServerKeeper = (*Configured)(nil)
 
 // AdoptHostServer implements agent.HostServerKeeper for a backend that

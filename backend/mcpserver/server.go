@@ -89,6 +89,9 @@ type Server struct {
 	adopted map[string][]string // task id → its hashes from the previous app, valid again (Adopt)
 	kept    map[string][]string // task id → its hashes from the previous app, not (yet) valid
 	saveMu  sync.Mutex          // one write of the state file at a time
+	// lost says why no agent that outlived the previous app can reach
+	// this server ("" when those with a kept token can).
+	lost string
 }
 
 // New listens on 127.0.0.1 (the previous app's port when StateFile names
@@ -110,8 +113,13 @@ func New(opt Options) (*Server, error) {
 	}
 	s := &Server{opt: opt, ln: ln, url: "http://" + ln.Addr().String() + Path,
 		tokens: map[string]string{}, byTask: map[string]string{}, adopted: map[string][]string{}, kept: map[string][]string{}}
-	if prev.Addr == ln.Addr().String() {
+	switch {
+	case prev.Addr == ln.Addr().String():
 		s.kept = prev.Tasks
+	case prev.Addr != "":
+		s.lost = "the address the previous app's server listened on (" + prev.Addr + ") was taken by another program"
+	case prev.unreadable:
+		s.lost = "the previous app's server state (" + opt.StateFile + ") was unreadable"
 	}
 	s.save()
 	h := mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{Logger: opt.Logger, Stateless: true})
@@ -184,10 +192,15 @@ func (s *Server) grant(taskID string, adopt bool) (*agent.MCPServer, error) {
 	}
 	s.mu.Unlock()
 	s.save()
+	m := &agent.MCPServer{Name: Name, URL: s.url, Token: token}
 	if adopt && len(kept) == 0 {
-		s.opt.Logger.Warn("mcpserver: an adopted task's agent holds no token of this server (the previous app kept none or listened elsewhere): its Jean-Claude tools fail until its next session", "task", taskID)
+		m.Unreachable = s.lost
+		if m.Unreachable == "" {
+			m.Unreachable = "the previous app kept no token of its server for this task"
+		}
+		s.opt.Logger.Warn("mcpserver: an adopted task's agent holds no token of this server: its Jean-Claude tools fail until its next session", "task", taskID, "why", m.Unreachable)
 	}
-	return &agent.MCPServer{Name: Name, URL: s.url, Token: token}, nil
+	return m, nil
 }
 
 // ForgetKept drops the previous app's tokens of the tasks not adopted

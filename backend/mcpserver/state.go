@@ -16,6 +16,8 @@ import (
 type state struct {
 	Addr  string              `json:"addr"`
 	Tasks map[string][]string `json:"tasks"`
+	// unreadable: the file exists but could not be read (not saved).
+	unreadable bool
 }
 
 // loadState reads the state file; a missing or unreadable one is an empty
@@ -31,7 +33,7 @@ func loadState(path string, log *slog.Logger) state {
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		log.Warn("mcpserver: the previous app's server state is unreadable; agents that outlived it lose the Jean-Claude tools", "file", path, "err", err)
-		return state{}
+		return state{Tasks: map[string][]string{}, unreadable: true}
 	}
 	if st.Tasks == nil {
 		st.Tasks = map[string][]string{}

@@ -91,7 +91,11 @@ func TestAdoptedTokenWorksAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if fresh.Unreachable != "" {
+		t.Errorf("an adoption whose token was kept says the agent cannot reach the server: %q", fresh.Unreachable)
+	}
 	srv2.ForgetKept()
+
 	call(t, cs, "report_progress", map[string]any{"message": "after the restart"})
 	if n := progressCount(t, h.db, "t1"); n != 2 {
 		t.Fatalf("%d progress reports stored, want 2", n)
@@ -111,6 +115,11 @@ func TestAdoptedTokenWorksAfterRestart(t *testing.T) {
 	}
 	if got := status(t, srv2.URL(), m1.Header()); got != http.StatusUnauthorized {
 		t.Errorf("the previous app's token after a new session: %d, want 401", got)
+	}
+	// An adoption whose tokens are gone (here dropped by ForgetKept) says
+	// why its agent cannot reach the server.
+	if m, err := srv2.Adopt("t2"); err != nil || !strings.Contains(m.Unreachable, "kept no token") {
+		t.Errorf("an adoption after its tokens were dropped: %v, Unreachable %q", err, m.Unreachable)
 	}
 }
 
@@ -141,6 +150,10 @@ func TestAdoptWhenTheAddressIsTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Said to the task (the orchestrator's notice): why its agent lost them.
+	if want := "(" + ln.Addr().String() + ") was taken"; !strings.Contains(fresh.Unreachable, want) {
+		t.Errorf("Unreachable = %q, want it to say %q", fresh.Unreachable, want)
+	}
 	if got := status(t, srv2.URL(), old.Header()); got != http.StatusUnauthorized {
 		t.Errorf("old token on another address: %d", got)
 	}
@@ -152,4 +165,7 @@ func TestAdoptWhenTheAddressIsTaken(t *testing.T) {
 	}
 	defer cs.Close()
 	call(t, cs, "report_progress", map[string]any{"message": "new token"})
+	if g, err := srv2.Grant("t1"); err != nil || g.Unreachable != "" { // a new session reads the new address
+		t.Errorf("a new session's grant: %v, Unreachable %q", err, g.Unreachable)
+	}
 }

@@ -43,19 +43,58 @@ func (o *Orchestrator) AddProgress(ctx context.Context, taskID, text string) (ag
 	}
 	unlock := o.lock(taskID)
 	defer unlock()
+	m, err := o.addAppMessage(ctx, taskID, ProgressMessage(text))
+	if err != nil {
+		return agent.Message{}, fmt.Errorf("orchestrator: store progress of task %s: %w", taskID, err)
+	}
+	return m, nil
+}
+
+// addAppMessage stores a message the app adds to a task on its own
+// (AppMessageFormat), then emits it. Caller holds the task's lock.
+func (o *Orchestrator) addAppMessage(ctx context.Context, taskID string, msg agent.Message) (agent.Message, error) {
 	var m agent.Message
 	err := o.db.Tx(ctx, func(tx *txT) error {
 		var err error
 		m, err = store.UpsertMessage(ctx, tx, store.MessageWrite{
-			TaskID: taskID, Message: ProgressMessage(text), Format: AppMessageFormat, Version: o.version, Now: store.Now(),
+			TaskID: taskID, Message: msg, Format: AppMessageFormat, Version: o.version, Now: store.Now(),
 		})
 		return err
 	})
 	if err != nil {
-		return agent.Message{}, fmt.Errorf("orchestrator: store progress of task %s: %w", taskID, err)
+		return agent.Message{}, err
 	}
 	o.emitter(taskID).message(agent.Event{Type: agent.EventMessage, Message: &m}, time.Time{})
 	return m, nil
+}
+
+// MCPLostMessage is the notice on a task whose agent outlived the previous
+// app but cannot reach this app's MCP server (agent.MCPServer.Unreachable):
+// a system-status line (subtype agent.MCPNotice) saying why and until when.
+func MCPLostMessage(why string) agent.Message {
+	return agent.Message{
+		ID:   "mcp-lost-" + newID(),
+		Role: agent.RoleSystem,
+		Parts: []agent.Part{{Type: agent.PartSystemStatus, Subtype: agent.MCPNotice, Status: "warning",
+			Text: "Jean-Claude's tools (progress, questions, sub-tasks) are not available to this agent until its next session: " + why + "."}},
+	}
+}
+
+// noteMCPLost adds MCPLostMessage to a task whose session, started with
+// cfg by backend b, adopted an agent that cannot reach the app's MCP
+// server; a failure to store it is logged (the session runs on). Caller
+// holds the task's lock.
+func (o *Orchestrator) noteMCPLost(ctx context.Context, taskID string, b agent.Backend, cfg agent.Config) {
+	if cfg.MCP == nil || cfg.MCP.Unreachable == "" {
+		return
+	}
+	if m, ok := b.(agent.MCPAtEachStart); ok && m.MCPAtEachStart() {
+		return
+	}
+	o.log.Warn("orchestrator: an adopted agent cannot reach the app's MCP server until its next session", "task", taskID, "why", cfg.MCP.Unreachable)
+	if _, err := o.addAppMessage(ctx, taskID, MCPLostMessage(cfg.MCP.Unreachable)); err != nil {
+		o.log.Warn("orchestrator: store the MCP notice", "task", taskID, "err", err)
+	}
 }
 
 // AskUser puts a question to the user on a running task, asked by the app

@@ -426,6 +426,7 @@ func (o *Orchestrator) startLocked(ctx context.Context, t store.TaskRun, session
 	if stored != nil {
 		o.emitter(t.ID).message(agent.Event{Type: agent.EventMessage, Message: stored}, time.Time{})
 	}
+	o.noteMCPLost(ctx, t.ID, b, cfg)
 	o.emitTask(ctx, t.ID)
 	o.wg.Add(1)
 	go r.loop()

@@ -2,7 +2,12 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,24 +48,8 @@ func mcpOrchestrator(t *testing.T, db *store.DB, reg *agent.Registry, rdir, stat
 // the first app removed) calls report_progress on the next app's server
 // with the previous app's URL and token; the progress lands on its task.
 func TestRelayQuitKeepMCPToolsAfterRestart(t *testing.T) {
-	db := openDB(t)
+	db, reg, rdir, state := quitKeepWithMCP(t)
 	ctx := context.Background()
-	rdir, state := relayDir(t), filepath.Join(t.TempDir(), "mcp-server.json")
-	reg := claudeRegistry(t, "FAKE_CLAUDE_MCP_PROGRESS=reported after the restart", "FAKE_CLAUDE_MCP_TURN=2")
-	addTask(t, db, "t1", "claude-code", "first turn")
-	o1, m1 := mcpOrchestrator(t, db, reg, rdir, state, true)
-	if err := o1.Start(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	waitStatus(t, db, "t1", store.StatusCompleted)
-	if err := o1.Close(ctx); err != nil { // quit with "keep"
-		t.Fatal(err)
-	}
-	_ = m1.Close(ctx)
-	if metas, _ := relay.List(rdir); len(metas) != 1 || !metas[0].Alive() {
-		t.Fatalf("relays after quit-keep: %+v", metas)
-	}
-
 	o2, m2 := mcpOrchestrator(t, db, reg, rdir, state, false)
 	if _, err := o2.Recover(ctx); err != nil {
 		t.Fatal(err)
@@ -93,4 +82,88 @@ func TestRelayQuitKeepMCPToolsAfterRestart(t *testing.T) {
 	if progress != 1 || reported != 1 || failed != 0 {
 		t.Fatalf("after the restart: %d progress parts, %d tool results \"Reported.\", %d failed calls", progress, reported, failed)
 	}
+	if n := mcpNotices(t, db); n != 0 {
+		t.Errorf("%d notices that the tools are lost, with the tools working", n)
+	}
+}
+
+// quitKeepWithMCP runs task t1 (the fake Claude, which calls
+// report_progress in its second turn) behind a relay to the end of its
+// first turn, then quits with "keep": the agent waits for input.
+func quitKeepWithMCP(t *testing.T) (db *store.DB, reg *agent.Registry, rdir, state string) {
+	t.Helper()
+	db = openDB(t)
+	ctx := context.Background()
+	rdir, state = relayDir(t), filepath.Join(t.TempDir(), "mcp-server.json")
+	reg = claudeRegistry(t, "FAKE_CLAUDE_MCP_PROGRESS=reported after the restart", "FAKE_CLAUDE_MCP_TURN=2")
+	addTask(t, db, "t1", "claude-code", "first turn")
+	o1, m1 := mcpOrchestrator(t, db, reg, rdir, state, true)
+	if err := o1.Start(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, db, "t1", store.StatusCompleted)
+	if err := o1.Close(ctx); err != nil { // quit with "keep"
+		t.Fatal(err)
+	}
+	_ = m1.Close(ctx)
+	if metas, _ := relay.List(rdir); len(metas) != 1 || !metas[0].Alive() {
+		t.Fatalf("relays after quit-keep: %+v", metas)
+	}
+	return db, reg, rdir, state
+}
+
+// mcpNotices counts t1's notices that its agent lost the app's tools.
+func mcpNotices(t *testing.T, db *store.DB) int {
+	t.Helper()
+	var n int
+	if err := db.R.QueryRow(`SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%"subtype":"mcp"%'
+		AND normalizedData LIKE '%not available to this agent until its next session%'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// The previous app's MCP address is taken when the next app starts: the
+// adopted agent cannot reach the tools, and its task says so (a warning
+// line naming the taken address, stored and emitted) rather than only the
+// log; its call fails, the turn completes, and the next session gets them
+// back.
+func TestRelayQuitKeepMCPAddressTaken(t *testing.T) {
+	db, reg, rdir, state := quitKeepWithMCP(t)
+	ctx := context.Background()
+	var st struct{ Addr string }
+	data, err := os.ReadFile(state)
+	if err != nil || json.Unmarshal(data, &st) != nil || st.Addr == "" {
+		t.Fatalf("state file: %v %s", err, data)
+	}
+	ln, err := net.Listen("tcp", st.Addr) // another program took the port
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { _ = http.Serve(ln, http.NotFoundHandler()) }()
+	o2, m2 := mcpOrchestrator(t, db, reg, rdir, state, false)
+	if _, err := o2.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m2.ForgetKept()
+	if n := mcpNotices(t, db); n != 1 {
+		t.Fatalf("%d notices that the adopted agent lost the tools, want 1", n)
+	}
+	msgs, err := o2.Messages(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := msgs[len(msgs)-1].Parts[0]
+	if last.Status != "warning" || !strings.Contains(last.Text, "("+st.Addr+") was taken") {
+		t.Errorf("the notice: %+v", last)
+	}
+	if err := o2.SendMessage(ctx, "t1", "report your progress"); err != nil {
+		t.Fatal(err)
+	}
+	var failed int
+	waitLong(t, "the follow-up's turn", func() bool {
+		_ = db.R.QueryRow(`SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND (normalizedData LIKE '%"content":"connect:%' OR normalizedData LIKE '%"content":"call:%')`).Scan(&failed)
+		return loadTask(t, db, "t1").Status == store.StatusCompleted && failed > 0
+	})
 }

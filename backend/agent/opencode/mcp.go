@@ -60,6 +60,12 @@ func (o *mcpOwners) claim(dir string, s *Session) bool {
 	return true
 }
 
+var _ agent.MCPAtEachStart = (*Backend)(nil)
+
+// MCPAtEachStart implements agent.MCPAtEachStart: addMCP runs at every
+// Start, an adopted session's too, with the token of this app.
+func (b *Backend) MCPAtEachStart() bool { return true }
+
 // addMCP registers the app's MCP server (cfg.MCP) with the session's
 // directory instance: POST /mcp {name, config: {type: remote, url,
 // headers, timeout}}. The token goes in the request body to the local

@@ -268,6 +268,21 @@ describe("recorded synthetic Claude run (sub-agents, skills, compaction, status)
   });
 });
 
+describe("system-status tones", () => {
+  it("shows a warning line (the app's MCP tools lost after a restart) apart from info and error lines", () => {
+    const line = (id: string, status: string, text: string) =>
+      m(id, [{ type: "system-status", subtype: "mcp", status, text }], { role: "system" });
+    const { container } = renderEvents([
+      line("w", "warning", "Jean-Claude's tools are not available to this agent until its next session: the port was taken."),
+      line("i", "info", "Some info."),
+      line("e", "error", "Some error."),
+    ]);
+    const lines = [...container.querySelectorAll(".jc-part--status")];
+    expect(lines.map((l) => l.className.replace("jc-part jc-part--status", "").trim())).toEqual(["is-warning", "", "is-error"]);
+    expect(lines[0].textContent).toContain("until its next session: the port was taken.");
+  });
+});
+
 describe("every part type of the recordings renders", () => {
   for (const [name, fx] of Object.entries(FIXTURES)) {
     it(name, () => {
