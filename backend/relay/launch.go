@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -42,7 +41,7 @@ func Launch(ctx context.Context, exe string, spec Spec) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	logf, err := os.OpenFile(filepath.Join(spec.Dir, spec.ID+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logf, err := os.OpenFile(logPath(spec.Dir, spec.ID), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return Meta{}, fmt.Errorf("relay: log: %w", err)
 	}
@@ -81,8 +80,8 @@ func Launch(ctx context.Context, exe string, spec Spec) (Meta, error) {
 			// wrong: end it as a cancelled start does, and wait, so that
 			// the log read below holds its last words.
 			endRelay(cmd, exited, spec.WaitDelay+2*time.Second)
-			b, _ := os.ReadFile(filepath.Join(spec.Dir, spec.ID+".log"))
-			_ = os.Remove(filepath.Join(spec.Dir, spec.ID+".log")) // its only content is in the error
+			b, _ := os.ReadFile(logPath(spec.Dir, spec.ID))
+			_ = os.Remove(logPath(spec.Dir, spec.ID)) // its only content is in the error
 			return Meta{}, fmt.Errorf("relay: did not start: %w: %s", r.err, strings.TrimSpace(string(b)))
 		}
 		return r.m, nil

@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -121,15 +120,11 @@ const (
 
 func (s *server) removeFiles() {
 	s.removeRunFiles()
-	_ = os.Remove(filepath.Join(s.spec.Dir, s.spec.ID+".log"))
+	_ = os.Remove(logPath(s.spec.Dir, s.spec.ID))
 }
 
 // removeRunFiles removes every file but the log.
-func (s *server) removeRunFiles() {
-	for _, p := range []string{sockPath(s.spec.Dir, s.spec.ID), metaPath(s.spec.Dir, s.spec.ID), s.j.path, exitPath(s.j.path)} {
-		_ = os.Remove(p)
-	}
-}
+func (s *server) removeRunFiles() { removeAll(runFiles(s.spec.Dir, s.spec.ID)...) }
 
 func (s *server) listen() error {
 	p := sockPath(s.spec.Dir, s.spec.ID)

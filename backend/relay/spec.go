@@ -108,6 +108,21 @@ type Meta struct {
 func sockPath(dir, id string) string    { return filepath.Join(dir, id+".sock") }
 func metaPath(dir, id string) string    { return filepath.Join(dir, id+".json") }
 func journalPath(dir, id string) string { return filepath.Join(dir, id+".journal") }
+func logPath(dir, id string) string     { return filepath.Join(dir, id+".log") }
+
+// runFiles are relay id's files in dir but its log: its socket, meta,
+// journal and the journal's exit record.
+func runFiles(dir, id string) []string {
+	j := journalPath(dir, id)
+	return []string{sockPath(dir, id), metaPath(dir, id), j, exitPath(j)}
+}
+
+// removeAll removes the files named, those missing included.
+func removeAll(paths ...string) {
+	for _, p := range paths {
+		_ = os.Remove(p)
+	}
+}
 
 func writeMeta(dir string, m Meta) error {
 	b, err := json.MarshalIndent(m, "", "  ")
@@ -162,8 +177,6 @@ func (m Meta) Alive() bool {
 
 // Remove deletes a relay's files (after its journal was taken).
 func (m Meta) Remove() {
-	dir := filepath.Dir(m.Journal)
-	for _, p := range []string{m.Socket, m.Journal, exitPath(m.Journal), metaPath(dir, m.ID), filepath.Join(dir, m.ID+".log")} {
-		_ = os.Remove(p)
-	}
+	dir := filepath.Dir(m.Journal) // the relay's dir: its socket and meta are there too (server.run)
+	removeAll(append(runFiles(dir, m.ID), logPath(dir, m.ID))...)
 }
