@@ -76,7 +76,7 @@ func MCPLostMessage(why string) agent.Message {
 		ID:   "mcp-lost-" + newID(),
 		Role: agent.RoleSystem,
 		Parts: []agent.Part{{Type: agent.PartSystemStatus, Subtype: agent.MCPNotice, Status: "warning",
-			Text: "Jean-Claude's tools (progress, questions, sub-tasks) are not available to this agent until its next session: " + why + "."}},
+			Text: "Jean-Claude's tools (progress, questions, sub-tasks) are not available to this agent until its next session: " + why + ". Stop the task, then send a message: it resumes with them."}},
 	}
 }
 

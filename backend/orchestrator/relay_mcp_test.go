@@ -89,13 +89,14 @@ func TestRelayQuitKeepMCPToolsAfterRestart(t *testing.T) {
 
 // quitKeepWithMCP runs task t1 (the fake Claude, which calls
 // report_progress in its second turn) behind a relay to the end of its
-// first turn, then quits with "keep": the agent waits for input.
+// first turn, then quits with "keep": the agent waits for input. Each
+// turn asked to "report your progress" calls the tool.
 func quitKeepWithMCP(t *testing.T) (db *store.DB, reg *agent.Registry, rdir, state string) {
 	t.Helper()
 	db = openDB(t)
 	ctx := context.Background()
 	rdir, state = relayDir(t), filepath.Join(t.TempDir(), "mcp-server.json")
-	reg = claudeRegistry(t, "FAKE_CLAUDE_MCP_PROGRESS=reported after the restart", "FAKE_CLAUDE_MCP_TURN=2")
+	reg = claudeRegistry(t, "FAKE_CLAUDE_MCP_PROGRESS=reported after the restart", "FAKE_CLAUDE_MCP_WHEN=report your progress")
 	addTask(t, db, "t1", "claude-code", "first turn")
 	o1, m1 := mcpOrchestrator(t, db, reg, rdir, state, true)
 	if err := o1.Start(ctx, "t1"); err != nil {
@@ -126,8 +127,8 @@ func mcpNotices(t *testing.T, db *store.DB) int {
 // The previous app's MCP address is taken when the next app starts: the
 // adopted agent cannot reach the tools, and its task says so (a warning
 // line naming the taken address, stored and emitted) rather than only the
-// log; its call fails, the turn completes, and the next session gets them
-// back.
+// log; its call fails, the turn completes. As the notice says, a Stop and
+// a message resume it in a new process, which gets the tools back.
 func TestRelayQuitKeepMCPAddressTaken(t *testing.T) {
 	db, reg, rdir, state := quitKeepWithMCP(t)
 	ctx := context.Background()
@@ -161,9 +162,27 @@ func TestRelayQuitKeepMCPAddressTaken(t *testing.T) {
 	if err := o2.SendMessage(ctx, "t1", "report your progress"); err != nil {
 		t.Fatal(err)
 	}
-	var failed int
+	var failed, progress int
+	count := func() {
+		_ = db.R.QueryRow(`SELECT
+			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND (normalizedData LIKE '%"content":"connect:%' OR normalizedData LIKE '%"content":"call:%')),
+			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%"subtype":"progress"%')`).Scan(&failed, &progress)
+	}
 	waitLong(t, "the follow-up's turn", func() bool {
-		_ = db.R.QueryRow(`SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND (normalizedData LIKE '%"content":"connect:%' OR normalizedData LIKE '%"content":"call:%')`).Scan(&failed)
+		count()
 		return loadTask(t, db, "t1").Status == store.StatusCompleted && failed > 0
 	})
+	if err := o2.Stop(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := o2.SendMessage(ctx, "t1", "report your progress now"); err != nil {
+		t.Fatal(err)
+	}
+	waitLong(t, "the resumed session's report", func() bool {
+		count()
+		return loadTask(t, db, "t1").Status == store.StatusCompleted && progress > 0
+	})
+	if failed != 1 || progress != 1 {
+		t.Errorf("%d failed calls, %d progress reports; want 1 and 1", failed, progress)
+	}
 }

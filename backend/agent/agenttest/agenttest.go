@@ -72,6 +72,8 @@
 //	                              Code does), with its tool_use/result lines
 //	FAKE_CLAUDE_MCP_TURN=n        the turn that calls it (default 1; e.g. 2: a
 //	                              follow-up, after the app restarted)
+//	FAKE_CLAUDE_MCP_WHEN=text     instead: every turn whose prompt holds text
+//	                              calls it (a resumed process's turns too)
 package agenttest
 
 import (

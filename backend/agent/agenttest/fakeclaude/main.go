@@ -33,6 +33,7 @@ type config struct {
 	argsFile   string
 	mcp        string // FAKE_CLAUDE_MCP_PROGRESS: report it through the app's MCP server
 	mcpTurn    int    // FAKE_CLAUDE_MCP_TURN: the turn that reports it (1: the first)
+	mcpWhen    string // FAKE_CLAUDE_MCP_WHEN: each turn whose prompt holds it reports (in place of mcpTurn)
 }
 
 func main() {
@@ -43,6 +44,7 @@ func main() {
 		stubborn:   os.Getenv("FAKE_CLAUDE_STUBBORN") == "1",
 		argsFile:   os.Getenv("FAKE_CLAUDE_ARGS_FILE"),
 		mcp:        os.Getenv("FAKE_CLAUDE_MCP_PROGRESS"),
+		mcpWhen:    os.Getenv("FAKE_CLAUDE_MCP_WHEN"),
 		stamp:      os.Getenv("FAKE_CLAUDE_STAMP") == "1",
 	}
 	cfg.crashAfter, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_CRASH_AFTER"))
@@ -441,7 +443,7 @@ func (f *fake) startTurn(userLine []byte) {
 		f.hanging = true
 	case f.cfg.repeat > 0:
 		f.queue = f.repeatTurn(f.cfg.repeat)
-	case f.cfg.mcp != "" && f.turnNo == f.cfg.mcpTurn:
+	case f.cfg.mcp != "" && f.mcpCalls(userLine):
 		f.next++
 		f.queue = f.mcpTurn(f.cfg.mcp)
 	case f.next < len(f.turns):
@@ -462,6 +464,14 @@ func (f *fake) startTurn(userLine []byte) {
 		}
 		f.queue = [][]byte{f.initLine(), f.assistantText("msg_fake_"+f.uuid(), "You said: "+text), f.result(false)}
 	}
+}
+
+// mcpCalls tells whether the turn of userLine calls report_progress.
+func (f *fake) mcpCalls(userLine []byte) bool {
+	if f.cfg.mcpWhen != "" {
+		return bytes.Contains(userLine, []byte(f.cfg.mcpWhen))
+	}
+	return f.turnNo == f.cfg.mcpTurn
 }
 
 func (f *fake) uuid() string {
