@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,13 +124,26 @@ func TestOpenCodeMCPAcrossRestart(t *testing.T) {
 }
 
 // relayTempDir is a relay directory with a short path (the relays'
-// sockets live there), removed at the end.
+// sockets live there), removed at the end. A relay still running then
+// (the test's apps are closed by then: cleanups run last first) is an
+// error, and it is killed with its agent's group, so that a failed test
+// leaves no agent behind either.
 func relayTempDir(t *testing.T) string {
 	rdir, err := os.MkdirTemp("", "jcrr")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(rdir) })
+	t.Cleanup(func() {
+		ms, _ := relay.List(rdir)
+		for _, m := range ms {
+			if m.Alive() {
+				t.Errorf("relay %s (%s) still runs after the test", m.ID, m.Name)
+				_ = syscall.Kill(-m.AgentPID, syscall.SIGKILL)
+				_ = syscall.Kill(m.RelayPID, syscall.SIGKILL)
+			}
+		}
+		os.RemoveAll(rdir)
+	})
 	return rdir
 }
 
