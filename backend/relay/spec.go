@@ -40,11 +40,12 @@ type Spec struct {
 	RotateBytes int64    `json:"rotateBytes"` // journal truncated once all is stored and it is larger (default 4 MiB)
 	MaxUnacked  int64    `json:"maxUnacked"`  // journal bytes not stored by an app before stdout is no longer read (default 256 MiB)
 	// AttachedBytes: while an app is attached, the relay reads the agent
-	// only while fewer bytes than this wait for its acks (default 4 MiB;
-	// under a firehose a window under a millisecond of output stalled the
-	// relay on every ack round trip, BenchmarkRelayVsPipe). The relay then
-	// paces the agent like a pipe would: a Stop leaves the app about this
-	// much to store. With no app attached only MaxUnacked bounds it.
+	// only while fewer bytes than this wait for its acks (default 1 MiB,
+	// beside the agent's 1 MiB pipe (server.startAgent); under a firehose
+	// a window under a millisecond of output stalled the relay on every
+	// ack round trip, BenchmarkRelayVsPipe). The relay then paces the
+	// agent like a pipe would: a Stop leaves the app about this much (and
+	// the pipe's) to store. With no app attached only MaxUnacked bounds it.
 	AttachedBytes int64 `json:"attachedBytes"`
 }
 
@@ -68,7 +69,7 @@ func (s *Spec) defaults() {
 		s.MaxUnacked = 256 << 20
 	}
 	if s.AttachedBytes <= 0 {
-		s.AttachedBytes = 4 << 20
+		s.AttachedBytes = 1 << 20
 	}
 }
 
