@@ -95,7 +95,6 @@ func TestAdoptedTokenWorksAfterRestart(t *testing.T) {
 		t.Errorf("an adoption whose token was kept says the agent cannot reach the server: %q", fresh.Unreachable)
 	}
 	srv2.ForgetKept()
-
 	call(t, cs, "report_progress", map[string]any{"message": "after the restart"})
 	if n := progressCount(t, h.db, "t1"); n != 2 {
 		t.Fatalf("%d progress reports stored, want 2", n)
