@@ -168,6 +168,9 @@ func (s *server) startAgent() error {
 	}
 	// A bigger pipe lets the agent write on while the relay is not
 	// scheduled (three processes share the cores): fewer stalls of each.
+	// The kernel counts it against the user's pipe pages (pipe-user-
+	// pages-soft, 64 MiB by default: 64 agents at once); a refusal keeps
+	// the default 64 KiB.
 	_, _ = unix.FcntlInt(outR.Fd(), unix.F_SETPIPE_SZ, spliceMax)
 	cmd.Stdout = outW
 	if err := cmd.Start(); err != nil {
