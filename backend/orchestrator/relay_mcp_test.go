@@ -58,7 +58,7 @@ func TestRelayQuitKeepMCPToolsAfterRestart(t *testing.T) {
 	if err := o2.SendMessage(ctx, "t1", "report your progress"); err != nil {
 		t.Fatal(err)
 	}
-	var progress, reported, failed int
+	var c mcpCounts
 	t.Cleanup(func() {
 		if t.Failed() {
 			rows, _ := db.R.Query(`SELECT normalizedData FROM agent_messages WHERE taskId = 't1' ORDER BY messageIndex`)
@@ -72,25 +72,34 @@ func TestRelayQuitKeepMCPToolsAfterRestart(t *testing.T) {
 		}
 	})
 	waitLong(t, "the follow-up's tool call answered", func() bool {
-		_ = db.R.QueryRow(`SELECT
-			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%"subtype":"progress"%' AND normalizedData LIKE '%reported after the restart%'),
-			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%Reported.%'),
-			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND (normalizedData LIKE '%"content":"connect:%' OR normalizedData LIKE '%"content":"call:%'))`).
-			Scan(&progress, &reported, &failed)
-		return loadTask(t, db, "t1").Status == store.StatusCompleted && (reported > 0 || failed > 0)
+		c = countMCP(db)
+		return loadTask(t, db, "t1").Status == store.StatusCompleted && (c.reported > 0 || c.failed > 0)
 	})
-	if progress != 1 || reported != 1 || failed != 0 {
-		t.Fatalf("after the restart: %d progress parts, %d tool results \"Reported.\", %d failed calls", progress, reported, failed)
+	if c.progress != 1 || c.reported != 1 || c.failed != 0 {
+		t.Fatalf("after the restart: %d progress parts, %d tool results \"Reported.\", %d failed calls", c.progress, c.reported, c.failed)
 	}
 	if n := mcpNotices(t, db); n != 0 {
 		t.Errorf("%d notices that the tools are lost, with the tools working", n)
 	}
 }
 
-// quitKeepWithMCP runs task t1 (the fake Claude, which calls
-// report_progress in its second turn) behind a relay to the end of its
-// first turn, then quits with "keep": the agent waits for input. Each
-// turn asked to "report your progress" calls the tool.
+// mcpCounts are t1's report_progress calls as stored: progress parts
+// with the fake's text, tool results "Reported.", and failed calls.
+type mcpCounts struct{ progress, reported, failed int }
+
+func countMCP(db *store.DB) (c mcpCounts) {
+	_ = db.R.QueryRow(`SELECT
+		(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%"subtype":"progress"%' AND normalizedData LIKE '%reported after the restart%'),
+		(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%Reported.%'),
+		(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND (normalizedData LIKE '%"content":"connect:%' OR normalizedData LIKE '%"content":"call:%'))`).
+		Scan(&c.progress, &c.reported, &c.failed)
+	return c
+}
+
+// quitKeepWithMCP runs task t1 (the fake Claude; each turn whose prompt
+// says "report your progress" calls report_progress) behind a relay to the
+// end of its first turn, then quits with "keep": the agent waits for
+// input.
 func quitKeepWithMCP(t *testing.T) (db *store.DB, reg *agent.Registry, rdir, state string) {
 	t.Helper()
 	db = openDB(t)
@@ -162,15 +171,10 @@ func TestRelayQuitKeepMCPAddressTaken(t *testing.T) {
 	if err := o2.SendMessage(ctx, "t1", "report your progress"); err != nil {
 		t.Fatal(err)
 	}
-	var failed, progress int
-	count := func() {
-		_ = db.R.QueryRow(`SELECT
-			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND (normalizedData LIKE '%"content":"connect:%' OR normalizedData LIKE '%"content":"call:%')),
-			(SELECT COUNT(*) FROM agent_messages WHERE taskId = 't1' AND normalizedData LIKE '%"subtype":"progress"%')`).Scan(&failed, &progress)
-	}
+	var c mcpCounts
 	waitLong(t, "the follow-up's turn", func() bool {
-		count()
-		return loadTask(t, db, "t1").Status == store.StatusCompleted && failed > 0
+		c = countMCP(db)
+		return loadTask(t, db, "t1").Status == store.StatusCompleted && c.failed > 0
 	})
 	if err := o2.Stop(ctx, "t1"); err != nil {
 		t.Fatal(err)
@@ -179,10 +183,10 @@ func TestRelayQuitKeepMCPAddressTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLong(t, "the resumed session's report", func() bool {
-		count()
-		return loadTask(t, db, "t1").Status == store.StatusCompleted && progress > 0
+		c = countMCP(db)
+		return loadTask(t, db, "t1").Status == store.StatusCompleted && c.progress > 0
 	})
-	if failed != 1 || progress != 1 {
-		t.Errorf("%d failed calls, %d progress reports; want 1 and 1", failed, progress)
+	if c.failed != 1 || c.progress != 1 || c.reported != 1 {
+		t.Errorf("%d failed calls, %d progress reports, %d results \"Reported.\"; want 1, 1 and 1", c.failed, c.progress, c.reported)
 	}
 }
