@@ -99,24 +99,32 @@ func runProgressMCP(t *testing.T, c mcpCase) []string {
 // config (mcp_servers.jean-claude, bearer_token_env_var).
 func TestCodexMCP(t *testing.T) {
 	t.Parallel()
+	_ = runProgressMCP(t, codexMCP(t))
+}
+
+// codexMCP is `codex app-server`'s case.
+func codexMCP(t *testing.T) mcpCase {
 	b := bin(t, binDir(t), "codex")
-	asked := runProgressMCP(t, mcpCase{name: agent.BackendCodex, tool: "mcp__jean-claude__report_progress",
+	return mcpCase{name: agent.BackendCodex, tool: "mcp__jean-claude__report_progress",
 		mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
 			return wrapped(t, agent.BackendCodex, codexEnv(t, model), codex.New(codex.Options{Binary: b}))
-		}})
-	_ = asked
+		}}
 }
 
 // TestGeminiMCP: headless Gemini CLI gets the server from the system
 // settings file (GEMINI_CLI_SYSTEM_SETTINGS_PATH, trust: true).
 func TestGeminiMCP(t *testing.T) {
 	t.Parallel()
+	_ = runProgressMCP(t, geminiMCP(t))
+}
+
+// geminiMCP is headless Gemini CLI's case (a process per turn).
+func geminiMCP(t *testing.T) mcpCase {
 	b := bin(t, binDir(t), "gemini")
-	asked := runProgressMCP(t, mcpCase{name: agent.BackendGemini, tool: "mcp_jean-claude_report_progress",
+	return mcpCase{name: agent.BackendGemini, tool: "mcp_jean-claude_report_progress", perTurn: true,
 		mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
 			return wrapped(t, agent.BackendGemini, geminiEnv(t, model), gemini.New(gemini.Options{Binary: b}))
-		}})
-	_ = asked
+		}}
 }
 
 // acpMCP is an ACP preset's case (mcpServers on session/new).

@@ -12,8 +12,6 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest/fakemodel"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
-	"github.com/jean-claude/jean-claude/backend/agent/codex"
-	"github.com/jean-claude/jean-claude/backend/agent/gemini"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/mcpserver"
 	"github.com/jean-claude/jean-claude/backend/orchestrator"
@@ -72,11 +70,7 @@ func TestClaudeCodeMCPAcrossRestart(t *testing.T) {
 // app-server's environment.
 func TestCodexMCPAcrossRestart(t *testing.T) {
 	t.Parallel()
-	b := bin(t, binDir(t), "codex")
-	runMCPAcrossRestart(t, mcpCase{name: agent.BackendCodex, tool: "mcp__jean-claude__report_progress",
-		mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
-			return wrapped(t, agent.BackendCodex, codexEnv(t, model), codex.New(codex.Options{Binary: b}))
-		}})
+	runMCPAcrossRestart(t, codexMCP(t))
 }
 
 // The same across a restart for the other agents (the first turn, the
@@ -88,11 +82,7 @@ func TestCodexMCPAcrossRestart(t *testing.T) {
 
 func TestGeminiMCPAcrossRestart(t *testing.T) {
 	t.Parallel()
-	b := bin(t, binDir(t), "gemini")
-	runMCPAcrossRestart(t, mcpCase{name: agent.BackendGemini, tool: "mcp_jean-claude_report_progress",
-		perTurn: true, mk: func(model *fakemodel.Server) func(db *store.DB) agent.Backend {
-			return wrapped(t, agent.BackendGemini, geminiEnv(t, model), gemini.New(gemini.Options{Binary: b}))
-		}})
+	runMCPAcrossRestart(t, geminiMCP(t))
 }
 
 func TestGeminiACPMCPAcrossRestart(t *testing.T) {
