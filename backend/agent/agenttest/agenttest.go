@@ -70,10 +70,9 @@
 //	                              the jean-claude server of --mcp-config (the
 //	                              app's MCP server, read at the start as Claude
 //	                              Code does), with its tool_use/result lines
-//	FAKE_CLAUDE_MCP_TURN=n        the turn that calls it (default 1; e.g. 2: a
-//	                              follow-up, after the app restarted)
-//	FAKE_CLAUDE_MCP_WHEN=text     instead: every turn whose prompt holds text
-//	                              calls it (a resumed process's turns too)
+//	FAKE_CLAUDE_MCP_WHEN=text     every turn whose prompt holds text calls it
+//	                              (a resumed process's turns too), in place
+//	                              of the first turn
 package agenttest
 
 import (

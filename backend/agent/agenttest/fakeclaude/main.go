@@ -32,8 +32,7 @@ type config struct {
 	stubborn   bool
 	argsFile   string
 	mcp        string // FAKE_CLAUDE_MCP_PROGRESS: report it through the app's MCP server
-	mcpTurn    int    // FAKE_CLAUDE_MCP_TURN: the turn that reports it (1: the first)
-	mcpWhen    string // FAKE_CLAUDE_MCP_WHEN: each turn whose prompt holds it reports (in place of mcpTurn)
+	mcpWhen    string // FAKE_CLAUDE_MCP_WHEN: each turn whose prompt holds it reports (else the first turn)
 }
 
 func main() {
@@ -49,9 +48,6 @@ func main() {
 	}
 	cfg.crashAfter, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_CRASH_AFTER"))
 	cfg.repeat, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_REPEAT"))
-	if cfg.mcpTurn, _ = strconv.Atoi(os.Getenv("FAKE_CLAUDE_MCP_TURN")); cfg.mcpTurn < 1 {
-		cfg.mcpTurn = 1
-	}
 	if cfg.mcp != "" {
 		loadMCPConfig() // at the start, as Claude Code reads --mcp-config
 	}
@@ -471,7 +467,7 @@ func (f *fake) mcpCalls(userLine []byte) bool {
 	if f.cfg.mcpWhen != "" {
 		return bytes.Contains(userLine, []byte(f.cfg.mcpWhen))
 	}
-	return f.turnNo == f.cfg.mcpTurn
+	return f.turnNo == 1
 }
 
 func (f *fake) uuid() string {
