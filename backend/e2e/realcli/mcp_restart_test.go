@@ -113,11 +113,17 @@ func TestOpenCodeMCPAcrossRestart(t *testing.T) {
 		}})
 }
 
+// relayGone is how long a relay may take to end after its app's Close.
+const relayGone = 5 * time.Second
+
 // relayTempDir is a relay directory with a short path (the relays'
-// sockets live there), removed at the end. A relay still running then
-// (the test's apps are closed by then: cleanups run last first) is an
-// error, and it is killed with its agent's group, so that a failed test
-// leaves no agent behind either.
+// sockets live there), removed at the end. The test's apps are closed by
+// then (cleanups run last first): a relay whose agent's end the app
+// stored removes its files and exits on its own, a few milliseconds
+// after the app's Close returned (CI once listed one ~10 ms before it
+// ended). One still running relayGone later is an error, and it is
+// killed with its agent's group, so that a failed test leaves no agent
+// behind either.
 func relayTempDir(t *testing.T) string {
 	rdir, err := os.MkdirTemp("", "jcrr")
 	if err != nil {
@@ -126,8 +132,11 @@ func relayTempDir(t *testing.T) string {
 	t.Cleanup(func() {
 		ms, _ := relay.List(rdir)
 		for _, m := range ms {
+			for start := time.Now(); m.Alive() && time.Since(start) < relayGone; {
+				time.Sleep(10 * time.Millisecond)
+			}
 			if m.Alive() {
-				t.Errorf("relay %s (%s) still runs after the test", m.ID, m.Name)
+				t.Errorf("relay %s (%s) still runs %v after the test", m.ID, m.Name, relayGone)
 				_ = syscall.Kill(-m.AgentPID, syscall.SIGKILL)
 				_ = syscall.Kill(m.RelayPID, syscall.SIGKILL)
 			}
