@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/atomicfile"
 )
 
 // OpenCodeConfig is what goes into a generated opencode.json.
@@ -107,11 +108,7 @@ func WriteOpenCodeConfig(dataDir, key string, c OpenCodeConfig) (string, error) 
 		return "", fmt.Errorf("agentmgr: opencode config: %w", err)
 	}
 	path := filepath.Join(dir, key+".json")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return "", fmt.Errorf("agentmgr: opencode config: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		return "", fmt.Errorf("agentmgr: opencode config: %w", err)
 	}
 	return path, nil

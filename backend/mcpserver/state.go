@@ -7,8 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"slices"
+
+	"github.com/jean-claude/jean-claude/backend/atomicfile"
 )
 
 // state is Options.StateFile: where the server listens and each task's
@@ -79,27 +80,7 @@ func (s *Server) save() {
 		st.Tasks[id] = slices.Compact(hs)
 	}
 	data, _ := json.Marshal(st)
-	if err := writeFile(s.opt.StateFile, data); err != nil {
+	if err := atomicfile.Write(s.opt.StateFile, data); err != nil {
 		s.opt.Logger.Warn("mcpserver: the server state for the next app was not written; agents that outlive this app would lose the Jean-Claude tools", "file", s.opt.StateFile, "err", err)
 	}
-}
-
-// writeFile replaces path with data through a temporary file (CreateTemp
-// makes it 0600).
-func writeFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".mcp-state-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
-	return err
 }

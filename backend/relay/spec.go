@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent/proc"
+	"github.com/jean-claude/jean-claude/backend/atomicfile"
 )
 
 // Spec is what `jean-claude relay` reads as JSON on its stdin (never as
@@ -130,11 +131,7 @@ func writeMeta(dir string, m Meta) error {
 	if err != nil {
 		return err
 	}
-	tmp := metaPath(dir, m.ID) + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("relay: meta: %w", err)
-	}
-	if err := os.Rename(tmp, metaPath(dir, m.ID)); err != nil {
+	if err := atomicfile.Write(metaPath(dir, m.ID), b); err != nil {
 		return fmt.Errorf("relay: meta: %w", err)
 	}
 	return nil

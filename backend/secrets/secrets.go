@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/zalando/go-keyring"
+
+	"github.com/jean-claude/jean-claude/backend/atomicfile"
 )
 
 // Service is the keyring service name the app's secrets live under.
@@ -133,14 +135,10 @@ func (f *File) save(m map[string]string) error {
 	if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
-	tmp := f.Path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	if err := atomicfile.Write(f.Path, data); err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
-	if err := os.Chmod(tmp, 0o600); err != nil {
-		return fmt.Errorf("secrets: %w", err)
-	}
-	return os.Rename(tmp, f.Path)
+	return nil
 }
 
 // Get implements Store.

@@ -1,10 +1,11 @@
 package acp
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/jean-claude/jean-claude/backend/atomicfile"
 )
 
 // ConfigFile is a file the app writes before it starts the agent and
@@ -54,32 +55,13 @@ func configFileArgs(files []ConfigFile) ([]string, error) {
 	}
 	var args []string
 	for _, f := range files {
-		p, err := writeFileAtomic(dir, f.Name, []byte(f.Content))
-		if err != nil {
+		// Replaced whole (atomicfile): an agent starting meanwhile never
+		// reads half a file.
+		p := filepath.Join(dir, f.Name)
+		if err := atomicfile.Write(p, []byte(f.Content)); err != nil {
 			return nil, fmt.Errorf("agent config file %s: %w", f.Name, err)
 		}
 		args = append(args, f.Flag+"="+p)
 	}
 	return args, nil
-}
-
-// writeFileAtomic writes data to dir/name (0600) through a temporary file
-// renamed over it, so an agent starting meanwhile never reads half a file.
-func writeFileAtomic(dir, name string, data []byte) (string, error) {
-	tmp, err := os.CreateTemp(dir, name+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		_ = os.Remove(tmp.Name())
-		return "", fmt.Errorf("write: %w", errors.Join(werr, cerr))
-	}
-	p := filepath.Join(dir, name)
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		_ = os.Remove(tmp.Name())
-		return "", err
-	}
-	return p, nil
 }

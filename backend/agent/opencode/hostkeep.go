@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/atomicfile"
 )
 
 // hostRecord is what a host's server needs to be adopted.
@@ -78,11 +79,7 @@ func (s *server) record(p *process, port int) {
 	if err != nil || os.MkdirAll(s.opt.HostServers, 0o700) != nil {
 		return
 	}
-	path := s.recordPrefix() + id + ".json"
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, b, 0o600) != nil || os.Rename(tmp, path) != nil {
-		_ = os.Remove(tmp)
-	}
+	_ = atomicfile.Write(s.recordPrefix()+id+".json", b)
 }
 
 // forget removes p's record: it ended, or it is being stopped.
