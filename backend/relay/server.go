@@ -118,10 +118,7 @@ const (
 	finishIdle  = "nobody" // the agent ended and no app came: keep the files
 )
 
-func (s *server) removeFiles() {
-	s.removeRunFiles()
-	_ = os.Remove(logPath(s.spec.Dir, s.spec.ID))
-}
+func (s *server) removeFiles() { removeFiles(s.spec.Dir, s.spec.ID) }
 
 // removeRunFiles removes every file but the log.
 func (s *server) removeRunFiles() { removeAll(runFiles(s.spec.Dir, s.spec.ID)...) }

@@ -119,6 +119,9 @@ func runFiles(dir, id string) []string {
 	return []string{sockPath(dir, id), metaPath(dir, id), j, exitPath(j)}
 }
 
+// removeFiles removes every file of relay id in dir, its log included.
+func removeFiles(dir, id string) { removeAll(append(runFiles(dir, id), logPath(dir, id))...) }
+
 // removeAll removes the files named, those missing included.
 func removeAll(paths ...string) {
 	for _, p := range paths {
@@ -176,5 +179,5 @@ func (m Meta) Alive() bool {
 // Remove deletes a relay's files (after its journal was taken).
 func (m Meta) Remove() {
 	dir := filepath.Dir(m.Journal) // the relay's dir: its socket and meta are there too (server.run)
-	removeAll(append(runFiles(dir, m.ID), logPath(dir, m.ID))...)
+	removeFiles(dir, m.ID)
 }
