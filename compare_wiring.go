@@ -54,8 +54,9 @@ func (w *compareWiring) options(o *orchestrator.Options) {
 	}
 }
 
-// finish builds the services over the orchestrator o (nil in the bindings build).
-func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *workspace.Manager, o *orchestrator.Orchestrator) {
+// finish builds the services over the orchestrator o (nil in the bindings
+// build); a deleted comparison's tasks are stopped with stop.
+func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *workspace.Manager, o *orchestrator.Orchestrator, stop services.TaskStopper) {
 	var starter compare.Starter
 	if o != nil {
 		starter = o
@@ -67,7 +68,7 @@ func (w *compareWiring) finish(reg *agent.Registry, emit services.Emitter, ws *w
 			fmt.Fprintf(os.Stderr, "jean-claude: restoring usage limits: %v\n", err)
 		}
 	}
-	tasks := services.NewTaskService(w.ctx, w.db, reg, emit, ws, o)
+	tasks := services.NewTaskService(w.ctx, w.db, reg, emit, ws, stop)
 	w.usage = services.NewUsageService(w.ctx, w.db, w.sched)
 	w.compare = services.NewComparisons(w.db, tasks, ws, starter, emit)
 	w.bound = services.NewCompareService(w.ctx, w.compare)

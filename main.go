@@ -135,7 +135,7 @@ func run() int {
 		return cli.ExitError
 	}
 	app.sessions = sess
-	tasks := services.NewTaskService(ctx, db, reg, app, workspaces, sess.o)
+	tasks := services.NewTaskService(ctx, db, reg, app, workspaces, sess.ender())
 	if sess.sum != nil {
 		services.SetTaskTitler(tasks, sess.sum) // one-shot titles when a summary agent is set
 	}
@@ -144,7 +144,7 @@ func run() int {
 		// window is told about; its notifications withdrawn when answered.
 		app.inbox = &inbox.Watcher{DB: db, Out: app, Withdraw: sess.notifier, OnCount: app.setInboxCount}
 	}
-	cw.finish(reg, app, workspaces, sess.o)
+	cw.finish(reg, app, workspaces, sess.o, sess.ender())
 	defer cw.stop()
 	// The embedded terminal (agent sign-in); every PTY is killed at exit.
 	app.terms = term.NewManager(app)
@@ -190,7 +190,7 @@ func run() int {
 		},
 		Bind: []any{
 			app.appSvc,
-			services.NewProjectService(ctx, db, reg, app, app, sess.o, workspaces),
+			services.NewProjectService(ctx, db, reg, app, app, sess.ender(), workspaces),
 			tasks,
 			services.NewSettingsService(ctx, db, reg),
 			sess.svc,

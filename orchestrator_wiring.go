@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/jean-claude/jean-claude/backend/services"
 	"github.com/jean-claude/jean-claude/backend/store"
 	"github.com/jean-claude/jean-claude/backend/summary"
+	"github.com/jean-claude/jean-claude/backend/tasks"
 	"github.com/jean-claude/jean-claude/backend/workspace"
 	"github.com/jean-claude/jean-claude/backend/wtsetup"
 )
@@ -93,6 +95,45 @@ func newSessions(ctx context.Context, db *store.DB, reg *agent.Registry, emit or
 		mcp = nil
 	}
 	return &sessions{o: o, db: db, mcp: mcp, notifier: n, relays: relays != nil, sum: sum, svc: services.NewSessionService(ctx, db, o)}, nil
+}
+
+// revoker ends a task's tokens of the app's MCP server (mcpserver.Server).
+type revoker interface{ Revoke(taskID string) }
+
+// taskEnd stops a task that is being deleted, alone or with its project:
+// its agent ended by stop, then its tokens of the app's MCP server revoked,
+// so that whoever still holds one (an agent's config file, a copied
+// request) can no longer act for a task that is going away. A stop that
+// fails revokes nothing: the task is kept and its agent may still run. A
+// delete refused after the stop (a dirty worktree) leaves the task without
+// a token until its next session, which is granted a new one.
+type taskEnd struct {
+	stop   tasks.Stopper
+	tokens revoker
+}
+
+func (e taskEnd) Stop(ctx context.Context, taskID string) error {
+	err := e.stop.Stop(ctx, taskID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if e.tokens != nil {
+		e.tokens.Revoke(taskID)
+	}
+	return err
+}
+
+// ender is what deleting a task stops it with (taskEnd), nil in the
+// bindings build (no orchestrator).
+func (s *sessions) ender() tasks.Stopper {
+	if s.o == nil {
+		return nil
+	}
+	e := taskEnd{stop: s.o}
+	if s.mcp != nil {
+		e.tokens = s.mcp
+	}
+	return e
 }
 
 // relaysOf is the relay transport the settings ask for (relay.Configured).

@@ -212,7 +212,10 @@ func (s *Server) ForgetKept() {
 	s.save()
 }
 
-// Revoke ends task taskID's token.
+// Revoke ends every token of task taskID (its session's, those adopted
+// from the previous app and those kept for an adoption) and forgets the
+// task in the state file: a request with one of them is refused from now
+// on, in this app and the next. The app calls it when a task is deleted.
 func (s *Server) Revoke(taskID string) {
 	s.mu.Lock()
 	if h, ok := s.byTask[taskID]; ok {
@@ -223,6 +226,7 @@ func (s *Server) Revoke(taskID string) {
 		delete(s.tokens, h)
 	}
 	delete(s.adopted, taskID)
+	delete(s.kept, taskID)
 	s.mu.Unlock()
 	s.save()
 }

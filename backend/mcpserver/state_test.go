@@ -122,6 +122,44 @@ func TestAdoptedTokenWorksAfterRestart(t *testing.T) {
 	}
 }
 
+// A deleted task's tokens stop working at once (Revoke, which the app
+// calls when it deletes a task), the one its agent's open client session
+// uses included; another task's keep working; the state file forgets the
+// task, so the next app keeps no token of it either.
+func TestRevokeEndsATasksTokens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp-server.json")
+	h := newHarness(t, func(o *mcpserver.Options) { o.StateFile = path })
+	h.start(t, "t1", "parent")
+	h.start(t, "t2", "other")
+	m1, m2 := h.be.cfg("parent").MCP, h.be.cfg("other").MCP
+	cs := h.connect(t, "parent")
+	call(t, cs, "report_progress", map[string]any{"message": "before"})
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"t1"`) {
+		t.Fatalf("the state file does not hold the task before: %s", data)
+	}
+
+	h.srv.Revoke("t1")
+	if got := status(t, h.srv.URL(), m1.Header()); got != http.StatusUnauthorized {
+		t.Errorf("a revoked token: %d, want 401", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "report_progress",
+		Arguments: map[string]any{"message": "after"}}); err == nil && !res.IsError {
+		t.Error("the open client session of a revoked task still calls a tool")
+	}
+	if n := progressCount(t, h.db, "t1"); n != 1 {
+		t.Errorf("%d progress reports stored, want 1 (none after the revocation)", n)
+	}
+	if got := status(t, h.srv.URL(), m2.Header()); got != http.StatusOK {
+		t.Errorf("another task's token after the revocation: %d, want 200", got)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), `"t1"`) || !strings.Contains(string(data), `"t2"`) {
+		t.Errorf("the state file after revoking t1: %s", data)
+	}
+}
+
 // The previous address is taken: the server listens elsewhere, says so in
 // the log, and an adoption still gets a working new token.
 func TestAdoptWhenTheAddressIsTaken(t *testing.T) {
