@@ -179,12 +179,14 @@ func TestStoreFailureHoldsAndResumes(t *testing.T) {
 	ctx := context.Background()
 	s.send(msgEv("a0", agent.RoleAssistant, "before"))
 	waitFor(t, "first frame stored", func() bool { n, _ := store.CountRawFrames(ctx, h.db.R, "t1"); return n == 1 })
-	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON raw_frames BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
+	// Frames are stored as rows (a lone one) and as runs (several).
+	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON raw_frames BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;
+		CREATE TRIGGER full_runs BEFORE INSERT ON raw_frame_runs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
 		t.Fatal(err)
 	}
 	// A failure below must not leave the store failing: Close would wait
 	// for the retrying loop until the test binary's timeout.
-	t.Cleanup(func() { _, _ = h.db.W.Exec(`DROP TRIGGER IF EXISTS full`) })
+	t.Cleanup(func() { _, _ = h.db.W.Exec(`DROP TRIGGER IF EXISTS full; DROP TRIGGER IF EXISTS full_runs`) })
 	const total = 1000
 	sent := make(chan int, 1)
 	go func() {
@@ -210,7 +212,7 @@ func TestStoreFailureHoldsAndResumes(t *testing.T) {
 	if n, _ := store.CountRawFrames(ctx, h.db.R, "t1"); n != 1 {
 		t.Fatalf("%d frames stored while failing", n)
 	}
-	if _, err := h.db.W.Exec(`DROP TRIGGER full`); err != nil {
+	if _, err := h.db.W.Exec(`DROP TRIGGER full; DROP TRIGGER full_runs`); err != nil {
 		t.Fatal(err)
 	}
 	for i := held; i < total; i++ {

@@ -66,18 +66,18 @@ func TestRawFramesGzipLargeOnesAndReadBack(t *testing.T) {
 	}
 }
 
-// TestInsertRawFramesInChunks: frames stored several rows per statement
-// read back exactly and in order whatever their number (a full statement,
-// the rest in smaller ones, none at all), large ones gzip'd; a statement
-// that fails (a seq already stored) names its seqs and stores nothing of
-// its rows.
+// TestInsertRawFramesInChunks: frames stored together (in runs, a lone one
+// as a row) read back exactly and in order whatever their number (none,
+// one, a run, runs of the most frames a run takes and the rest), large
+// ones gzip'd; a statement that fails (a seq already stored) names its
+// seqs and stores nothing of its rows.
 func TestInsertRawFramesInChunks(t *testing.T) {
 	db := openOrchTestDB(t)
 	ctx := context.Background()
 	big := bytes.Repeat([]byte(`{"type":"assistant","text":"abcdefgh"}`), 500)
 	seq := int64(1)
 	var want [][]byte
-	for _, n := range []int{0, 1, rawFramesPerInsert, rawFramesPerInsert + 1, 2*rawFramesPerInsert + 31} {
+	for _, n := range []int{0, 1, rawFramesPerInsert, rawFramesPerInsert + 1, 2*rawFramesPerInsert + 31, 2*maxRunFrames + 3} {
 		var fs []RawFrame
 		for i := 0; i < n; i++ {
 			data := []byte(fmt.Sprintf(`{"n":%d}`, seq))
@@ -109,7 +109,8 @@ func TestInsertRawFramesInChunks(t *testing.T) {
 		}
 	}
 	var gz int
-	if err := db.R.QueryRow(`SELECT count(*) FROM raw_frames WHERE encoding = 'gzip'`).Scan(&gz); err != nil || gz != len(want)/10 {
+	if err := db.R.QueryRow(`SELECT (SELECT count(*) FROM raw_frames WHERE encoding = 'gzip') +
+		(SELECT count(*) FROM raw_frame_runs, json_each(meta) m WHERE json_extract(m.value, '$[2]') = 1)`).Scan(&gz); err != nil || gz != len(want)/10 {
 		t.Fatalf("%d frames gzip'd (err %v), want %d", gz, err, len(want)/10)
 	}
 	dup := []RawFrame{{TaskID: "t", Seq: seq, Format: "x", Data: []byte("{}")}, {TaskID: "t", Seq: 3, Format: "x", Data: []byte("{}")}}

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"iter"
 	"strings"
 )
@@ -24,11 +23,8 @@ type RawFrame struct {
 
 // NextRawSeq returns the seq the next raw frame of task taskID gets.
 func NextRawSeq(ctx context.Context, q SQLRunner, taskID string) (int64, error) {
-	var n int64
-	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM raw_frames WHERE taskId = ?`, taskID).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: next raw seq of task %s: %w", taskID, err)
-	}
-	return n, nil
+	n, err := lastRawSeq(ctx, q, taskID)
+	return n + 1, err
 }
 
 // InsertRawFrame stores one raw frame exactly as received, gzip-compressed
@@ -52,11 +48,57 @@ func InsertRawFrame(ctx context.Context, q SQLRunner, f RawFrame) error {
 // costs ~5.3 µs alone, ~3 µs in a statement of 16 to 64 rows: measured).
 const rawFramesPerInsert = 32
 
-// InsertRawFrames stores frames in order, each exactly as received (as
-// InsertRawFrame), several rows per statement: full statements of
-// rawFramesPerInsert rows, the rest in statements of 16, 8, 4, 2 and 1 row,
-// so that a caller with prepared statements (Prepared) prepares six at most.
+// InsertRawFrames stores frames, each exactly as received (as
+// InsertRawFrame): the frames that follow each other as one run each
+// (rawruns.go), a lone frame as a raw_frames row. Frames must come after
+// those the task has stored: a seq stored already is an error, as a
+// raw_frames row's (taskId, seq) is unique.
 func InsertRawFrames(ctx context.Context, q SQLRunner, frames []RawFrame) error {
+	if len(frames) == 0 {
+		return nil
+	}
+	if err := afterStored(ctx, q, frames); err != nil {
+		return err
+	}
+	var lone []RawFrame
+	for len(frames) > 0 {
+		n := runLen(frames)
+		if n == 1 {
+			lone = append(lone, frames[0])
+		} else if err := insertRun(ctx, q, frames[:n]); err != nil {
+			return err
+		}
+		frames = frames[n:]
+	}
+	return insertRawRows(ctx, q, lone)
+}
+
+// afterStored checks that frames (of one task) come in increasing seq
+// order after every seq their task has stored: a run is not checked frame
+// by frame by a unique index as a raw_frames row is.
+func afterStored(ctx context.Context, q SQLRunner, frames []RawFrame) error {
+	first, last := frames[0], frames[len(frames)-1]
+	prev, err := lastRawSeq(ctx, q, first.TaskID)
+	for _, f := range frames {
+		if err != nil {
+			break
+		}
+		if f.TaskID != first.TaskID || f.Seq <= prev {
+			err = fmt.Errorf("frame %d of task %s is not after seq %d", f.Seq, f.TaskID, prev)
+		}
+		prev = f.Seq
+	}
+	if err != nil {
+		return fmt.Errorf("store: insert raw frames %d..%d of task %s: %w", first.Seq, last.Seq, first.TaskID, err)
+	}
+	return nil
+}
+
+// insertRawRows stores frames as raw_frames rows, several per statement:
+// full statements of rawFramesPerInsert rows, the rest in statements of
+// 16, 8, 4, 2 and 1 row, so that a caller with prepared statements
+// (Prepared) prepares six at most.
+func insertRawRows(ctx context.Context, q SQLRunner, frames []RawFrame) error {
 	args := make([]any, 0, 6*min(len(frames), rawFramesPerInsert))
 	return inChunks(frames, rawFramesPerInsert, func(chunk []RawFrame) error {
 		args = args[:0]
@@ -126,45 +168,14 @@ func encodeRaw(data []byte) ([]byte, string, error) {
 
 // RawFrames yields the raw frames of task taskID in seq order, decompressed.
 func RawFrames(ctx context.Context, q SQLRunner, taskID string) iter.Seq2[RawFrame, error] {
-	return func(yield func(RawFrame, error) bool) {
-		rows, err := q.QueryContext(ctx, `SELECT seq, format, encoding, data, receivedAt FROM raw_frames
-			WHERE taskId = ? ORDER BY seq`, taskID)
-		if err != nil {
-			yield(RawFrame{}, fmt.Errorf("store: raw frames of task %s: %w", taskID, err))
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			f := RawFrame{TaskID: taskID}
-			var enc string
-			if err := rows.Scan(&f.Seq, &f.Format, &enc, &f.Data, &f.ReceivedAt); err != nil {
-				yield(RawFrame{}, fmt.Errorf("store: raw frames of task %s: %w", taskID, err))
-				return
-			}
-			if enc == "gzip" {
-				zr, err := gzip.NewReader(bytes.NewReader(f.Data))
-				if err == nil {
-					f.Data, err = io.ReadAll(zr)
-				}
-				if err != nil {
-					yield(RawFrame{}, fmt.Errorf("store: raw frame %d of task %s: gunzip: %w", f.Seq, taskID, err))
-					return
-				}
-			}
-			if !yield(f, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(RawFrame{}, fmt.Errorf("store: raw frames of task %s: %w", taskID, err))
-		}
-	}
+	return rawRange(ctx, q, taskID, 0, allSeqs)
 }
 
 // CountRawFrames returns how many raw frames task taskID has.
 func CountRawFrames(ctx context.Context, q SQLRunner, taskID string) (int, error) {
 	var n int
-	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM raw_frames WHERE taskId = ?`, taskID).Scan(&n); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM raw_frames WHERE taskId = ?1) +
+		(SELECT coalesce(sum(lastSeq - firstSeq + 1), 0) FROM raw_frame_runs WHERE taskId = ?1)`, taskID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count raw frames of task %s: %w", taskID, err)
 	}
 	return n, nil

@@ -1,13 +1,10 @@
 package store
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 )
 
@@ -68,53 +65,25 @@ func expandRefs(ctx context.Context, q SQLRunner, taskID, refs string) ([]byte, 
 	}
 	var out []byte
 	for _, fr := range rs {
-		rows, err := q.QueryContext(ctx, `SELECT seq, encoding, data FROM raw_frames WHERE taskId = ? AND seq BETWEEN ? AND ? ORDER BY seq`,
-			taskID, fr[0], fr[1])
-		if err != nil {
-			return nil, fmt.Errorf("store: raw frames %d-%d of task %s: %w", fr[0], fr[1], taskID, err)
-		}
 		next := fr[0]
-		out, next, err = appendFrames(rows, out, next)
-		if err != nil {
-			return nil, fmt.Errorf("store: raw frames %d-%d of task %s: %w", fr[0], fr[1], taskID, err)
+		for f, err := range rawRange(ctx, q, taskID, fr[0], fr[1]) {
+			if err == nil && f.Seq != next {
+				err = fmt.Errorf("raw frame %d is missing", next)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("store: raw frames %d-%d of task %s: %w", fr[0], fr[1], taskID, err)
+			}
+			if len(out) > 0 {
+				out = append(out, '\n')
+			}
+			out = append(out, f.Data...)
+			next++
 		}
 		if next != fr[1]+1 {
 			return nil, fmt.Errorf("store: raw frame %d of task %s is missing", next, taskID)
 		}
 	}
 	return out, nil
-}
-
-// appendFrames appends rows' frames (newline-separated) to out, checking
-// they are seqs next, next+1, ...; it returns the seq expected next.
-func appendFrames(rows *sql.Rows, out []byte, next int64) ([]byte, int64, error) {
-	defer rows.Close()
-	for rows.Next() {
-		var seq int64
-		var enc string
-		var data []byte
-		if err := rows.Scan(&seq, &enc, &data); err != nil {
-			return out, next, err
-		}
-		if seq != next {
-			return out, next, fmt.Errorf("raw frame %d is missing", next)
-		}
-		if enc == "gzip" {
-			zr, err := gzip.NewReader(bytes.NewReader(data))
-			if err == nil {
-				data, err = io.ReadAll(zr)
-			}
-			if err != nil {
-				return out, next, fmt.Errorf("raw frame %d: gunzip: %w", seq, err)
-			}
-		}
-		if len(out) > 0 {
-			out = append(out, '\n')
-		}
-		out = append(out, data...)
-		next++
-	}
-	return out, next, rows.Err()
 }
 
 // AppendMessageRawRefs appends one chunk to message messageID's raw data
