@@ -2,7 +2,7 @@
 // in each compared task's worktree when its agent finishes. Parsed into argv
 // without a shell (quotes work; pipes and variables do not).
 
-import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { errorMessage } from "../../lib/errors";
 import { Button, Field } from "../../lib/ui";
 import { wailsCompareApi, type CompareApi } from "./api";
@@ -13,10 +13,13 @@ export function CheckCommandSettings({ projectId, api: apiProp }: { projectId: s
   const [value, setValue] = useState("");
   const [error, setError] = useState("");
   const [done, setDone] = useState(false);
+  // Typed before the stored command arrived: the load must not wipe it.
+  const edited = useRef(false);
   useEffect(() => {
+    edited.current = false;
     api.checkCommand(projectId).then((c) => {
       setSaved(c ?? "");
-      setValue(c ?? "");
+      if (!edited.current) setValue(c ?? "");
     }, () => {});
   }, [api, projectId]);
   async function save(e: FormEvent) {
@@ -45,7 +48,10 @@ export function CheckCommandSettings({ projectId, api: apiProp }: { projectId: s
           placeholder="make test"
           value={value}
           spellCheck={false}
-          onChange={(e) => setValue(e.target.value)}
+          onChange={(e) => {
+            edited.current = true;
+            setValue(e.target.value);
+          }}
         />
       </Field>
       <Button type="submit" disabled={value.trim() === saved}>
