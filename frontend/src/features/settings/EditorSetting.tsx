@@ -1,7 +1,7 @@
 // EditorSetting: which program opens files from the task view (paths in
 // tool rows and the diff, "Open in editor"). Saved by OpenService.
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { GetEditor, SetEditor } from "../../bridge/wailsjs/go/services/OpenService";
 import { errorMessage } from "../../lib/errors";
 
@@ -15,10 +15,19 @@ const CHOICES: [string, string][] = [
 export function EditorSetting() {
   const [value, setValue] = useState("auto");
   const [error, setError] = useState("");
+  // A choice made before the stored one arrives wins: the load only fills
+  // a select the user has not touched (it would show the old choice while
+  // the new one is saved).
+  const chosen = useRef(false);
   useEffect(() => {
     Promise.resolve()
       .then(() => GetEditor())
-      .then(setValue, () => {});
+      .then(
+        (v) => {
+          if (!chosen.current) setValue(v);
+        },
+        (err: unknown) => setError(`Could not read the editor setting: ${errorMessage(err)}`),
+      );
   }, []);
   return (
     <section className="jc-card">
@@ -30,6 +39,7 @@ export function EditorSetting() {
         value={value}
         onChange={(e) => {
           const v = e.target.value;
+          chosen.current = true;
           setValue(v);
           setError("");
           Promise.resolve()
