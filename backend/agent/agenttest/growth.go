@@ -3,6 +3,7 @@ package agenttest
 import (
 	"encoding/json"
 	"math"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,6 +42,11 @@ const GrowthDelta = 20
 const (
 	GoalCPUPerDoubling = 2.2
 	GoalOutPerReply    = 4.0
+	// GoalAllocPerDoubling bounds the bytes normalizing allocates per
+	// doubling of the reply (CheckGrowth): linear is 2.0, a copy of
+	// everything so far per frame is 4.0. Bytes allocated do not depend on
+	// the machine's load, so a test can hold it.
+	GoalAllocPerDoubling = 2.4
 )
 
 // BenchGrowth normalizes replies of 10, 100 and 200 KB in 20-byte deltas
@@ -94,6 +100,45 @@ func CheckGrowth(t testing.TB, f agent.Format, gen func(total, delta int) Reply)
 		t.Errorf("%s: a %d-byte reply in %d-byte deltas printed %d bytes (%.2f× the reply, goal ≤ %.0f×)",
 			f.Name, r.Bytes, GrowthDelta, out.Printed, ratio, GoalOutPerReply)
 	}
+	CheckLinear(t, f, gen)
+}
+
+// CheckLinear fails t when doubling a reply (100 to 200 KB in 20-byte
+// deltas, gen makes it) more than doubles what normalizing it costs: the
+// bytes allocated (GoalAllocPerDoubling) or the bytes `jean-claude
+// normalize` prints (the same goal). For a stream whose frames carry more
+// than the reply (an update of a message before every delta), where the
+// output per reply byte of CheckGrowth does not apply.
+func CheckLinear(t testing.TB, f agent.Format, gen func(total, delta int) Reply) {
+	t.Helper()
+	r1, r2 := gen(100_000, GrowthDelta), gen(200_000, GrowthDelta)
+	a1, a2 := allocated(f, r1.Frames), allocated(f, r2.Frames)
+	ratio := float64(a2) / float64(a1)
+	t.Logf("%s: normalizing allocated %d bytes for a %d-byte reply, %d for %d (×%.2f per doubling, goal ≤ %.1f)",
+		f.Name, a1, r1.Bytes, a2, r2.Bytes, ratio, GoalAllocPerDoubling)
+	if ratio > GoalAllocPerDoubling {
+		t.Errorf("%s: normalizing a reply in %d-byte deltas allocated %d bytes for %d bytes and %d bytes for %d bytes (×%.2f per doubling, goal ≤ %.1f)",
+			f.Name, GrowthDelta, a1, r1.Bytes, a2, r2.Bytes, ratio, GoalAllocPerDoubling)
+	}
+	o1, o2 := NormalizeOutput(f, r1.Frames), NormalizeOutput(f, r2.Frames)
+	if ratio := float64(o2.Printed) / float64(o1.Printed); ratio > GoalAllocPerDoubling {
+		t.Errorf("%s: normalize printed %d bytes for %d bytes of reply and %d for %d (×%.2f per doubling, goal ≤ %.1f)",
+			f.Name, o1.Printed, r1.Bytes, o2.Printed, r2.Bytes, ratio, GoalAllocPerDoubling)
+	}
+}
+
+// allocated is the fewest bytes NormalizeOutput allocated over three runs
+// (the least disturbed by anything else the test binary runs).
+func allocated(f agent.Format, frames [][]byte) uint64 {
+	var least uint64 = math.MaxUint64
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		NormalizeOutput(f, frames)
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	return least
 }
 
 // cpuTime is the process's CPU time so far (user + system, every thread:

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,3 +43,43 @@ func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthRe
 // TestGrowthLinear: `jean-claude normalize` prints at most 4× the bytes of
 // a reply streamed in 20-byte deltas.
 func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthReply) }
+
+// growthThinking is a thinking block streamed as Claude Code 2.1.330 does
+// (the recorded turn in agenttest/fakeclaude): a system thinking_tokens
+// line with the estimate so far before every thinking delta, then the
+// complete assistant line. Every thinking_tokens line updates one message.
+func growthThinking(total, delta int) agenttest.Reply {
+	se := func(ev map[string]any) []byte {
+		return agenttest.JSON(map[string]any{"type": "stream_event", "event": ev, "session_id": "s1", "parent_tool_use_id": nil, "api_message_id": "msg_1"})
+	}
+	frames := [][]byte{
+		agenttest.JSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "tools": []string{}, "cwd": "/x"}),
+		se(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}}),
+		se(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}}),
+	}
+	var sb strings.Builder
+	for i, c := range agenttest.Chunks(total, delta) {
+		sb.WriteString(c)
+		frames = append(frames,
+			agenttest.JSON(map[string]any{"type": "system", "subtype": "thinking_tokens", "estimated_tokens": 5 * (i + 1), "estimated_tokens_delta": 5,
+				"session_id": "s1", "uuid": fmt.Sprintf("6fea8277-6b39-4e6d-82e3-%012d", i)}),
+			se(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "thinking_delta", "thinking": c}}))
+	}
+	frames = append(frames,
+		agenttest.JSON(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+			"content": []any{map[string]any{"type": "thinking", "thinking": sb.String(), "signature": "sig"}}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}},
+			"parent_tool_use_id": nil, "session_id": "s1", "uuid": "u-1"}),
+		se(map[string]any{"type": "content_block_stop", "index": 0}),
+		se(map[string]any{"type": "message_stop"}),
+		agenttest.JSON(map[string]any{"type": "result", "subtype": "success", "is_error": false, "duration_ms": 5, "num_turns": 1, "result": "", "session_id": "s1", "total_cost_usd": 0.0}))
+	return agenttest.Reply{Frames: frames, Bytes: sb.Len()}
+}
+
+// BenchmarkGrowthThinking: the same for a thinking block, whose estimate
+// (one message) is updated before every delta.
+func BenchmarkGrowthThinking(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthThinking) }
+
+// TestGrowthLinearThinking: the thinking estimate's message costs linear
+// bytes too (it copied all its lines so far at every update: 3 GB allocated
+// for 4,000 lines).
+func TestGrowthLinearThinking(t *testing.T) { agenttest.CheckLinear(t, Format(), growthThinking) }

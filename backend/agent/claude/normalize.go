@@ -232,6 +232,19 @@ type pendingCompact struct {
 	line []byte
 }
 
+// add appends line to the message's lines and returns them all. The buffer
+// only grows: what earlier events hold is a capped slice of it that later
+// lines never touch, so a message updated by every line of a long phase
+// (thinking_tokens: one per thinking delta) costs linear bytes, not a copy
+// of everything so far per line.
+func (p *pendingCompact) add(line []byte) []byte {
+	if len(p.line) > 0 {
+		p.line = append(p.line, '\n')
+	}
+	p.line = append(p.line, line...)
+	return p.line[:len(p.line):len(p.line)]
+}
+
 // maxOpenMessages bounds how many assistant messages of one turn are kept
 // for merging; the oldest is forgotten past it.
 const maxOpenMessages = 64
@@ -420,13 +433,10 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 		est := anoms.Int("estimated_tokens", tt.Estimated)
 		if n.thinking == nil {
 			n.thinking = &pendingCompact{id: orID(tt.UUID, line)}
-			n.thinking.line = bytes.Clone(line)
-		} else {
-			n.thinking.line = slices.Concat(n.thinking.line, []byte("\n"), line)
 		}
 		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: "thinking",
 			Text: fmt.Sprintf("thinking (about %d tokens)", est)}
-		return append(evs, sysMsg(n.thinking.id, bytes.Clone(n.thinking.line), part,
+		return append(evs, sysMsg(n.thinking.id, n.thinking.add(line), part,
 			map[string]any{"estimatedTokens": est}))
 	case "status":
 		status := jsonString(w.Status)
