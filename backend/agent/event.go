@@ -83,6 +83,10 @@ type Event struct {
 	// rebuild this message when fed to a fresh normalizer of the same
 	// format: what the store keeps as the message's rawData. For an error
 	// event about a malformed frame it is that frame. Never sent to the UI.
+	// Its bytes are never changed once the event is returned (another
+	// goroutine reads them): a normalizer may hand out slices of a buffer
+	// it only appends to, and the orchestrator then takes a Raw that starts
+	// where the message's previous one started as that one grown.
 	Raw []byte `json:"-"`
 }
 

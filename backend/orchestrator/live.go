@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -31,6 +32,7 @@ type liveMsg struct {
 	id      string
 	acc     *agent.Accumulator
 	raw     []byte        // owned copy
+	src     []byte        // the last whole message event's Raw as the normalizer gave it (not a copy): raw holds its bytes
 	refs    store.RawRefs // the row's head raw data by reference (nil: rawData, or not known)
 	chunks  int
 	format  string
@@ -49,6 +51,7 @@ type liveSnap struct {
 	acc     *agent.Accumulator
 	mark    agent.AccMark
 	raw     []byte
+	src     []byte
 	refs    store.RawRefs
 	chunks  int
 	created int64
@@ -59,13 +62,13 @@ type liveSnap struct {
 }
 
 func snapLive(lm *liveMsg) liveSnap {
-	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, refs: lm.refs, chunks: lm.chunks, created: lm.created,
+	return liveSnap{lm: lm, acc: lm.acc, mark: lm.acc.Mark(), raw: lm.raw, src: lm.src, refs: lm.refs, chunks: lm.chunks, created: lm.created,
 		wrote: lm.wrote, dirty: lm.dirty, behind: lm.behind, stored: lm.stored}
 }
 
 func (s liveSnap) restore() {
 	s.acc.Reset(s.mark)
-	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, refs: s.refs, chunks: s.chunks, format: s.lm.format, created: s.created,
+	*s.lm = liveMsg{id: s.lm.id, acc: s.acc, raw: s.raw, src: s.src, refs: s.refs, chunks: s.chunks, format: s.lm.format, created: s.created,
 		wrote: s.wrote, dirty: s.dirty, behind: s.behind, stored: s.stored}
 }
 
@@ -150,12 +153,32 @@ func (g *group) dropPending(id string) {
 func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
 	p := g.pendingFor(lm)
 	p.row = true
-	if len(lm.raw) > 0 && len(raw) >= len(lm.raw) && bytes.HasPrefix(raw, lm.raw) {
+	defer func() { lm.src = raw }()
+	if grown(lm, raw) || len(lm.raw) > 0 && len(raw) >= len(lm.raw) && g.sameBytes(raw[:len(lm.raw)], lm.raw) {
 		add := raw[len(lm.raw):]
 		lm.raw = append(roomFor(lm.raw, len(add)), add...)
 		return
 	}
 	lm.raw, p.rewrite = bytes.Clone(raw), true
+}
+
+// grown tells, without reading them, that raw's first len(lm.raw) bytes are
+// lm.raw: raw starts where the last whole event's Raw (lm.src) starts and is
+// no shorter, and lm.raw is that Raw (no delta frame was appended since).
+// Normalizers hand out Raw as capped slices of a buffer they only append
+// to, and never change an event's bytes once it is returned (agent.Event),
+// so the same start is the same bytes: a message re-emitted whole at every
+// frame (Claude's thinking estimate) costs the new frame, not a comparison
+// of everything so far.
+func grown(lm *liveMsg, raw []byte) bool {
+	return len(lm.src) > 0 && len(lm.raw) == len(lm.src) && len(raw) >= len(lm.src) &&
+		unsafe.SliceData(raw) == unsafe.SliceData(lm.src)
+}
+
+// sameBytes compares a and b, counting the bytes read (tests).
+func (g *group) sameBytes(a, b []byte) bool {
+	g.r.o.rawCompared.Add(int64(len(b)))
+	return bytes.Equal(a, b)
 }
 
 // roomFor returns b with room for n more bytes, doubling its capacity when

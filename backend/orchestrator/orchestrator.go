@@ -198,6 +198,8 @@ type Orchestrator struct {
 
 	focused atomic.Bool
 	idle    *idleWatch // runs Options.IdleTrim when no turn is under way
+
+	rawCompared atomic.Int64 // bytes of messages' raw data compared with a new whole event's (tests)
 }
 
 // New returns an orchestrator. Call Recover once at startup, Renormalize in

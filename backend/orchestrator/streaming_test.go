@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -606,4 +607,49 @@ func TestJobTakesBatchesThatCameWhileItWaited(t *testing.T) {
 	if got := strings.Join(ids, " "); got != "m0 m1 m2 m3 m4 m5" {
 		t.Fatalf("stored %s", got)
 	}
+}
+
+// TestWholeMessageEveryFrameLinear: Claude's thinking estimate is one
+// message emitted whole at every thinking_tokens line (its Raw every line so
+// far: one before each thinking delta, thousands in a long thinking phase).
+// The orchestrator stores it reading each line about once — it compared the
+// message's raw data so far with each new version: 2,000 lines of ~190
+// bytes cost ~380 MB compared — and what it stores is still every line.
+func TestWholeMessageEveryFrameLinear(t *testing.T) {
+	h, s := startT1(t, Options{Formats: agent.NewFormats(claude.Format()), Coalesce: -1})
+	ctx := context.Background()
+	n := claude.NewNormalizer()
+	var lines []string
+	for i := range 2000 {
+		lines = append(lines, fmt.Sprintf(`{"type":"system","subtype":"thinking_tokens","estimated_tokens":%d,"estimated_tokens_delta":9,"session_id":"s1","uuid":"6fea8277-6b39-4e6d-82e3-%012d"}`, 9*(i+1), i))
+	}
+	frames := append(lines, `{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"num_turns":1,"result":"","session_id":"s1","total_cost_usd":0}`)
+	for _, f := range frames {
+		s.events <- agent.Batch{Frame: []byte(f), Format: claude.FormatName, Events: n.Feed([]byte(f)), ReceivedAt: time.Now()}
+	}
+	waitStatus(t, h.db, "t1", store.StatusCompleted)
+	id := "6fea8277-6b39-4e6d-82e3-000000000000"
+	raw, _, err := store.MessageRaw(ctx, h.db.R, "t1", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join(lines, "\n"); string(raw) != want {
+		t.Fatalf("the estimate's raw data: %d bytes, want its %d lines (%d bytes)", len(raw), len(lines), len(want))
+	}
+	msgs, err := store.Messages(ctx, h.db.R, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(msgs, func(m agent.Message) bool { return m.ID == id })
+	if i < 0 || msgs[i].Parts[0].Text != "thinking (about 18000 tokens)" {
+		t.Fatalf("stored messages: %+v", msgs)
+	}
+	// A normalizer's buffer moves when it grows (a geometric number of
+	// times): each move costs one comparison of what is there.
+	t.Logf("compared %d bytes of raw data for a message of %d bytes", h.o.rawCompared.Load(), len(raw))
+	if compared := h.o.rawCompared.Load(); compared > 8*int64(len(raw)) {
+		t.Errorf("compared %d bytes of raw data to store a message of %d bytes (%.0f×, want ≤ 8×)",
+			compared, len(raw), float64(compared)/float64(len(raw)))
+	}
+	h.rec.checkStored(t)
 }
