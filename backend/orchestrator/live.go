@@ -154,7 +154,7 @@ func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
 	p := g.pendingFor(lm)
 	p.row = true
 	defer func() { lm.src = raw }()
-	if grown(lm, raw) || len(lm.raw) > 0 && len(raw) >= len(lm.raw) && g.sameBytes(raw[:len(lm.raw)], lm.raw) {
+	if g.extends(lm, raw) {
 		add := raw[len(lm.raw):]
 		lm.raw = append(roomFor(lm.raw, len(add)), add...)
 		return
@@ -162,17 +162,24 @@ func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
 	lm.raw, p.rewrite = bytes.Clone(raw), true
 }
 
-// grown tells, without reading them, that raw's first len(lm.raw) bytes are
-// lm.raw: raw starts where the last whole event's Raw (lm.src) starts and is
-// no shorter, and lm.raw is that Raw (no delta frame was appended since).
+// extends tells whether raw starts with lm.raw, reading only what came
+// since the last whole event when raw starts where that event's Raw
+// (lm.src) started and is no shorter: those bytes are the same memory, and
+// lm.raw starts with them (only delta frames were appended since).
 // Normalizers hand out Raw as capped slices of a buffer they only append
-// to, and never change an event's bytes once it is returned (agent.Event),
-// so the same start is the same bytes: a message re-emitted whole at every
-// frame (Claude's thinking estimate) costs the new frame, not a comparison
-// of everything so far.
-func grown(lm *liveMsg, raw []byte) bool {
-	return len(lm.src) > 0 && len(lm.raw) == len(lm.src) && len(raw) >= len(lm.src) &&
-		unsafe.SliceData(raw) == unsafe.SliceData(lm.src)
+// to and never change an event's bytes once it is returned (agent.Event),
+// so a message re-emitted whole at every frame (Claude's thinking
+// estimate, an ACP turn at each tool update) costs its new frames, not a
+// comparison of everything so far.
+func (g *group) extends(lm *liveMsg, raw []byte) bool {
+	if len(lm.raw) == 0 || len(raw) < len(lm.raw) {
+		return false
+	}
+	from := 0
+	if len(lm.src) > 0 && len(lm.src) <= len(lm.raw) && unsafe.SliceData(raw) == unsafe.SliceData(lm.src) {
+		from = len(lm.src)
+	}
+	return g.sameBytes(raw[from:len(lm.raw)], lm.raw[from:])
 }
 
 // sameBytes compares a and b, counting the bytes read (tests).
