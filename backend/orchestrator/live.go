@@ -286,9 +286,17 @@ func (g *group) markBehind(lm *liveMsg) error {
 	return nil
 }
 
+// maxHeadRanges bounds the frame ranges a row's head names (rawRefs): the
+// head is rewritten with the row, so a message whose frames are not
+// consecutive (Claude's thinking estimate: every other line) and whose row
+// is written at every frame would rewrite all its ranges so far each time;
+// past the bound its frames go to chunks, one row each, written once.
+const maxHeadRanges = 64
+
 // appendStored stores lm.raw[p.from:]: as references to this group's raw
 // frames when it is exactly them (in the row's head when the row is written
-// anyway and its raw data so far is references only), else as a copy.
+// anyway, its raw data so far is references only and the head stays within
+// maxHeadRanges), else as a copy.
 func (g *group) appendStored(p *pendingRow, writeRow bool) error {
 	lm := p.lm
 	add, sep := lm.raw[p.from:], []byte(nil)
@@ -296,7 +304,7 @@ func (g *group) appendStored(p *pendingRow, writeRow bool) error {
 		add, sep = add[1:], []byte{'\n'}
 	}
 	if refs, ok := g.refsOf(add); ok && sep != nil {
-		if writeRow && lm.chunks == 0 && len(lm.refs) > 0 {
+		if writeRow && lm.chunks == 0 && len(lm.refs) > 0 && len(lm.refs)+len(refs) <= maxHeadRanges {
 			lm.refs = lm.refs.Concat(refs)
 			return nil
 		}

@@ -611,22 +611,37 @@ func TestJobTakesBatchesThatCameWhileItWaited(t *testing.T) {
 }
 
 // TestWholeMessageEveryFrameLinear: Claude's thinking estimate is one
-// message emitted whole at every thinking_tokens line (its Raw every line so
-// far: one before each thinking delta, thousands in a long thinking phase).
-// The orchestrator stores it reading each line about once — it compared the
-// message's raw data so far with each new version: 2,000 lines of ~190
-// bytes cost ~380 MB compared — and what it stores is still every line.
+// message emitted whole at every thinking_tokens line — one before each
+// thinking delta, thousands in a long thinking phase — its Raw every line so
+// far. The orchestrator stores it reading each line about once (it compared
+// the message's raw data so far with each new version: 2,000 lines of ~190
+// bytes cost ~380 MB compared), its row's head names a bounded number of
+// frame ranges (it grew by one range a line, every other frame being a
+// thinking delta, and was rewritten with the row at each line: ~23 KB at
+// the end), and what it stores is still every line.
 func TestWholeMessageEveryFrameLinear(t *testing.T) {
 	h, s := startT1(t, Options{Formats: agent.NewFormats(claude.Format()), Coalesce: -1})
 	ctx := context.Background()
 	n := claude.NewNormalizer()
+	se := func(ev string) string {
+		return `{"type":"stream_event","event":` + ev + `,"session_id":"s1","parent_tool_use_id":null,"api_message_id":"msg_1"}`
+	}
+	frames := []string{
+		se(`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}`),
+		se(`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`),
+	}
 	var lines []string
 	for i := range 2000 {
-		lines = append(lines, fmt.Sprintf(`{"type":"system","subtype":"thinking_tokens","estimated_tokens":%d,"estimated_tokens_delta":9,"session_id":"s1","uuid":"6fea8277-6b39-4e6d-82e3-%012d"}`, 9*(i+1), i))
+		l := fmt.Sprintf(`{"type":"system","subtype":"thinking_tokens","estimated_tokens":%d,"estimated_tokens_delta":9,"session_id":"s1","uuid":"6fea8277-6b39-4e6d-82e3-%012d"}`, 9*(i+1), i)
+		lines = append(lines, l)
+		frames = append(frames, l, se(`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"lorem ipsum dolor si"}}`))
 	}
-	frames := append(lines, `{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"num_turns":1,"result":"","session_id":"s1","total_cost_usd":0}`)
-	for _, f := range frames {
+	frames = append(frames, `{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"num_turns":1,"result":"","session_id":"s1","total_cost_usd":0}`)
+	for i, f := range frames {
 		s.events <- agent.Batch{Frame: []byte(f), Format: claude.FormatName, Events: n.Feed([]byte(f)), ReceivedAt: time.Now()}
+		if i%8 == 0 {
+			time.Sleep(100 * time.Microsecond) // small groups, as a real stream makes
+		}
 	}
 	waitStatus(t, h.db, "t1", store.StatusCompleted)
 	id := "6fea8277-6b39-4e6d-82e3-000000000000"
@@ -647,10 +662,18 @@ func TestWholeMessageEveryFrameLinear(t *testing.T) {
 	}
 	// A normalizer's buffer moves when it grows (a geometric number of
 	// times): each move costs one comparison of what is there.
-	t.Logf("compared %d bytes of raw data for a message of %d bytes", h.o.rawCompared.Load(), len(raw))
-	if compared := h.o.rawCompared.Load(); compared > 8*int64(len(raw)) {
+	compared := h.o.rawCompared.Load()
+	t.Logf("compared %d bytes of raw data for a message of %d bytes", compared, len(raw))
+	if compared > 8*int64(len(raw)) {
 		t.Errorf("compared %d bytes of raw data to store a message of %d bytes (%.0f×, want ≤ 8×)",
 			compared, len(raw), float64(compared)/float64(len(raw)))
+	}
+	var head string
+	if err := h.db.R.QueryRow(`SELECT coalesce(rawRefs, '') FROM agent_messages WHERE taskId = 't1' AND messageId = ?`, id).Scan(&head); err != nil {
+		t.Fatal(err)
+	}
+	if ranges := strings.Count(head, "],["); ranges >= maxHeadRanges {
+		t.Errorf("the row's head names %d frame ranges (%d bytes, rewritten with the row), want < %d", ranges+1, len(head), maxHeadRanges)
 	}
 	h.rec.checkStored(t)
 }
