@@ -159,15 +159,7 @@ func TestDeltasStoredLinearAndRenormalized(t *testing.T) {
 		t.Errorf("raw bytes copied into the message = %d, want at most %d (one newline per chunk: frames by reference)", stored, chunks)
 	}
 	// Re-normalization reproduces exactly what live stored.
-	re, err := Renormalized(deltaFormat, raw, "a1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.StampTimestamp(&re, 0)
-	re.Timestamp = got.Timestamp
-	if d := cmp.Diff(got, re); d != "" {
-		t.Fatalf("re-normalized differs from live (-live +re):\n%s", d)
-	}
+	checkRenormalized(t, got, raw)
 	h.rec.checkStored(t)
 }
 
@@ -660,14 +652,7 @@ func TestWholeMessageEveryFrameLinear(t *testing.T) {
 	if i < 0 || msgs[i].Parts[0].Text != "thinking (about 18000 tokens)" {
 		t.Fatalf("stored messages: %+v", msgs)
 	}
-	// A normalizer's buffer moves when it grows (a geometric number of
-	// times): each move costs one comparison of what is there.
-	compared := h.o.rawCompared.Load()
-	t.Logf("compared %d bytes of raw data for a message of %d bytes", compared, len(raw))
-	if compared > 8*int64(len(raw)) {
-		t.Errorf("compared %d bytes of raw data to store a message of %d bytes (%.0f×, want ≤ 8×)",
-			compared, len(raw), float64(compared)/float64(len(raw)))
-	}
+	checkCompared(t, h, len(raw))
 	var head string
 	if err := h.db.R.QueryRow(`SELECT coalesce(rawRefs, '') FROM agent_messages WHERE taskId = 't1' AND messageId = ?`, id).Scan(&head); err != nil {
 		t.Fatal(err)
@@ -707,6 +692,30 @@ func TestWholeMessageAmidDeltasLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := msgs[len(msgs)-1]
+	checkRenormalized(t, got, raw)
+	checkCompared(t, h, len(raw))
+	h.rec.checkStored(t)
+}
+
+// checkCompared fails t when storing a message of size bytes of raw data
+// compared more than 8× that: a normalizer's buffer moves when it grows (a
+// geometric number of times), and each move costs one comparison of what
+// is there; a comparison of everything so far at each whole event costs
+// hundreds of times.
+func checkCompared(t *testing.T, h *harness, size int) {
+	t.Helper()
+	compared := h.o.rawCompared.Load()
+	t.Logf("compared %d bytes of raw data for a message of %d bytes", compared, size)
+	if compared > 8*int64(size) {
+		t.Errorf("compared %d bytes of raw data to store a message of %d bytes (%.0f×, want ≤ 8×)",
+			compared, size, float64(compared)/float64(size))
+	}
+}
+
+// checkRenormalized fails t unless re-normalizing message a1's raw data
+// gives got, the message live stored.
+func checkRenormalized(t *testing.T, got agent.Message, raw []byte) {
+	t.Helper()
 	re, err := Renormalized(deltaFormat, raw, "a1")
 	if err != nil {
 		t.Fatal(err)
@@ -716,11 +725,4 @@ func TestWholeMessageAmidDeltasLinear(t *testing.T) {
 	if d := cmp.Diff(got, re); d != "" {
 		t.Fatalf("re-normalized differs from live (-live +re):\n%s", d)
 	}
-	compared := h.o.rawCompared.Load()
-	t.Logf("compared %d bytes of raw data for a message of %d bytes", compared, len(raw))
-	if compared > 8*int64(len(raw)) {
-		t.Errorf("compared %d bytes of raw data to store a message of %d bytes (%.0f×, want ≤ 8×)",
-			compared, len(raw), float64(compared)/float64(len(raw)))
-	}
-	h.rec.checkStored(t)
 }

@@ -8,18 +8,26 @@ import (
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 )
 
+// se is a stream_event line of message msg_1.
+func se(ev map[string]any) []byte {
+	return agenttest.JSON(map[string]any{"type": "stream_event", "event": ev, "session_id": "s1", "parent_tool_use_id": nil, "api_message_id": "msg_1"})
+}
+
+// growthStart is a reply's first lines: the init, the message's start and
+// its first block's (block).
+func growthStart(block map[string]any) [][]byte {
+	return [][]byte{
+		agenttest.JSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "tools": []string{}, "cwd": "/x"}),
+		se(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}}),
+		se(map[string]any{"type": "content_block_start", "index": 0, "content_block": block}),
+	}
+}
+
 // growthReply is one text block streamed as Claude Code does with
 // --include-partial-messages: stream_event lines, the complete assistant
 // line, the message's stop and the result.
 func growthReply(total, delta int) agenttest.Reply {
-	se := func(ev map[string]any) []byte {
-		return agenttest.JSON(map[string]any{"type": "stream_event", "event": ev, "session_id": "s1", "parent_tool_use_id": nil, "api_message_id": "msg_1"})
-	}
-	frames := [][]byte{
-		agenttest.JSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "tools": []string{}, "cwd": "/x"}),
-		se(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}}),
-		se(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}}),
-	}
+	frames := growthStart(map[string]any{"type": "text", "text": ""})
 	var sb strings.Builder
 	for _, c := range agenttest.Chunks(total, delta) {
 		sb.WriteString(c)
@@ -49,14 +57,7 @@ func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthR
 // line with the estimate so far before every thinking delta, then the
 // complete assistant line. Every thinking_tokens line updates one message.
 func growthThinking(total, delta int) agenttest.Reply {
-	se := func(ev map[string]any) []byte {
-		return agenttest.JSON(map[string]any{"type": "stream_event", "event": ev, "session_id": "s1", "parent_tool_use_id": nil, "api_message_id": "msg_1"})
-	}
-	frames := [][]byte{
-		agenttest.JSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "tools": []string{}, "cwd": "/x"}),
-		se(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}}),
-		se(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}}),
-	}
+	frames := growthStart(map[string]any{"type": "thinking", "thinking": "", "signature": ""})
 	var sb strings.Builder
 	for i, c := range agenttest.Chunks(total, delta) {
 		sb.WriteString(c)
