@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
@@ -33,3 +35,35 @@ func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthRe
 // TestGrowthLinear: `jean-claude normalize` prints at most 4× the bytes of
 // a reply streamed in 20-byte chunks.
 func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthReply) }
+
+// toolTurn is an ACP turn of total/2000 steps, each a sentence of text and a
+// tool call (pending, in progress, then completed with a 2 KB text result):
+// a long autonomous turn.
+func toolTurn(total, _ int) agenttest.Reply {
+	frames := [][]byte{
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","messageId":"m","prompt":[{"type":"text","text":"go"}]}}`),
+	}
+	up := func(u map[string]any) []byte {
+		return agenttest.JSON(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": "s", "update": u}})
+	}
+	result := strings.Repeat("a line of the file\n", 105)
+	n := 0
+	for i := range total / 2000 {
+		id := fmt.Sprintf("call_%d", i)
+		text := "Now the next file."
+		n += len(text) + len(result)
+		frames = append(frames,
+			up(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}}),
+			up(map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "Read f.go", "kind": "read", "status": "pending", "rawInput": map[string]any{"path": "f.go"}}),
+			up(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "in_progress"}),
+			up(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "completed",
+				"content": []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": result}}}}))
+	}
+	frames = append(frames, []byte(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`))
+	return agenttest.Reply{Frames: frames, Bytes: n}
+}
+
+// BenchmarkGrowthTools: a turn of 5, 50 and 100 tool calls (10, 100 and
+// 200 KB of text and results). The turn is one message, emitted whole at
+// every tool state: not linear yet (issue 12's note; docs/streaming.md).
+func BenchmarkGrowthTools(b *testing.B) { agenttest.BenchGrowth(b, Format(), toolTurn) }

@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
@@ -30,3 +32,32 @@ func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthRe
 // TestGrowthLinear: `jean-claude normalize` prints at most 4× the bytes of
 // a reply streamed in 20-byte deltas.
 func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthReply) }
+
+// toolTurn is a Gemini turn of total/2000 steps, each a sentence of text
+// and a tool call with a 2 KB result: a long autonomous turn.
+func toolTurn(total, _ int) agenttest.Reply {
+	ts := "2026-11-22T00:00:00.000Z"
+	frames := [][]byte{
+		agenttest.JSON(map[string]any{"type": "init", "timestamp": ts, "session_id": "s1", "model": "m"}),
+		agenttest.JSON(map[string]any{"type": "message", "timestamp": ts, "role": "user", "content": "hi"}),
+	}
+	result := strings.Repeat("a line of the file\n", 105)
+	n := 0
+	for i := range total / 2000 {
+		id := fmt.Sprintf("read_file__read_file_%d", i)
+		text := "Now the next file."
+		n += len(text) + len(result)
+		frames = append(frames,
+			agenttest.JSON(map[string]any{"type": "message", "timestamp": ts, "role": "assistant", "content": text, "delta": true}),
+			agenttest.JSON(map[string]any{"type": "tool_use", "timestamp": ts, "tool_name": "read_file", "tool_id": id, "parameters": map[string]any{"file_path": "f.go"}}),
+			agenttest.JSON(map[string]any{"type": "tool_result", "timestamp": ts, "tool_id": id, "status": "success", "output": result}))
+	}
+	frames = append(frames, agenttest.JSON(map[string]any{"type": "result", "timestamp": ts, "status": "success",
+		"stats": map[string]any{"total_tokens": 2, "input_tokens": 1, "output_tokens": 1, "duration_ms": 5, "tool_calls": total / 2000}}))
+	return agenttest.Reply{Frames: frames, Bytes: n}
+}
+
+// BenchmarkGrowthTools: a turn of 5, 50 and 100 tool calls (10, 100 and
+// 200 KB of text and results). The turn is one message, emitted whole at
+// every tool state: not linear yet (issue 12's note; docs/streaming.md).
+func BenchmarkGrowthTools(b *testing.B) { agenttest.BenchGrowth(b, Format(), toolTurn) }
