@@ -84,3 +84,28 @@ func BenchmarkGrowthThinking(b *testing.B) { agenttest.BenchGrowth(b, Format(), 
 // bytes too (it copied all its lines so far at every update: 3 GB allocated
 // for 4,000 lines).
 func TestGrowthLinearThinking(t *testing.T) { agenttest.CheckLinear(t, Format(), growthThinking) }
+
+// toolTurn is a turn of total/2000 steps, each an assistant message (a
+// sentence and a Read tool call) and the tool's 2 KB result: a long
+// autonomous turn. Every step is its own message.
+func toolTurn(total, _ int) agenttest.Reply {
+	frames := [][]byte{agenttest.JSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "tools": []string{}, "cwd": "/x"})}
+	result := strings.Repeat("a line of the file\n", 105)
+	n := 0
+	for i := range total / 2000 {
+		text, id := "Now the next file.", fmt.Sprintf("toolu_%d", i)
+		n += len(text) + len(result)
+		frames = append(frames,
+			agenttest.JSON(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%d", i), "type": "message", "role": "assistant", "model": "m",
+				"content": []any{map[string]any{"type": "text", "text": text}, map[string]any{"type": "tool_use", "id": id, "name": "Read", "input": map[string]any{"file_path": "f.go"}}},
+				"usage":   map[string]any{"input_tokens": 1, "output_tokens": 1}}, "parent_tool_use_id": nil, "session_id": "s1", "uuid": fmt.Sprintf("a-%d", i)}),
+			agenttest.JSON(map[string]any{"type": "user", "message": map[string]any{"role": "user",
+				"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": result}}}, "parent_tool_use_id": nil, "session_id": "s1", "uuid": fmt.Sprintf("u-%d", i)}))
+	}
+	frames = append(frames, agenttest.JSON(map[string]any{"type": "result", "subtype": "success", "is_error": false, "duration_ms": 5, "num_turns": 1, "result": "x", "session_id": "s1", "total_cost_usd": 0.0}))
+	return agenttest.Reply{Frames: frames, Bytes: n}
+}
+
+// TestToolTurnLinear: a turn of 50 and then 100 tool calls costs about
+// twice the bytes (allocated, printed), not four times.
+func TestToolTurnLinear(t *testing.T) { agenttest.CheckLinear(t, Format(), toolTurn) }

@@ -1,6 +1,8 @@
 package codex
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
@@ -35,3 +37,32 @@ func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, AppServerFormat(),
 // TestGrowthLinear: `jean-claude normalize` prints at most 4× the bytes of
 // a reply streamed in 20-byte deltas.
 func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, AppServerFormat(), growthReply) }
+
+// toolTurn is a turn of total/2000 steps, each an agent message and a
+// command with 2 KB of output: a long autonomous turn. Every item is its
+// own message.
+func toolTurn(total, _ int) agenttest.Reply {
+	note := func(method string, params map[string]any) []byte {
+		return agenttest.JSON(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	}
+	frames := [][]byte{note("turn/started", map[string]any{"threadId": "t1", "turn": map[string]any{"id": "turn1", "status": "inProgress", "items": []any{}}})}
+	output := strings.Repeat("a line of the file\n", 105)
+	n := 0
+	for i := range total / 2000 {
+		text, msg, cmd := "Now the next file.", fmt.Sprintf("msg_%d", i), fmt.Sprintf("call_%d", i)
+		n += len(text) + len(output)
+		started := map[string]any{"id": cmd, "type": "commandExecution", "command": "/bin/bash -lc 'cat f.go'", "cwd": "/x", "status": "inProgress"}
+		done := map[string]any{"id": cmd, "type": "commandExecution", "command": "/bin/bash -lc 'cat f.go'", "cwd": "/x", "status": "completed", "aggregatedOutput": output, "exitCode": 0}
+		frames = append(frames,
+			note("item/started", map[string]any{"threadId": "t1", "turnId": "turn1", "item": map[string]any{"id": msg, "type": "agentMessage", "text": ""}}),
+			note("item/completed", map[string]any{"threadId": "t1", "turnId": "turn1", "item": map[string]any{"id": msg, "type": "agentMessage", "text": text}}),
+			note("item/started", map[string]any{"threadId": "t1", "turnId": "turn1", "item": started}),
+			note("item/completed", map[string]any{"threadId": "t1", "turnId": "turn1", "item": done}))
+	}
+	frames = append(frames, note("turn/completed", map[string]any{"threadId": "t1", "turn": map[string]any{"id": "turn1", "status": "completed", "items": []any{}}}))
+	return agenttest.Reply{Frames: frames, Bytes: n}
+}
+
+// TestToolTurnLinear: a turn of 50 and then 100 commands costs about twice
+// the bytes (allocated, printed), not four times.
+func TestToolTurnLinear(t *testing.T) { agenttest.CheckLinear(t, AppServerFormat(), toolTurn) }
