@@ -425,14 +425,9 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 	switch subtype {
 	case "thinking_tokens":
 		// One message per thinking phase, updated as the estimate grows.
-		var tt struct {
-			UUID      string    `json:"uuid"`
-			Estimated agent.Int `json:"estimated_tokens"`
-		}
-		_, _ = agent.Decode(line, &tt)
-		est := anoms.Int("estimated_tokens", tt.Estimated)
+		est := anoms.Int("estimated_tokens", w.EstimatedTokens)
 		if n.thinking == nil {
-			n.thinking = &pendingCompact{id: orID(tt.UUID, line)}
+			n.thinking = &pendingCompact{id: orID(w.UUID, line)}
 		}
 		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: "thinking",
 			Text: fmt.Sprintf("thinking (about %d tokens)", est)}

@@ -71,6 +71,7 @@ type wireSystem struct {
 	ToolName        string          `json:"tool_name"`
 	ToolUseID       string          `json:"tool_use_id"`
 	Message         json.RawMessage `json:"message"`
+	EstimatedTokens agent.Int       `json:"estimated_tokens"` // thinking_tokens
 }
 
 // wireControl is a control_request line (CLI -> host).
