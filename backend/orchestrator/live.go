@@ -153,13 +153,13 @@ func (g *group) dropPending(id string) {
 func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
 	p := g.pendingFor(lm)
 	p.row = true
-	defer func() { lm.src = raw }()
 	if g.extends(lm, raw) {
 		add := raw[len(lm.raw):]
 		lm.raw = append(roomFor(lm.raw, len(add)), add...)
-		return
+	} else {
+		lm.raw, p.rewrite = bytes.Clone(raw), true
 	}
-	lm.raw, p.rewrite = bytes.Clone(raw), true
+	lm.src = raw
 }
 
 // extends tells whether raw starts with lm.raw, reading only what came
