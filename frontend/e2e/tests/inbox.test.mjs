@@ -8,11 +8,11 @@
 // the plan selected) and frontend/test-results/inbox-*.png.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND, REPO } from "../lib/app.mjs";
+import { tempDir } from "../lib/tmp.mjs";
 
 const REC = join(REPO, "backend/agent/agenttest/testdata/claude");
 const shots = join(FRONTEND, "test-results");
@@ -240,7 +240,7 @@ test("inbox: a question past its ninth option answered by keyboard; a permission
 // by the app's private session bus (dbus-run-session in lib/app.mjs) from a
 // .service file in the app's XDG_DATA_HOME, the first time the app looks
 // for org.freedesktop.Notifications after the file appears.
-const notifyBin = mkdtempSync(join(tmpdir(), "jc-e2e-notifyd-"));
+const notifyBin = tempDir("jc-e2e-notifyd-");
 execFileSync("go", ["build", "-o", join(notifyBin, "fakenotifyd"), "./backend/notify/notifytest/fakenotifyd"], { cwd: REPO, stdio: "inherit" });
 
 function readJSONL(path) {

@@ -7,11 +7,11 @@
 // that message; "Fork from here" on it makes a new task linked both ways.
 // Screenshots: frontend/test-results/search-*.png.
 
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND, REPO } from "../lib/app.mjs";
+import { tempDir } from "../lib/tmp.mjs";
 
 const shots = join(FRONTEND, "test-results");
 mkdirSync(shots, { recursive: true });
@@ -38,7 +38,7 @@ function longRun() {
     out.push(m);
   }
   out.push(result);
-  const dir = mkdtempSync(join(tmpdir(), "jc-e2e-search-"));
+  const dir = tempDir("jc-e2e-search-");
   const file = join(dir, "long.jsonl");
   writeFileSync(file, out.map((l) => JSON.stringify(l)).join("\n") + "\n");
   return file;

@@ -12,13 +12,13 @@
 // it starts, so only one OpenCode scenario runs per app (the question).
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND, REPO } from "../lib/app.mjs";
+import { tempDir } from "../lib/tmp.mjs";
 
-const bin = mkdtempSync(join(tmpdir(), "jc-e2e-fakes-"));
+const bin = tempDir("jc-e2e-fakes-");
 execFileSync("go", ["build", "-o", join(bin, "fakeopencode"), "./backend/agent/opencode/testdata/fakeopencode"], { cwd: REPO, stdio: "inherit" });
 const wrapper = (name, envVar, real, extra = "") => {
   const p = join(bin, name);

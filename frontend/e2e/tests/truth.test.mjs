@@ -10,14 +10,14 @@
 // At import this puts fake `xdg-open`, `code` and `x-terminal-emulator` on
 // the app's PATH; each appends what it was called with to a log.
 
-import { mkdtempSync, writeFileSync, chmodSync, readFileSync, existsSync, mkdirSync } from "node:fs";
+import { writeFileSync, chmodSync, readFileSync, existsSync, mkdirSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND } from "../lib/app.mjs";
+import { tempDir } from "../lib/tmp.mjs";
 
-const bin = mkdtempSync(join(tmpdir(), "jc-e2e-openers-"));
+const bin = tempDir("jc-e2e-openers-");
 const LOG = join(bin, "calls.log");
 for (const name of ["xdg-open", "code", "x-terminal-emulator"]) {
   const p = join(bin, name);
