@@ -8,8 +8,6 @@ package orchestrator
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +22,7 @@ type oneBackend struct{ b agent.Backend }
 func (o oneBackend) Get(agent.BackendType) (agent.Backend, error) { return o.b, nil }
 
 func TestACPFollowUpAfterStopWhenLoadFails(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "fakeagent")
-	if out, err := exec.Command("go", "build", "-o", bin, "../agent/acp/testdata/fakeagent").CombinedOutput(); err != nil {
-		t.Fatalf("building the fake ACP agent: %v\n%s", err, out)
-	}
+	bin := fakeACP(t)
 	b, err := acp.New(acp.Config{Name: "acp.test.loadfails", DisplayName: "LoadFails", Command: bin,
 		Env: map[string]string{"FAKEAGENT_BEHAVIOR": "load-fails"}})
 	if err != nil {
@@ -100,10 +95,7 @@ func TestACPFollowUpAfterStopWhenLoadFails(t *testing.T) {
 // initialize fails the task with the exit and its stderr, although Start
 // returned at once.
 func TestACPStartFailureErrorsTask(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "fakeagent")
-	if out, err := exec.Command("go", "build", "-o", bin, "../agent/acp/testdata/fakeagent").CombinedOutput(); err != nil {
-		t.Fatalf("building the fake ACP agent: %v\n%s", err, out)
-	}
+	bin := fakeACP(t)
 	b, err := acp.New(acp.Config{Name: "acp.test.exits", DisplayName: "Exits", Command: bin,
 		Env: map[string]string{"FAKEAGENT_BEHAVIOR": "exit-at-once"}})
 	if err != nil {
@@ -137,10 +129,7 @@ func TestACPStartFailureErrorsTask(t *testing.T) {
 // TestACPStopWhileStarting: a task whose agent never answers the handshake
 // shows running at once and can be stopped.
 func TestACPStopWhileStarting(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "fakeagent")
-	if out, err := exec.Command("go", "build", "-o", bin, "../agent/acp/testdata/fakeagent").CombinedOutput(); err != nil {
-		t.Fatalf("building the fake ACP agent: %v\n%s", err, out)
-	}
+	bin := fakeACP(t)
 	b, err := acp.New(acp.Config{Name: "acp.test.mute", DisplayName: "Mute", Command: bin,
 		Env: map[string]string{"FAKEAGENT_BEHAVIOR": "never-answer"}})
 	if err != nil {

@@ -42,7 +42,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(childOpenCodeApp())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	agenttest.RemoveBuilt() // the fake ACP agent and app-server the relay tests built
+	os.Exit(code)
 }
 
 // claudeRegistry returns a registry whose claude-code backend runs the fake

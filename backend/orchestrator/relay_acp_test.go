@@ -10,45 +10,24 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
-var (
-	fakeACPOnce sync.Once
-	fakeACPBin  string
-	fakeACPErr  error
-)
-
 func fakeACP(t *testing.T) string {
 	t.Helper()
-	fakeACPOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fakeacp")
-		if err != nil {
-			fakeACPErr = err
-			return
-		}
-		fakeACPBin = filepath.Join(dir, "fakeagent")
-		if out, err := exec.Command("go", "build", "-o", fakeACPBin, "../agent/acp/testdata/fakeagent").CombinedOutput(); err != nil {
-			fakeACPErr = errors.New(string(out))
-		}
-	})
-	if fakeACPErr != nil {
-		t.Fatalf("building the fake ACP agent: %v", fakeACPErr)
-	}
-	return fakeACPBin
+	return agenttest.BuildOnce(t, "../agent/acp/testdata/fakeagent", "fakeagent")
 }
 
 func acpRelayOrchestrator(t *testing.T, db *store.DB, rdir string, keep bool, env map[string]string) *Orchestrator {

@@ -9,48 +9,27 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/acp"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/claude"
 	"github.com/jean-claude/jean-claude/backend/agent/codex"
 	"github.com/jean-claude/jean-claude/backend/relay"
 	"github.com/jean-claude/jean-claude/backend/store"
 )
 
-var (
-	fakeCodexOnce sync.Once
-	fakeCodexBin  string
-	fakeCodexErr  error
-)
-
 // fakeCodex builds the codex package's fake app-server.
 func fakeCodex(t *testing.T) string {
 	t.Helper()
-	fakeCodexOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fakecodex")
-		if err != nil {
-			fakeCodexErr = err
-			return
-		}
-		fakeCodexBin = filepath.Join(dir, "codex")
-		if out, err := exec.Command("go", "build", "-o", fakeCodexBin, "../agent/codex/testdata/fakeappserver").CombinedOutput(); err != nil {
-			fakeCodexErr = errors.New(string(out))
-		}
-	})
-	if fakeCodexErr != nil {
-		t.Fatalf("building the fake app-server: %v", fakeCodexErr)
-	}
-	return fakeCodexBin
+	return agenttest.BuildOnce(t, "../agent/codex/testdata/fakeappserver", "codex")
 }
 
 // childAppOtherBackends registers the fake Codex in the child app

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,34 +13,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/proc"
-)
-
-var (
-	fakeOnce sync.Once
-	fakeBin  string
-	fakeErr  error
 )
 
 // fakeAgent builds testdata/fakeagent (an ACP agent on the SDK's agent side).
 func fakeAgent(t *testing.T) string {
 	t.Helper()
-	fakeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fakeacp")
-		if err != nil {
-			fakeErr = err
-			return
-		}
-		fakeBin = filepath.Join(dir, "fakeagent")
-		out, err := exec.Command("go", "build", "-o", fakeBin, "./testdata/fakeagent").CombinedOutput()
-		if err != nil {
-			fakeErr = errors.New(string(out))
-		}
-	})
-	if fakeErr != nil {
-		t.Fatalf("building the fake agent: %v", fakeErr)
-	}
-	return fakeBin
+	return agenttest.BuildOnce(t, "./testdata/fakeagent", "fakeagent")
 }
 
 // collector reads a session's batches in the background.

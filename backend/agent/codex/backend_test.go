@@ -4,43 +4,22 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 	"github.com/jean-claude/jean-claude/backend/agent/proc"
-)
-
-var (
-	fakeOnce sync.Once
-	fakeBin  string
-	fakeErr  error
 )
 
 // fakeAppServer builds testdata/fakeappserver into a binary named codex.
 func fakeAppServer(t *testing.T) string {
 	t.Helper()
-	fakeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fakecodex")
-		if err != nil {
-			fakeErr = err
-			return
-		}
-		fakeBin = filepath.Join(dir, "codex")
-		if out, err := exec.Command("go", "build", "-o", fakeBin, "./testdata/fakeappserver").CombinedOutput(); err != nil {
-			fakeErr = errors.New(string(out))
-		}
-	})
-	if fakeErr != nil {
-		t.Fatalf("building the fake app-server: %v", fakeErr)
-	}
-	return fakeBin
+	return agenttest.BuildOnce(t, "./testdata/fakeappserver", "codex")
 }
 
 // seen keeps every batch next read, to replay the frames afterwards.

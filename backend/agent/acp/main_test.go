@@ -1,0 +1,15 @@
+package acp
+
+import (
+	"os"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
+)
+
+// TestMain removes the fake agents the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	agenttest.RemoveBuilt()
+	os.Exit(code)
+}
