@@ -2,7 +2,6 @@ package acp
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
@@ -40,27 +39,20 @@ func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthR
 // tool call (pending, in progress, then completed with a 2 KB text result):
 // a long autonomous turn.
 func toolTurn(total, _ int) agenttest.Reply {
-	frames := [][]byte{
-		[]byte(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","messageId":"m","prompt":[{"type":"text","text":"go"}]}}`),
-	}
 	up := func(u map[string]any) []byte {
 		return agenttest.JSON(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": "s", "update": u}})
 	}
-	result := strings.Repeat("a line of the file\n", 105)
-	n := 0
-	for i := range total / 2000 {
+	head := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","messageId":"m","prompt":[{"type":"text","text":"go"}]}}`)}
+	return agenttest.ToolTurn(total, head, func(i int, text, result string) [][]byte {
 		id := fmt.Sprintf("call_%d", i)
-		text := "Now the next file."
-		n += len(text) + len(result)
-		frames = append(frames,
+		return [][]byte{
 			up(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}}),
 			up(map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "Read f.go", "kind": "read", "status": "pending", "rawInput": map[string]any{"path": "f.go"}}),
 			up(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "in_progress"}),
 			up(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "completed",
-				"content": []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": result}}}}))
-	}
-	frames = append(frames, []byte(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`))
-	return agenttest.Reply{Frames: frames, Bytes: n}
+				"content": []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": result}}}}),
+		}
+	}, []byte(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`))
 }
 
 // BenchmarkGrowthTools: a turn of 5, 50 and 100 tool calls (10, 100 and

@@ -158,6 +158,24 @@ type Output struct {
 	Events  int // every event marshalled on its own, one JSON line each
 }
 
+// ToolStep is one step of ToolTurn: the agent's sentence, then a tool call
+// (its id made from i) with result as its output.
+type ToolStep func(i int, text, result string) [][]byte
+
+// ToolTurn is a long autonomous turn for the growth checks: head, then
+// total/2000 steps (step makes each one's frames from a sentence and a
+// 2 KB tool result), then tail. Its Bytes are the sentences' and results'.
+func ToolTurn(total int, head [][]byte, step ToolStep, tail ...[]byte) Reply {
+	const text = "Now the next file."
+	result := strings.Repeat("a line of the file\n", 105)
+	frames, n := head, 0
+	for i := range total / 2000 {
+		n += len(text) + len(result)
+		frames = append(frames, step(i, text, result)...)
+	}
+	return Reply{Frames: append(frames, tail...), Bytes: n}
+}
+
 // NormalizeOutput feeds frames to a fresh normalizer of f and counts the
 // bytes of its events, printed both ways.
 func NormalizeOutput(f agent.Format, frames [][]byte) Output {

@@ -23,6 +23,14 @@ func growthStart(block map[string]any) [][]byte {
 	}
 }
 
+// growthWhole is the complete assistant line of message msg_1 with its one
+// block (block), as Claude Code writes it once the block is streamed.
+func growthWhole(block map[string]any) []byte {
+	return agenttest.JSON(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+		"content": []any{block}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}},
+		"parent_tool_use_id": nil, "session_id": "s1", "uuid": "u-1"})
+}
+
 // growthReply is one text block streamed as Claude Code does with
 // --include-partial-messages: stream_event lines, the complete assistant
 // line, the message's stop and the result.
@@ -34,9 +42,7 @@ func growthReply(total, delta int) agenttest.Reply {
 		frames = append(frames, se(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": c}}))
 	}
 	frames = append(frames,
-		agenttest.JSON(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-			"content": []any{map[string]any{"type": "text", "text": sb.String()}}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}},
-			"parent_tool_use_id": nil, "session_id": "s1", "uuid": "u-1"}),
+		growthWhole(map[string]any{"type": "text", "text": sb.String()}),
 		se(map[string]any{"type": "content_block_stop", "index": 0}),
 		se(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn"}, "usage": map[string]any{"output_tokens": 9}}),
 		se(map[string]any{"type": "message_stop"}),
@@ -67,9 +73,7 @@ func growthThinking(total, delta int) agenttest.Reply {
 			se(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "thinking_delta", "thinking": c}}))
 	}
 	frames = append(frames,
-		agenttest.JSON(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-			"content": []any{map[string]any{"type": "thinking", "thinking": sb.String(), "signature": "sig"}}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}},
-			"parent_tool_use_id": nil, "session_id": "s1", "uuid": "u-1"}),
+		growthWhole(map[string]any{"type": "thinking", "thinking": sb.String(), "signature": "sig"}),
 		se(map[string]any{"type": "content_block_stop", "index": 0}),
 		se(map[string]any{"type": "message_stop"}),
 		agenttest.JSON(map[string]any{"type": "result", "subtype": "success", "is_error": false, "duration_ms": 5, "num_turns": 1, "result": "", "session_id": "s1", "total_cost_usd": 0.0}))
@@ -89,21 +93,17 @@ func TestGrowthLinearThinking(t *testing.T) { agenttest.CheckLinear(t, Format(),
 // sentence and a Read tool call) and the tool's 2 KB result: a long
 // autonomous turn. Every step is its own message.
 func toolTurn(total, _ int) agenttest.Reply {
-	frames := [][]byte{agenttest.JSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "tools": []string{}, "cwd": "/x"})}
-	result := strings.Repeat("a line of the file\n", 105)
-	n := 0
-	for i := range total / 2000 {
-		text, id := "Now the next file.", fmt.Sprintf("toolu_%d", i)
-		n += len(text) + len(result)
-		frames = append(frames,
+	head := [][]byte{agenttest.JSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "tools": []string{}, "cwd": "/x"})}
+	return agenttest.ToolTurn(total, head, func(i int, text, result string) [][]byte {
+		id := fmt.Sprintf("toolu_%d", i)
+		return [][]byte{
 			agenttest.JSON(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%d", i), "type": "message", "role": "assistant", "model": "m",
 				"content": []any{map[string]any{"type": "text", "text": text}, map[string]any{"type": "tool_use", "id": id, "name": "Read", "input": map[string]any{"file_path": "f.go"}}},
 				"usage":   map[string]any{"input_tokens": 1, "output_tokens": 1}}, "parent_tool_use_id": nil, "session_id": "s1", "uuid": fmt.Sprintf("a-%d", i)}),
 			agenttest.JSON(map[string]any{"type": "user", "message": map[string]any{"role": "user",
-				"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": result}}}, "parent_tool_use_id": nil, "session_id": "s1", "uuid": fmt.Sprintf("u-%d", i)}))
-	}
-	frames = append(frames, agenttest.JSON(map[string]any{"type": "result", "subtype": "success", "is_error": false, "duration_ms": 5, "num_turns": 1, "result": "x", "session_id": "s1", "total_cost_usd": 0.0}))
-	return agenttest.Reply{Frames: frames, Bytes: n}
+				"content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": result}}}, "parent_tool_use_id": nil, "session_id": "s1", "uuid": fmt.Sprintf("u-%d", i)}),
+		}
+	}, agenttest.JSON(map[string]any{"type": "result", "subtype": "success", "is_error": false, "duration_ms": 5, "num_turns": 1, "result": "x", "session_id": "s1", "total_cost_usd": 0.0}))
 }
 
 // TestToolTurnLinear: a turn of 50 and then 100 tool calls costs about

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
@@ -45,22 +44,18 @@ func toolTurn(total, _ int) agenttest.Reply {
 	note := func(method string, params map[string]any) []byte {
 		return agenttest.JSON(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 	}
-	frames := [][]byte{note("turn/started", map[string]any{"threadId": "t1", "turn": map[string]any{"id": "turn1", "status": "inProgress", "items": []any{}}})}
-	output := strings.Repeat("a line of the file\n", 105)
-	n := 0
-	for i := range total / 2000 {
-		text, msg, cmd := "Now the next file.", fmt.Sprintf("msg_%d", i), fmt.Sprintf("call_%d", i)
-		n += len(text) + len(output)
+	head := [][]byte{note("turn/started", map[string]any{"threadId": "t1", "turn": map[string]any{"id": "turn1", "status": "inProgress", "items": []any{}}})}
+	return agenttest.ToolTurn(total, head, func(i int, text, output string) [][]byte {
+		msg, cmd := fmt.Sprintf("msg_%d", i), fmt.Sprintf("call_%d", i)
 		started := map[string]any{"id": cmd, "type": "commandExecution", "command": "/bin/bash -lc 'cat f.go'", "cwd": "/x", "status": "inProgress"}
 		done := map[string]any{"id": cmd, "type": "commandExecution", "command": "/bin/bash -lc 'cat f.go'", "cwd": "/x", "status": "completed", "aggregatedOutput": output, "exitCode": 0}
-		frames = append(frames,
+		return [][]byte{
 			note("item/started", map[string]any{"threadId": "t1", "turnId": "turn1", "item": map[string]any{"id": msg, "type": "agentMessage", "text": ""}}),
 			note("item/completed", map[string]any{"threadId": "t1", "turnId": "turn1", "item": map[string]any{"id": msg, "type": "agentMessage", "text": text}}),
 			note("item/started", map[string]any{"threadId": "t1", "turnId": "turn1", "item": started}),
-			note("item/completed", map[string]any{"threadId": "t1", "turnId": "turn1", "item": done}))
-	}
-	frames = append(frames, note("turn/completed", map[string]any{"threadId": "t1", "turn": map[string]any{"id": "turn1", "status": "completed", "items": []any{}}}))
-	return agenttest.Reply{Frames: frames, Bytes: n}
+			note("item/completed", map[string]any{"threadId": "t1", "turnId": "turn1", "item": done}),
+		}
+	}, note("turn/completed", map[string]any{"threadId": "t1", "turn": map[string]any{"id": "turn1", "status": "completed", "items": []any{}}}))
 }
 
 // TestToolTurnLinear: a turn of 50 and then 100 commands costs about twice

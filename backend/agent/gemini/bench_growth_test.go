@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
@@ -37,24 +36,19 @@ func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthR
 // and a tool call with a 2 KB result: a long autonomous turn.
 func toolTurn(total, _ int) agenttest.Reply {
 	ts := "2026-11-22T00:00:00.000Z"
-	frames := [][]byte{
+	head := [][]byte{
 		agenttest.JSON(map[string]any{"type": "init", "timestamp": ts, "session_id": "s1", "model": "m"}),
 		agenttest.JSON(map[string]any{"type": "message", "timestamp": ts, "role": "user", "content": "hi"}),
 	}
-	result := strings.Repeat("a line of the file\n", 105)
-	n := 0
-	for i := range total / 2000 {
+	return agenttest.ToolTurn(total, head, func(i int, text, result string) [][]byte {
 		id := fmt.Sprintf("read_file__read_file_%d", i)
-		text := "Now the next file."
-		n += len(text) + len(result)
-		frames = append(frames,
+		return [][]byte{
 			agenttest.JSON(map[string]any{"type": "message", "timestamp": ts, "role": "assistant", "content": text, "delta": true}),
 			agenttest.JSON(map[string]any{"type": "tool_use", "timestamp": ts, "tool_name": "read_file", "tool_id": id, "parameters": map[string]any{"file_path": "f.go"}}),
-			agenttest.JSON(map[string]any{"type": "tool_result", "timestamp": ts, "tool_id": id, "status": "success", "output": result}))
-	}
-	frames = append(frames, agenttest.JSON(map[string]any{"type": "result", "timestamp": ts, "status": "success",
+			agenttest.JSON(map[string]any{"type": "tool_result", "timestamp": ts, "tool_id": id, "status": "success", "output": result}),
+		}
+	}, agenttest.JSON(map[string]any{"type": "result", "timestamp": ts, "status": "success",
 		"stats": map[string]any{"total_tokens": 2, "input_tokens": 1, "output_tokens": 1, "duration_ms": 5, "tool_calls": total / 2000}}))
-	return agenttest.Reply{Frames: frames, Bytes: n}
 }
 
 // BenchmarkGrowthTools: a turn of 5, 50 and 100 tool calls (10, 100 and

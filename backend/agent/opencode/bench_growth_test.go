@@ -47,25 +47,21 @@ func toolTurn(total, _ int) agenttest.Reply {
 	ev := func(typ string, props map[string]any) []byte {
 		return agenttest.JSON(map[string]any{"type": typ, "properties": props})
 	}
-	frames := [][]byte{ev("session.created", map[string]any{"info": map[string]any{"id": "ses_1", "title": "t", "time": map[string]any{"created": 1}}})}
-	output := strings.Repeat("a line of the file\n", 105)
-	n := 0
-	for i := range total / 2000 {
-		text, msg := "Now the next file.", fmt.Sprintf("msg_%04d", i)
-		n += len(text) + len(output)
+	head := [][]byte{ev("session.created", map[string]any{"info": map[string]any{"id": "ses_1", "title": "t", "time": map[string]any{"created": 1}}})}
+	return agenttest.ToolTurn(total, head, func(i int, text, output string) [][]byte {
+		msg := fmt.Sprintf("msg_%04d", i)
 		part := func(id string, p map[string]any) []byte {
 			p["id"], p["messageID"], p["sessionID"] = id, msg, "ses_1"
 			return ev("message.part.updated", map[string]any{"sessionID": "ses_1", "part": p})
 		}
 		input := map[string]any{"filePath": "f.go"}
-		frames = append(frames,
+		return [][]byte{
 			ev("message.updated", map[string]any{"sessionID": "ses_1", "info": map[string]any{"id": msg, "role": "assistant", "sessionID": "ses_1", "modelID": "m", "providerID": "p", "time": map[string]any{"created": 1}}}),
 			part("prt_t"+msg, map[string]any{"type": "text", "text": text, "time": map[string]any{"start": 1, "end": 2}}),
 			part("prt_c"+msg, map[string]any{"type": "tool", "tool": "read", "callID": "call_" + msg, "state": map[string]any{"status": "running", "input": input, "time": map[string]any{"start": 1}}}),
-			part("prt_c"+msg, map[string]any{"type": "tool", "tool": "read", "callID": "call_" + msg, "state": map[string]any{"status": "completed", "input": input, "output": output, "title": "f.go", "metadata": map[string]any{}, "time": map[string]any{"start": 1, "end": 2}}}))
-	}
-	frames = append(frames, ev("session.idle", map[string]any{"sessionID": "ses_1"}))
-	return agenttest.Reply{Frames: frames, Bytes: n}
+			part("prt_c"+msg, map[string]any{"type": "tool", "tool": "read", "callID": "call_" + msg, "state": map[string]any{"status": "completed", "input": input, "output": output, "title": "f.go", "metadata": map[string]any{}, "time": map[string]any{"start": 1, "end": 2}}}),
+		}
+	}, ev("session.idle", map[string]any{"sessionID": "ses_1"}))
 }
 
 // TestToolTurnLinear: a session of 50 and then 100 tool calls costs about
