@@ -42,9 +42,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(childOpenCodeApp())
 	}
-	code := m.Run()
-	agenttest.RemoveBuilt() // the fake ACP agent and app-server the relay tests built
-	os.Exit(code)
+	agenttest.Main(m) // removes the fake ACP agent and app-server the relay tests built
 }
 
 // claudeRegistry returns a registry whose claude-code backend runs the fake

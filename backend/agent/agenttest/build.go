@@ -20,8 +20,8 @@ var built struct {
 
 // BuildOnce builds the Go package pkg (as `go build` takes it, from the
 // test's directory) into an executable named name, once per test binary,
-// in a temporary directory, and returns its path. RemoveBuilt removes the
-// directories: call it from TestMain after m.Run.
+// in a temporary directory, and returns its path. The package's TestMain
+// is Main(m), which removes the directories after the tests.
 func BuildOnce(t testing.TB, pkg, name string) string {
 	t.Helper()
 	built.Lock()
@@ -58,9 +58,17 @@ func buildInto(pkg, name string) (string, error) {
 	return path, nil
 }
 
-// RemoveBuilt removes what BuildOnce built (each binary left its ~4 MB
+// Main runs a package's tests, removes what BuildOnce built and exits with
+// their status: a TestMain that has nothing else to do is Main(m).
+func Main(m *testing.M) {
+	code := m.Run()
+	removeBuilt()
+	os.Exit(code)
+}
+
+// removeBuilt removes what BuildOnce built (each binary left its ~4 MB
 // directory in the temp directory at every test run).
-func RemoveBuilt() {
+func removeBuilt() {
 	built.Lock()
 	defer built.Unlock()
 	for _, d := range built.dirs {

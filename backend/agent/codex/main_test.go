@@ -1,15 +1,10 @@
 package codex
 
 import (
-	"os"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 )
 
 // TestMain removes the fake agents the tests built.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	agenttest.RemoveBuilt()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { agenttest.Main(m) }
