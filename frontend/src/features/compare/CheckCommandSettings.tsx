@@ -2,33 +2,33 @@
 // in each compared task's worktree when its agent finishes. Parsed into argv
 // without a shell (quotes work; pipes and variables do not).
 
-import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { errorMessage } from "../../lib/errors";
+import { useStoredValue } from "../../lib/storedValue";
 import { Button, Field } from "../../lib/ui";
 import { wailsCompareApi, type CompareApi } from "./api";
 
 export function CheckCommandSettings({ projectId, api: apiProp }: { projectId: string; api?: CompareApi }) {
   const api = useMemo(() => apiProp ?? wailsCompareApi(), [apiProp]);
   const [saved, setSaved] = useState("");
-  const [value, setValue] = useState("");
+  // Typed before the stored command arrived: the load must not wipe it.
+  const { value, edit, loaded, forget } = useStoredValue("");
   const [error, setError] = useState("");
   const [done, setDone] = useState(false);
-  // Typed before the stored command arrived: the load must not wipe it.
-  const edited = useRef(false);
   useEffect(() => {
-    edited.current = false;
+    forget();
     api.checkCommand(projectId).then((c) => {
       setSaved(c ?? "");
-      if (!edited.current) setValue(c ?? "");
+      loaded(c ?? "");
     }, () => {});
-  }, [api, projectId]);
+  }, [api, projectId, loaded, forget]);
   async function save(e: FormEvent) {
     e.preventDefault();
     setError("");
     try {
       const c = await api.setCheckCommand(projectId, value);
       setSaved(c);
-      setValue(c);
+      edit(c);
       setDone(true);
       setTimeout(() => setDone(false), 1500);
     } catch (err) {
@@ -48,10 +48,7 @@ export function CheckCommandSettings({ projectId, api: apiProp }: { projectId: s
           placeholder="make test"
           value={value}
           spellCheck={false}
-          onChange={(e) => {
-            edited.current = true;
-            setValue(e.target.value);
-          }}
+          onChange={(e) => edit(e.target.value)}
         />
       </Field>
       <Button type="submit" disabled={value.trim() === saved}>

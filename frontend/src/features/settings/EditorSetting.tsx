@@ -1,9 +1,10 @@
 // EditorSetting: which program opens files from the task view (paths in
 // tool rows and the diff, "Open in editor"). Saved by OpenService.
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { GetEditor, SetEditor } from "../../bridge/wailsjs/go/services/OpenService";
 import { errorMessage } from "../../lib/errors";
+import { useStoredValue } from "../../lib/storedValue";
 
 const CHOICES: [string, string][] = [
   ["auto", "Automatic ($VISUAL, $EDITOR, then VS Code, then the system default)"],
@@ -13,22 +14,16 @@ const CHOICES: [string, string][] = [
 ];
 
 export function EditorSetting() {
-  const [value, setValue] = useState("auto");
-  const [error, setError] = useState("");
   // A choice made before the stored one arrives wins: the load only fills
   // a select the user has not touched (it would show the old choice while
   // the new one is saved).
-  const chosen = useRef(false);
+  const { value, edit, loaded } = useStoredValue("auto");
+  const [error, setError] = useState("");
   useEffect(() => {
     Promise.resolve()
       .then(() => GetEditor())
-      .then(
-        (v) => {
-          if (!chosen.current) setValue(v);
-        },
-        (err: unknown) => setError(`Could not read the editor setting: ${errorMessage(err)}`),
-      );
-  }, []);
+      .then(loaded, (err: unknown) => setError(`Could not read the editor setting: ${errorMessage(err)}`));
+  }, [loaded]);
   return (
     <section className="jc-card">
       <h2 className="jc-card__title">Editor</h2>
@@ -39,8 +34,7 @@ export function EditorSetting() {
         value={value}
         onChange={(e) => {
           const v = e.target.value;
-          chosen.current = true;
-          setValue(v);
+          edit(v);
           setError("");
           Promise.resolve()
             .then(() => SetEditor(v))
