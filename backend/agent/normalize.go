@@ -41,6 +41,11 @@ type Format struct {
 	New func() Normalizer
 	// Frames cuts r into raw frames. Nil means one frame per line.
 	Frames func(r io.Reader) iter.Seq2[[]byte, error]
+	// Steps: the normalizer splits a turn's assistant output into steps,
+	// one message each, where it once kept the whole turn as one message.
+	// A message stored before then holds the whole turn's raw data;
+	// Rebuild folds the later steps it yields back into it.
+	Steps bool
 }
 
 // Split returns the frames of r for this format.

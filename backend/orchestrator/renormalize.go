@@ -1,10 +1,8 @@
 package orchestrator
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/store"
@@ -93,25 +91,9 @@ func (o *Orchestrator) renormalizeRow(row store.StoredMessage) ([]byte, string, 
 
 // Renormalized feeds raw (a message's raw data: rawData and its chunks) to a
 // fresh normalizer of f and returns the last version of message id it
-// yields: its last whole message event with the deltas after it applied,
-// exactly as the live orchestrator builds it.
+// yields, exactly as the live orchestrator builds it (agent.Rebuild).
 func Renormalized(f agent.Format, raw []byte, id string) (agent.Message, error) {
-	var acc *agent.Accumulator
-	for ev, err := range agent.Normalize(f, bytes.NewReader(raw)) {
-		if err != nil {
-			return agent.Message{}, fmt.Errorf("re-normalize %s: %w", id, err)
-		}
-		switch {
-		case ev.Type == agent.EventMessage && ev.Message != nil && ev.Message.ID == id:
-			acc = agent.NewAccumulator(*ev.Message)
-		case ev.Type == agent.EventDelta && ev.Delta != nil && ev.MessageID == id && acc != nil:
-			acc.Apply(*ev.Delta)
-		}
-	}
-	if acc == nil {
-		return agent.Message{}, fmt.Errorf("re-normalize: raw data of format %s no longer yields message %s", f.Name, id)
-	}
-	return acc.Message(), nil
+	return agent.Rebuild(f, raw, id)
 }
 
 // repairBehind re-normalizes the rows a crash left behind their raw data

@@ -11,7 +11,7 @@ import (
 
 // Format returns the "gemini" raw format (stream-json lines).
 func Format() agent.Format {
-	return agent.Format{Name: FormatName, New: func() agent.Normalizer { return NewNormalizer() }}
+	return agent.Format{Name: FormatName, New: func() agent.Normalizer { return NewNormalizer() }, Steps: true}
 }
 
 // JSONFormat returns the "gemini-json" raw format: `--output-format json`,

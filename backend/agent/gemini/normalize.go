@@ -19,33 +19,43 @@ const (
 )
 
 // Normalizer turns Gemini CLI stream-json lines into normalized events. Each
-// `gemini -p` run is one turn; the turn's messages get ids from the session
-// id and the timestamp of their first line, so they stay stable when the
-// stored lines are normalized again.
+// `gemini -p` run is one turn. A turn's assistant output is split into
+// steps, one message each, as Claude Code's API messages are: a step ends
+// with the results of its tool calls, and the agent's next output opens the
+// next one. The first step's id is "<sid>:<timestamp of its first line>";
+// a later step's is "<sid>:<timestamp of its first line>:<tool id>", the
+// tool whose result came last before it. A step's raw data is the init
+// line, for a later step that result's line (the anchor that names it),
+// then the step's lines, so the ids stay stable when the stored lines are
+// normalized again, and a long turn costs linear bytes (a turn kept as one
+// message and emitted whole at every tool state cost O(n²)). Messages
+// stored before steps hold the whole turn: agent.Rebuild folds its steps
+// back into them (Format().Steps).
 //
 // Mapping (line → events):
 //
 //	init {session_id, model}          session-id (once per session id); the model is kept
 //	                                  for the turn's messages
 //	message role=user                 user message "<sid>:user:<timestamp>"
-//	message role=assistant (delta)    text part of the turn's assistant message
-//	                                  "<sid>:<timestamp of its first line>": the first
-//	                                  line of a text part emits the message whole, the
-//	                                  next ones are delta events {part, text} (Raw =
-//	                                  the line); the message is emitted whole again at
-//	                                  a tool and at the result
+//	message role=assistant (delta)    text part of the open step (a new step when the open
+//	                                  one's tools have results): the first line of a text
+//	                                  part emits the step whole, the next ones are delta
+//	                                  events {part, text} (Raw = the line); the step is
+//	                                  emitted whole again at a tool and at the result
 //	tool_use {tool_name, tool_id,     tool-use part {toolId, toolName, input = parameters,
-//	  parameters}                     kind} in the same message + tool-state-update running
-//	tool_result {status, output,      tool-result part {content = output or error.message,
-//	  error}                          isError when status is not success}; the tool-use
+//	  parameters}                     kind} in the open step (a new step when its tools have
+//	                                  results) + tool-state-update running
+//	tool_result {status, output,      tool-result part in its tool's step {content = output
+//	  error}                          or error.message, isError when status is not success}; the tool-use
 //	                                  part goes completed/error + tool-state-update;
 //	                                  write_file → write structured result {filePath,
 //	                                  content} (create or update is not told); write_todos → todo
 //	                                  structured result {oldTodos, newTodos}
 //	result (any status)               first, every tool_use without a tool_result is
 //	                                  closed: tool-state-update cancelled {error = the
-//	                                  reason} and the message emitted with the tool-use
-//	                                  part cancelled, metadata.toolErrors[toolId]
+//	                                  reason} and its step emitted with the tool-use
+//	                                  part cancelled, metadata.toolErrors[toolId] (a step
+//	                                  emitted here has the result line in its Raw)
 //	result status=success             result message "<sid>:result:<timestamp>" {result =
 //	                                  last text, usage, durationMs, modelUsage} + complete
 //	result status=error               the same with isError + error {fatal, error.message};
@@ -75,23 +85,38 @@ type Normalizer struct {
 	anoms     agent.Anomalies // of the line being fed
 }
 
+// turn is one `gemini -p` run's assistant output, split into steps.
 type turn struct {
-	raw   []byte
-	msg   agent.Message
+	raw   []byte // every line of the turn, after the init line: the result's Raw
+	steps []*step
 	tools map[string]*tool
-	order []string         // tool ids in order
-	sb    *strings.Builder // grows the last text part while deltas come
-	dirty bool             // deltas since the message was last emitted whole
+	order []string // tool ids in order
 }
 
-// noteAnoms records a line's anomalies in the turn's message metadata.
-func (t *turn) noteAnoms(a agent.Anomalies) {
+// step is one assistant message of a turn: the agent's output up to the
+// results of its tool calls. The agent's next output opens the next step,
+// so a long turn is many bounded messages, each emitted whole only at its
+// own changes (a turn emitted whole at every tool state costs O(n²)).
+type step struct {
+	raw     []byte // the init line, the anchor (steps after the first), its lines
+	msg     agent.Message
+	sb      *strings.Builder // grows the last text part while deltas come
+	dirty   bool             // deltas since the message was last emitted whole
+	anchor  []byte           // the last tool_result line of this step: the next step's anchor
+	afterID string           // the tool id of anchor
+}
+
+// noteAnoms records a line's anomalies in the step's message metadata.
+func (s *step) noteAnoms(a agent.Anomalies) {
 	if len(a) > 0 {
-		t.msg.Metadata = a.Into(maps.Clone(t.msg.Metadata))
+		s.msg.Metadata = a.Into(maps.Clone(s.msg.Metadata))
 	}
 }
 
+func (s *step) add(frame []byte) { s.raw = append(append(s.raw, '\n'), frame...) }
+
 type tool struct {
+	step   *step
 	use    int
 	result int
 	name   string
@@ -134,36 +159,9 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 				Parts: []agent.Part{{Type: agent.PartText, Text: l.Content}},
 			}}}
 		}
-		t := n.ensureTurn(frame, l.Timestamp)
-		t.noteAnoms(anoms)
-		if k := len(t.msg.Parts) - 1; k >= 0 && t.msg.Parts[k].Type == agent.PartText && t.sb != nil && len(anoms) == 0 {
-			if l.Content == "" {
-				return nil
-			}
-			t.sb.WriteString(l.Content)
-			t.msg.Parts[k].Text = t.sb.String()
-			t.dirty = true
-			return []agent.Event{{Type: agent.EventDelta, MessageID: t.msg.ID,
-				Delta: &agent.Delta{Part: k, Field: agent.DeltaText, Text: l.Content}, Raw: bytes.Clone(frame)}}
-		}
-		t.sb = &strings.Builder{}
-		t.sb.WriteString(l.Content)
-		t.msg.Parts = append(t.msg.Parts, agent.Part{Type: agent.PartText, Text: t.sb.String()})
-		return []agent.Event{n.emit()}
+		return n.text(frame, &l)
 	case "tool_use":
-		t := n.ensureTurn(frame, l.Timestamp)
-		t.noteAnoms(anoms)
-		t.sb = nil
-		tl := &tool{use: len(t.msg.Parts), result: -1, name: l.ToolName, params: l.Parameters}
-		if _, seen := t.tools[l.ToolID]; !seen {
-			t.order = append(t.order, l.ToolID)
-		}
-		t.tools[l.ToolID] = tl
-		t.msg.Parts = append(t.msg.Parts, agent.Part{
-			Type: agent.PartToolUse, ToolID: l.ToolID, ToolName: l.ToolName,
-			Input: l.Parameters, Kind: ToolKind(l.ToolName), State: agent.ToolRunning,
-		})
-		return []agent.Event{n.emit(), {Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: l.ToolID, State: agent.ToolRunning}}
+		return n.toolUse(frame, &l)
 	case "tool_result":
 		return n.toolResult(frame, &l)
 	case "result":
@@ -185,6 +183,44 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		Message: agent.QuietNotice("gemini-unknown-"+strconv.FormatUint(h.Sum64(), 16), kind, frame)}}
 }
 
+// text is an assistant message line: a delta of the step's last text part,
+// else a new text part.
+func (n *Normalizer) text(frame []byte, l *line) []agent.Event {
+	s := n.output(frame, l.Timestamp)
+	s.noteAnoms(n.anoms)
+	if k := len(s.msg.Parts) - 1; k >= 0 && s.msg.Parts[k].Type == agent.PartText && s.sb != nil && len(n.anoms) == 0 {
+		if l.Content == "" {
+			return nil
+		}
+		s.sb.WriteString(l.Content)
+		s.msg.Parts[k].Text = s.sb.String()
+		s.dirty = true
+		return []agent.Event{{Type: agent.EventDelta, MessageID: s.msg.ID,
+			Delta: &agent.Delta{Part: k, Field: agent.DeltaText, Text: l.Content}, Raw: bytes.Clone(frame)}}
+	}
+	s.sb = &strings.Builder{}
+	s.sb.WriteString(l.Content)
+	s.msg.Parts = append(s.msg.Parts, agent.Part{Type: agent.PartText, Text: s.sb.String()})
+	return []agent.Event{emit(s)}
+}
+
+func (n *Normalizer) toolUse(frame []byte, l *line) []agent.Event {
+	s := n.output(frame, l.Timestamp)
+	t := n.turn
+	s.noteAnoms(n.anoms)
+	s.sb = nil
+	tl := &tool{step: s, use: len(s.msg.Parts), result: -1, name: l.ToolName, params: l.Parameters}
+	if _, seen := t.tools[l.ToolID]; !seen {
+		t.order = append(t.order, l.ToolID)
+	}
+	t.tools[l.ToolID] = tl
+	s.msg.Parts = append(s.msg.Parts, agent.Part{
+		Type: agent.PartToolUse, ToolID: l.ToolID, ToolName: l.ToolName,
+		Input: l.Parameters, Kind: ToolKind(l.ToolName), State: agent.ToolRunning,
+	})
+	return []agent.Event{emit(s), {Type: agent.EventToolStateUpdate, MessageID: s.msg.ID, ToolID: l.ToolID, State: agent.ToolRunning}}
+}
+
 // withInit is frame preceded by the init line, so a fresh normalizer fed it
 // knows the session id.
 func (n *Normalizer) withInit(frame []byte) []byte {
@@ -196,35 +232,83 @@ func (n *Normalizer) withInit(frame []byte) []byte {
 	return out
 }
 
+// ensureTurn returns the open turn, opening it (and its first step, named
+// by ts) at frame; frame is added to the turn's lines.
 func (n *Normalizer) ensureTurn(frame []byte, ts string) *turn {
-	if n.turn != nil {
-		n.turn.raw = append(append(n.turn.raw, '\n'), frame...)
-		return n.turn
+	if t := n.turn; t != nil {
+		t.raw = append(append(t.raw, '\n'), frame...)
+		return t
 	}
 	t := &turn{raw: n.withInit(frame), tools: map[string]*tool{}}
-	t.msg = agent.Message{ID: n.sessionID + ":" + ts, Role: agent.RoleAssistant, Timestamp: ts, Model: n.model}
+	t.steps = []*step{n.newStep(n.sessionID+":"+ts, ts, nil)}
 	n.turn = t
 	return t
 }
 
-func (n *Normalizer) emit() agent.Event {
-	t := n.turn
-	t.dirty = false
-	m := t.msg
-	m.Parts = slices.Clone(t.msg.Parts)
-	return agent.Event{Type: agent.EventMessage, Message: &m, Raw: t.raw[:len(t.raw):len(t.raw)]}
+// newStep starts a step whose raw data is the init line and the anchor.
+func (n *Normalizer) newStep(id, ts string, anchor []byte) *step {
+	s := &step{msg: agent.Message{ID: id, Role: agent.RoleAssistant, Timestamp: ts, Model: n.model}}
+	if n.init != nil {
+		s.raw = bytes.Clone(n.init)
+	}
+	if anchor != nil {
+		if s.raw != nil {
+			s.raw = append(s.raw, '\n')
+		}
+		s.raw = append(s.raw, anchor...)
+	}
+	return s
+}
+
+// output returns the step the agent's output line frame goes to: the open
+// step, or a new one when the open step's tools have results. A later step
+// is named by its first line's timestamp and the tool whose result came
+// last before it ("<sid>:<timestamp>:<tool id>"); that result's line leads
+// its raw data, so a fresh normalizer fed it names the step alike.
+func (n *Normalizer) output(frame []byte, ts string) *step {
+	t := n.ensureTurn(frame, ts)
+	s := t.steps[len(t.steps)-1]
+	if s.anchor != nil {
+		s = n.newStep(n.sessionID+":"+ts+":"+s.afterID, ts, s.anchor)
+		t.steps = append(t.steps, s)
+	}
+	if s.raw == nil {
+		s.raw = bytes.Clone(frame)
+	} else {
+		s.add(frame)
+	}
+	return s
+}
+
+// emit is the step's message event; its Raw shares the step's buffer.
+func emit(s *step) agent.Event {
+	s.dirty = false
+	m := s.msg
+	m.Parts = slices.Clone(s.msg.Parts)
+	return agent.Event{Type: agent.EventMessage, Message: &m, Raw: s.raw[:len(s.raw):len(s.raw)]}
 }
 
 func (n *Normalizer) toolResult(frame []byte, l *line) []agent.Event {
 	t := n.ensureTurn(frame, l.Timestamp)
-	t.noteAnoms(n.anoms)
-	t.sb = nil
 	tl := t.tools[l.ToolID]
-	if tl == nil { // a result without its tool_use: keep it anyway
-		tl = &tool{use: len(t.msg.Parts), result: -1}
+	if tl == nil { // a result without its tool_use: keep it anyway, in the open step
+		s := t.steps[len(t.steps)-1]
+		tl = &tool{step: s, use: len(s.msg.Parts), result: -1}
 		t.tools[l.ToolID] = tl
-		t.msg.Parts = append(t.msg.Parts, agent.Part{Type: agent.PartToolUse, ToolID: l.ToolID, ToolName: "unknown", Kind: agent.ToolOther})
+		t.order = append(t.order, l.ToolID)
+		s.msg.Parts = append(s.msg.Parts, agent.Part{Type: agent.PartToolUse, ToolID: l.ToolID, ToolName: "unknown", Kind: agent.ToolOther})
 	}
+	s := tl.step
+	if s.raw == nil {
+		s.raw = bytes.Clone(frame)
+	} else {
+		s.add(frame)
+	}
+	if s == t.steps[len(t.steps)-1] {
+		s.anchor, s.afterID = bytes.Clone(frame), l.ToolID
+	}
+	s.noteAnoms(n.anoms)
+	s.sb = nil
 	failed := l.Status != "success"
 	text := outputText(l.Output)
 	if failed && l.Error != nil && l.Error.Message != "" && text == "" {
@@ -235,17 +319,17 @@ func (n *Normalizer) toolResult(frame []byte, l *line) []agent.Event {
 		res.StructuredResult = n.structured(tl)
 	}
 	if tl.result < 0 {
-		tl.result = len(t.msg.Parts)
-		t.msg.Parts = append(t.msg.Parts, res)
+		tl.result = len(s.msg.Parts)
+		s.msg.Parts = append(s.msg.Parts, res)
 	} else {
-		t.msg.Parts[tl.result] = res
+		s.msg.Parts[tl.result] = res
 	}
 	state := agent.ToolCompleted
 	if failed {
 		state = agent.ToolError
 	}
-	t.msg.Parts[tl.use].State = state
-	ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: l.ToolID, State: state}
+	s.msg.Parts[tl.use].State = state
+	ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: s.msg.ID, ToolID: l.ToolID, State: state}
 	if failed {
 		ev.Error = text
 		if l.Error != nil && l.Error.Type != "" {
@@ -254,7 +338,7 @@ func (n *Normalizer) toolResult(frame []byte, l *line) []agent.Event {
 	} else {
 		ev.ToolResult = text
 	}
-	return []agent.Event{n.emit(), ev}
+	return []agent.Event{emit(s), ev}
 }
 
 // outputText is a tool's output: a string, or JSON kept as text.
@@ -301,16 +385,8 @@ func (n *Normalizer) result(frame []byte, l *line) []agent.Event {
 	if t := n.turn; t != nil {
 		t.raw = append(append(t.raw, '\n'), frame...)
 		raw = t.raw[:len(t.raw):len(t.raw)]
-		closing = n.closeTools(l.Status)
-		if t.dirty && len(closing) == 0 {
-			closing = []agent.Event{n.emit()} // the end of the message: emitted whole
-		}
-		for i := len(t.msg.Parts) - 1; i >= 0; i-- {
-			if t.msg.Parts[i].Type == agent.PartText {
-				res.Text = t.msg.Parts[i].Text
-				break
-			}
-		}
+		closing = n.closeSteps(frame, l.Status)
+		res.Text = t.lastText()
 	} else {
 		raw = n.withInit(frame)
 	}
@@ -460,20 +536,24 @@ func (n *JSONNormalizer) Feed(frame []byte) []agent.Event {
 // Flush implements agent.Normalizer.
 func (n *JSONNormalizer) Flush() []agent.Event { return nil }
 
-// closeTools ends the turn's tool calls that got no tool_result: cancelled
-// with the reason (the run ended, status), a tool-state-update each and the
-// message emitted again with the final states.
-func (n *Normalizer) closeTools(status string) []agent.Event {
+// closeSteps ends the turn's steps at its result line: a tool call that got
+// no tool_result is cancelled with the reason (the run ended, status), a
+// tool-state-update each, and each step it changed, or that has deltas not
+// yet emitted whole, gets the result line in its raw data and is emitted
+// with the final states.
+func (n *Normalizer) closeSteps(frame []byte, status string) []agent.Event {
 	t := n.turn
-	var evs []agent.Event
 	why := "the run ended (" + status + ") before the tool finished"
+	var evs []agent.Event
+	changed := map[*step]bool{}
 	for _, id := range t.order {
 		tl := t.tools[id]
-		if tl == nil || tl.result >= 0 || t.msg.Parts[tl.use].State.Final() {
+		s := tl.step
+		if tl.result >= 0 || s.msg.Parts[tl.use].State.Final() {
 			continue
 		}
-		t.msg.Parts[tl.use].State = agent.ToolCancelled
-		meta := maps.Clone(t.msg.Metadata)
+		s.msg.Parts[tl.use].State = agent.ToolCancelled
+		meta := maps.Clone(s.msg.Metadata)
 		if meta == nil {
 			meta = map[string]any{}
 		}
@@ -484,11 +564,28 @@ func (n *Normalizer) closeTools(status string) []agent.Event {
 		}
 		errs[id] = why
 		meta["toolErrors"] = errs
-		t.msg.Metadata = meta
-		evs = append(evs, agent.Event{Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: id, State: agent.ToolCancelled, Error: why})
+		s.msg.Metadata = meta
+		changed[s] = true
+		evs = append(evs, agent.Event{Type: agent.EventToolStateUpdate, MessageID: s.msg.ID, ToolID: id, State: agent.ToolCancelled, Error: why})
 	}
-	if len(evs) > 0 {
-		evs = append(evs, n.emit())
+	for _, s := range t.steps {
+		if changed[s] || s.dirty {
+			s.add(frame)
+			evs = append(evs, emit(s)) // the end of the message: emitted whole
+		}
 	}
 	return evs
+}
+
+// lastText is the turn's last text part.
+func (t *turn) lastText() string {
+	for i := len(t.steps) - 1; i >= 0; i-- {
+		parts := t.steps[i].msg.Parts
+		for k := len(parts) - 1; k >= 0; k-- {
+			if parts[k].Type == agent.PartText {
+				return parts[k].Text
+			}
+		}
+	}
+	return ""
 }

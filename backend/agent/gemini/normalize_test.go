@@ -1,7 +1,13 @@
 package gemini
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+
 	"flag"
+	"github.com/google/go-cmp/cmp"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -45,5 +51,39 @@ func TestToolKinds(t *testing.T) {
 		if got := ToolKind(name); got != want {
 			t.Errorf("ToolKind(%s) = %s, want %s", name, got, want)
 		}
+	}
+}
+
+// TestLegacyTurnRowRebuilt: before turns were split into steps, a turn was
+// one message whose raw data was the init line and every line of the turn.
+// Re-normalizing such a stored row gives the whole turn again, as the
+// normalizer of then stored it (testdata/legacy: its last version, taken
+// from the goldens of then), not only its first step.
+func TestLegacyTurnRowRebuilt(t *testing.T) {
+	for _, name := range []string{"main_default", "todo_yolo"} {
+		t.Run(name, func(t *testing.T) {
+			frames := agenttest.ReadFrames(t, Format(), filepath.Join("testdata", name+".jsonl"))
+			raw := frames[0] // the init line, then the turn: the lines after the user's
+			for i, f := range frames {
+				if i > 1 {
+					raw = append(append(slices.Clip(raw), '\n'), f...)
+				}
+			}
+			b, err := os.ReadFile(filepath.Join("testdata", "legacy", name+".turn.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want agent.Message
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := agent.Rebuild(Format(), raw, want.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("the stored turn re-normalized differently (-then +now):\n%s", d)
+			}
+		})
 	}
 }
