@@ -86,6 +86,35 @@ func newFake(t *testing.T, childPIDFile string) *Backend {
 	return b
 }
 
+// lastTurn is the last version before index end of each assistant message
+// (step) of the last turn that has one, in order.
+func (c *collector) lastTurn(end int) []*agent.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := ""
+	for i := end - 1; i >= 0 && key == ""; i-- {
+		if e := c.events[i]; e.Type == agent.EventMessage && e.Message.Role == agent.RoleAssistant {
+			key, _, _ = strings.Cut(e.Message.ID, ":assistant")
+		}
+	}
+	var order []string
+	last := map[string]*agent.Message{}
+	for _, e := range c.events[:end] {
+		if e.Type != agent.EventMessage || e.Message.Role != agent.RoleAssistant || !strings.HasPrefix(e.Message.ID, key+":assistant") {
+			continue
+		}
+		if last[e.Message.ID] == nil {
+			order = append(order, e.Message.ID)
+		}
+		last[e.Message.ID] = e.Message
+	}
+	out := make([]*agent.Message, len(order))
+	for i, id := range order {
+		out[i] = last[id]
+	}
+	return out
+}
+
 func assistantText(m *agent.Message) string {
 	var sb strings.Builder
 	for _, p := range m.Parts {
@@ -131,26 +160,21 @@ func TestProcessPermissionAllowThenCancel(t *testing.T) {
 	if err != nil || string(got) != "hello\n" {
 		t.Errorf("hello.txt via fs/write_text_file = %q, %v", got, err)
 	}
-	// The last assistant message holds the tool call, completed, with a write result.
-	var last *agent.Message
-	c.mu.Lock()
-	for _, e := range c.events[:next] {
-		if e.Type == agent.EventMessage && e.Message.Role == agent.RoleAssistant {
-			last = e.Message
-		}
-	}
-	c.mu.Unlock()
-	if strings.Contains(assistantText(last), "LEAK") {
-		t.Error("the client served a file outside the task folder")
-	}
+	// The turn's steps hold the tool call, completed, with a write result.
 	var sawWrite bool
-	for _, p := range last.Parts {
-		if p.Type == agent.PartToolResult && p.StructuredResult != nil && p.StructuredResult.Kind == agent.StructuredWrite && p.StructuredResult.Content == "hello\n" {
-			sawWrite = true
+	steps := c.lastTurn(next)
+	for _, m := range steps {
+		if strings.Contains(assistantText(m), "LEAK") {
+			t.Error("the client served a file outside the task folder")
+		}
+		for _, p := range m.Parts {
+			if p.Type == agent.PartToolResult && p.StructuredResult != nil && p.StructuredResult.Kind == agent.StructuredWrite && p.StructuredResult.Content == "hello\n" {
+				sawWrite = true
+			}
 		}
 	}
 	if !sawWrite {
-		t.Errorf("no write result in %+v", last.Parts)
+		t.Errorf("no write result in the turn's %d steps", len(steps))
 	}
 
 	// Second turn: cancel mid-turn.

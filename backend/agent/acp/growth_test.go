@@ -56,6 +56,11 @@ func toolTurn(total, _ int) agenttest.Reply {
 }
 
 // BenchmarkGrowthTools: a turn of 5, 50 and 100 tool calls (10, 100 and
-// 200 KB of text and results). The turn is one message, emitted whole at
-// every tool state: not linear yet (issue 12's note; docs/streaming.md).
+// 200 KB of text and results); CPU per doubling (goal ≤ 2.2) and output
+// per byte of the turn (goal ≤ 4). Each step is its own message.
 func BenchmarkGrowthTools(b *testing.B) { agenttest.BenchGrowth(b, Format(), toolTurn) }
+
+// TestToolTurnLinear: a turn of 50 and then 100 tool calls costs about
+// twice the bytes allocated and printed, not four times (one message per
+// step, not the whole turn emitted at every tool state).
+func TestToolTurnLinear(t *testing.T) { agenttest.CheckLinear(t, Format(), toolTurn) }

@@ -49,9 +49,9 @@ const FormatName = "acp"
 //	                                       on initialize or session/new it reports the failed start
 //	                                       with the agent's stderr)
 //	session/update:
-//	  agent_message_chunk                  text part of the turn's assistant message
-//	                                       "<turn>:assistant" (consecutive chunks merge)
-//	  agent_thought_chunk                  reasoning part of the same message
+//	  agent_message_chunk                  text part of the turn's open step (consecutive
+//	                                       chunks merge; see "Steps" below)
+//	  agent_thought_chunk                  reasoning part of the same step
 //	  user_message_chunk                   user message "<turn>:user"
 //	  tool_call                            tool-use part {toolId: toolCallId, toolName: Gemini's
 //	                                       native name (toolCallId prefix before "__") else the
@@ -65,8 +65,8 @@ const FormatName = "acp"
 //	                                       + tool-state-update {state, result, error}
 //	  plan                                 tool-use "plan" (kind todo) + tool-result with a todo
 //	                                       structured result {oldTodos, newTodos}
-//	  usage_update {used, size, cost}      turn message metadata "context" {used, size}; cost →
-//	                                       message cost
+//	  usage_update {used, size, cost}      the open step's metadata "context" {used, size};
+//	                                       cost → its cost
 //	  current_mode_update                  mode-change
 //	  config_option_update (mode option)   mode-change when the current mode changes
 //	  session_info_update {title}          session-updated {title}
@@ -80,9 +80,23 @@ const FormatName = "acp"
 //	unknown method                         system message with a system-status part, raw kept
 //	malformed line                         error {fatal: false, raw: the line}
 //
-// Every message event's Raw holds the frames of its turn so far (the prompt
-// frame first), so feeding Raw to a fresh Normalizer rebuilds the message
-// with the same id.
+// Steps: a turn's assistant output is split into steps, one message each,
+// as Claude Code's API messages are. A step ends with the results of its
+// tool calls (a tool_call or update that completes or fails the open
+// step's call), and the agent's next output (a chunk, a new tool call, a
+// first plan) opens the next one. The first step is "<turn>:assistant"; a
+// later one "<turn>:assistant:<toolCallId>", the call that ended last
+// before it. A frame about a tool call (its updates, its permission request
+// and the client's answer) goes to that call's step, a late result included;
+// any other frame to the open step. A step's Raw is the prompt frame, for a
+// later step the frame that ended that call (the anchor that names it),
+// then its own frames, so feeding it to a fresh Normalizer rebuilds the
+// step with the same id; the session/cancel frame also goes to every step
+// with a call still open, which the turn's end closes. A long turn then
+// costs linear bytes: a turn kept as one message and emitted whole at every
+// tool state cost O(n²). Messages stored before steps hold a whole turn:
+// agent.Rebuild folds its steps back into them (Format().Steps). The user
+// message and the result message hold the turn's frames so far.
 type Normalizer struct {
 	outReq  map[string]pending // requests the client sent, by id
 	inReq   map[string]pending // requests the agent sent, by id
@@ -97,6 +111,8 @@ type Normalizer struct {
 
 	perms map[string]permAsk // agent request id → the permission request it made
 	notes []string           // fields that could not be read (see decode), not yet shown
+
+	routed *step // the step the frame being fed was added to, nil for none yet
 }
 
 // permAsk is a permission request the agent made, until the client answers.
@@ -113,27 +129,43 @@ type pending struct {
 
 // turn is one prompt turn being built.
 type turn struct {
-	key   string
-	raw   []byte // append-only; events share prefixes of it
-	msg   agent.Message
-	user  *agent.Message
-	tools map[string]*toolState
-	plan  []agent.TodoItem
+	key    string
+	raw    []byte // append-only, every frame of the turn; events share prefixes of it
+	prompt []byte // the turn's first frame, first of every step's raw data
+	user   *agent.Message
+	steps  []*step
+	tools  map[string]*toolState
+	plan   []agent.TodoItem
 
-	emitted    int  // parts of msg in its last whole emission
-	dirty      bool // deltas were emitted since the last whole emission
 	cancelSent bool // the client sent session/cancel during the turn
 	denied     bool // the user denied a permission during the turn
 	notes      *[]string
-	unread     []string // fields that could not be read during the turn (the first few)
+}
+
+// step is one assistant message of a turn: the agent's output up to the
+// results of its tool calls; its next output opens the next step. A long
+// turn is then many bounded messages, each emitted whole only at its own
+// changes (a turn kept as one message, emitted whole at every tool state,
+// cost O(n²)).
+type step struct {
+	raw []byte // append-only: the prompt frame, the anchor (later steps), the step's frames
+	msg agent.Message
+
+	emitted int      // parts of msg in its last whole emission
+	dirty   bool     // deltas were emitted since the last whole emission
+	unread  []string // fields that could not be read in the step (the first few)
 
 	tail     strings.Builder // the text of part tailPart, as streamed
 	tailPart int             // the text or reasoning part being streamed, -1 for none
+
+	anchor  []byte // the frame that ended this step's last tool call: the next step's anchor
+	afterID string // that tool call's id
 }
 
 type toolState struct {
-	use      int // index of the tool-use part
-	result   int // index of the tool-result part, -1 until there is one
+	step     *step // the step whose message holds the tool call
+	use      int   // index of the tool-use part
+	result   int   // index of the tool-result part, -1 until there is one
 	title    string
 	rawInput bool   // Input is the agent's rawInput, not synthesized
 	mcpName  string // mcp__server__tool when rawInput names an MCP call (codex-acp)
@@ -157,9 +189,13 @@ func (n *Normalizer) Flush() []agent.Event {
 		return nil
 	}
 	n.turn = nil
-	evs := t.finishTools("", "the agent stopped before this tool call ended")
-	if len(t.msg.Parts) > 0 && (t.dirty || len(evs) > 0) {
-		evs = append([]agent.Event{t.emit()}, evs...)
+	var evs []agent.Event
+	for _, s := range t.steps {
+		closing := s.finishTools("", "the agent stopped before this tool call ended")
+		if len(s.msg.Parts) > 0 && (s.dirty || len(closing) > 0) {
+			evs = append(evs, t.emit(s))
+		}
+		evs = append(evs, closing...)
 	}
 	return evs
 }
@@ -171,11 +207,9 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 	if bytes.Contains(frame, []byte(`"session/update"`)) {
 		var uf updateFrame
 		if json.Unmarshal(frame, &uf) == nil && uf.Method == methodUpdate && len(uf.ID) == 0 && uf.Params.Update != nil {
-			if n.turn != nil {
-				n.turn.addRaw(frame)
-			}
-			n.seq++
-			return n.sessionUpdate(frame, uf.Params.SessionID, uf.Params.Update)
+			return n.routing(frame, func() []agent.Event {
+				return n.sessionUpdate(frame, uf.Params.SessionID, uf.Params.Update)
+			})
 		}
 	}
 	var m rpcMessage
@@ -188,20 +222,47 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		}
 		m.ID = json.RawMessage(`null`) // a response whose id could not be read
 	}
-	if n.turn != nil {
-		n.turn.addRaw(frame)
+	return n.routing(frame, func() []agent.Event { return n.dispatch(frame, &m) })
+}
+
+// routing adds frame to the open turn's frames and runs handle, which adds
+// it to the step it concerns (into); a frame it added to none goes to the
+// turn's last step, so each step's raw data holds every frame since it
+// opened that is not another step's.
+func (n *Normalizer) routing(frame []byte, handle func() []agent.Event) []agent.Event {
+	t := n.turn
+	if t != nil {
+		t.addRaw(frame)
 	}
-	id := idKey(m.ID)
 	n.seq++
+	n.routed = nil
+	evs := handle()
+	if t != nil && n.turn == t && n.routed == nil {
+		t.steps[len(t.steps)-1].add(frame)
+	}
+	n.routed = nil
+	return evs
+}
+
+// into adds the frame being fed to step s's raw data, once.
+func (n *Normalizer) into(s *step, frame []byte) {
+	if n.routed != s {
+		s.add(frame)
+		n.routed = s
+	}
+}
+
+func (n *Normalizer) dispatch(frame []byte, m *rpcMessage) []agent.Event {
+	id := idKey(m.ID)
 	switch {
 	case m.Method != "" && clientMethods[m.Method]:
 		if m.isRequest() {
 			n.outReq[id] = pending{m.Method, n.seq}
 		}
-		return n.clientRequest(frame, &m)
+		return n.clientRequest(frame, m)
 	case m.isRequest():
 		n.inReq[id] = pending{m.Method, n.seq}
-		return n.agentRequest(frame, &m, id)
+		return n.agentRequest(frame, m, id)
 	case m.isNotification():
 		switch m.Method {
 		case methodUpdate:
@@ -219,7 +280,7 @@ func (n *Normalizer) Feed(frame []byte) []agent.Event {
 		}
 		return n.unknownFrame(frame, "notification "+m.Method)
 	default:
-		return n.response(frame, &m, id)
+		return n.response(frame, m, id)
 	}
 }
 
@@ -240,17 +301,23 @@ func idKey(raw json.RawMessage) string {
 	return string(raw)
 }
 
-func (t *turn) addRaw(frame []byte) {
-	if need := len(t.raw) + len(frame) + 1; need > cap(t.raw) {
+func (t *turn) addRaw(frame []byte) { t.raw = appendFrame(t.raw, frame) }
+
+func (s *step) add(frame []byte) { s.raw = appendFrame(s.raw, frame) }
+
+// appendFrame appends frame to raw data buf, after a newline unless buf is
+// empty.
+func appendFrame(buf, frame []byte) []byte {
+	if need := len(buf) + len(frame) + 1; need > cap(buf) {
 		// Double (append grows big slices by 1.25x: more copying).
-		grown := make([]byte, len(t.raw), max(2*cap(t.raw), need, 4096))
-		copy(grown, t.raw)
-		t.raw = grown
+		grown := make([]byte, len(buf), max(2*cap(buf), need, 4096))
+		copy(grown, buf)
+		buf = grown
 	}
-	if len(t.raw) > 0 {
-		t.raw = append(t.raw, '\n')
+	if len(buf) > 0 {
+		buf = append(buf, '\n')
 	}
-	t.raw = append(t.raw, frame...)
+	return append(buf, frame...)
 }
 
 // rawSoFar is the turn's frames so far; later appends never touch it.
@@ -262,13 +329,36 @@ func (n *Normalizer) startTurn(frame []byte, key string) *turn {
 	if key == "" {
 		key = fmt.Sprintf("%s-turn%d", n.sessionID, n.turns)
 	}
-	t := &turn{key: key, tools: map[string]*toolState{}, notes: &n.notes, tailPart: -1}
+	t := &turn{key: key, tools: map[string]*toolState{}, notes: &n.notes, prompt: bytes.Clone(frame)}
 	n.notes = n.notes[:0] // what was unreadable before the turn is not its business
-	t.msg = agent.Message{ID: key + ":assistant", Role: agent.RoleAssistant}
 	t.addRaw(frame)
+	s := &step{msg: agent.Message{ID: key + ":assistant", Role: agent.RoleAssistant}, tailPart: -1}
+	t.steps = []*step{s}
+	n.into(s, frame)
 	n.turn = t
 	return t
 }
+
+// output returns the step the agent's output frame (text, a new tool call,
+// a new plan) goes to: the open step, or a new one when the open step's
+// tool calls have ended. A later step is "<turn>:assistant:<tool call id>",
+// the call that ended last before it; its raw data is the prompt frame,
+// the frame that ended that call (the anchor) and its own frames, so a
+// fresh normalizer fed it names it alike.
+func (n *Normalizer) output(frame []byte) *step {
+	t := n.ensureTurn(frame)
+	s := t.steps[len(t.steps)-1]
+	if s.anchor != nil {
+		s = &step{msg: agent.Message{ID: t.key + ":assistant:" + s.afterID, Role: agent.RoleAssistant}, tailPart: -1,
+			raw: appendFrame(bytes.Clone(t.prompt), s.anchor)}
+		t.steps = append(t.steps, s)
+	}
+	n.into(s, frame)
+	return s
+}
+
+// last is the turn's open step.
+func (t *turn) last() *step { return t.steps[len(t.steps)-1] }
 
 // ensureTurn returns the open turn, opening one at frame when a turn's
 // content arrives without its prompt (stdout-only recordings).
@@ -300,8 +390,15 @@ func (n *Normalizer) clientRequest(frame []byte, m *rpcMessage) []agent.Event {
 			n.setMode[idKey(m.ID)] = p.ModeID
 		}
 	case methodCancel:
-		if n.turn != nil {
-			n.turn.cancelSent = true
+		if t := n.turn; t != nil {
+			t.cancelSent = true
+			// Every step that may be ended with the turn learns it too.
+			for _, s := range t.steps {
+				if s == t.last() || s.hasOpenTools() {
+					n.routed = nil
+					n.into(s, frame)
+				}
+			}
 		}
 	case methodSessionLoad:
 		var p sessionParams
@@ -533,19 +630,16 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 		// reject option is "abort"): the user denied, nobody interrupted.
 		res.Interrupted, res.Reason = false, "denied"
 	}
-	closing := t.closeAtEnd(r.StopReason, res.Interrupted)
 	var evs []agent.Event
-	if len(t.msg.Parts) > 0 && (t.dirty || len(closing) > 0) {
-		evs = append(evs, t.emit())
-	}
-	evs = append(evs, closing...)
-	t.sync()
-	for i := len(t.msg.Parts) - 1; i >= 0; i-- {
-		if t.msg.Parts[i].Type == agent.PartText {
-			res.Text = t.msg.Parts[i].Text
-			break
+	for _, s := range t.steps {
+		closing := s.closeAtEnd(r.StopReason, res.Interrupted, t.cancelSent)
+		if len(s.msg.Parts) > 0 && (s.dirty || len(closing) > 0) {
+			n.into(s, frame) // a step emitted here has the end in its raw data
+			evs = append(evs, t.emit(s))
 		}
+		evs = append(evs, closing...)
 	}
+	res.Text = t.lastText()
 	if u := r.Usage; u != nil {
 		res.Usage = &agent.TokenUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			CacheReadTokens: u.CachedReadTokens, CacheCreationTokens: u.CachedWriteTokens, ReasoningTokens: u.ThoughtTokens}
@@ -580,29 +674,53 @@ func (n *Normalizer) promptEnd(frame []byte, result json.RawMessage) []agent.Eve
 	)
 }
 
-// closeAtEnd ends the tool calls left open when the turn ended with
-// stopReason: completed after a normal end, else interrupted (or cancelled,
-// for a permission never answered) with the reason.
-func (t *turn) closeAtEnd(stopReason string, interrupted bool) []agent.Event {
-	switch {
-	case stopReason == "end_turn" && !t.cancelSent:
-		return t.finishTools(agent.ToolCompleted, "")
-	case stopReason == "cancelled" && !interrupted:
-		return t.finishTools("", "the turn ended on a deny")
-	case stopReason == "cancelled" || stopReason == "end_turn":
-		return t.finishTools("", "the turn was cancelled")
+// lastText is the turn's last text part.
+func (t *turn) lastText() string {
+	for i := len(t.steps) - 1; i >= 0; i-- {
+		s := t.steps[i]
+		s.sync()
+		for k := len(s.msg.Parts) - 1; k >= 0; k-- {
+			if s.msg.Parts[k].Type == agent.PartText {
+				return s.msg.Parts[k].Text
+			}
+		}
 	}
-	return t.finishTools("", "the turn ended ("+stopReason+") before this tool call did")
+	return ""
 }
 
-// finishTools gives every tool call of the turn still pending or running a
+// hasOpenTools tells whether a tool call of the step is pending or running.
+func (s *step) hasOpenTools() bool {
+	for _, p := range s.msg.Parts {
+		if p.Type == agent.PartToolUse && (p.State == agent.ToolPending || p.State == agent.ToolRunning) {
+			return true
+		}
+	}
+	return false
+}
+
+// closeAtEnd ends the step's tool calls left open when the turn ended with
+// stopReason: completed after a normal end, else interrupted (or cancelled,
+// for a permission never answered) with the reason.
+func (s *step) closeAtEnd(stopReason string, interrupted, cancelSent bool) []agent.Event {
+	switch {
+	case stopReason == "end_turn" && !cancelSent:
+		return s.finishTools(agent.ToolCompleted, "")
+	case stopReason == "cancelled" && !interrupted:
+		return s.finishTools("", "the turn ended on a deny")
+	case stopReason == "cancelled" || stopReason == "end_turn":
+		return s.finishTools("", "the turn was cancelled")
+	}
+	return s.finishTools("", "the turn ended ("+stopReason+") before this tool call did")
+}
+
+// finishTools gives every tool call of the step still pending or running a
 // final state: done for one the agent left running when its turn ended
 // normally, else cancelled (a permission never answered) or interrupted,
 // with why. It returns the tool-state-updates; the caller emits the message.
-func (t *turn) finishTools(done agent.ToolState, why string) []agent.Event {
+func (s *step) finishTools(done agent.ToolState, why string) []agent.Event {
 	var evs []agent.Event
-	for i := range t.msg.Parts {
-		p := &t.msg.Parts[i]
+	for i := range s.msg.Parts {
+		p := &s.msg.Parts[i]
 		if p.Type != agent.PartToolUse || (p.State != agent.ToolPending && p.State != agent.ToolRunning) {
 			continue
 		}
@@ -617,38 +735,39 @@ func (t *turn) finishTools(done agent.ToolState, why string) []agent.Event {
 			st = agent.ToolInterrupted
 		}
 		p.State = st
-		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: p.ToolID, State: st, Error: reason}
+		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: s.msg.ID, ToolID: p.ToolID, State: st, Error: reason}
 		evs = append(evs, ev)
 	}
 	return evs
 }
 
-// emit snapshots the turn's assistant message.
-func (t *turn) emit() agent.Event {
+// emit snapshots step s's message; the fields the turn could not read
+// since the last emission go into its metadata.
+func (t *turn) emit(s *step) agent.Event {
 	if len(*t.notes) > 0 {
-		for _, s := range *t.notes {
-			if len(t.unread) < 10 {
-				t.unread = append(t.unread, s)
+		for _, note := range *t.notes {
+			if len(s.unread) < 10 {
+				s.unread = append(s.unread, note)
 			}
 		}
 		*t.notes = (*t.notes)[:0]
-		if t.msg.Metadata == nil {
-			t.msg.Metadata = map[string]any{}
+		if s.msg.Metadata == nil {
+			s.msg.Metadata = map[string]any{}
 		}
-		// Replaced, not appended: unread holds the turn's first few.
-		t.msg.Metadata[agent.AnomaliesKey] = slices.Clone(t.unread)
+		// Replaced, not appended: unread holds the step's first few.
+		s.msg.Metadata[agent.AnomaliesKey] = slices.Clone(s.unread)
 	}
-	t.sync()
-	t.emitted, t.dirty = len(t.msg.Parts), false
-	m := t.msg
-	m.Parts = slices.Clone(t.msg.Parts)
-	if t.msg.Metadata != nil {
-		m.Metadata = make(map[string]any, len(t.msg.Metadata))
-		for k, v := range t.msg.Metadata {
+	s.sync()
+	s.emitted, s.dirty = len(s.msg.Parts), false
+	m := s.msg
+	m.Parts = slices.Clone(s.msg.Parts)
+	if s.msg.Metadata != nil {
+		m.Metadata = make(map[string]any, len(s.msg.Metadata))
+		for k, v := range s.msg.Metadata {
 			m.Metadata[k] = v
 		}
 	}
-	return agent.Event{Type: agent.EventMessage, Message: &m, Raw: t.rawSoFar()}
+	return agent.Event{Type: agent.EventMessage, Message: &m, Raw: s.raw[:len(s.raw):len(s.raw)]}
 }
 
 func (n *Normalizer) sessionUpdate(frame []byte, sessionID string, u *sessionUpd) []agent.Event {
@@ -688,6 +807,8 @@ func (n *Normalizer) sessionUpdate(frame []byte, sessionID string, u *sessionUpd
 			return nil
 		}
 		t := n.turn
+		s := t.last()
+		n.into(s, frame)
 		ctx := map[string]any{}
 		if u.Used != nil {
 			ctx["used"] = *u.Used
@@ -695,18 +816,18 @@ func (n *Normalizer) sessionUpdate(frame []byte, sessionID string, u *sessionUpd
 		if u.Size != nil {
 			ctx["size"] = *u.Size
 		}
-		if t.msg.Metadata == nil {
-			t.msg.Metadata = map[string]any{}
+		if s.msg.Metadata == nil {
+			s.msg.Metadata = map[string]any{}
 		}
-		t.msg.Metadata["context"] = ctx
+		s.msg.Metadata["context"] = ctx
 		var cost struct {
 			Amount   float64 `json:"amount"`
 			Currency string  `json:"currency"`
 		}
 		if len(u.Cost) > 0 && decode(u.Cost, &cost, &n.notes) && (cost.Currency == "" || cost.Currency == "USD") {
-			t.msg.Cost = &agent.CostInfo{CostUSD: cost.Amount}
+			s.msg.Cost = &agent.CostInfo{CostUSD: cost.Amount}
 		}
-		return []agent.Event{t.emit()}
+		return []agent.Event{t.emit(s)}
 	case "current_mode_update":
 		return n.modeChange(u.CurrentModeID)
 	case "config_option_update":
@@ -730,16 +851,17 @@ func (n *Normalizer) sessionUpdate(frame []byte, sessionID string, u *sessionUpd
 // chunk adds streamed text: a delta when it extends a part already emitted,
 // else (a new part) the whole message.
 func (n *Normalizer) chunk(frame []byte, typ agent.PartType, content json.RawMessage) []agent.Event {
-	t := n.ensureTurn(frame)
+	s := n.output(frame)
+	t := n.turn
 	var b contentBlock
 	decode(content, &b, t.notes)
-	k := len(t.msg.Parts) - 1
-	if (b.Type == "text" || b.Type == "") && k >= 0 && t.msg.Parts[k].Type == typ && t.tailPart == k {
+	k := len(s.msg.Parts) - 1
+	if (b.Type == "text" || b.Type == "") && k >= 0 && s.msg.Parts[k].Type == typ && s.tailPart == k {
 		// Streamed text: appended to a builder (linear), materialized at
 		// the next whole emission.
-		t.tail.WriteString(b.Text)
-		if k >= t.emitted || len(*t.notes) > 0 {
-			return []agent.Event{t.emit()}
+		s.tail.WriteString(b.Text)
+		if k >= s.emitted || len(*t.notes) > 0 {
+			return []agent.Event{t.emit(s)}
 		}
 		if b.Text == "" {
 			return nil
@@ -749,24 +871,24 @@ func (n *Normalizer) chunk(frame []byte, typ agent.PartType, content json.RawMes
 		if typ == agent.PartReasoning {
 			field = agent.DeltaReason
 		}
-		t.dirty = true
-		return []agent.Event{{Type: agent.EventDelta, MessageID: t.msg.ID, Raw: bytes.Clone(frame),
+		s.dirty = true
+		return []agent.Event{{Type: agent.EventDelta, MessageID: s.msg.ID, Raw: bytes.Clone(frame),
 			Delta: &agent.Delta{Part: k, Field: field, Text: added}}}
 	}
-	t.sync()
-	t.msg.Parts = appendChunk(t.msg.Parts, typ, content)
-	if k = len(t.msg.Parts) - 1; t.msg.Parts[k].Type == typ {
-		t.tailPart = k
-		t.tail.Reset()
-		t.tail.WriteString(t.msg.Parts[k].Text)
+	s.sync()
+	s.msg.Parts = appendChunk(s.msg.Parts, typ, content)
+	if k = len(s.msg.Parts) - 1; s.msg.Parts[k].Type == typ {
+		s.tailPart = k
+		s.tail.Reset()
+		s.tail.WriteString(s.msg.Parts[k].Text)
 	}
-	return []agent.Event{t.emit()}
+	return []agent.Event{t.emit(s)}
 }
 
 // sync writes the streamed text of the open part into the message.
-func (t *turn) sync() {
-	if t.tailPart >= 0 && t.tailPart < len(t.msg.Parts) {
-		t.msg.Parts[t.tailPart].Text = t.tail.String()
+func (s *step) sync() {
+	if s.tailPart >= 0 && s.tailPart < len(s.msg.Parts) {
+		s.msg.Parts[s.tailPart].Text = s.tail.String()
 	}
 }
 
@@ -804,10 +926,15 @@ func (n *Normalizer) tool(frame []byte, tc toolCall, title *string, content json
 	t := n.ensureTurn(frame)
 	ts := t.tools[tc.ToolCallID]
 	var changedState bool
-	if ts == nil {
-		ts = &toolState{use: len(t.msg.Parts), result: -1}
+	var s *step
+	if ts != nil {
+		s = ts.step
+		n.into(s, frame)
+	} else {
+		s = n.output(frame)
+		ts = &toolState{step: s, use: len(s.msg.Parts), result: -1}
 		t.tools[tc.ToolCallID] = ts
-		t.msg.Parts = append(t.msg.Parts, agent.Part{
+		s.msg.Parts = append(s.msg.Parts, agent.Part{
 			Type:   agent.PartToolUse,
 			ToolID: tc.ToolCallID,
 			Kind:   ToolKind(tc.Kind, tc.ToolCallID),
@@ -815,7 +942,7 @@ func (n *Normalizer) tool(frame []byte, tc toolCall, title *string, content json
 		})
 		changedState = true
 	}
-	p := t.msg.Parts[ts.use]
+	p := s.msg.Parts[ts.use]
 	if title != nil {
 		ts.title = *title
 	}
@@ -854,21 +981,24 @@ func (n *Normalizer) tool(frame []byte, tc toolCall, title *string, content json
 			changedState = true
 		}
 	}
-	t.msg.Parts[ts.use] = p
+	s.msg.Parts[ts.use] = p
 	var result string
 	if p.State == agent.ToolCompleted || p.State == agent.ToolError {
 		rp := toolResult(tc.ToolCallID, ts, p.State == agent.ToolError)
 		result = rp.TextContent()
 		if ts.result < 0 {
-			ts.result = len(t.msg.Parts)
-			t.msg.Parts = append(t.msg.Parts, rp)
+			ts.result = len(s.msg.Parts)
+			s.msg.Parts = append(s.msg.Parts, rp)
 		} else {
-			t.msg.Parts[ts.result] = rp
+			s.msg.Parts[ts.result] = rp
+		}
+		if s == t.last() { // the agent's next output opens a step
+			s.anchor, s.afterID = bytes.Clone(frame), tc.ToolCallID
 		}
 	}
-	evs := []agent.Event{t.emit()}
+	evs := []agent.Event{t.emit(s)}
 	if changedState {
-		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: tc.ToolCallID, State: p.State}
+		ev := agent.Event{Type: agent.EventToolStateUpdate, MessageID: s.msg.ID, ToolID: tc.ToolCallID, State: p.State}
 		if p.State == agent.ToolError {
 			ev.Error = result
 			if ev.Error == "" {
@@ -1046,14 +1176,19 @@ func (n *Normalizer) planUpdate(frame []byte, entries []planEntry) []agent.Event
 	}
 	t.plan = todos
 	ts := t.tools[id]
-	if ts == nil {
-		ts = &toolState{use: len(t.msg.Parts), result: len(t.msg.Parts) + 1}
+	var s *step
+	if ts != nil {
+		s = ts.step
+		n.into(s, frame)
+	} else {
+		s = n.output(frame)
+		ts = &toolState{step: s, use: len(s.msg.Parts), result: len(s.msg.Parts) + 1}
 		t.tools[id] = ts
-		t.msg.Parts = append(t.msg.Parts, agent.Part{}, agent.Part{})
+		s.msg.Parts = append(s.msg.Parts, agent.Part{}, agent.Part{})
 	}
-	t.msg.Parts[ts.use] = agent.Part{Type: agent.PartToolUse, ToolID: id, ToolName: "plan", Kind: agent.ToolTodo, State: agent.ToolCompleted, Input: input}
-	t.msg.Parts[ts.result] = res
-	return []agent.Event{t.emit()}
+	s.msg.Parts[ts.use] = agent.Part{Type: agent.PartToolUse, ToolID: id, ToolName: "plan", Kind: agent.ToolTodo, State: agent.ToolCompleted, Input: input}
+	s.msg.Parts[ts.result] = res
+	return []agent.Event{t.emit(s)}
 }
 
 func (n *Normalizer) permission(frame []byte, p *permissionParams, id string) []agent.Event {
@@ -1071,7 +1206,8 @@ func (n *Normalizer) permission(frame []byte, p *permissionParams, id string) []
 	// where tool call ids are not (example agents reuse them every turn).
 	reqID := t.key + ":permission-" + id
 	n.perms[id] = permAsk{toolID: tc.ToolCallID, options: p.Options}
-	part := t.msg.Parts[t.tools[tc.ToolCallID].use]
+	ts := t.tools[tc.ToolCallID]
+	part := ts.step.msg.Parts[ts.use]
 	req := &agent.Request{
 		RequestID: reqID,
 		ToolName:  part.ToolName,
@@ -1101,6 +1237,8 @@ func (n *Normalizer) permissionReply(frame []byte, m *rpcMessage, id string) []a
 	if ts == nil {
 		return nil
 	}
+	s := ts.step
+	n.into(s, frame) // next to the request it answers
 	var r struct {
 		Outcome struct {
 			Outcome  string `json:"outcome"`
@@ -1118,12 +1256,12 @@ func (n *Normalizer) permissionReply(frame []byte, m *rpcMessage, id string) []a
 			}
 		}
 	}
-	p := &t.msg.Parts[ts.use]
+	p := &s.msg.Parts[ts.use]
 	if p.State != agent.ToolPending || p.State == st {
 		return nil
 	}
 	p.State = st
-	return []agent.Event{t.emit(), {Type: agent.EventToolStateUpdate, MessageID: t.msg.ID, ToolID: ask.toolID, State: st, Error: why}}
+	return []agent.Event{t.emit(s), {Type: agent.EventToolStateUpdate, MessageID: s.msg.ID, ToolID: ask.toolID, State: st, Error: why}}
 }
 
 // unknownFrame keeps a frame the normalizer does not understand as a system

@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"bytes"
+
 	"flag"
 	"path/filepath"
 	"strings"
@@ -118,5 +120,27 @@ func TestModeMapping(t *testing.T) {
 	}
 	if _, ok := AgentModeFor(gem, "nope"); ok {
 		t.Error("unknown mode matched")
+	}
+}
+
+// TestLegacyTurnRowRebuilt: before turns were split into steps, a turn was
+// one message "<turn>:assistant" whose raw data was every frame from the
+// prompt to its end. Re-normalizing such a stored row gives the whole turn
+// again, as the normalizer of then stored it (testdata/legacy: its last
+// version, taken from the goldens of then), not only its first step.
+func TestLegacyTurnRowRebuilt(t *testing.T) {
+	for _, name := range []string{"gemini-acp_main_default-both", "gemini-acp_perm_allow_always-both", "codex-acp-perm"} {
+		t.Run(name, func(t *testing.T) {
+			var turn [][]byte
+			for _, f := range agenttest.ReadFrames(t, Format(), filepath.Join("testdata", name+".jsonl")) {
+				if len(turn) > 0 || bytes.Contains(f, []byte(`"session/prompt"`)) {
+					turn = append(turn, f)
+				}
+				if len(turn) > 0 && bytes.Contains(f, []byte(`"stopReason"`)) {
+					break
+				}
+			}
+			agenttest.CheckRebuiltAs(t, Format(), bytes.Join(turn, []byte("\n")), filepath.Join("testdata", "legacy", name+".turn.json"))
+		})
 	}
 }

@@ -66,7 +66,7 @@ func TestRealAgentAskAsks(t *testing.T) {
 	if os.Getenv("JC_ACP_REAL_ALLOW") != "" {
 		answer = agent.Allow // then the project may change; the turn must end with no tool open
 	}
-	var last *agent.Message
+	steps := map[string]*agent.Message{} // the last version of each assistant message
 	deadline := time.Now().Add(150 * time.Second)
 	next := 0
 	for time.Now().Before(deadline) {
@@ -85,7 +85,7 @@ func TestRealAgentAskAsks(t *testing.T) {
 				}
 			case agent.EventMessage:
 				if ev.Message.Role == agent.RoleAssistant {
-					last = ev.Message
+					steps[ev.Message.ID] = ev.Message
 				}
 			case agent.EventModeChange:
 				t.Logf("mode: %s", ev.Mode)
@@ -113,8 +113,8 @@ func TestRealAgentAskAsks(t *testing.T) {
 	if asked == 0 {
 		t.Errorf("%s in Ask mode ran without asking", cfg.DisplayName)
 	}
-	if last != nil {
-		for _, p := range last.Parts {
+	for _, m := range steps {
+		for _, p := range m.Parts {
 			if p.Type == agent.PartToolUse && (p.State == agent.ToolPending || p.State == agent.ToolRunning) {
 				t.Errorf("tool %s left %s", p.ToolID, p.State)
 			}

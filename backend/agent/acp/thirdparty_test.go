@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -134,24 +133,18 @@ func runThirdParty(t *testing.T, cfg Config) {
 	checkTools(t, "cancel", c.toolStates(next), map[string]agent.ToolState{"call_1": agent.ToolCompleted, "call_2": agent.ToolCancelled})
 }
 
-// toolStates is, for the last assistant message whole before index end, the
-// state of each tool call.
+// toolStates is, for the last turn's assistant messages (its steps) whole
+// before index end, the state of each tool call.
 func (c *collector) toolStates(end int) map[string]agent.ToolState {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i := end - 1; i >= 0; i-- {
-		e := c.events[i]
-		if e.Type == agent.EventMessage && e.Message.Role == agent.RoleAssistant && strings.HasSuffix(e.Message.ID, ":assistant") {
-			m := map[string]agent.ToolState{}
-			for _, p := range e.Message.Parts {
-				if p.Type == agent.PartToolUse {
-					m[p.ToolID] = p.State
-				}
+	m := map[string]agent.ToolState{}
+	for _, msg := range c.lastTurn(end) {
+		for _, p := range msg.Parts {
+			if p.Type == agent.PartToolUse {
+				m[p.ToolID] = p.State
 			}
-			return m
 		}
 	}
-	return nil
+	return m
 }
 
 func checkTools(t *testing.T, turn string, got, want map[string]agent.ToolState) {

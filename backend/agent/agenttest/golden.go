@@ -155,3 +155,32 @@ func CheckRebuildsFromRaw(t *testing.T, recs map[string]agent.Format) {
 		})
 	}
 }
+
+// CheckRebuiltAs checks that raw, rebuilt by agent.Rebuild, gives the
+// message stored as JSON in the file at path (its id is the one rebuilt),
+// compared as stored and read back.
+func CheckRebuiltAs(t *testing.T, f agent.Format, raw []byte, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want agent.Message
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := agent.Rebuild(f, raw, want.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = json.Marshal(got); err != nil {
+		t.Fatal(err)
+	}
+	got = agent.Message{}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("%s rebuilt differently (-want +got):\n%s", want.ID, d)
+	}
+}

@@ -1,13 +1,10 @@
 package gemini
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"flag"
-	"github.com/google/go-cmp/cmp"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
@@ -69,21 +66,7 @@ func TestLegacyTurnRowRebuilt(t *testing.T) {
 					raw = append(append(slices.Clip(raw), '\n'), f...)
 				}
 			}
-			b, err := os.ReadFile(filepath.Join("testdata", "legacy", name+".turn.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want agent.Message
-			if err := json.Unmarshal(b, &want); err != nil {
-				t.Fatal(err)
-			}
-			got, err := agent.Rebuild(Format(), raw, want.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("the stored turn re-normalized differently (-then +now):\n%s", d)
-			}
+			agenttest.CheckRebuiltAs(t, Format(), raw, filepath.Join("testdata", "legacy", name+".turn.json"))
 		})
 	}
 }

@@ -36,8 +36,8 @@ var sourceCases = []sourceCase{
 		roles: "uaaaaaruar"},
 	{dir: "gemini", src: importer.Gemini{}, fresh: func() agent.Normalizer { return gemini.NewNormalizer() },
 		id: "07e6ffe4-fef7-41c1-acc8-2d5f40e6ec9a", model: "gemini-3.8-flash",
-		// prompt, the turn's message (text, write, text, shell, text), result; follow-up, text, result
-		roles: "uaruar"},
+		// prompt, the turn's steps (text and write; text and shell; text), result; follow-up, text, result
+		roles: "uaaaruar"},
 }
 
 func (c sourceCase) fixture(t *testing.T) (home, cwd string) {
