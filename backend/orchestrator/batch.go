@@ -47,6 +47,7 @@ type group struct {
 	inserts                    []store.MessageWrite // new rows written at the flush's end (insertNew)
 	pendingOrder               []string
 	frames                     map[int64][]byte // the raw frames this group stored plain, by seq
+	leads                      []leadFrame      // first frames of raw data named from the start (run.leads)
 	maxSeq                     int64            // the last raw frame's seq
 }
 
@@ -456,6 +457,7 @@ func (g *group) commitTo(r *run, seq int64) {
 		delete(r.echo, text)
 	}
 	r.keepRecent(g.frames, seq)
+	r.keepLeads(g.leads)
 	for _, d := range g.decided {
 		if d.ToolID != "" {
 			r.decisions[d.ToolID] = d

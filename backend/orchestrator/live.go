@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 	"unsafe"
@@ -258,6 +259,7 @@ func (g *group) storePending(p *pendingRow, force bool) error {
 		lm.refs = nil
 		if refs, ok := g.refsOf(lm.raw); ok {
 			lm.refs = refs
+			g.lead(refs[0][0], lm.raw)
 			return g.writeLive(lm, nil, lm.refs, false)
 		}
 		return g.writeLive(lm, lm.raw, nil, false)
@@ -357,7 +359,51 @@ func (g *group) findFrame(line []byte, max int64) (int64, bool) {
 			return s, true
 		}
 	}
-	return 0, false
+	var lead int64
+	for s, f := range g.r.leads {
+		if s <= max && s > lead && bytes.Equal(f, line) {
+			lead = s
+		}
+	}
+	return lead, lead > 0
+}
+
+// maxLeads bounds run.leads.
+const maxLeads = 8
+
+// lead notes that a message's raw data raw, named from the start, begins
+// with frame seq (kept in run.leads once the group commits).
+func (g *group) lead(seq int64, raw []byte) {
+	first, _, _ := bytes.Cut(raw, []byte{'\n'})
+	g.leads = append(g.leads, leadFrame{seq, first})
+}
+
+// leadFrame is a frame that began a message's raw data.
+type leadFrame struct {
+	seq   int64
+	frame []byte
+}
+
+// keepLeads adds a committed group's leads to the run's, forgetting the
+// oldest past maxLeads.
+func (r *run) keepLeads(leads []leadFrame) {
+	if len(leads) == 0 {
+		return
+	}
+	if r.leads == nil {
+		r.leads = map[int64][]byte{}
+	}
+	for _, l := range leads {
+		if _, ok := r.leads[l.seq]; !ok {
+			r.leads[l.seq] = bytes.Clone(l.frame) // not a slice of a relayed read buffer
+		}
+	}
+	if len(r.leads) > maxLeads {
+		seqs := slices.Sorted(maps.Keys(r.leads))
+		for _, s := range seqs[:len(seqs)-maxLeads] {
+			delete(r.leads, s)
+		}
+	}
 }
 
 // reloadKnown loads the ids of the task's stored messages again when the

@@ -31,7 +31,12 @@ type run struct {
 	stored atomic.Int64
 	// recent: the last recentFrames raw frames stored plain, by seq, so a
 	// message's raw data can name them instead of copying them
-	recent      map[int64][]byte
+	recent map[int64][]byte
+	// leads: the first frames of the messages whose raw data was lately
+	// named from the start (a turn's prompt, Gemini's init line), by seq,
+	// at most maxLeads: a turn's later steps start their raw data with the
+	// same frame, long out of recent, and name it too instead of copying
+	leads       map[int64][]byte
 	status      store.TaskStatus // the task's stored status
 	idle        bool             // the turn completed; the session waits for input
 	stopping    bool

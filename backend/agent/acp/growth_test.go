@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
@@ -35,32 +34,12 @@ func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthRe
 // a reply streamed in 20-byte chunks.
 func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthReply) }
 
-// toolTurn is an ACP turn of total/2000 steps, each a sentence of text and a
-// tool call (pending, in progress, then completed with a 2 KB text result):
-// a long autonomous turn.
-func toolTurn(total, _ int) agenttest.Reply {
-	up := func(u map[string]any) []byte {
-		return agenttest.JSON(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": "s", "update": u}})
-	}
-	head := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","messageId":"m","prompt":[{"type":"text","text":"go"}]}}`)}
-	return agenttest.ToolTurn(total, head, func(i int, text, result string) [][]byte {
-		id := fmt.Sprintf("call_%d", i)
-		return [][]byte{
-			up(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}}),
-			up(map[string]any{"sessionUpdate": "tool_call", "toolCallId": id, "title": "Read f.go", "kind": "read", "status": "pending", "rawInput": map[string]any{"path": "f.go"}}),
-			up(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "in_progress"}),
-			up(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "completed",
-				"content": []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": result}}}}),
-		}
-	}, []byte(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`))
-}
-
-// BenchmarkGrowthTools: a turn of 5, 50 and 100 tool calls (10, 100 and
+// BenchmarkGrowthTools: a turn (agenttest.ACPToolTurn) of 5, 50 and 100 tool calls (10, 100 and
 // 200 KB of text and results); CPU per doubling (goal ≤ 2.2) and output
 // per byte of the turn (goal ≤ 4). Each step is its own message.
-func BenchmarkGrowthTools(b *testing.B) { agenttest.BenchGrowth(b, Format(), toolTurn) }
+func BenchmarkGrowthTools(b *testing.B) { agenttest.BenchGrowth(b, Format(), agenttest.ACPToolTurn) }
 
 // TestToolTurnLinear: a turn of 50 and then 100 tool calls costs about
 // twice the bytes allocated and printed, not four times (one message per
 // step, not the whole turn emitted at every tool state).
-func TestToolTurnLinear(t *testing.T) { agenttest.CheckLinear(t, Format(), toolTurn) }
+func TestToolTurnLinear(t *testing.T) { agenttest.CheckLinear(t, Format(), agenttest.ACPToolTurn) }

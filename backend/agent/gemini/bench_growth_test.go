@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
@@ -32,31 +31,12 @@ func BenchmarkGrowth(b *testing.B) { agenttest.BenchGrowth(b, Format(), growthRe
 // a reply streamed in 20-byte deltas.
 func TestGrowthLinear(t *testing.T) { agenttest.CheckGrowth(t, Format(), growthReply) }
 
-// toolTurn is a Gemini turn of total/2000 steps, each a sentence of text
-// and a tool call with a 2 KB result: a long autonomous turn.
-func toolTurn(total, _ int) agenttest.Reply {
-	ts := "2026-11-22T00:00:00.000Z"
-	head := [][]byte{
-		agenttest.JSON(map[string]any{"type": "init", "timestamp": ts, "session_id": "s1", "model": "m"}),
-		agenttest.JSON(map[string]any{"type": "message", "timestamp": ts, "role": "user", "content": "hi"}),
-	}
-	return agenttest.ToolTurn(total, head, func(i int, text, result string) [][]byte {
-		id := fmt.Sprintf("read_file__read_file_%d", i)
-		return [][]byte{
-			agenttest.JSON(map[string]any{"type": "message", "timestamp": ts, "role": "assistant", "content": text, "delta": true}),
-			agenttest.JSON(map[string]any{"type": "tool_use", "timestamp": ts, "tool_name": "read_file", "tool_id": id, "parameters": map[string]any{"file_path": "f.go"}}),
-			agenttest.JSON(map[string]any{"type": "tool_result", "timestamp": ts, "tool_id": id, "status": "success", "output": result}),
-		}
-	}, agenttest.JSON(map[string]any{"type": "result", "timestamp": ts, "status": "success",
-		"stats": map[string]any{"total_tokens": 2, "input_tokens": 1, "output_tokens": 1, "duration_ms": 5, "tool_calls": total / 2000}}))
-}
-
-// BenchmarkGrowthTools: a turn of 5, 50 and 100 tool calls (10, 100 and
+// BenchmarkGrowthTools: a turn (agenttest.GeminiToolTurn) of 5, 50 and 100 tool calls (10, 100 and
 // 200 KB of text and results); CPU per doubling (goal ≤ 2.2) and output
 // per byte of the turn (goal ≤ 4). Each step is its own message.
-func BenchmarkGrowthTools(b *testing.B) { agenttest.BenchGrowth(b, Format(), toolTurn) }
+func BenchmarkGrowthTools(b *testing.B) { agenttest.BenchGrowth(b, Format(), agenttest.GeminiToolTurn) }
 
 // TestToolTurnLinear: a turn of 50 and then 100 tool calls costs about
 // twice the bytes allocated and printed, not four times (one message per
 // step, not the whole turn emitted at every tool state).
-func TestToolTurnLinear(t *testing.T) { agenttest.CheckLinear(t, Format(), toolTurn) }
+func TestToolTurnLinear(t *testing.T) { agenttest.CheckLinear(t, Format(), agenttest.GeminiToolTurn) }
