@@ -357,6 +357,17 @@ func (n *Normalizer) output(frame []byte) *step {
 	return s
 }
 
+// toolStep returns the step of the open turn's tool call id and the call's
+// state, adding frame to that step; for a call not seen yet, the step the
+// agent's output goes to (output) and nil.
+func (n *Normalizer) toolStep(frame []byte, id string) (*step, *toolState) {
+	if ts := n.turn.tools[id]; ts != nil {
+		n.into(ts.step, frame)
+		return ts.step, ts
+	}
+	return n.output(frame), nil
+}
+
 // last is the turn's open step.
 func (t *turn) last() *step { return t.steps[len(t.steps)-1] }
 
@@ -924,14 +935,9 @@ func appendChunk(parts []agent.Part, typ agent.PartType, content json.RawMessage
 // toolCall to the turn's assistant message.
 func (n *Normalizer) tool(frame []byte, tc toolCall, title *string, content json.RawMessage) []agent.Event {
 	t := n.ensureTurn(frame)
-	ts := t.tools[tc.ToolCallID]
+	s, ts := n.toolStep(frame, tc.ToolCallID)
 	var changedState bool
-	var s *step
-	if ts != nil {
-		s = ts.step
-		n.into(s, frame)
-	} else {
-		s = n.output(frame)
+	if ts == nil {
 		ts = &toolState{step: s, use: len(s.msg.Parts), result: -1}
 		t.tools[tc.ToolCallID] = ts
 		s.msg.Parts = append(s.msg.Parts, agent.Part{
@@ -1175,13 +1181,8 @@ func (n *Normalizer) planUpdate(frame []byte, entries []planEntry) []agent.Event
 		StructuredResult: &agent.StructuredResult{Kind: agent.StructuredTodo, OldTodos: t.plan, NewTodos: todos},
 	}
 	t.plan = todos
-	ts := t.tools[id]
-	var s *step
-	if ts != nil {
-		s = ts.step
-		n.into(s, frame)
-	} else {
-		s = n.output(frame)
+	s, ts := n.toolStep(frame, id)
+	if ts == nil {
 		ts = &toolState{step: s, use: len(s.msg.Parts), result: len(s.msg.Parts) + 1}
 		t.tools[id] = ts
 		s.msg.Parts = append(s.msg.Parts, agent.Part{}, agent.Part{})

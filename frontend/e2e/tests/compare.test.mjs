@@ -14,31 +14,13 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND } from "../lib/app.mjs";
+import { addProject, until } from "../lib/ui.mjs";
 
 const shots = join(FRONTEND, "test-results");
 mkdirSync(shots, { recursive: true });
 
 const ident = ["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"];
 const git = (cwd, ...args) => execFileSync("git", [...ident, ...args], { cwd, encoding: "utf8" }).trim();
-
-async function addProject(page, path) {
-  await page.getByRole("navigation", { name: "Projects" }).getByRole("button", { name: "Add project" }).click();
-  const dialog = page.getByRole("dialog", { name: "Add project" });
-  await dialog.getByLabel("Project folder").fill(path);
-  await dialog.getByRole("button", { name: "Add project" }).click();
-  await dialog.waitFor({ state: "detached" });
-}
-
-async function until(what, fn, timeout = 30000) {
-  const deadline = Date.now() + timeout;
-  let last;
-  while (Date.now() < deadline) {
-    last = await fn().catch((e) => e);
-    if (last === true) return;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`${what}: still ${JSON.stringify(String(last))} after ${timeout} ms`);
-}
 
 test("compare: three agents, a check command in each worktree, keep one and the others leave the disk", async ({ page, open, makeRepo }) => {
   await open();

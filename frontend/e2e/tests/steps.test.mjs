@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND } from "../lib/app.mjs";
 import { tempDir } from "../lib/tmp.mjs";
+import { addProject, until } from "../lib/ui.mjs";
 
 const shots = join(FRONTEND, "test-results");
 mkdirSync(shots, { recursive: true });
@@ -56,17 +57,6 @@ cat '${rec}'
   return bin;
 }
 
-async function until(what, fn, timeout = 30000) {
-  const deadline = Date.now() + timeout;
-  let last;
-  while (Date.now() < deadline) {
-    last = await fn().catch((e) => e);
-    if (last === true) return;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`${what}: still ${JSON.stringify(String(last))} after ${timeout} ms`);
-}
-
 test("gemini: a turn of tool calls shows as steps, in order, every tool call completed", async ({ page, open, makeRepo }) => {
   await open();
   const bin = fakeGemini();
@@ -75,11 +65,7 @@ test("gemini: a turn of tool calls shows as steps, in order, every tool call com
     bin,
   );
   const repo = makeRepo("gemini-steps");
-  await page.getByRole("navigation", { name: "Projects" }).getByRole("button", { name: "Add project" }).click();
-  const dialog = page.getByRole("dialog", { name: "Add project" });
-  await dialog.getByLabel("Project folder").fill(repo);
-  await dialog.getByRole("button", { name: "Add project" }).click();
-  await dialog.waitFor({ state: "detached" });
+  await addProject(page, repo);
   await page.getByRole("button", { name: "New task" }).click();
   await page.getByLabel("Prompt").fill("Check the three files.");
   await page.getByLabel("Name").fill("Gemini steps");
