@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND } from "../lib/app.mjs";
 import { tempDir } from "../lib/tmp.mjs";
-import { addProject, until } from "../lib/ui.mjs";
+import { addProject, createTask, until } from "../lib/ui.mjs";
 
 const shots = join(FRONTEND, "test-results");
 mkdirSync(shots, { recursive: true });
@@ -66,17 +66,7 @@ test("gemini: a turn of tool calls shows as steps, in order, every tool call com
   );
   const repo = makeRepo("gemini-steps");
   await addProject(page, repo);
-  await page.getByRole("button", { name: "New task" }).click();
-  await page.getByLabel("Prompt").fill("Check the three files.");
-  await page.getByLabel("Name").fill("Gemini steps");
-  await page.getByLabel("Backend", { exact: true }).selectOption("gemini");
-  const seg = page.locator(".jc-segmented__item", { hasText: "Bypass" });
-  if (await seg.count()) await seg.first().click();
-  const start = page.getByLabel("Start the agent now");
-  if (!(await start.isChecked())) await start.check();
-  await page.getByRole("button", { name: "Create task" }).click();
-  const view = page.getByTestId("task-view");
-  await view.waitFor();
+  const view = await createTask(page, { prompt: "Check the three files.", name: "Gemini steps", backend: "gemini", mode: "Bypass" });
   await view.getByTestId("result-summary").first().waitFor({ timeout: 30000 });
 
   // The window: the three commands, each completed, and the texts in order.

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND, REPO } from "../lib/app.mjs";
 import { tempDir } from "../lib/tmp.mjs";
+import { addProject, createTask } from "../lib/ui.mjs";
 
 const bin = tempDir("jc-e2e-fakes-");
 execFileSync("go", ["build", "-o", join(bin, "fakeopencode"), "./backend/agent/opencode/testdata/fakeopencode"], { cwd: REPO, stdio: "inherit" });
@@ -37,28 +38,12 @@ function replayOpenCode(file) {
   writeFileSync(join(bin, "opencode.script"), file);
 }
 
-const sidebar = (page) => page.getByRole("navigation", { name: "Projects" });
 
 async function newTask(page, makeRepo, { backend, name, prompt, mode = "Ask", setup }) {
   const repo = makeRepo(name.toLowerCase().replace(/\W+/g, "-"));
   setup?.(repo);
-  await sidebar(page).getByRole("button", { name: "Add project" }).click();
-  const dialog = page.getByRole("dialog", { name: "Add project" });
-  await dialog.getByLabel("Project folder").fill(repo);
-  await dialog.getByRole("button", { name: "Add project" }).click();
-  await dialog.waitFor({ state: "detached" });
-  await page.getByRole("button", { name: "New task" }).click();
-  await page.getByLabel("Prompt").fill(prompt);
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Backend", { exact: true }).selectOption(backend);
-  const seg = page.locator(".jc-segmented__item", { hasText: mode });
-  if (await seg.count()) await seg.first().click();
-  const start = page.getByLabel("Start the agent now");
-  if (!(await start.isChecked())) await start.check();
-  await page.getByRole("button", { name: "Create task" }).click();
-  const view = page.getByTestId("task-view");
-  await view.waitFor();
-  return view;
+  await addProject(page, repo);
+  return createTask(page, { prompt, name, backend, mode });
 }
 
 async function screenshot(page, name) {
