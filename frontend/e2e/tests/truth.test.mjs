@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { test, assert, assertEqual } from "../lib/runner.mjs";
 import { FRONTEND } from "../lib/app.mjs";
 import { tempDir } from "../lib/tmp.mjs";
+import { addProject, createTask } from "../lib/ui.mjs";
 
 const bin = tempDir("jc-e2e-openers-");
 const LOG = join(bin, "calls.log");
@@ -49,24 +50,9 @@ async function waitCall(page, n, what) {
   throw new Error(`${what}: no call recorded (calls: ${JSON.stringify(calls())})`);
 }
 
-const sidebar = (page) => page.getByRole("navigation", { name: "Projects" });
-
 async function newTask(page, repo, { name, prompt }) {
-  await sidebar(page).getByRole("button", { name: "Add project" }).click();
-  const dialog = page.getByRole("dialog", { name: "Add project" });
-  await dialog.getByLabel("Project folder").fill(repo);
-  await dialog.getByRole("button", { name: "Add project" }).click();
-  await dialog.waitFor({ state: "detached" });
-  await page.getByRole("button", { name: "New task" }).click();
-  await page.getByLabel("Prompt").fill(prompt);
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Backend", { exact: true }).selectOption("claude-code");
-  const start = page.getByLabel("Start the agent now");
-  if (!(await start.isChecked())) await start.check();
-  await page.getByRole("button", { name: "Create task" }).click();
-  const view = page.getByTestId("task-view");
-  await view.waitFor();
-  return view;
+  await addProject(page, repo);
+  return createTask(page, { prompt, name, backend: "claude-code" });
 }
 
 test("Stop reads as Stopped, not failed; a message queued before it offers Send now", async ({ page, open, makeRepo, fakeClaude }) => {
