@@ -12,8 +12,8 @@ import (
 // event with the deltas after it applied, as the live orchestrator builds
 // it.
 //
-// When f.Steps is set, the assistant messages raw yields after id are
-// folded into it (their parts appended in order, their metadata merged): a
+// When f.Steps is set and id is an assistant message, the assistant
+// messages raw yields after it are folded into it (their parts appended in order, their metadata merged): a
 // message stored before its normalizer split turns into steps holds a
 // whole turn, whose steps are now several messages, and the stored message
 // keeps showing the whole turn. A step's own raw data yields no later
@@ -28,7 +28,7 @@ func Rebuild(f Format, raw []byte, id string) (Message, error) {
 		switch {
 		case ev.Type == EventMessage && ev.Message != nil:
 			mid := ev.Message.ID
-			if mid != id && !(f.Steps && accs[id] != nil && ev.Message.Role == RoleAssistant) {
+			if mid != id && !(f.Steps && folds(accs[id]) && ev.Message.Role == RoleAssistant) {
 				continue
 			}
 			if _, ok := accs[mid]; !ok && mid != id {
@@ -50,6 +50,10 @@ func Rebuild(f Format, raw []byte, id string) (Message, error) {
 	}
 	return m, nil
 }
+
+// folds tells whether later steps fold into the message a holds: an
+// assistant message already seen.
+func folds(a *Accumulator) bool { return a != nil && a.msg.Role == RoleAssistant }
 
 // foldStep appends step s of a turn to m: its parts, its cost, its metadata
 // (maps merged key by key, lists joined, other values replaced).
