@@ -186,7 +186,7 @@ func (o *Orchestrator) releaseIdle() {
 		unlock := o.lock(r.taskID)
 		if r.idle && !r.anyDirty() {
 			r.live, r.liveOrder = map[string]*liveMsg{}, nil
-			r.recent, r.leads = nil, nil
+			r.recent, r.leads = nil, [maxLeads]leadFrame{}
 			if r.known != nil {
 				r.known, r.knownDropped = nil, true
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 	"unsafe"
@@ -360,9 +359,9 @@ func (g *group) findFrame(line []byte, max int64) (int64, bool) {
 		}
 	}
 	var lead int64
-	for s, f := range g.r.leads {
-		if s <= max && s > lead && bytes.Equal(f, line) {
-			lead = s
+	for _, l := range g.r.leads {
+		if l.seq <= max && l.seq > lead && bytes.Equal(l.frame, line) {
+			lead = l.seq
 		}
 	}
 	return lead, lead > 0
@@ -384,24 +383,22 @@ type leadFrame struct {
 	frame []byte
 }
 
-// keepLeads adds a committed group's leads to the run's, forgetting the
-// oldest past maxLeads.
+// keepLeads adds a committed group's leads to the run's, each in place of
+// the oldest (an empty slot first).
 func (r *run) keepLeads(leads []leadFrame) {
-	if len(leads) == 0 {
-		return
-	}
-	if r.leads == nil {
-		r.leads = map[int64][]byte{}
-	}
+next:
 	for _, l := range leads {
-		if _, ok := r.leads[l.seq]; !ok {
-			r.leads[l.seq] = bytes.Clone(l.frame) // not a slice of a relayed read buffer
+		oldest := 0
+		for i, k := range r.leads {
+			if k.seq == l.seq {
+				continue next
+			}
+			if k.seq < r.leads[oldest].seq {
+				oldest = i
+			}
 		}
-	}
-	if len(r.leads) > maxLeads {
-		seqs := slices.Sorted(maps.Keys(r.leads))
-		for _, s := range seqs[:len(seqs)-maxLeads] {
-			delete(r.leads, s)
+		if l.seq > r.leads[oldest].seq {
+			r.leads[oldest] = leadFrame{l.seq, bytes.Clone(l.frame)} // not a slice of a relayed read buffer
 		}
 	}
 }

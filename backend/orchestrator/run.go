@@ -36,9 +36,9 @@ type run struct {
 	// named from the start (a turn's prompt, Gemini's init line), by seq,
 	// at most maxLeads: a turn's later steps start their raw data with the
 	// same frame, long out of recent, and name it too instead of copying
-	leads       map[int64][]byte
-	status      store.TaskStatus // the task's stored status
-	idle        bool             // the turn completed; the session waits for input
+	leads       [maxLeads]leadFrame // a zero seq is an empty slot
+	status      store.TaskStatus    // the task's stored status
+	idle        bool                // the turn completed; the session waits for input
 	stopping    bool
 	stopReason  string
 	unreachable time.Time // the host's link is down since (remote tasks)
