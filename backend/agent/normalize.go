@@ -63,6 +63,23 @@ const MaxFrameBytes = 64 << 20
 // ErrFrameTooLong: a frame exceeded MaxFrameBytes.
 var ErrFrameTooLong = errors.New("agent frame too long")
 
+// AppendFrame appends frame to raw data buf (frames joined by newlines:
+// none before the first) and returns it. It doubles the capacity when it
+// grows (append grows a large slice by only 1.25×), so a message's raw data
+// grown frame by frame costs linear bytes. Like append, it writes only past
+// len(buf): slices handed out of buf before keep their bytes.
+func AppendFrame(buf, frame []byte) []byte {
+	if need := len(buf) + 1 + len(frame); need > cap(buf) {
+		grown := make([]byte, len(buf), max(2*cap(buf), need, 1024))
+		copy(grown, buf)
+		buf = grown
+	}
+	if len(buf) > 0 {
+		buf = append(buf, '\n')
+	}
+	return append(buf, frame...)
+}
+
 // Lines yields the non-empty lines of r (without the line break), each a
 // fresh slice the caller may keep. Lines up to MaxFrameBytes are accepted.
 func Lines(r io.Reader) iter.Seq2[[]byte, error] {

@@ -57,3 +57,18 @@ func TestRebuildFoldsStepsOnlyIntoAnAssistantMessage(t *testing.T) {
 		t.Error("a message the raw data does not yield: no error")
 	}
 }
+
+func TestAppendFrame(t *testing.T) {
+	var buf []byte
+	buf = AppendFrame(buf, []byte("a"))
+	held := buf[:len(buf):len(buf)]
+	for i := range 3000 {
+		buf = AppendFrame(buf, []byte{'b' + byte(i%3)})
+	}
+	if string(held) != "a" || len(buf) != 1+2*3000 || !strings.HasPrefix(string(buf), "a\nb\nc\nd\nb") {
+		t.Errorf("held %q, buf %d bytes starting %q", held, len(buf), buf[:min(9, len(buf))])
+	}
+	if c := cap(buf); c > 4*len(buf) {
+		t.Errorf("capacity %d for %d bytes", c, len(buf))
+	}
+}

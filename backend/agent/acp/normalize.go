@@ -238,7 +238,7 @@ func (n *Normalizer) routing(frame []byte, handle func() []agent.Event) []agent.
 	n.routed = nil
 	evs := handle()
 	if t != nil && n.turn == t && n.routed == nil {
-		t.steps[len(t.steps)-1].add(frame)
+		t.last().add(frame)
 	}
 	n.routed = nil
 	return evs
@@ -301,24 +301,9 @@ func idKey(raw json.RawMessage) string {
 	return string(raw)
 }
 
-func (t *turn) addRaw(frame []byte) { t.raw = appendFrame(t.raw, frame) }
+func (t *turn) addRaw(frame []byte) { t.raw = agent.AppendFrame(t.raw, frame) }
 
-func (s *step) add(frame []byte) { s.raw = appendFrame(s.raw, frame) }
-
-// appendFrame appends frame to raw data buf, after a newline unless buf is
-// empty.
-func appendFrame(buf, frame []byte) []byte {
-	if need := len(buf) + len(frame) + 1; need > cap(buf) {
-		// Double (append grows big slices by 1.25x: more copying).
-		grown := make([]byte, len(buf), max(2*cap(buf), need, 4096))
-		copy(grown, buf)
-		buf = grown
-	}
-	if len(buf) > 0 {
-		buf = append(buf, '\n')
-	}
-	return append(buf, frame...)
-}
+func (s *step) add(frame []byte) { s.raw = agent.AppendFrame(s.raw, frame) }
 
 // rawSoFar is the turn's frames so far; later appends never touch it.
 func (t *turn) rawSoFar() []byte { return t.raw[:len(t.raw):len(t.raw)] }
@@ -347,10 +332,10 @@ func (n *Normalizer) startTurn(frame []byte, key string) *turn {
 // fresh normalizer fed it names it alike.
 func (n *Normalizer) output(frame []byte) *step {
 	t := n.ensureTurn(frame)
-	s := t.steps[len(t.steps)-1]
+	s := t.last()
 	if s.anchor != nil {
 		s = &step{msg: agent.Message{ID: t.key + ":assistant:" + s.afterID, Role: agent.RoleAssistant}, tailPart: -1,
-			raw: appendFrame(bytes.Clone(t.prompt), s.anchor)}
+			raw: agent.AppendFrame(agent.AppendFrame(nil, t.prompt), s.anchor)}
 		t.steps = append(t.steps, s)
 	}
 	n.into(s, frame)
@@ -406,10 +391,10 @@ func (n *Normalizer) clientRequest(frame []byte, m *rpcMessage) []agent.Event {
 			// Every step that may be ended with the turn learns it too.
 			for _, s := range t.steps {
 				if s == t.last() || s.hasOpenTools() {
-					n.routed = nil
-					n.into(s, frame)
+					s.add(frame)
 				}
 			}
+			n.routed = t.last()
 		}
 	case methodSessionLoad:
 		var p sessionParams

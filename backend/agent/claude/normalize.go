@@ -238,10 +238,7 @@ type pendingCompact struct {
 // (thinking_tokens: one per thinking delta) costs linear bytes, not a copy
 // of everything so far per line.
 func (p *pendingCompact) add(line []byte) []byte {
-	if len(p.line) > 0 {
-		p.line = append(p.line, '\n')
-	}
-	p.line = append(p.line, line...)
+	p.line = agent.AppendFrame(p.line, line)
 	return p.line[:len(p.line):len(p.line)]
 }
 

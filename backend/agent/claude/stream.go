@@ -130,19 +130,8 @@ func (a *asmMsg) addLine(line []byte) int {
 		a.raw = line[:len(line):len(line)]
 		return 0
 	}
-	if need := len(a.raw) + 1 + len(line); need > cap(a.raw) {
-		// Doubling: append grows a large slice by only 1.25×, which
-		// allocated ~5× a long message's raw data over its lines.
-		grown := make([]byte, len(a.raw), max(2*cap(a.raw), need, 1024))
-		copy(grown, a.raw)
-		a.raw = grown
-	}
-	if len(a.raw) > 0 {
-		a.raw = append(a.raw, '\n')
-	}
-	start := len(a.raw)
-	a.raw = append(a.raw, line...)
-	return start
+	a.raw = agent.AppendFrame(a.raw, line) // doubling: append's 1.25× allocated ~5× a long message's raw data
+	return len(a.raw) - len(line)
 }
 
 // grow appends text to part k's text in amortized linear time.

@@ -213,10 +213,7 @@ func (n *AppServerNormalizer) Feed(frame []byte) []agent.Event {
 }
 
 func (n *AppServerNormalizer) addTurnRaw(frame []byte) {
-	if len(n.turnRaw) > 0 {
-		n.turnRaw = append(n.turnRaw, '\n')
-	}
-	n.turnRaw = append(n.turnRaw, frame...)
+	n.turnRaw = agent.AppendFrame(n.turnRaw, frame)
 }
 
 func (n *AppServerNormalizer) thread(frame []byte, p *threadResult) []agent.Event {

@@ -120,12 +120,7 @@ type itemMessage struct {
 	last   *agent.Message   // the message last emitted
 }
 
-func (m *itemMessage) addRaw(frame []byte) {
-	if len(m.raw) > 0 {
-		m.raw = append(m.raw, '\n')
-	}
-	m.raw = append(m.raw, frame...)
-}
+func (m *itemMessage) addRaw(frame []byte) { m.raw = agent.AppendFrame(m.raw, frame) }
 
 func (m *itemMessage) event() agent.Event {
 	c := m.msg

@@ -88,12 +88,7 @@ func (n *ExecNormalizer) prefix() []byte {
 	return bytes.Clone(n.started)
 }
 
-func (n *ExecNormalizer) addTurnRaw(frame []byte) {
-	if len(n.turnRaw) > 0 {
-		n.turnRaw = append(n.turnRaw, '\n')
-	}
-	n.turnRaw = append(n.turnRaw, frame...)
-}
+func (n *ExecNormalizer) addTurnRaw(frame []byte) { n.turnRaw = agent.AppendFrame(n.turnRaw, frame) }
 
 // Feed implements agent.Normalizer.
 func (n *ExecNormalizer) Feed(frame []byte) []agent.Event {

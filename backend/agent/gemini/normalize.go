@@ -113,7 +113,10 @@ func (s *step) noteAnoms(a agent.Anomalies) {
 	}
 }
 
-func (s *step) add(frame []byte) { s.raw = append(append(s.raw, '\n'), frame...) }
+func (s *step) add(frame []byte) { s.raw = agent.AppendFrame(s.raw, frame) }
+
+// last is the turn's open step.
+func (t *turn) last() *step { return t.steps[len(t.steps)-1] }
 
 type tool struct {
 	step   *step
@@ -236,7 +239,7 @@ func (n *Normalizer) withInit(frame []byte) []byte {
 // by ts) at frame; frame is added to the turn's lines.
 func (n *Normalizer) ensureTurn(frame []byte, ts string) *turn {
 	if t := n.turn; t != nil {
-		t.raw = append(append(t.raw, '\n'), frame...)
+		t.raw = agent.AppendFrame(t.raw, frame)
 		return t
 	}
 	t := &turn{raw: n.withInit(frame), tools: map[string]*tool{}}
@@ -249,13 +252,10 @@ func (n *Normalizer) ensureTurn(frame []byte, ts string) *turn {
 func (n *Normalizer) newStep(id, ts string, anchor []byte) *step {
 	s := &step{msg: agent.Message{ID: id, Role: agent.RoleAssistant, Timestamp: ts, Model: n.model}}
 	if n.init != nil {
-		s.raw = bytes.Clone(n.init)
+		s.add(n.init)
 	}
 	if anchor != nil {
-		if s.raw != nil {
-			s.raw = append(s.raw, '\n')
-		}
-		s.raw = append(s.raw, anchor...)
+		s.add(anchor)
 	}
 	return s
 }
@@ -267,16 +267,12 @@ func (n *Normalizer) newStep(id, ts string, anchor []byte) *step {
 // its raw data, so a fresh normalizer fed it names the step alike.
 func (n *Normalizer) output(frame []byte, ts string) *step {
 	t := n.ensureTurn(frame, ts)
-	s := t.steps[len(t.steps)-1]
+	s := t.last()
 	if s.anchor != nil {
 		s = n.newStep(n.sessionID+":"+ts+":"+s.afterID, ts, s.anchor)
 		t.steps = append(t.steps, s)
 	}
-	if s.raw == nil {
-		s.raw = bytes.Clone(frame)
-	} else {
-		s.add(frame)
-	}
+	s.add(frame)
 	return s
 }
 
@@ -292,19 +288,15 @@ func (n *Normalizer) toolResult(frame []byte, l *line) []agent.Event {
 	t := n.ensureTurn(frame, l.Timestamp)
 	tl := t.tools[l.ToolID]
 	if tl == nil { // a result without its tool_use: keep it anyway, in the open step
-		s := t.steps[len(t.steps)-1]
+		s := t.last()
 		tl = &tool{step: s, use: len(s.msg.Parts), result: -1}
 		t.tools[l.ToolID] = tl
 		t.order = append(t.order, l.ToolID)
 		s.msg.Parts = append(s.msg.Parts, agent.Part{Type: agent.PartToolUse, ToolID: l.ToolID, ToolName: "unknown", Kind: agent.ToolOther})
 	}
 	s := tl.step
-	if s.raw == nil {
-		s.raw = bytes.Clone(frame)
-	} else {
-		s.add(frame)
-	}
-	if s == t.steps[len(t.steps)-1] {
+	s.add(frame)
+	if s == t.last() {
 		s.anchor, s.afterID = bytes.Clone(frame), l.ToolID
 	}
 	s.noteAnoms(n.anoms)
@@ -383,7 +375,7 @@ func (n *Normalizer) result(frame []byte, l *line) []agent.Event {
 	var closing []agent.Event
 	res := &agent.Result{IsError: l.Status != "success", Reason: l.Status}
 	if t := n.turn; t != nil {
-		t.raw = append(append(t.raw, '\n'), frame...)
+		t.raw = agent.AppendFrame(t.raw, frame)
 		raw = t.raw[:len(t.raw):len(t.raw)]
 		closing = n.closeSteps(frame, l.Status)
 		res.Text = t.lastText()
