@@ -74,7 +74,7 @@ func (o *Orchestrator) renormalizeRow(row store.StoredMessage) ([]byte, string, 
 	if err != nil {
 		return nil, "", err.Error()
 	}
-	m, err := Renormalized(f, row.Raw, row.MessageID)
+	m, err := agent.Rebuild(f, row.Raw, row.MessageID)
 	if err != nil {
 		return nil, "", err.Error()
 	}
@@ -87,13 +87,6 @@ func (o *Orchestrator) renormalizeRow(row store.StoredMessage) ([]byte, string, 
 		return nil, "", err.Error()
 	}
 	return data, string(m.Role), ""
-}
-
-// Renormalized feeds raw (a message's raw data: rawData and its chunks) to a
-// fresh normalizer of f and returns the last version of message id it
-// yields, exactly as the live orchestrator builds it (agent.Rebuild).
-func Renormalized(f agent.Format, raw []byte, id string) (agent.Message, error) {
-	return agent.Rebuild(f, raw, id)
 }
 
 // repairBehind re-normalizes the rows a crash left behind their raw data

@@ -716,7 +716,7 @@ func checkCompared(t *testing.T, h *harness, size int) {
 // gives got, the message live stored.
 func checkRenormalized(t *testing.T, got agent.Message, raw []byte) {
 	t.Helper()
-	re, err := Renormalized(deltaFormat, raw, "a1")
+	re, err := agent.Rebuild(deltaFormat, raw, "a1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func checkStoredRebuild(t *testing.T, h *harness, f agent.Format, frameBytes int
 			steps++
 		}
 		rawBytes += len(raw)
-		re, err := Renormalized(f, raw, m.ID)
+		re, err := agent.Rebuild(f, raw, m.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
