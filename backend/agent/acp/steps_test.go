@@ -3,10 +3,8 @@ package acp
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
-	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/agenttest"
 )
 
@@ -17,28 +15,7 @@ import (
 // or max_tokens end or none (the agent exited) — split into steps that each rebuild from their own raw data, same
 // id, same content; every call ends in a final state.
 func TestStepsRandomTurns(t *testing.T) {
-	for seed := range uint64(400) {
-		frames := randomACPTurn(rand.New(rand.NewPCG(seed, 11)))
-		evs := agenttest.FeedFrames(Format(), frames)
-		if n := agenttest.CheckRebuildFromRaw(t, Format(), evs); n == 0 {
-			t.Fatalf("seed %d: no message", seed)
-		}
-		for _, m := range agent.Fold(evs) {
-			for _, p := range m.Parts {
-				if p.Type == agent.PartToolUse && !p.State.Final() {
-					t.Errorf("seed %d: tool %s left %s", seed, p.ToolID, p.State)
-				}
-			}
-		}
-		if t.Failed() {
-			var b strings.Builder
-			for _, f := range frames {
-				b.Write(f)
-				b.WriteByte('\n')
-			}
-			t.Fatalf("seed %d: frames:\n%s", seed, b.String())
-		}
-	}
+	agenttest.CheckRandomTurns(t, Format(), 400, randomACPTurn, nil)
 }
 
 func randomACPTurn(r *rand.Rand) [][]byte {

@@ -1,6 +1,13 @@
 package agenttest
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/jean-claude/jean-claude/backend/agent"
+)
 
 // ACPToolTurn is an ACP turn of total/2000 steps, each a sentence of text
 // and a tool call (pending, in progress, then completed with a 2 KB text
@@ -40,4 +47,34 @@ func GeminiToolTurn(total, _ int) Reply {
 		}
 	}, JSON(map[string]any{"type": "result", "timestamp": ts, "status": "success",
 		"stats": map[string]any{"total_tokens": 2, "input_tokens": 1, "output_tokens": 1, "duration_ms": 5, "tool_calls": total / 2000}}))
+}
+
+// CheckRandomTurns feeds n turns of random shape, gen's for seeds 0 to
+// n-1, each to a fresh normalizer of f: every message rebuilds from its own
+// raw data (CheckRebuildFromRaw), every tool call ends in a final state,
+// and check, when not nil, holds for the turn's messages. A failing turn's
+// frames are printed.
+func CheckRandomTurns(t *testing.T, f agent.Format, n int, gen func(*rand.Rand) [][]byte, check func(t *testing.T, msgs []agent.Message)) {
+	t.Helper()
+	for seed := range uint64(n) {
+		frames := gen(rand.New(rand.NewPCG(seed, 7)))
+		evs := FeedFrames(f, frames)
+		if CheckRebuildFromRaw(t, f, evs) == 0 {
+			t.Fatalf("seed %d: no message", seed)
+		}
+		msgs := agent.Fold(evs)
+		for _, m := range msgs {
+			for _, p := range m.Parts {
+				if p.Type == agent.PartToolUse && !p.State.Final() {
+					t.Errorf("seed %d: tool %s left %s", seed, p.ToolID, p.State)
+				}
+			}
+		}
+		if check != nil {
+			check(t, msgs)
+		}
+		if t.Failed() {
+			t.Fatalf("seed %d: frames:\n%s", seed, bytes.Join(frames, []byte("\n")))
+		}
+	}
 }
