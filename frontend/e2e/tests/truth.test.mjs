@@ -22,7 +22,8 @@ const bin = tempDir("jc-e2e-openers-");
 const LOG = join(bin, "calls.log");
 for (const name of ["xdg-open", "code", "x-terminal-emulator"]) {
   const p = join(bin, name);
-  writeFileSync(p, `#!/bin/sh\n{ echo "== ${name}"; echo "cwd=$PWD"; for a in "$@"; do echo "arg=$a"; done; } >> '${LOG}'\n`);
+  // Each echo is its own write: "--" ends a call, so a call is read only once whole.
+  writeFileSync(p, `#!/bin/sh\n{ echo "== ${name}"; echo "cwd=$PWD"; for a in "$@"; do echo "arg=$a"; done; echo "--"; } >> '${LOG}'\n`);
   chmodSync(p, 0o755);
 }
 process.env.PATH = `${bin}:${process.env.PATH}`;
@@ -30,14 +31,16 @@ const RULES = join(FRONTEND, "e2e/testdata/claude-rules.jsonl");
 const shots = join(FRONTEND, "test-results");
 mkdirSync(shots, { recursive: true });
 
-/** calls returns the recorded calls: [{ name, cwd, args }]. */
+/** calls returns the recorded calls, each once written whole: [{ name, cwd, args }]. */
 function calls() {
   if (!existsSync(LOG)) return [];
   const out = [];
+  let call;
   for (const line of readFileSync(LOG, "utf8").split("\n")) {
-    if (line.startsWith("== ")) out.push({ name: line.slice(3), cwd: "", args: [] });
-    else if (line.startsWith("cwd=")) out[out.length - 1].cwd = line.slice(4);
-    else if (line.startsWith("arg=")) out[out.length - 1].args.push(line.slice(4));
+    if (line.startsWith("== ")) call = { name: line.slice(3), cwd: "", args: [] };
+    else if (line.startsWith("cwd=")) call.cwd = line.slice(4);
+    else if (line.startsWith("arg=")) call.args.push(line.slice(4));
+    else if (line === "--") out.push(call);
   }
   return out;
 }
