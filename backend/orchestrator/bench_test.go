@@ -106,7 +106,13 @@ func benchParallel(b *testing.B, delay, shape string) {
 	for range b.N * *benchRounds {
 		b.StopTimer()
 		db := openDB(b)
-		env := []string{fmt.Sprintf("FAKE_CLAUDE_REPEAT=%d", lines)}
+		// The fake agents run on one P: a real CLI is one Node process
+		// with one JavaScript thread, and a Go fake on two Ps spun its
+		// idle one at every line it slept or blocked for (the paced shape:
+		// 88–99 µs of the agents' CPU per frame against 66–70 on one P,
+		// docs/streaming.md nineteenth pass), CPU the app's own threads
+		// then lacked on the machine's two cores.
+		env := []string{fmt.Sprintf("FAKE_CLAUDE_REPEAT=%d", lines), "GOMAXPROCS=1"}
 		if delay != "" {
 			env = append(env, "FAKE_CLAUDE_LINE_DELAY="+delay)
 		}
