@@ -112,6 +112,9 @@ type Process struct {
 	done     chan struct{} // exited and stdout read to its end
 
 	rs *remoteState // behind a relay (remote.go); cmd is nil
+	// tmp is the process's own TMPDIR (proc.MakeTmp), removed once its
+	// group is gone; "" behind a relay (the relay has its own).
+	tmp string
 }
 
 // StartProcess starts spec in its own process group and its read loop. ctx
@@ -132,15 +135,29 @@ func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
 			return p, err
 		}
 	}
-	p := &Process{spec: spec, stderr: proc.NewTail(spec.StderrTail), exited: make(chan struct{}), done: make(chan struct{})}
+	tmp, err := proc.MakeTmp("")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Name, err)
+	}
+	p := &Process{spec: spec, stderr: proc.NewTail(spec.StderrTail), exited: make(chan struct{}), done: make(chan struct{}), tmp: tmp}
 	cmd := exec.Command(spec.Path, spec.Args...)
-	cmd.Dir, cmd.Env, cmd.Stderr = spec.Dir, spec.Env, p.stderr
+	cmd.Dir, cmd.Env, cmd.Stderr = spec.Dir, proc.WithTmp(spec.Env, tmp), p.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	p.cmd = cmd
+	if err := p.start(cmd); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return p, nil
+}
+
+// start starts cmd with its pipes, then its read loop and its reaper.
+func (p *Process) start(cmd *exec.Cmd) error {
+	spec := p.spec
 	if spec.Stdin {
 		w, err := cmd.StdinPipe()
 		if err != nil {
-			return nil, fmt.Errorf("%s: stdin: %w", spec.Name, err)
+			return fmt.Errorf("%s: stdin: %w", spec.Name, err)
 		}
 		p.stdin = w
 	} else if spec.StdinData != nil {
@@ -148,13 +165,13 @@ func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("%s: stdout: %w", spec.Name, err)
+		return fmt.Errorf("%s: stdout: %w", spec.Name, err)
 	}
 	cmd.Stdout = outW
 	if err := cmd.Start(); err != nil {
 		outR.Close()
 		outW.Close()
-		return nil, fmt.Errorf("%s: start %s: %w", spec.Name, spec.Path, err)
+		return fmt.Errorf("%s: start %s: %w", spec.Name, spec.Path, err)
 	}
 	outW.Close()
 	if spec.Recorder != nil {
@@ -166,7 +183,7 @@ func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
 		p.readLoop(outR)
 	}()
 	go p.reap(outR, readDone)
-	return p, nil
+	return nil
 }
 
 // reap waits for the process, kills what is left of its group, and ends
@@ -174,6 +191,9 @@ func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
 func (p *Process) reap(outR *os.File, readDone chan struct{}) {
 	err := p.cmd.Wait()
 	_ = proc.KillGroup(p.cmd, syscall.SIGKILL) // grandchildren go with the leader
+	if p.tmp != "" {
+		_ = os.RemoveAll(p.tmp) // nothing of the group is left to write there
+	}
 	p.exitErr = err
 	close(p.exited)
 	if p.spec.Recorder != nil {

@@ -54,7 +54,8 @@ func buildFakeOpenCode(t *testing.T) string {
 
 // TestOpenCodeServerReapedAfterCrash: kill -9 of the app leaves the shared
 // `opencode serve` (and the child it started) running; the next start ends
-// them, because the runtime recorded the server when it started it.
+// them, because the runtime recorded the server when it started it, and
+// removes the server's own TMPDIR (proc.MakeTmp), which no one else would.
 func TestOpenCodeServerReapedAfterCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a helper binary")
@@ -66,6 +67,8 @@ func TestOpenCodeServerReapedAfterCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tmp := t.TempDir() // the temporary directory of both apps: the server's own TMPDIR is made in it
+	t.Setenv("TMPDIR", tmp)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childOpenCodeEnv+"="+buildFakeOpenCode(t), "CHILD_DB="+dbPath,
 		"CHILD_PIDFILE="+pidfile, "CHILD_CWD="+dir, "CHILD_SCRIPT="+script)
@@ -105,11 +108,17 @@ func TestOpenCodeServerReapedAfterCrash(t *testing.T) {
 	if len(ps) != 1 || ps[0].PID != pids[0] || ps[0].Role != "opencode-server" {
 		t.Fatalf("recorded processes: %+v, want the server %d", ps, pids[0])
 	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "jean-claude-*")); len(left) != 1 {
+		t.Fatalf("the server's own TMPDIR: %v, want one jean-claude-* in %s", left, tmp)
+	}
 	h := newHarness(t, Options{DB: db})
 	if _, err := h.o.Recover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the dead app's OpenCode server and its child ended", func() bool { return !proc.Alive(pids[0]) && !proc.Alive(pids[1]) })
+	if left, _ := filepath.Glob(filepath.Join(tmp, "jean-claude-*")); len(left) != 0 {
+		t.Fatalf("the dead app's agent TMPDIRs are still there: %v", left)
+	}
 	if ps, _ := store.AppProcesses(context.Background(), db.R); len(ps) != 0 {
 		t.Fatalf("still recorded: %+v", ps)
 	}

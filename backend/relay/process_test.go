@@ -262,3 +262,51 @@ func TestAdoptAfterUnackedStoreNotStuck(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentTmpDirRemoved: an agent runs with a TMPDIR of its own inside
+// the temporary directory, and once it ended (a child it left running
+// included) nothing of it is left there, as a direct child and behind a
+// relay. Agent CLIs leave files in $TMPDIR on every run (OpenCode a
+// 5.4 MB library, Claude Code its settings; proc.MakeTmp).
+func TestAgentTmpDirRemoved(t *testing.T) {
+	script := `echo "$TMPDIR"; mkdir "$TMPDIR/lib" && echo x > "$TMPDIR/lib/native.so" && sleep 60 & wait $!; echo ok`
+	for _, relayed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "child", true: "relay"}[relayed], func(t *testing.T) {
+			base := t.TempDir()
+			t.Setenv("TMPDIR", base)
+			spec := agent.ProcSpec{Name: "sh", Path: "/bin/sh", Args: []string{"-c", script}, WaitDelay: time.Second}
+			if relayed {
+				spec.Transport = &Transport{Dir: filepath.Join(t.TempDir(), "r")}
+			}
+			lines := make(chan string, 4)
+			spec.OnFrame = func(line []byte, _ time.Time, _ error) { lines <- string(line) }
+			p, err := agent.StartProcess(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Relayed() != relayed {
+				t.Fatalf("relayed %v, want %v", p.Relayed(), relayed)
+			}
+			tmp := <-lines
+			if filepath.Dir(tmp) != base || !strings.HasPrefix(filepath.Base(tmp), "jean-claude-") {
+				t.Fatalf("the agent's TMPDIR is %q, want a jean-claude-* directory in %s", tmp, base)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for _, err := os.Stat(filepath.Join(tmp, "lib", "native.so")); err != nil; _, err = os.Stat(filepath.Join(tmp, "lib", "native.so")) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the agent's file never showed: %v", err)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := p.Stop(ctx, 100*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			_ = p.Wait()
+			if left, _ := os.ReadDir(base); len(left) != 0 {
+				t.Fatalf("left in the temporary directory after the agent ended: %v", left)
+			}
+		})
+	}
+}

@@ -28,6 +28,7 @@ type server struct {
 	cmd  *exec.Cmd
 	errT *proc.Tail
 	meta Meta
+	tmp  string // the agent's own TMPDIR (proc.MakeTmp)
 
 	stdinMu     sync.Mutex
 	stdin       io.WriteCloser
@@ -140,10 +141,20 @@ func (s *server) listen() error {
 	return nil
 }
 
-func (s *server) startAgent() error {
+func (s *server) startAgent() (err error) {
 	sp := s.spec
+	tmp, err := proc.MakeTmp("")
+	if err != nil {
+		return fmt.Errorf("%s: %w", sp.Name, err)
+	}
+	s.tmp = tmp
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
 	cmd := exec.Command(sp.Path, sp.Args...)
-	cmd.Dir, cmd.Env, cmd.Stderr = sp.WorkDir, sp.Env, s.errT
+	cmd.Dir, cmd.Env, cmd.Stderr = sp.WorkDir, proc.WithTmp(sp.Env, tmp), s.errT
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if sp.Stdin {
 		w, err := cmd.StdinPipe()
@@ -214,6 +225,7 @@ func (s *server) waitRoom() {
 func (s *server) reap(outR *os.File, stop int, readDone chan struct{}) {
 	err := s.cmd.Wait()
 	_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
+	_ = os.RemoveAll(s.tmp) // the agent's own TMPDIR: nothing of its group is left to write there
 	select {
 	case <-readDone:
 	case <-time.After(s.spec.WaitDelay):
