@@ -209,6 +209,10 @@ golden:
 lint: deps-wails deps-npm
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet -tags $(TAGS) ./...
+	@# the headless relay is built for macOS hosts too (relay-bins): it must compile there
+	@for p in $(RELAY_PLATFORMS); do \
+	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./cmd/jean-claude-relay ./backend/relay/ ./backend/agent/proc/ || exit 1; \
+	done
 	cd frontend && npx tsc --noEmit
 	$(WAILS) generate module -tags "bindings,$(TAGS)" >/dev/null
 	@git diff --exit-code --stat -- frontend/src/bridge/wailsjs || { echo "bindings are stale: run 'make bindings' and commit"; exit 1; }

@@ -150,7 +150,7 @@ func (j *journal) fill(fd int) (int64, error) {
 // in the pipe, and what was read to be copied is written first next time.
 func (j *journal) move(fd int, off int64) (int64, error) {
 	if !j.copying {
-		n, err := unix.Splice(fd, nil, j.fd, &off, spliceMax, unix.SPLICE_F_NONBLOCK|unix.SPLICE_F_MOVE)
+		n, err := splice(fd, j.fd, &off, spliceMax)
 		if !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOSYS) {
 			if err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) && !errors.Is(err, unix.EBADF) {
 				err = fmt.Errorf("%w: %w", errJournalWrite, err)

@@ -244,10 +244,12 @@ func TestSendJournalFileAndLive(t *testing.T) {
 }
 
 func socketPair(t testing.TB) (net.Conn, net.Conn) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0) // no SOCK_CLOEXEC off Linux
 	if err != nil {
 		t.Fatal(err)
 	}
+	unix.CloseOnExec(fds[0])
+	unix.CloseOnExec(fds[1])
 	conn := func(fd int) net.Conn {
 		f := os.NewFile(uintptr(fd), "socket")
 		defer f.Close()
@@ -432,7 +434,7 @@ func TestJournalWriteFailureHoldsThenResumes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+		stop, err := newStopper()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -453,7 +455,7 @@ func TestJournalWriteFailureHoldsThenResumes(t *testing.T) {
 			}
 		}
 		done := make(chan struct{})
-		go func() { defer close(done); s.readLoop(r, stop) }()
+		go func() { defer close(done); s.readLoop(r, stop.r) }()
 		wrote := make(chan error, 1)
 		go func() { _, err := w.Write(out); w.Close(); wrote <- err }()
 		deadline := time.Now().Add(10 * time.Second)
@@ -494,7 +496,7 @@ func TestJournalWriteFailureHoldsThenResumes(t *testing.T) {
 		if log := s.errT.String(); !strings.Contains(log, "journal writable again") {
 			t.Fatalf("copying %v: log %q", copying, log)
 		}
-		unix.Close(stop)
+		stop.close()
 		r.Close()
 	}
 }

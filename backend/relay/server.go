@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/jean-claude/jean-claude/backend/agent"
 	"github.com/jean-claude/jean-claude/backend/agent/proc"
 )
@@ -165,24 +163,21 @@ func (s *server) startAgent() (err error) {
 	} else if sp.StdinData != nil {
 		cmd.Stdin = bytes.NewReader(sp.StdinData)
 	}
-	stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC) // tells the read loop to end
+	stop, err := newStopper() // tells the read loop to end
 	if err != nil {
-		return fmt.Errorf("relay: eventfd: %w", err)
+		return fmt.Errorf("relay: stop signal: %w", err)
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		unix.Close(stop)
+		stop.close()
 		return fmt.Errorf("relay: stdout: %w", err)
 	}
 	// A bigger pipe lets the agent write on while the relay is not
 	// scheduled (three processes share the cores): fewer stalls of each.
-	// The kernel counts it against the user's pipe pages (pipe-user-
-	// pages-soft, 64 MiB by default: 64 agents at once); a refusal keeps
-	// the default 64 KiB.
-	_, _ = unix.FcntlInt(outR.Fd(), unix.F_SETPIPE_SZ, spliceMax)
+	growPipe(outR.Fd())
 	cmd.Stdout = outW
 	if err := cmd.Start(); err != nil {
-		unix.Close(stop)
+		stop.close()
 		outR.Close()
 		outW.Close()
 		return fmt.Errorf("%s: start %s: %w", sp.Name, sp.Path, err)
@@ -192,7 +187,7 @@ func (s *server) startAgent() (err error) {
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		s.readLoop(outR, stop)
+		s.readLoop(outR, stop.r)
 	}()
 	go s.reap(outR, stop, readDone)
 	return nil
@@ -222,7 +217,7 @@ func (s *server) waitRoom() {
 // reap waits for the agent, lets the read loop take the rest of its
 // output (for at most WaitDelay: children of the agent may keep the pipe
 // open), and records its end.
-func (s *server) reap(outR *os.File, stop int, readDone chan struct{}) {
+func (s *server) reap(outR *os.File, stop stopper, readDone chan struct{}) {
 	err := s.cmd.Wait()
 	_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
 	_ = os.RemoveAll(s.tmp) // the agent's own TMPDIR: nothing of its group is left to write there
@@ -230,11 +225,11 @@ func (s *server) reap(outR *os.File, stop int, readDone chan struct{}) {
 	case <-readDone:
 	case <-time.After(s.spec.WaitDelay):
 		close(s.readStop)
-		_, _ = unix.Write(stop, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+		stop.signal()
 		<-readDone
 	}
 	outR.Close()
-	unix.Close(stop)
+	stop.close()
 	ex := Exit{Code: s.cmd.ProcessState.ExitCode(), Stderr: s.errT.String()}
 	if err != nil {
 		ex.Err = err.Error()
