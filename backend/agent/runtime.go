@@ -112,9 +112,9 @@ type Process struct {
 	done     chan struct{} // exited and stdout read to its end
 
 	rs *remoteState // behind a relay (remote.go); cmd is nil
-	// tmp is the process's own TMPDIR (proc.MakeTmp), removed once its
-	// group is gone; "" behind a relay (the relay has its own).
-	tmp string
+	// tmp is the process's own TMPDIR (WithTmpDir), removed once its
+	// group is gone; nil behind a relay (the relay makes the agent's).
+	tmp *PrivateDir
 }
 
 // StartProcess starts spec in its own process group and its read loop. ctx
@@ -135,20 +135,43 @@ func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
 			return p, err
 		}
 	}
-	tmp, err := proc.MakeTmp("")
+	tmp, err := NewPrivateDir("tmp")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Name, err)
 	}
 	p := &Process{spec: spec, stderr: proc.NewTail(spec.StderrTail), exited: make(chan struct{}), done: make(chan struct{}), tmp: tmp}
 	cmd := exec.Command(spec.Path, spec.Args...)
-	cmd.Dir, cmd.Env, cmd.Stderr = spec.Dir, proc.WithTmp(spec.Env, tmp), p.stderr
+	cmd.Dir, cmd.Env, cmd.Stderr = spec.Dir, WithTmpDir(spec.Env, tmp.Path), p.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	p.cmd = cmd
 	if err := p.start(cmd); err != nil {
-		os.RemoveAll(tmp)
+		tmp.Remove()
 		return nil, err
 	}
 	return p, nil
+}
+
+// WithTmpDir returns env (nil: this process's environment) with TMPDIR
+// set to dir, replacing any TMPDIR it had; env itself is not changed.
+//
+// Every agent process gets a TMPDIR of its own (a PrivateDir), removed
+// once its process group is gone: agent CLIs leave files in the temporary
+// directory on every run and never remove them (OpenCode 1.18 unpacks a
+// 5.4 MB native library there each time its server searches files, Claude
+// Code writes its --settings JSON to a claude-settings-*.json per
+// session), so without it a user's /tmp grows with every task. One a crash
+// left is removed by the next start (SweepPrivateDirs).
+func WithTmpDir(env []string, dir string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMPDIR="+dir)
 }
 
 // start starts cmd with its pipes, then its read loop and its reaper.
@@ -191,9 +214,7 @@ func (p *Process) start(cmd *exec.Cmd) error {
 func (p *Process) reap(outR *os.File, readDone chan struct{}) {
 	err := p.cmd.Wait()
 	_ = proc.KillGroup(p.cmd, syscall.SIGKILL) // grandchildren go with the leader
-	if p.tmp != "" {
-		_ = os.RemoveAll(p.tmp) // nothing of the group is left to write there
-	}
+	p.tmp.Remove()                             // nothing of the group is left to write there
 	p.exitErr = err
 	close(p.exited)
 	if p.spec.Recorder != nil {

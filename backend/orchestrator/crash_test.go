@@ -55,7 +55,8 @@ func buildFakeOpenCode(t *testing.T) string {
 // TestOpenCodeServerReapedAfterCrash: kill -9 of the app leaves the shared
 // `opencode serve` (and the child it started) running; the next start ends
 // them, because the runtime recorded the server when it started it, and
-// removes the server's own TMPDIR (proc.MakeTmp), which no one else would.
+// removes the server's own TMPDIR (agent.WithTmpDir), which no one else
+// would.
 func TestOpenCodeServerReapedAfterCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a helper binary")
@@ -69,6 +70,7 @@ func TestOpenCodeServerReapedAfterCrash(t *testing.T) {
 	}
 	tmp := t.TempDir() // the temporary directory of both apps: the server's own TMPDIR is made in it
 	t.Setenv("TMPDIR", tmp)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // SweepPrivateDirs looks there too
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childOpenCodeEnv+"="+buildFakeOpenCode(t), "CHILD_DB="+dbPath,
 		"CHILD_PIDFILE="+pidfile, "CHILD_CWD="+dir, "CHILD_SCRIPT="+script)
@@ -116,6 +118,11 @@ func TestOpenCodeServerReapedAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the dead app's OpenCode server and its child ended", func() bool { return !proc.Alive(pids[0]) && !proc.Alive(pids[1]) })
+	// The app's start then sweeps the private dirs of apps gone
+	// (orchestrator_wiring.go): the server's TMPDIR is one.
+	if _, err := agent.SweepPrivateDirs(24 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "jean-claude-*")); len(left) != 0 {
 		t.Fatalf("the dead app's agent TMPDIRs are still there: %v", left)
 	}

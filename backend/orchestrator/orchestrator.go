@@ -627,9 +627,6 @@ func (o *Orchestrator) Recover(ctx context.Context) (int, error) {
 	o.adoptHostRelays(ctx, adopted)
 	o.adoptSessions(ctx, adopted)
 	o.killLeftovers(ctx)
-	if n := proc.SweepTmp(""); n > 0 { // the TMPDIRs of agents a dead app or relay left (proc.MakeTmp)
-		o.log.Info("orchestrator: removed temporary directories of ended agents", "count", n)
-	}
 	tasks, err := store.TasksWithStatus(ctx, o.db.R, store.StatusRunning, store.StatusWaiting)
 	if err != nil {
 		return 0, err

@@ -3,7 +3,9 @@ package relay
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -266,8 +268,9 @@ func TestAdoptAfterUnackedStoreNotStuck(t *testing.T) {
 // TestAgentTmpDirRemoved: an agent runs with a TMPDIR of its own inside
 // the temporary directory, and once it ended (a child it left running
 // included) nothing of it is left there, as a direct child and behind a
-// relay. Agent CLIs leave files in $TMPDIR on every run (OpenCode a
-// 5.4 MB library, Claude Code its settings; proc.MakeTmp).
+// relay; a relay also removes what a dead relay left there. Agent CLIs
+// leave files in $TMPDIR on every run (OpenCode a 5.4 MB library, Claude
+// Code its settings; agent.WithTmpDir).
 func TestAgentTmpDirRemoved(t *testing.T) {
 	script := `echo "$TMPDIR"; mkdir "$TMPDIR/lib" && echo x > "$TMPDIR/lib/native.so" && sleep 60 & wait $!; echo ok`
 	for _, relayed := range []bool{false, true} {
@@ -277,6 +280,16 @@ func TestAgentTmpDirRemoved(t *testing.T) {
 			spec := agent.ProcSpec{Name: "sh", Path: "/bin/sh", Args: []string{"-c", script}, WaitDelay: time.Second}
 			if relayed {
 				spec.Transport = &Transport{Dir: filepath.Join(t.TempDir(), "r")}
+				// What a relay killed on a host left there: the next
+				// relay sweeps it (no app sweeps a host's).
+				done := exec.Command("true")
+				if err := done.Run(); err != nil {
+					t.Fatal(err)
+				}
+				stale := filepath.Join(base, fmt.Sprintf("jean-claude-private-tmp-p%d-123", done.Process.Pid))
+				if err := os.MkdirAll(filepath.Join(stale, "lib"), 0o700); err != nil {
+					t.Fatal(err)
+				}
 			}
 			lines := make(chan string, 4)
 			spec.OnFrame = func(line []byte, _ time.Time, _ error) { lines <- string(line) }

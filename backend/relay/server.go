@@ -26,7 +26,7 @@ type server struct {
 	cmd  *exec.Cmd
 	errT *proc.Tail
 	meta Meta
-	tmp  string // the agent's own TMPDIR (proc.MakeTmp)
+	tmp  *agent.PrivateDir // the agent's own TMPDIR (agent.WithTmpDir)
 
 	stdinMu     sync.Mutex
 	stdin       io.WriteCloser
@@ -141,18 +141,22 @@ func (s *server) listen() error {
 
 func (s *server) startAgent() (err error) {
 	sp := s.spec
-	tmp, err := proc.MakeTmp("")
+	// The agent's own TMPDIR (agent.WithTmpDir). On a host no app sweeps
+	// what a relay killed there left: each relay does, as the app does
+	// at its start.
+	_, _ = agent.SweepPrivateDirs(24 * time.Hour)
+	tmp, err := agent.NewPrivateDir("tmp")
 	if err != nil {
 		return fmt.Errorf("%s: %w", sp.Name, err)
 	}
 	s.tmp = tmp
 	defer func() {
 		if err != nil {
-			os.RemoveAll(tmp)
+			tmp.Remove()
 		}
 	}()
 	cmd := exec.Command(sp.Path, sp.Args...)
-	cmd.Dir, cmd.Env, cmd.Stderr = sp.WorkDir, proc.WithTmp(sp.Env, tmp), s.errT
+	cmd.Dir, cmd.Env, cmd.Stderr = sp.WorkDir, agent.WithTmpDir(sp.Env, tmp.Path), s.errT
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if sp.Stdin {
 		w, err := cmd.StdinPipe()
@@ -220,7 +224,7 @@ func (s *server) waitRoom() {
 func (s *server) reap(outR *os.File, stop stopper, readDone chan struct{}) {
 	err := s.cmd.Wait()
 	_ = proc.KillGroup(s.cmd, syscall.SIGKILL)
-	_ = os.RemoveAll(s.tmp) // the agent's own TMPDIR: nothing of its group is left to write there
+	s.tmp.Remove() // the agent's own TMPDIR: nothing of its group is left to write there
 	select {
 	case <-readDone:
 	case <-time.After(s.spec.WaitDelay):
