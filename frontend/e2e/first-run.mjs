@@ -286,7 +286,7 @@ async function main() {
   // 8. A second launch of the same profile changes nothing and exits.
   await new Promise((r) => setTimeout(r, 1500));
   const before = dbDigest(app.dbPath);
-  const second = await secondLaunch({ ...process.env, HOME: app.home, JEAN_CLAUDE_DB: app.dbPath, XDG_RUNTIME_DIR: tmp });
+  const second = await secondLaunch({ ...process.env, HOME: app.home, JEAN_CLAUDE_DB: app.dbPath, XDG_RUNTIME_DIR: tmp, TMPDIR: tmp });
   const after = dbDigest(app.dbPath);
   assert(second.code === 0 && /already running/.test(second.err), `the second launch exits 0 saying so (${second.code}: ${second.err.trim()})`);
   assert(before === after, "the database is byte-identical after the second launch");

@@ -93,6 +93,10 @@ export async function startApp({
     XDG_DATA_HOME: join(home, ".local/share"),
     XDG_CACHE_HOME: join(home, ".cache"),
     XDG_RUNTIME_DIR: tmp,
+    // xvfb-run keeps its auth file in a mktemp dir that it removes only
+    // when its command ends by itself, not when stop() signals it: in the
+    // launch's own dir, removed with it (each run left one in /tmp).
+    TMPDIR: tmp,
     JEAN_CLAUDE_DB: dbPath,
     ...extraEnv,
   };
