@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -265,32 +266,30 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 	m := n.message(it)
 	m.addRaw(frame)
 	n.itemData[it.ID] = it
-	state := agent.ToolRunning
-	if done {
-		state = itemState(it.Status)
+	if evs, ok := n.content(m, frame, it, done); ok {
+		return evs
 	}
-	use := agent.Part{Type: agent.PartToolUse, ToolID: it.ID, ToolName: it.Type, State: state}
-	var result *agent.Part
+	use := agent.Part{Type: agent.PartToolUse, ToolID: it.ID, ToolName: it.Type, State: agent.ToolRunning}
+	if done {
+		use.State = itemState(it.Status)
+	}
+	result, ok := appTool(&use, it, done)
+	if !ok {
+		delete(n.items, it.ID)
+		return []agent.Event{unknownMessage(frame, "item type "+it.Type)}
+	}
+	return n.open.track(m, m.toolUpdate(use, result))
+}
+
+// content maps the items that are not tool calls: the user's message, the
+// agent's text or plan, its reasoning, a compaction. It reports false for
+// any other item.
+func (n *AppServerNormalizer) content(m *itemMessage, frame []byte, it *appItem, done bool) ([]agent.Event, bool) {
 	switch it.Type {
 	case "userMessage":
-		var inputs []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-			Path string `json:"path"`
-			URL  string `json:"url"`
-		}
-		_ = decode(it.Content, &inputs)
 		m.msg.Role = agent.RoleUser
-		m.msg.Parts = m.msg.Parts[:0]
-		for _, in := range inputs {
-			switch in.Type {
-			case "text":
-				m.msg.Parts = append(m.msg.Parts, agent.Part{Type: agent.PartText, Text: in.Text})
-			default:
-				m.msg.Parts = append(m.msg.Parts, agent.Part{Type: agent.PartFile, Path: in.Path + in.URL})
-			}
-		}
-		return []agent.Event{m.event()}
+		m.msg.Parts = appendUserInputs(m.msg.Parts[:0], it.Content)
+		return []agent.Event{m.event()}, true
 	case "agentMessage", "plan":
 		if done || it.Text != "" {
 			m.msg.Parts = []agent.Part{{Type: agent.PartText, Text: it.Text}}
@@ -299,10 +298,6 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 			n.lastText = it.Text
 			n.addTurnRaw(frame)
 		}
-		if len(m.msg.Parts) == 0 {
-			return nil // an empty start: wait for text
-		}
-		return []agent.Event{m.event()}
 	case "reasoning":
 		var content []string
 		_ = decode(it.Content, &content)
@@ -310,102 +305,113 @@ func (n *AppServerNormalizer) item(frame []byte, it *appItem, done bool) []agent
 		if done || text != "" {
 			m.msg.Parts = []agent.Part{{Type: agent.PartReasoning, Text: text}}
 		}
-		if len(m.msg.Parts) == 0 {
-			return nil
-		}
-		return []agent.Event{m.event()}
 	case "contextCompaction":
 		m.msg.Role = agent.RoleSystem
 		m.msg.Parts = []agent.Part{{Type: agent.PartCompact, Trigger: "auto"}}
-		return []agent.Event{m.event()}
+	default:
+		return nil, false
+	}
+	if len(m.msg.Parts) == 0 {
+		return nil, true // an empty start: wait for text
+	}
+	return []agent.Event{m.event()}, true
+}
+
+// appendUserInputs appends a userMessage's inputs (UserInput) as parts.
+func appendUserInputs(parts []agent.Part, content json.RawMessage) []agent.Part {
+	var inputs []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+		Path string `json:"path"`
+		URL  string `json:"url"`
+	}
+	_ = decode(content, &inputs)
+	for _, in := range inputs {
+		if in.Type == "text" {
+			parts = append(parts, agent.Part{Type: agent.PartText, Text: in.Text})
+		} else {
+			parts = append(parts, agent.Part{Type: agent.PartFile, Path: in.Path + in.URL})
+		}
+	}
+	return parts
+}
+
+// appTool fills use for a tool item and returns its result part once the
+// item is done (nil before). It reports false for an item type it does not
+// know.
+func appTool(use *agent.Part, it *appItem, done bool) (*agent.Part, bool) {
+	var result func() *agent.Part
+	switch it.Type {
 	case "commandExecution":
 		use.Kind = agent.ToolExecute
 		use.Input = mustJSON(map[string]any{"command": it.Command, "cwd": it.Cwd, "commandActions": it.CommandActions})
-		if done {
-			if it.ExitCode != nil && it.ExitCode.V != 0 {
-				state = agent.ToolError
-				use.State = state
-			}
-			out := ""
-			if it.AggregatedOutput != nil {
-				out = *it.AggregatedOutput
-			}
-			if out == "" && it.Status == "declined" {
-				out = "declined"
-			}
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(out), IsError: state == agent.ToolError}
-			if it.ExitCode != nil {
-				r.Title = fmt.Sprintf("exit code %d", it.ExitCode.V)
-			}
-			result = &r
-		}
+		result = func() *agent.Part { return appCommandResult(use, it) }
 	case "fileChange":
-		use.Kind = agent.ToolEdit
-		use.Input = mustJSON(map[string]any{"changes": it.Changes})
-		if done {
-			lines := make([]string, len(it.Changes))
-			for i, c := range it.Changes {
-				lines[i] = c.Kind.Type + " " + c.Path
-			}
-			if it.Status == "declined" {
-				lines = append(lines, "declined")
-			}
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(strings.Join(lines, "\n")), IsError: state == agent.ToolError}
-			if len(it.Changes) > 0 && state != agent.ToolError {
-				c := it.Changes[0]
-				sr := &agent.StructuredResult{Kind: agent.StructuredWrite, FilePath: c.Path}
-				switch c.Kind.Type {
-				case "add":
-					sr.Operation, sr.Content = "create", c.Diff
-				case "update":
-					sr.Operation, sr.StructuredPatch = "update", parseHunks(c.Diff)
-				}
-				r.StructuredResult = sr
-			}
-			result = &r
-		}
+		use.Kind, use.Input = agent.ToolEdit, mustJSON(map[string]any{"changes": it.Changes})
+		result = func() *agent.Part { return appFileChangeResult(use, it) }
 	case "mcpToolCall", "dynamicToolCall":
 		if it.Server != "" {
 			use.ToolName = it.Server + "/" + it.Tool
 		} else if it.Tool != "" {
 			use.ToolName = it.Tool
 		}
-		use.Kind = agent.ToolOther
-		use.Input = it.Arguments
-		if done {
-			content := it.Result
-			if len(it.Error) > 0 && string(it.Error) != "null" {
-				content, state, use.State = it.Error, agent.ToolError, agent.ToolError
-			}
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(string(content)), IsError: state == agent.ToolError}
-			result = &r
-		}
+		use.Kind, use.Input = agent.ToolOther, it.Arguments
+		result = func() *agent.Part { return callResult(use, it.Result, it.Error) }
 	case "webSearch":
-		use.Kind = agent.ToolFetch
-		use.Input = mustJSON(map[string]string{"query": it.Query})
-		if done {
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(it.Query)}
-			result = &r
-		}
+		use.Kind, use.Input = agent.ToolFetch, mustJSON(map[string]string{"query": it.Query})
+		result = func() *agent.Part { return textResult(use, it.Query) }
 	case "imageView":
-		use.Kind = agent.ToolRead
-		use.Input = mustJSON(map[string]string{"path": it.Path})
-		if done {
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(it.Path)}
-			result = &r
-		}
+		use.Kind, use.Input = agent.ToolRead, mustJSON(map[string]string{"path": it.Path})
+		result = func() *agent.Part { return textResult(use, it.Path) }
 	case "collabAgentToolCall", "subAgentActivity":
-		use.Kind = agent.ToolSubAgent
-		use.Input = it.Raw
-		if done {
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(it.Status)}
-			result = &r
-		}
+		use.Kind, use.Input = agent.ToolSubAgent, it.Raw
+		result = func() *agent.Part { return textResult(use, it.Status) }
 	default:
-		delete(n.items, it.ID)
-		return []agent.Event{unknownMessage(frame, "item type "+it.Type)}
+		return nil, false
 	}
-	return n.open.track(m, m.toolUpdate(use, result))
+	if !done {
+		return nil, true
+	}
+	return result(), true
+}
+
+// appCommandResult is a done commandExecution's result: its output (or
+// "declined"), an error when it exited non-zero.
+func appCommandResult(use *agent.Part, it *appItem) *agent.Part {
+	out := ""
+	if it.AggregatedOutput != nil {
+		out = *it.AggregatedOutput
+	}
+	if out == "" && it.Status == "declined" {
+		out = "declined"
+	}
+	return exitResult(use, it.ExitCode, out)
+}
+
+// appFileChangeResult is a done fileChange's result: a line per file and,
+// for a change that went through, the first file's write.
+func appFileChangeResult(use *agent.Part, it *appItem) *agent.Part {
+	lines := make([]string, len(it.Changes))
+	for i, c := range it.Changes {
+		lines[i] = c.Kind.Type + " " + c.Path
+	}
+	if it.Status == "declined" {
+		lines = append(lines, "declined")
+	}
+	failed := use.State == agent.ToolError
+	r := &agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(strings.Join(lines, "\n")), IsError: failed}
+	if len(it.Changes) > 0 && !failed {
+		c := it.Changes[0]
+		sr := &agent.StructuredResult{Kind: agent.StructuredWrite, FilePath: c.Path}
+		switch c.Kind.Type {
+		case "add":
+			sr.Operation, sr.Content = "create", c.Diff
+		case "update":
+			sr.Operation, sr.StructuredPatch = "update", parseHunks(c.Diff)
+		}
+		r.StructuredResult = sr
+	}
+	return r
 }
 
 func (n *AppServerNormalizer) delta(frame []byte, method string, p *deltaParams) []agent.Event {

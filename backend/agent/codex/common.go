@@ -245,3 +245,32 @@ func decode(data []byte, v any) error {
 	_, err := agent.Decode(data, v)
 	return err
 }
+
+// exitResult is a done command's result part: its output, titled with its
+// exit code when there is one; a non-zero code makes the call an error.
+func exitResult(use *agent.Part, code *agent.Int, out string) *agent.Part {
+	if code != nil && code.V != 0 {
+		use.State = agent.ToolError
+	}
+	r := &agent.Part{Type: agent.PartToolResult, ToolID: use.ToolID, Content: agent.StringContent(out), IsError: use.State == agent.ToolError}
+	if code != nil {
+		r.Title = fmt.Sprintf("exit code %d", code.V)
+	}
+	return r
+}
+
+// callResult is a done MCP (or dynamic) tool call's result part: its
+// result, or its error (which makes the call an error) when it has one.
+func callResult(use *agent.Part, result, errRaw json.RawMessage) *agent.Part {
+	content := result
+	if len(errRaw) > 0 && string(errRaw) != "null" {
+		content, use.State = errRaw, agent.ToolError
+	}
+	return &agent.Part{Type: agent.PartToolResult, ToolID: use.ToolID, Content: agent.StringContent(string(content)), IsError: use.State == agent.ToolError}
+}
+
+// textResult is a result part of plain text (a search's query, an image's
+// path).
+func textResult(use *agent.Part, text string) *agent.Part {
+	return &agent.Part{Type: agent.PartToolResult, ToolID: use.ToolID, Content: agent.StringContent(text)}
+}

@@ -135,110 +135,116 @@ func (n *ExecNormalizer) item(frame []byte, raw json.RawMessage, done bool) []ag
 		n.items[it.ID] = m
 	}
 	m.addRaw(frame)
-	state := agent.ToolRunning
-	if done {
-		state = itemState(it.Status)
+	if evs, ok := n.content(m, frame, &it, done); ok {
+		return evs
 	}
-	use := agent.Part{Type: agent.PartToolUse, ToolID: it.ID, ToolName: it.Type, State: state}
-	var result *agent.Part
+	use := agent.Part{Type: agent.PartToolUse, ToolID: it.ID, ToolName: it.Type, State: agent.ToolRunning}
+	if done {
+		use.State = itemState(it.Status)
+	}
+	result, ok := n.tool(&use, &it, done)
+	if !ok {
+		delete(n.items, it.ID)
+		return []agent.Event{unknownMessage(frame, "item type "+it.Type)}
+	}
+	return n.open.track(m, m.toolUpdate(use, result))
+}
+
+// content maps the items that are not tool calls: the agent's text, its
+// reasoning (both streamed as changes until done), an error. It reports
+// false for any other item.
+func (n *ExecNormalizer) content(m *itemMessage, frame []byte, it *execItem, done bool) ([]agent.Event, bool) {
 	switch it.Type {
 	case "agent_message":
 		m.msg.Parts = []agent.Part{{Type: agent.PartText, Text: it.Text}}
 		if done {
 			n.lastText = it.Text
 			n.addTurnRaw(frame)
-			return []agent.Event{m.event()}
 		}
-		return m.change(frame)
 	case "reasoning":
 		m.msg.Parts = []agent.Part{{Type: agent.PartReasoning, Text: it.Text}}
-		if done {
-			return []agent.Event{m.event()}
-		}
-		return m.change(frame)
 	case "error":
 		m.msg.Role = agent.RoleSystem
 		m.msg.Parts = []agent.Part{{Type: agent.PartSystemStatus, Subtype: "error", Status: "error", Text: it.Message}}
-		return []agent.Event{m.event()}
-	case "command_execution":
-		use.Kind = agent.ToolExecute
-		use.Input = mustJSON(map[string]string{"command": it.Command})
-		if done {
-			if it.ExitCode != nil && it.ExitCode.V != 0 {
-				state = agent.ToolError
-				use.State = state
-			}
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(it.AggregatedOutput), IsError: state == agent.ToolError}
-			if it.ExitCode != nil {
-				r.Title = fmt.Sprintf("exit code %d", it.ExitCode.V)
-			}
-			result = &r
-		}
-	case "file_change":
-		use.Kind = agent.ToolEdit
-		use.Input = mustJSON(map[string]json.RawMessage{"changes": it.Changes})
-		if done {
-			var changes []struct {
-				Path string `json:"path"`
-				Kind string `json:"kind"`
-			}
-			_ = decode(it.Changes, &changes)
-			lines := make([]string, len(changes))
-			for i, c := range changes {
-				lines[i] = c.Kind + " " + c.Path
-			}
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(strings.Join(lines, "\n")), IsError: state == agent.ToolError}
-			if len(changes) == 1 && state != agent.ToolError {
-				op := map[string]string{"add": "create", "update": "update"}[changes[0].Kind]
-				r.StructuredResult = &agent.StructuredResult{Kind: agent.StructuredWrite, FilePath: changes[0].Path, Operation: op}
-			}
-			result = &r
-		}
-	case "todo_list":
-		use.Kind = agent.ToolTodo
-		use.Input = mustJSON(map[string]any{"items": it.Items})
-		todos := make([]agent.TodoItem, len(it.Items))
-		for i, t := range it.Items {
-			todos[i] = agent.TodoItem{Content: t.Text, Status: "pending"}
-			if t.Completed {
-				todos[i].Status = "completed"
-			}
-		}
-		old, ok := n.before[it.ID]
-		if !ok {
-			old = n.todos
-			n.before[it.ID] = old
-		}
-		r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(fmt.Sprintf("%d todos", len(todos))),
-			StructuredResult: &agent.StructuredResult{Kind: agent.StructuredTodo, OldTodos: old, NewTodos: todos}}
-		n.todos = todos
-		result = &r
-	case "mcp_tool_call":
-		use.ToolName = it.Server + "/" + it.Tool
-		use.Kind = agent.ToolOther
-		use.Input = it.Arguments
-		if done {
-			content := it.Result
-			if len(it.Error) > 0 && string(it.Error) != "null" {
-				content = it.Error
-				state = agent.ToolError
-				use.State = state
-			}
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(string(content)), IsError: state == agent.ToolError}
-			result = &r
-		}
-	case "web_search":
-		use.Kind = agent.ToolFetch
-		use.Input = mustJSON(map[string]string{"query": it.Query})
-		if done {
-			r := agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(it.Query)}
-			result = &r
-		}
+		return []agent.Event{m.event()}, true
 	default:
-		delete(n.items, it.ID)
-		return []agent.Event{unknownMessage(frame, "item type "+it.Type)}
+		return nil, false
 	}
-	return n.open.track(m, m.toolUpdate(use, result))
+	if done {
+		return []agent.Event{m.event()}, true
+	}
+	return m.change(frame), true
+}
+
+// tool fills use for a tool item and returns its result part: once the
+// item is done, or at once for a todo list (each version is its own
+// result). It reports false for an item type it does not know.
+func (n *ExecNormalizer) tool(use *agent.Part, it *execItem, done bool) (*agent.Part, bool) {
+	var result func() *agent.Part
+	switch it.Type {
+	case "command_execution":
+		use.Kind, use.Input = agent.ToolExecute, mustJSON(map[string]string{"command": it.Command})
+		result = func() *agent.Part { return exitResult(use, it.ExitCode, it.AggregatedOutput) }
+	case "file_change":
+		use.Kind, use.Input = agent.ToolEdit, mustJSON(map[string]json.RawMessage{"changes": it.Changes})
+		result = func() *agent.Part { return execFileChangeResult(use, it) }
+	case "todo_list":
+		use.Kind, use.Input = agent.ToolTodo, mustJSON(map[string]any{"items": it.Items})
+		return n.todoResult(use, it), true
+	case "mcp_tool_call":
+		use.ToolName, use.Kind, use.Input = it.Server+"/"+it.Tool, agent.ToolOther, it.Arguments
+		result = func() *agent.Part { return callResult(use, it.Result, it.Error) }
+	case "web_search":
+		use.Kind, use.Input = agent.ToolFetch, mustJSON(map[string]string{"query": it.Query})
+		result = func() *agent.Part { return textResult(use, it.Query) }
+	default:
+		return nil, false
+	}
+	if !done {
+		return nil, true
+	}
+	return result(), true
+}
+
+// execFileChangeResult is a done file_change's result: a line per file
+// and, for one file changed, its write.
+func execFileChangeResult(use *agent.Part, it *execItem) *agent.Part {
+	var changes []struct {
+		Path string `json:"path"`
+		Kind string `json:"kind"`
+	}
+	_ = decode(it.Changes, &changes)
+	lines := make([]string, len(changes))
+	for i, c := range changes {
+		lines[i] = c.Kind + " " + c.Path
+	}
+	failed := use.State == agent.ToolError
+	r := &agent.Part{Type: agent.PartToolResult, ToolID: it.ID, Content: agent.StringContent(strings.Join(lines, "\n")), IsError: failed}
+	if len(changes) == 1 && !failed {
+		op := map[string]string{"add": "create", "update": "update"}[changes[0].Kind]
+		r.StructuredResult = &agent.StructuredResult{Kind: agent.StructuredWrite, FilePath: changes[0].Path, Operation: op}
+	}
+	return r
+}
+
+// todoResult is a todo_list's result: the list now against the list
+// before this item's first version.
+func (n *ExecNormalizer) todoResult(use *agent.Part, it *execItem) *agent.Part {
+	todos := make([]agent.TodoItem, len(it.Items))
+	for i, t := range it.Items {
+		todos[i] = agent.TodoItem{Content: t.Text, Status: "pending"}
+		if t.Completed {
+			todos[i].Status = "completed"
+		}
+	}
+	old, ok := n.before[it.ID]
+	if !ok {
+		old = n.todos
+		n.before[it.ID] = old
+	}
+	n.todos = todos
+	return &agent.Part{Type: agent.PartToolResult, ToolID: use.ToolID, Content: agent.StringContent(fmt.Sprintf("%d todos", len(todos))),
+		StructuredResult: &agent.StructuredResult{Kind: agent.StructuredTodo, OldTodos: old, NewTodos: todos}}
 }
 
 func (n *ExecNormalizer) turnEnd(frame []byte, e *execEvent) []agent.Event {
