@@ -915,38 +915,8 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 		return closing
 	}
 	n.turn = nil
-	var cost float64
-	var usage agent.TokenUsage
-	// Sorted by part id (OpenCode ids ascend with time): the same sums
-	// whatever order the frames came in.
-	sort.Strings(t.stepOrder)
-	for _, id := range t.stepOrder {
-		s := t.steps[id]
-		cost += s.Cost.V
-		if s.Tokens != nil {
-			addTokens(&usage, s.Tokens)
-		}
-	}
-	model, finish, text := "", "", ""
-	if ms, ok := n.msgs[t.lastAsst]; ok {
-		if ms.info != nil {
-			model, finish = ms.info.ModelID, ms.info.Finish
-		}
-		var texts []string
-		for _, ps := range ms.parts {
-			if ps.p.Type == "text" && ps.text != "" && !ps.p.Synthetic {
-				texts = append(texts, ps.text)
-			}
-		}
-		text = strings.Join(texts, "\n\n")
-		if finish == "" {
-			for _, id := range t.stepOrder {
-				if s := t.steps[id]; s.MessageID == t.lastAsst && s.Reason != "" {
-					finish = s.Reason
-				}
-			}
-		}
-	}
+	cost, usage := t.totals()
+	model, finish, text := n.lastAnswer(t)
 	isErr := t.errMsg != ""
 	reason := finish
 	switch {
@@ -958,43 +928,15 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 			text = t.errMsg
 		}
 	}
-	id := "result-" + t.userID
-	switch {
-	case t.userID != "":
-	case t.lastAsst != "":
-		id = "result-" + t.lastAsst
-	default:
-		h := fnv.New64a()
-		h.Write(t.openFrame)
-		id = fmt.Sprintf("result-%x", h.Sum64())
-	}
 	var dur int64
 	if t.endMs > t.startMs && t.startMs > 0 {
 		dur = t.endMs - t.startMs
 	}
-	cost = math.Round(cost*1e12) / 1e12 // sums of float costs: no 0.30000000000000004
-	res := &agent.Result{
-		Text:        text,
-		IsError:     isErr,
-		Cost:        &agent.CostInfo{CostUSD: cost},
-		DurationMs:  dur,
-		Usage:       &usage,
-		Reason:      reason,
-		Interrupted: t.aborted,
-	}
-	m := &agent.Message{
-		ID:         id,
-		Role:       agent.RoleResult,
-		Parts:      []agent.Part{},
-		Timestamp:  stamp(t.endMs),
-		Model:      model,
-		IsError:    isErr,
-		Result:     agent.ResultText(res),
-		DurationMs: dur,
-		TotalCost:  &agent.CostInfo{CostUSD: cost},
-		Usage:      &usage,
-		Metadata:   map[string]any{"reason": reason},
-	}
+	res := &agent.Result{Text: text, IsError: isErr, Cost: &agent.CostInfo{CostUSD: cost}, DurationMs: dur, Usage: &usage,
+		Reason: reason, Interrupted: t.aborted}
+	m := &agent.Message{ID: t.resultID(), Role: agent.RoleResult, Parts: []agent.Part{}, Timestamp: stamp(t.endMs), Model: model,
+		IsError: isErr, Result: agent.ResultText(res), DurationMs: dur, TotalCost: &agent.CostInfo{CostUSD: cost}, Usage: &usage,
+		Metadata: map[string]any{"reason": reason}}
 	if t.aborted {
 		m.Metadata["interrupted"] = true
 	}
@@ -1006,7 +948,72 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 		m.ModelUsage = map[string]agent.ModelUsage{model: mu}
 		res.ModelUsage = m.ModelUsage
 	}
-	// Raw: what rebuilds this result in a fresh normalizer.
+	return append(closing,
+		agent.Event{Type: agent.EventMessage, Message: m, Raw: n.resultRaw(t, frame)},
+		agent.Complete(res))
+}
+
+// totals sums the turn's steps' cost and tokens, sorted by part id
+// (OpenCode ids ascend with time): the same sums whatever order the frames
+// came in.
+func (t *turnState) totals() (float64, agent.TokenUsage) {
+	var cost float64
+	var usage agent.TokenUsage
+	sort.Strings(t.stepOrder)
+	for _, id := range t.stepOrder {
+		s := t.steps[id]
+		cost += s.Cost.V
+		if s.Tokens != nil {
+			addTokens(&usage, s.Tokens)
+		}
+	}
+	return math.Round(cost*1e12) / 1e12, usage // sums of float costs: no 0.30000000000000004
+}
+
+// lastAnswer is the turn's last assistant message's model, why it
+// finished (its info's, else its last step's) and its text.
+func (n *Normalizer) lastAnswer(t *turnState) (model, finish, text string) {
+	ms, ok := n.msgs[t.lastAsst]
+	if !ok {
+		return "", "", ""
+	}
+	if ms.info != nil {
+		model, finish = ms.info.ModelID, ms.info.Finish
+	}
+	var texts []string
+	for _, ps := range ms.parts {
+		if ps.p.Type == "text" && ps.text != "" && !ps.p.Synthetic {
+			texts = append(texts, ps.text)
+		}
+	}
+	if finish == "" {
+		for _, id := range t.stepOrder {
+			if s := t.steps[id]; s.MessageID == t.lastAsst && s.Reason != "" {
+				finish = s.Reason
+			}
+		}
+	}
+	return model, finish, strings.Join(texts, "\n\n")
+}
+
+// resultID names the turn's result after its user message, else its last
+// assistant message, else a hash of the frame that opened it.
+func (t *turnState) resultID() string {
+	switch {
+	case t.userID != "":
+		return "result-" + t.userID
+	case t.lastAsst != "":
+		return "result-" + t.lastAsst
+	}
+	h := fnv.New64a()
+	h.Write(t.openFrame)
+	return fmt.Sprintf("result-%x", h.Sum64())
+}
+
+// resultRaw is what rebuilds the turn's result in a fresh normalizer: the
+// frame that opened the turn, its messages (the user's first), its error
+// frame and the frame that ended it.
+func (n *Normalizer) resultRaw(t *turnState, frame []byte) []byte {
 	var raw [][]byte
 	if t.openFrame != nil {
 		raw = append(raw, t.openFrame)
@@ -1025,9 +1032,7 @@ func (n *Normalizer) endTurn(frame []byte) []agent.Event {
 	if frame != nil {
 		raw = append(raw, frame)
 	}
-	return append(closing,
-		agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Join(raw, []byte("\n"))},
-		agent.Complete(res))
+	return bytes.Join(raw, []byte("\n"))
 }
 
 func addTokens(u *agent.TokenUsage, t *wireTokens) {
@@ -1152,134 +1157,17 @@ func (n *Normalizer) turnRaw(ms *msgState) []byte {
 func (ms *msgState) build() *agent.Message {
 	m := &agent.Message{ID: ms.id, Role: agent.RoleAssistant, Parts: []agent.Part{}}
 	meta := map[string]any{}
-	if info := ms.info; info != nil {
-		m.Timestamp = stamp(info.Time.Created.V)
-		switch info.Role {
-		case "user":
-			m.Role = agent.RoleUser
-			if info.Model != nil {
-				m.Model = info.Model.ModelID
-				meta["providerID"] = info.Model.ProviderID
-			}
-			if info.Agent != "" {
-				meta["agent"] = info.Agent
-			}
-		case "assistant":
-			m.Model = info.ModelID
-			if info.ParentID != "" {
-				meta["parentID"] = info.ParentID // the user message it answers
-			}
-			if info.Tokens != nil {
-				var u agent.TokenUsage
-				addTokens(&u, info.Tokens)
-				m.Usage = &u
-				m.Cost = &agent.CostInfo{CostUSD: info.Cost.V}
-			}
-			for k, v := range map[string]string{"agent": info.Agent, "mode": info.Mode, "finish": info.Finish, "providerID": info.ProviderID} {
-				if v != "" {
-					meta[k] = v
-				}
-			}
-			if e := parseError(info.Error); e != nil {
-				meta["error"] = canon(info.Error)
-				m.IsError = e.Name != "MessageAbortedError"
-			}
-		default:
-			m.Role = agent.RoleSystem
-			meta["role"] = info.Role
-		}
+	if ms.info != nil {
+		applyInfo(m, meta, ms.info)
 	}
-	var steps, patches, agents, subtasks, retries []any
-	var unknown []string
-	toolMeta := map[string]json.RawMessage{}
-	fileSources := map[string]json.RawMessage{}
-	first := int64(0)
+	b := partsBuilder{m: m, meta: meta, toolMeta: map[string]json.RawMessage{}, fileSources: map[string]json.RawMessage{}}
 	for _, ps := range ms.parts {
-		p := &ps.p
-		if p.Time != nil && p.Time.Start.V > 0 && (first == 0 || p.Time.Start.V < first) {
-			first = p.Time.Start.V
-		}
-		switch p.Type {
-		case "text", "reasoning":
-			if ps.text == "" {
-				ps.shown = -1
-				continue
-			}
-			ps.shown = len(m.Parts)
-			t := agent.PartText
-			if p.Type == "reasoning" {
-				t = agent.PartReasoning
-			}
-			m.Parts = append(m.Parts, agent.Part{Type: t, Text: ps.text})
-		case "file":
-			m.Parts = append(m.Parts, agent.Part{Type: agent.PartFile, Path: strings.TrimPrefix(p.URL, "file://"), Mime: p.Mime})
-			if len(p.Source) > 0 {
-				fileSources[p.ID] = p.Source
-			}
-		case "tool":
-			tps := toolParts(p)
-			if ps.final != "" {
-				tps[0].State = ps.final
-				toolErrs, _ := meta["toolErrors"].(map[string]any)
-				if toolErrs == nil {
-					toolErrs = map[string]any{}
-					meta["toolErrors"] = toolErrs
-				}
-				toolErrs[tps[0].ToolID] = ps.finalWhy
-			}
-			m.Parts = append(m.Parts, tps...)
-			if p.State != nil && len(p.State.Metadata) > 0 {
-				toolMeta[toolID(p)] = p.State.Metadata
-			}
-		case "step-start":
-			steps = append(steps, map[string]any{"type": p.Type, "snapshot": p.Snapshot})
-			if p.Snapshot != "" {
-				meta["snapshot"] = p.Snapshot
-			}
-		case "step-finish":
-			steps = append(steps, map[string]any{"type": p.Type, "reason": p.Reason, "cost": p.Cost, "tokens": p.Tokens})
-			if p.Snapshot != "" {
-				meta["snapshot"] = p.Snapshot
-			}
-		case "snapshot":
-			meta["snapshot"] = p.Snapshot
-		case "patch":
-			patches = append(patches, map[string]any{"hash": p.Hash, "files": p.Files})
-		case "agent":
-			agents = append(agents, map[string]any{"name": p.Name, "source": p.Source})
-		case "subtask":
-			subtasks = append(subtasks, map[string]any{"prompt": p.Prompt, "description": p.Description, "agent": p.Agent})
-		case "retry":
-			retries = append(retries, map[string]any{"attempt": p.Attempt, "part": json.RawMessage(partJSON(ps.frame))})
-		case "compaction":
-			trigger := "manual"
-			if p.Auto {
-				trigger = "auto"
-			}
-			m.Parts = append(m.Parts, agent.Part{Type: agent.PartCompact, Trigger: trigger})
-		default:
-			m.Parts = append(m.Parts, agent.Part{Type: agent.PartSystemStatus, Subtype: "part:" + p.Type,
-				Status: agent.StatusUnknown, Text: "System notice: " + agent.Humanize(p.Type)})
-			unknown = append(unknown, string(ps.frame))
-		}
+		b.add(ps)
 	}
 	if m.Timestamp == "" {
-		m.Timestamp = stamp(first)
+		m.Timestamp = stamp(b.first)
 	}
-	for k, v := range map[string][]any{"steps": steps, "patches": patches, "agentParts": agents, "subtasks": subtasks, "retries": retries} {
-		if len(v) > 0 {
-			meta[k] = v
-		}
-	}
-	if len(unknown) > 0 {
-		meta["unknownParts"] = unknown
-	}
-	if len(toolMeta) > 0 {
-		meta["toolMetadata"] = toolMeta
-	}
-	if len(fileSources) > 0 {
-		meta["fileSources"] = fileSources
-	}
+	b.finish()
 	anoms := ms.anoms
 	for _, ps := range ms.parts {
 		anoms = append(anoms[:len(anoms):len(anoms)], ps.anoms...)
@@ -1289,6 +1177,161 @@ func (ms *msgState) build() *agent.Message {
 		m.Metadata = meta
 	}
 	return m
+}
+
+// applyInfo sets what a message's info says: its time, role, model, usage
+// and cost, and its error; the rest goes to meta.
+func applyInfo(m *agent.Message, meta map[string]any, info *wireMessage) {
+	m.Timestamp = stamp(info.Time.Created.V)
+	switch info.Role {
+	case "user":
+		m.Role = agent.RoleUser
+		if info.Model != nil {
+			m.Model = info.Model.ModelID
+			meta["providerID"] = info.Model.ProviderID
+		}
+		if info.Agent != "" {
+			meta["agent"] = info.Agent
+		}
+	case "assistant":
+		m.Model = info.ModelID
+		if info.ParentID != "" {
+			meta["parentID"] = info.ParentID // the user message it answers
+		}
+		if info.Tokens != nil {
+			var u agent.TokenUsage
+			addTokens(&u, info.Tokens)
+			m.Usage = &u
+			m.Cost = &agent.CostInfo{CostUSD: info.Cost.V}
+		}
+		for k, v := range map[string]string{"agent": info.Agent, "mode": info.Mode, "finish": info.Finish, "providerID": info.ProviderID} {
+			if v != "" {
+				meta[k] = v
+			}
+		}
+		if e := parseError(info.Error); e != nil {
+			meta["error"] = canon(info.Error)
+			m.IsError = e.Name != "MessageAbortedError"
+		}
+	default:
+		m.Role = agent.RoleSystem
+		meta["role"] = info.Role
+	}
+}
+
+// partsBuilder adds a message's parts to it, in order, and gathers what
+// they leave in its metadata.
+type partsBuilder struct {
+	m                                         *agent.Message
+	meta                                      map[string]any
+	steps, patches, agents, subtasks, retries []any
+	unknown                                   []string
+	toolMeta, fileSources                     map[string]json.RawMessage
+	first                                     int64 // the earliest part start (the message's time when its info has none)
+}
+
+// add adds one part: shown ones as message parts (a text is shown once it
+// has text; ps.shown says where), the others in the metadata.
+func (b *partsBuilder) add(ps *partState) {
+	p := &ps.p
+	if p.Time != nil && p.Time.Start.V > 0 && (b.first == 0 || p.Time.Start.V < b.first) {
+		b.first = p.Time.Start.V
+	}
+	switch p.Type {
+	case "text", "reasoning":
+		b.addText(ps)
+	case "file":
+		b.m.Parts = append(b.m.Parts, agent.Part{Type: agent.PartFile, Path: strings.TrimPrefix(p.URL, "file://"), Mime: p.Mime})
+		if len(p.Source) > 0 {
+			b.fileSources[p.ID] = p.Source
+		}
+	case "tool":
+		b.addTool(ps)
+	case "step-start", "step-finish", "snapshot":
+		b.addStep(p)
+	case "patch":
+		b.patches = append(b.patches, map[string]any{"hash": p.Hash, "files": p.Files})
+	case "agent":
+		b.agents = append(b.agents, map[string]any{"name": p.Name, "source": p.Source})
+	case "subtask":
+		b.subtasks = append(b.subtasks, map[string]any{"prompt": p.Prompt, "description": p.Description, "agent": p.Agent})
+	case "retry":
+		b.retries = append(b.retries, map[string]any{"attempt": p.Attempt, "part": json.RawMessage(partJSON(ps.frame))})
+	case "compaction":
+		trigger := "manual"
+		if p.Auto {
+			trigger = "auto"
+		}
+		b.m.Parts = append(b.m.Parts, agent.Part{Type: agent.PartCompact, Trigger: trigger})
+	default:
+		b.m.Parts = append(b.m.Parts, agent.Part{Type: agent.PartSystemStatus, Subtype: "part:" + p.Type,
+			Status: agent.StatusUnknown, Text: "System notice: " + agent.Humanize(p.Type)})
+		b.unknown = append(b.unknown, string(ps.frame))
+	}
+}
+
+func (b *partsBuilder) addText(ps *partState) {
+	if ps.text == "" {
+		ps.shown = -1
+		return
+	}
+	ps.shown = len(b.m.Parts)
+	t := agent.PartText
+	if ps.p.Type == "reasoning" {
+		t = agent.PartReasoning
+	}
+	b.m.Parts = append(b.m.Parts, agent.Part{Type: t, Text: ps.text})
+}
+
+// addTool adds a tool's use and result; a tool the turn ended without
+// finishing shows its final state, and why in the metadata's toolErrors.
+func (b *partsBuilder) addTool(ps *partState) {
+	p := &ps.p
+	tps := toolParts(p)
+	if ps.final != "" {
+		tps[0].State = ps.final
+		toolErrs, _ := b.meta["toolErrors"].(map[string]any)
+		if toolErrs == nil {
+			toolErrs = map[string]any{}
+			b.meta["toolErrors"] = toolErrs
+		}
+		toolErrs[tps[0].ToolID] = ps.finalWhy
+	}
+	b.m.Parts = append(b.m.Parts, tps...)
+	if p.State != nil && len(p.State.Metadata) > 0 {
+		b.toolMeta[toolID(p)] = p.State.Metadata
+	}
+}
+
+// addStep records a step's start or finish, and the latest snapshot.
+func (b *partsBuilder) addStep(p *wirePart) {
+	switch p.Type {
+	case "step-start":
+		b.steps = append(b.steps, map[string]any{"type": p.Type, "snapshot": p.Snapshot})
+	case "step-finish":
+		b.steps = append(b.steps, map[string]any{"type": p.Type, "reason": p.Reason, "cost": p.Cost, "tokens": p.Tokens})
+	}
+	if p.Snapshot != "" || p.Type == "snapshot" {
+		b.meta["snapshot"] = p.Snapshot
+	}
+}
+
+// finish puts what the parts gathered into the metadata.
+func (b *partsBuilder) finish() {
+	for k, v := range map[string][]any{"steps": b.steps, "patches": b.patches, "agentParts": b.agents, "subtasks": b.subtasks, "retries": b.retries} {
+		if len(v) > 0 {
+			b.meta[k] = v
+		}
+	}
+	if len(b.unknown) > 0 {
+		b.meta["unknownParts"] = b.unknown
+	}
+	if len(b.toolMeta) > 0 {
+		b.meta["toolMetadata"] = b.toolMeta
+	}
+	if len(b.fileSources) > 0 {
+		b.meta["fileSources"] = b.fileSources
+	}
 }
 
 // partJSON extracts properties.part (or part) from a frame, for metadata.
