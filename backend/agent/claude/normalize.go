@@ -406,107 +406,124 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 	if err != nil {
 		return append(evs, malformed(line, err))
 	}
-	sysMsg := func(id string, raw []byte, part agent.Part, meta map[string]any) agent.Event {
-		meta = anoms.Into(meta)
-		return agent.Event{
-			Type: agent.EventMessage,
-			Message: &agent.Message{
-				ID:       id,
-				Role:     agent.RoleSystem,
-				Parts:    []agent.Part{part},
-				Metadata: meta,
-			},
-			Raw: raw,
-		}
-	}
 	switch subtype {
 	case "thinking_tokens":
-		// One message per thinking phase, updated as the estimate grows.
-		est := anoms.Int("estimated_tokens", w.EstimatedTokens)
-		if n.thinking == nil {
-			n.thinking = &pendingCompact{id: orID(w.UUID, line)}
-		}
-		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: "thinking",
-			Text: fmt.Sprintf("thinking (about %d tokens)", est)}
-		return append(evs, sysMsg(n.thinking.id, n.thinking.add(line), part,
-			map[string]any{"estimatedTokens": est}))
+		return append(evs, n.thinkingTokens(line, &w, anoms))
 	case "status":
-		status := jsonString(w.Status)
-		if status == "compacting" {
-			id := orID(w.UUID, line)
-			n.compacting = &pendingCompact{id: id, line: bytes.Clone(line)}
-			return append(evs, sysMsg(id, bytes.Clone(line),
-				agent.Part{Type: agent.PartCompact, Status: "compacting"}, nil))
-		}
-		if w.PermissionMode != "" {
-			if m, ok := NativeMode(w.PermissionMode); ok {
-				evs = append(evs, agent.Event{Type: agent.EventModeChange, Mode: m})
-			}
-		}
-		return evs
+		return n.status(evs, line, &w, anoms)
 	case "compact_boundary":
-		part := agent.Part{Type: agent.PartCompact}
-		var meta map[string]any
-		if w.CompactMetadata != nil {
-			part.Trigger = w.CompactMetadata.Trigger
-			part.PreTokens = anoms.Int("compact_metadata.pre_tokens", w.CompactMetadata.PreTokens)
-		}
-		id, raw := orID(w.UUID, line), bytes.Clone(line)
-		if c := n.compacting; c != nil {
-			id = c.id
-			raw = slices.Concat(c.line, []byte("\n"), line)
-			meta = map[string]any{"boundaryUuid": w.UUID}
-			n.compacting = nil
-		}
-		return append(evs, sysMsg(id, raw, part, meta))
+		return append(evs, n.compactBoundary(line, &w, anoms))
 	case "api_retry":
-		errText := jsonString(w.Error)
-		status := strings.TrimSpace(string(w.ErrorStatus))
-		text := "API error"
-		if status != "" && status != "null" {
-			text += " " + status
-		}
-		if errText != "" {
-			text += " (" + errText + ")"
-		}
-		attempt, maxRetries := int(anoms.Int("attempt", w.Attempt)), int(anoms.Int("max_retries", w.MaxRetries))
-		text += fmt.Sprintf(", retry %d/%d", attempt, maxRetries)
-		var delay *int64
-		if d := anoms.FloatPtr("retry_delay_ms", w.RetryDelayMs); d != nil {
-			ms := int64(math.Round(min(max(*d, 0), math.MaxInt64/2)))
-			delay = &ms
-			text += fmt.Sprintf(" in %d ms", ms)
-		}
-		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: errText, Text: text}
-		evs = append(evs, sysMsg(orID(w.UUID, line), bytes.Clone(line), part, nil))
-		return append(evs, agent.Event{
-			Type:         agent.EventRateLimit,
-			RetryAfterMs: delay,
-			Attempt:      attempt,
-			MaxRetries:   maxRetries,
-			Error:        text,
-		})
+		return append(evs, apiRetry(line, &w, anoms)...)
 	case "permission_denied":
-		part := agent.Part{Type: agent.PartSystemStatus, Subtype: subtype, Status: "denied", Text: jsonString(w.Message)}
-		meta := map[string]any{}
-		if w.ToolName != "" {
-			meta["toolName"] = w.ToolName
-		}
-		if w.ToolUseID != "" {
-			meta["toolUseId"] = w.ToolUseID
-		}
-		return append(evs, sysMsg(orID(w.UUID, line), bytes.Clone(line), part, meta))
-	default:
-		if subtype == "" {
-			subtype = "system"
-		}
-		m := agent.QuietNotice(orID(w.UUID, line), subtype, line)
-		m.Metadata = anoms.Into(m.Metadata)
-		if st := jsonString(w.Status); st != "" {
-			m.Metadata["status"] = st
-		}
-		return append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+		return append(evs, permissionDenied(line, &w, anoms))
 	}
+	if subtype == "" {
+		subtype = "system"
+	}
+	m := agent.QuietNotice(orID(w.UUID, line), subtype, line)
+	m.Metadata = anoms.Into(m.Metadata)
+	if st := jsonString(w.Status); st != "" {
+		m.Metadata["status"] = st
+	}
+	return append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+}
+
+// sysMsg is a system message of one part, the line's anomalies in its
+// metadata.
+func sysMsg(anoms agent.Anomalies, id string, raw []byte, part agent.Part, meta map[string]any) agent.Event {
+	return agent.Event{
+		Type:    agent.EventMessage,
+		Message: &agent.Message{ID: id, Role: agent.RoleSystem, Parts: []agent.Part{part}, Metadata: anoms.Into(meta)},
+		Raw:     raw,
+	}
+}
+
+// thinkingTokens: one message per thinking phase, updated as the estimate
+// grows.
+func (n *Normalizer) thinkingTokens(line []byte, w *wireSystem, anoms agent.Anomalies) agent.Event {
+	est := anoms.Int("estimated_tokens", w.EstimatedTokens)
+	if n.thinking == nil {
+		n.thinking = &pendingCompact{id: orID(w.UUID, line)}
+	}
+	part := agent.Part{Type: agent.PartSystemStatus, Subtype: "thinking_tokens", Status: "thinking",
+		Text: fmt.Sprintf("thinking (about %d tokens)", est)}
+	return sysMsg(anoms, n.thinking.id, n.thinking.add(line), part, map[string]any{"estimatedTokens": est})
+}
+
+// status: "compacting" opens a compaction (its boundary closes it); a
+// permission mode is a mode change; anything else shows nothing.
+func (n *Normalizer) status(evs []agent.Event, line []byte, w *wireSystem, anoms agent.Anomalies) []agent.Event {
+	if jsonString(w.Status) == "compacting" {
+		id := orID(w.UUID, line)
+		n.compacting = &pendingCompact{id: id, line: bytes.Clone(line)}
+		return append(evs, sysMsg(anoms, id, bytes.Clone(line), agent.Part{Type: agent.PartCompact, Status: "compacting"}, nil))
+	}
+	if w.PermissionMode != "" {
+		if m, ok := NativeMode(w.PermissionMode); ok {
+			evs = append(evs, agent.Event{Type: agent.EventModeChange, Mode: m})
+		}
+	}
+	return evs
+}
+
+// compactBoundary ends a compaction: the message "compacting" opened, or
+// one of its own.
+func (n *Normalizer) compactBoundary(line []byte, w *wireSystem, anoms agent.Anomalies) agent.Event {
+	part := agent.Part{Type: agent.PartCompact}
+	var meta map[string]any
+	if w.CompactMetadata != nil {
+		part.Trigger = w.CompactMetadata.Trigger
+		part.PreTokens = anoms.Int("compact_metadata.pre_tokens", w.CompactMetadata.PreTokens)
+	}
+	id, raw := orID(w.UUID, line), bytes.Clone(line)
+	if c := n.compacting; c != nil {
+		id = c.id
+		raw = slices.Concat(c.line, []byte("\n"), line)
+		meta = map[string]any{"boundaryUuid": w.UUID}
+		n.compacting = nil
+	}
+	return sysMsg(anoms, id, raw, part, meta)
+}
+
+// apiRetry is a status message ("API error 529 (overloaded), retry 2/10
+// in 1200 ms") and a rate-limit event.
+func apiRetry(line []byte, w *wireSystem, anoms agent.Anomalies) []agent.Event {
+	errText := jsonString(w.Error)
+	status := strings.TrimSpace(string(w.ErrorStatus))
+	text := "API error"
+	if status != "" && status != "null" {
+		text += " " + status
+	}
+	if errText != "" {
+		text += " (" + errText + ")"
+	}
+	attempt, maxRetries := int(anoms.Int("attempt", w.Attempt)), int(anoms.Int("max_retries", w.MaxRetries))
+	text += fmt.Sprintf(", retry %d/%d", attempt, maxRetries)
+	var delay *int64
+	if d := anoms.FloatPtr("retry_delay_ms", w.RetryDelayMs); d != nil {
+		ms := int64(math.Round(min(max(*d, 0), math.MaxInt64/2)))
+		delay = &ms
+		text += fmt.Sprintf(" in %d ms", ms)
+	}
+	part := agent.Part{Type: agent.PartSystemStatus, Subtype: "api_retry", Status: errText, Text: text}
+	return []agent.Event{
+		sysMsg(anoms, orID(w.UUID, line), bytes.Clone(line), part, nil),
+		{Type: agent.EventRateLimit, RetryAfterMs: delay, Attempt: attempt, MaxRetries: maxRetries, Error: text},
+	}
+}
+
+// permissionDenied is a denial the CLI decided itself (a rule, a mode).
+func permissionDenied(line []byte, w *wireSystem, anoms agent.Anomalies) agent.Event {
+	part := agent.Part{Type: agent.PartSystemStatus, Subtype: "permission_denied", Status: "denied", Text: jsonString(w.Message)}
+	meta := map[string]any{}
+	if w.ToolName != "" {
+		meta["toolName"] = w.ToolName
+	}
+	if w.ToolUseID != "" {
+		meta["toolUseId"] = w.ToolUseID
+	}
+	return sysMsg(anoms, orID(w.UUID, line), bytes.Clone(line), part, meta)
 }
 
 // toolKind classifies a Claude tool by name.
