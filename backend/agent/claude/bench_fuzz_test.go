@@ -149,7 +149,7 @@ var walkedKeys = []string{"type", "uuid", "timestamp", "message", "parent_tool_u
 	"isReplay", "isCompactSummary", "cost_usd", "tool_use_result", "tool_result_meta", "error", "is_api_error_message",
 	"api_error_status", "id", "role", "model", "content", "usage", "subtype", "is_error", "result", "num_turns",
 	"duration_ms", "duration_api_ms", "total_cost_usd", "modelUsage", "permission_denials", "terminal_reason",
-	"stop_reason", "errors"}
+	"stop_reason", "errors", "api_message_id", "event", "index", "content_block", "delta", "text", "thinking"}
 
 // exactKeys reports whether the walked levels of line only use keys that
 // encoding/json and the fast decoders match alike (no escapes, no
@@ -167,8 +167,11 @@ func exactKeys(b []byte) bool {
 					good = false
 				}
 			}
-			if depth == 0 && string(k) == "message" {
+			switch {
+			case depth == 0 && string(k) == "message", depth == 0 && string(k) == "event":
 				check(v, 1)
+			case depth == 1 && (string(k) == "delta" || string(k) == "message"):
+				check(v, 2) // a stream event's delta, message_start's message
 			}
 			return nil
 		})
