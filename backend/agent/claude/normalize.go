@@ -964,20 +964,36 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 		res.Cost = &agent.CostInfo{CostUSD: total}
 	}
 	if len(w.ModelUsage) > 0 {
-		m.ModelUsage = make(map[string]agent.ModelUsage, len(w.ModelUsage))
-		for k, u := range w.ModelUsage {
-			m.ModelUsage[k] = agent.ModelUsage{
-				InputTokens:         w.anoms.Int("modelUsage."+k+".inputTokens", u.InputTokens),
-				OutputTokens:        w.anoms.Int("modelUsage."+k+".outputTokens", u.OutputTokens),
-				CacheReadTokens:     w.anoms.Int("modelUsage."+k+".cacheReadInputTokens", u.CacheReadInputTokens),
-				CacheCreationTokens: w.anoms.Int("modelUsage."+k+".cacheCreationInputTokens", u.CacheCreationInputTokens),
-				ContextWindow:       w.anoms.Int("modelUsage."+k+".contextWindow", u.ContextWindow),
-				MaxOutputTokens:     w.anoms.Int("modelUsage."+k+".maxOutputTokens", u.MaxOutputTokens),
-				CostUSD:             w.anoms.Float("modelUsage."+k+".costUSD", u.CostUSD),
-			}
-		}
+		m.ModelUsage = modelUsageOf(&w)
 		res.ModelUsage = m.ModelUsage
 	}
+	meta := resultMeta(&w) // notes odd numbers in w.anoms: before Into reads them
+	m.Metadata = w.anoms.Into(meta)
+	evs = append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
+	return append(evs, agent.Complete(res))
+}
+
+// modelUsageOf is a result's usage per model (its odd numbers noted).
+func modelUsageOf(w *wireResult) map[string]agent.ModelUsage {
+	mu := make(map[string]agent.ModelUsage, len(w.ModelUsage))
+	for k, u := range w.ModelUsage {
+		mu[k] = agent.ModelUsage{
+			InputTokens:         w.anoms.Int("modelUsage."+k+".inputTokens", u.InputTokens),
+			OutputTokens:        w.anoms.Int("modelUsage."+k+".outputTokens", u.OutputTokens),
+			CacheReadTokens:     w.anoms.Int("modelUsage."+k+".cacheReadInputTokens", u.CacheReadInputTokens),
+			CacheCreationTokens: w.anoms.Int("modelUsage."+k+".cacheCreationInputTokens", u.CacheCreationInputTokens),
+			ContextWindow:       w.anoms.Int("modelUsage."+k+".contextWindow", u.ContextWindow),
+			MaxOutputTokens:     w.anoms.Int("modelUsage."+k+".maxOutputTokens", u.MaxOutputTokens),
+			CostUSD:             w.anoms.Float("modelUsage."+k+".costUSD", u.CostUSD),
+		}
+	}
+	return mu
+}
+
+// resultMeta is what a result message keeps of its line beside the
+// result: subtype, why the turn ended, turns, API time, the denials and
+// errors as the CLI wrote them.
+func resultMeta(w *wireResult) map[string]any {
 	meta := map[string]any{"subtype": w.Subtype}
 	if w.TerminalReason != "" {
 		meta["terminalReason"] = w.TerminalReason
@@ -1000,9 +1016,7 @@ func (n *Normalizer) result(evs []agent.Event, line []byte) []agent.Event {
 	if !isNull(w.APIErrorStatus) {
 		meta["apiErrorStatus"] = json.RawMessage(bytes.Clone(w.APIErrorStatus))
 	}
-	m.Metadata = w.anoms.Into(meta)
-	evs = append(evs, agent.Event{Type: agent.EventMessage, Message: m, Raw: bytes.Clone(line)})
-	return append(evs, agent.Complete(res))
+	return meta
 }
 
 func (n *Normalizer) controlRequest(evs []agent.Event, line []byte) []agent.Event {
