@@ -130,6 +130,30 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	if err != nil {
 		return nil, err
 	}
+	s := b.newSession(ctx, srv, cfg)
+	if err := s.openSession(ctx, c); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.stream = agent.NewStream(FormatName, noFlush{s.norm})
+	b.sessions.Add(s)
+	go s.run(runCtx)
+	if err := s.awaitFirstConnect(ctx); err != nil {
+		return nil, err
+	}
+	s.addMCP(ctx, c)
+	if prompt != "" {
+		if err := s.SendMessage(ctx, prompt); err != nil {
+			s.abandon()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// newSession is a session of cfg on srv, not opened yet.
+func (b *Backend) newSession(ctx context.Context, srv *server, cfg agent.Config) *Session {
 	s := &Session{
 		b:        b,
 		srv:      srv,
@@ -152,64 +176,66 @@ func (b *Backend) Start(ctx context.Context, cfg agent.Config, prompt string) (a
 	for _, id := range cfg.PendingRequests {
 		s.open[id] = true
 	}
-	if cfg.SessionID != "" && cfg.ForkSession {
+	return s
+}
+
+// openSession makes the server's session: a native fork of cfg.SessionID, that
+// session again, or a new one, with the mode's permission rules.
+func (s *Session) openSession(ctx context.Context, c *client) error {
+	cfg := s.cfg
+	switch {
+	case cfg.SessionID != "" && cfg.ForkSession:
 		// A native fork: continue a copy of the session, under its own id.
 		raw, err := c.forkSession(ctx, cfg.SessionID, cfg.ForkPoint)
 		if err != nil {
-			return nil, fmt.Errorf("opencode: fork session %s: %w", cfg.SessionID, err)
+			return fmt.Errorf("opencode: fork session %s: %w", cfg.SessionID, err)
 		}
 		if err := s.adopt(raw); err != nil {
-			return nil, fmt.Errorf("opencode: fork session %s: %w", cfg.SessionID, err)
+			return fmt.Errorf("opencode: fork session %s: %w", cfg.SessionID, err)
 		}
 		_ = c.updateSessionPermission(ctx, s.id, modeRules(cfg.Mode))
-	} else if cfg.SessionID != "" {
+	case cfg.SessionID != "":
 		if _, err := c.getSession(ctx, cfg.SessionID); err != nil {
-			return nil, fmt.Errorf("opencode: resume session %s: %w", cfg.SessionID, err)
+			return fmt.Errorf("opencode: resume session %s: %w", cfg.SessionID, err)
 		}
 		s.id = cfg.SessionID
 		// Best effort, like the create body's rules: a server without
 		// per-session rules keeps the project's.
 		_ = c.updateSessionPermission(ctx, s.id, modeRules(cfg.Mode))
-	} else {
+	default:
 		raw, err := c.createSession(ctx, modeRules(cfg.Mode))
 		if err != nil {
-			return nil, fmt.Errorf("opencode: create session: %w", err)
+			return fmt.Errorf("opencode: create session: %w", err)
 		}
 		if err := s.adopt(raw); err != nil {
-			return nil, fmt.Errorf("opencode: create session: %w", err)
+			return fmt.Errorf("opencode: create session: %w", err)
 		}
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	s.stream = agent.NewStream(FormatName, noFlush{s.norm})
-	b.sessions.Add(s)
-	go s.run(runCtx)
+	return nil
+}
 
-	t := time.NewTimer(b.opt.connectTimeout())
+// awaitFirstConnect waits until the session's event stream first
+// connected (ready); on a timeout or ctx's end it abandons the session and
+// says why.
+func (s *Session) awaitFirstConnect(ctx context.Context) error {
+	t := time.NewTimer(s.b.opt.connectTimeout())
 	defer t.Stop()
 	select {
 	case <-s.ready:
+		return nil
 	case <-ctx.Done():
 		s.abandon()
-		return nil, ctx.Err()
+		return ctx.Err()
 	case <-t.C:
-		s.abandon()
-		s.mu.Lock()
-		last := s.lastErr
-		s.mu.Unlock()
-		if last == nil {
-			last = errors.New("no answer")
-		}
-		return nil, fmt.Errorf("opencode: event stream of session %s not connected after %s: %w", s.id, b.opt.connectTimeout(), last)
 	}
-	s.addMCP(ctx, c)
-	if prompt != "" {
-		if err := s.SendMessage(ctx, prompt); err != nil {
-			s.abandon()
-			return nil, err
-		}
+	s.abandon()
+	s.mu.Lock()
+	last := s.lastErr
+	s.mu.Unlock()
+	if last == nil {
+		last = errors.New("no answer")
 	}
-	return s, nil
+	return fmt.Errorf("opencode: event stream of session %s not connected after %s: %w", s.id, s.b.opt.connectTimeout(), last)
 }
 
 // Dispose implements agent.Backend: it stops every session, then the server
