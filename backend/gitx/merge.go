@@ -126,31 +126,10 @@ func (g *Git) Merge(ctx context.Context, opt MergeOptions) (MergeResult, error) 
 		return MergeResult{}, fmt.Errorf("%w: %s is already contained in %s", ErrNothingToMerge, opt.Branch, opt.Into)
 	}
 
-	// Where is Into checked out?
-	wts, err := g.worktrees(ctx, r.Root)
+	checkedOut, err := g.mergeTarget(ctx, r.Root, opt.Into)
 	if err != nil {
 		return MergeResult{}, err
 	}
-	checkedOut := ""
-	for i, wt := range wts {
-		if wt.Branch != opt.Into {
-			continue
-		}
-		if i != 0 {
-			return MergeResult{}, fmt.Errorf("%w: %s is checked out in %s; merge there or switch that worktree to another branch",
-				ErrTargetCheckedOut, opt.Into, wt.Path)
-		}
-		checkedOut = wt.Path
-		st, err := g.Status(ctx, wt.Path)
-		if err != nil {
-			return MergeResult{}, err
-		}
-		if !st.TrackedClean() {
-			return MergeResult{}, fmt.Errorf("%w: %s is checked out in %s, which has %d staged, %d unstaged and %d conflicted file(s); commit or stash them there first",
-				ErrTargetDirty, opt.Into, wt.Path, st.Staged, st.Unstaged, st.Conflicted)
-		}
-	}
-
 	ff, err := g.isAncestor(ctx, r.Root, target, tip)
 	if err != nil {
 		return MergeResult{}, err
@@ -158,30 +137,9 @@ func (g *Git) Merge(ctx context.Context, opt MergeOptions) (MergeResult, error) 
 	res := MergeResult{Squashed: opt.Squash}
 	if ff && !opt.Squash && !opt.NoFastForward {
 		res.Commit, res.FastForward = tip, true
-	} else {
-		tree, err := g.mergeTree(ctx, r.Root, opt.Branch, opt.Into, target, tip)
-		if err != nil {
-			return MergeResult{}, err
-		}
-		msg := opt.Message
-		parents := []string{"-p", target, "-p", tip}
-		if opt.Squash {
-			parents = []string{"-p", target}
-			if strings.TrimSpace(msg) == "" {
-				msg = fmt.Sprintf("Squashed commit of branch '%s'", opt.Branch)
-			}
-		} else if strings.TrimSpace(msg) == "" {
-			msg = fmt.Sprintf("Merge branch '%s' into %s", opt.Branch, opt.Into)
-		}
-		args := append([]string{"commit-tree"}, parents...)
-		args = append(args, "-F", "-", tree)
-		out, _, err := g.run(ctx, call{dir: r.Root, args: args, stdin: strings.NewReader(msg)})
-		if err != nil {
-			return MergeResult{}, fmt.Errorf("gitx: create merge commit: %w", err)
-		}
-		res.Commit = strings.TrimSpace(string(out))
+	} else if res.Commit, err = g.mergeCommit(ctx, r.Root, opt, target, tip); err != nil {
+		return MergeResult{}, err
 	}
-
 	if checkedOut != "" {
 		res.Worktree = checkedOut
 		if _, _, err := g.run(ctx, call{dir: checkedOut, args: []string{"merge", "--ff-only", "--quiet", "--no-edit", "--end-of-options", res.Commit}}); err != nil {
@@ -194,6 +152,63 @@ func (g *Git) Merge(ctx context.Context, opt MergeOptions) (MergeResult, error) 
 		return MergeResult{}, fmt.Errorf("gitx: update %s (nothing was merged): %w", opt.Into, err)
 	}
 	return res, nil
+}
+
+// mergeTarget is where branch into is checked out: "" when nowhere, the
+// main worktree when its tracked files are clean; checked out in a linked
+// worktree (ErrTargetCheckedOut) or with changes there (ErrTargetDirty) it
+// is an error.
+func (g *Git) mergeTarget(ctx context.Context, root, into string) (string, error) {
+	wts, err := g.worktrees(ctx, root)
+	if err != nil {
+		return "", err
+	}
+	checkedOut := ""
+	for i, wt := range wts {
+		if wt.Branch != into {
+			continue
+		}
+		if i != 0 {
+			return "", fmt.Errorf("%w: %s is checked out in %s; merge there or switch that worktree to another branch",
+				ErrTargetCheckedOut, into, wt.Path)
+		}
+		checkedOut = wt.Path
+		st, err := g.Status(ctx, wt.Path)
+		if err != nil {
+			return "", err
+		}
+		if !st.TrackedClean() {
+			return "", fmt.Errorf("%w: %s is checked out in %s, which has %d staged, %d unstaged and %d conflicted file(s); commit or stash them there first",
+				ErrTargetDirty, into, wt.Path, st.Staged, st.Unstaged, st.Conflicted)
+		}
+	}
+	return checkedOut, nil
+}
+
+// mergeCommit makes the merge (or squash) commit of tip into target, in
+// memory (a conflict is a *ConflictError), and returns its id.
+func (g *Git) mergeCommit(ctx context.Context, root string, opt MergeOptions, target, tip string) (string, error) {
+	tree, err := g.mergeTree(ctx, root, opt.Branch, opt.Into, target, tip)
+	if err != nil {
+		return "", err
+	}
+	msg := opt.Message
+	parents := []string{"-p", target, "-p", tip}
+	if opt.Squash {
+		parents = []string{"-p", target}
+		if strings.TrimSpace(msg) == "" {
+			msg = fmt.Sprintf("Squashed commit of branch '%s'", opt.Branch)
+		}
+	} else if strings.TrimSpace(msg) == "" {
+		msg = fmt.Sprintf("Merge branch '%s' into %s", opt.Branch, opt.Into)
+	}
+	args := append([]string{"commit-tree"}, parents...)
+	args = append(args, "-F", "-", tree)
+	out, _, err := g.run(ctx, call{dir: root, args: args, stdin: strings.NewReader(msg)})
+	if err != nil {
+		return "", fmt.Errorf("gitx: create merge commit: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // mergeTree merges two commits in memory and returns the tree id, or a
