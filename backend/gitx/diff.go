@@ -260,83 +260,109 @@ func copyTo(path string, r io.Reader) error {
 // raw records, then numstat records in the same order, then (with a
 // patch) one NUL and the patch text.
 func parseRawNumstat(b []byte) ([]FileChange, []byte, error) {
-	bad := func(what string) error { return fmt.Errorf("gitx: unexpected diff output (%s)", what) }
-	next := func() (string, bool) {
-		i := bytes.IndexByte(b, 0)
-		if i < 0 {
-			return "", false
-		}
-		s := string(b[:i])
-		b = b[i+1:]
-		return s, true
-	}
+	z := &zFields{b: b}
 	var files []FileChange
-	for len(b) > 0 && b[0] == ':' {
-		meta, ok := next()
-		if !ok {
-			return nil, nil, bad("raw record")
+	for len(z.b) > 0 && z.b[0] == ':' {
+		fc, err := z.rawRecord()
+		if err != nil {
+			return nil, nil, err
 		}
-		// :oldmode newmode oldsha newsha status
-		f := strings.Fields(meta[1:])
-		if len(f) != 5 {
-			return nil, nil, bad("raw fields")
-		}
-		fc := FileChange{OldMode: f[0], NewMode: f[1]}
-		if fc.OldMode == "000000" {
-			fc.OldMode = ""
-		}
-		if fc.NewMode == "000000" {
-			fc.NewMode = ""
-		}
-		st := f[4]
-		p1, ok := next()
-		if !ok {
-			return nil, nil, bad("raw path")
-		}
-		switch st[0] {
-		case 'A':
-			fc.Status = Added
-		case 'D':
-			fc.Status = Deleted
-		case 'M':
-			fc.Status = Modified
-		case 'T':
-			fc.Status = TypeChanged
-		case 'U':
-			fc.Status = Unmerged
-		case 'R', 'C':
-			fc.Status = Renamed
-			if st[0] == 'C' {
-				fc.Status = Copied
-			}
-			fc.Similarity, _ = strconv.Atoi(st[1:])
-			p2, ok := next()
-			if !ok {
-				return nil, nil, bad("rename path")
-			}
-			fc.OldPath, p1 = p1, p2
-		default:
-			fc.Status = Modified
-		}
-		fc.Path = p1
 		files = append(files, fc)
 	}
-	// numstat: "added\tremoved\tpath" or "added\tremoved\t" + old + new.
-	for i := 0; i < len(files) && len(b) > 0 && b[0] != 0; i++ {
-		rec, ok := next()
+	if err := z.numstat(files); err != nil {
+		return nil, nil, err
+	}
+	if len(z.b) > 0 && z.b[0] == 0 {
+		z.b = z.b[1:]
+	}
+	return files, z.b, nil
+}
+
+// zFields reads NUL-terminated fields.
+type zFields struct{ b []byte }
+
+// next is the next field, false when no NUL ends one.
+func (z *zFields) next() (string, bool) {
+	i := bytes.IndexByte(z.b, 0)
+	if i < 0 {
+		return "", false
+	}
+	s := string(z.b[:i])
+	z.b = z.b[i+1:]
+	return s, true
+}
+
+func badDiff(what string) error { return fmt.Errorf("gitx: unexpected diff output (%s)", what) }
+
+// rawRecord reads one raw record: ":oldmode newmode oldsha newsha status",
+// its path, and for a rename or copy the new path.
+func (z *zFields) rawRecord() (FileChange, error) {
+	meta, ok := z.next()
+	if !ok {
+		return FileChange{}, badDiff("raw record")
+	}
+	f := strings.Fields(meta[1:])
+	if len(f) != 5 {
+		return FileChange{}, badDiff("raw fields")
+	}
+	fc := FileChange{OldMode: f[0], NewMode: f[1]}
+	if fc.OldMode == "000000" {
+		fc.OldMode = ""
+	}
+	if fc.NewMode == "000000" {
+		fc.NewMode = ""
+	}
+	st := f[4]
+	p1, ok := z.next()
+	if !ok {
+		return FileChange{}, badDiff("raw path")
+	}
+	switch st[0] {
+	case 'A':
+		fc.Status = Added
+	case 'D':
+		fc.Status = Deleted
+	case 'T':
+		fc.Status = TypeChanged
+	case 'U':
+		fc.Status = Unmerged
+	case 'R', 'C':
+		fc.Status = Renamed
+		if st[0] == 'C' {
+			fc.Status = Copied
+		}
+		fc.Similarity, _ = strconv.Atoi(st[1:])
+		p2, ok := z.next()
 		if !ok {
-			return nil, nil, bad("numstat record")
+			return FileChange{}, badDiff("rename path")
+		}
+		fc.OldPath, p1 = p1, p2
+	default: // 'M' and anything newer
+		fc.Status = Modified
+	}
+	fc.Path = p1
+	return fc, nil
+}
+
+// numstat reads the numstat records into files, in order: "added\tremoved\t
+// path", or "added\tremoved\t" then the old and new paths of a rename; "-"
+// counts for a binary file.
+func (z *zFields) numstat(files []FileChange) error {
+	for i := 0; i < len(files) && len(z.b) > 0 && z.b[0] != 0; i++ {
+		rec, ok := z.next()
+		if !ok {
+			return badDiff("numstat record")
 		}
 		parts := strings.SplitN(rec, "\t", 3)
 		if len(parts) != 3 {
-			return nil, nil, bad("numstat fields")
+			return badDiff("numstat fields")
 		}
 		if parts[2] == "" { // rename: two more paths
-			if _, ok := next(); !ok {
-				return nil, nil, bad("numstat rename")
+			if _, ok := z.next(); !ok {
+				return badDiff("numstat rename")
 			}
-			if _, ok := next(); !ok {
-				return nil, nil, bad("numstat rename")
+			if _, ok := z.next(); !ok {
+				return badDiff("numstat rename")
 			}
 		}
 		if parts[0] == "-" {
@@ -346,10 +372,7 @@ func parseRawNumstat(b []byte) ([]FileChange, []byte, error) {
 		files[i].Added, _ = strconv.Atoi(parts[0])
 		files[i].Removed, _ = strconv.Atoi(parts[1])
 	}
-	if len(b) > 0 && b[0] == 0 {
-		b = b[1:]
-	}
-	return files, b, nil
+	return nil
 }
 
 // attachPatches splits the patch text into per-file sections (they come in
