@@ -20,6 +20,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
 	"github.com/jean-claude/jean-claude/backend/agent"
+	"github.com/jean-claude/jean-claude/backend/agentmgr"
 	"github.com/jean-claude/jean-claude/backend/agents"
 	"github.com/jean-claude/jean-claude/backend/cli"
 	"github.com/jean-claude/jean-claude/backend/gitx"
@@ -56,48 +57,31 @@ func run() int {
 			Version: version, Formats: agents.Formats(),
 		})
 	}
+	return runGUI(ctx, cancel, opt)
+}
 
+// runGUI runs the desktop app until its window is closed.
+func runGUI(ctx context.Context, cancel context.CancelFunc, opt cli.Options) int {
 	servePprof(os.Getenv) // dev builds: JEAN_CLAUDE_PPROF
-
-	// One instance per profile: a second launch brings the first window
-	// forward and exits before it touches the database.
-	var lock *instance.Lock
-	if !bindingsBuild {
-		lock, err = instance.Acquire(opt.DB)
-		if errors.Is(err, instance.ErrRunning) {
-			if ferr := instance.BringForward(opt.DB); ferr != nil {
-				fmt.Fprintf(os.Stderr, "jean-claude: %v (%v)\n", err, ferr)
-				return cli.ExitError
-			}
-			fmt.Fprintln(os.Stderr, "jean-claude: already running with this profile: its window was brought forward")
-			return cli.ExitOK
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
-			return cli.ExitError
-		}
+	lock, code, ok := singleInstance(opt.DB)
+	if !ok {
+		return code
+	}
+	if lock != nil {
 		defer lock.Close()
 	}
-
 	// Open (and migrate) the database before any window: a failed or
 	// dirty migration stops here with the reason on stderr.
 	var db *store.DB
 	if !bindingsBuild {
-		db, err = store.Open(ctx, opt.DB, store.Options{})
-		if err != nil {
+		var err error
+		if db, err = store.Open(ctx, opt.DB, store.Options{}); err != nil {
 			fmt.Fprintf(os.Stderr, "jean-claude: cannot open the database: %v\n", err)
 			return cli.ExitError
 		}
 	}
 	aw := newAgentsWiring(ctx, db, opt.DB)
-	if db != nil {
-		aw.Registry.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
-		aw.Registry.Relays = relaysOf(ctx, db)           // OpenCode's server outlives the app too
-		// and so does its server on a host: its port and password here (0600)
-		aw.Registry.HostServers = filepath.Join(filepath.Dir(opt.DB), "opencode-hosts")
-	}
-	reg := agents.NewRegistry(aw.Registry)
-	aw.Manager.WrapRegistry(ctx, reg, aw.Specs, aw.Registry)
+	reg := agentRegistry(ctx, aw, db, opt.DB)
 	app := NewApp(db, reg, cancel)
 	app.appSvc = services.NewAppService(version, opt.DB)
 	// Git worktrees per task (issue 8); without git, tasks run in the
@@ -108,26 +92,9 @@ func run() int {
 	}
 	workspaces := workspace.New(db, gitRunner, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	cw := newCompareWiring(ctx, db) // usage limits, dashboard, comparisons (issue 17)
-	// Remote hosts over the system ssh (issue 21): one multiplexed
-	// connection per host; projects on a host run git there.
-	var sshPool *remote.Pool
-	var sshErr error
-	if !bindingsBuild {
-		sshPool, sshErr = remote.NewPool(remote.Options{ControlDir: remote.ControlDirFor(filepath.Dir(opt.DB)),
-			ConfigFile: remote.ConfigOverride(remote.DefaultConfigPath(), remote.PasswdHome())})
-	}
-	if sshErr != nil {
-		fmt.Fprintf(os.Stderr, "jean-claude: %v: remote hosts are not available\n", sshErr)
-	}
-	var hostTasks orchestrator.Hosts // agents of remote projects run on their host
-	if sshErr == nil && sshPool != nil {
+	sshPool, hostTasks := remoteHosts(ctx, opt.DB, db, workspaces)
+	if sshPool != nil {
 		defer sshPool.Close()
-		if db != nil {
-			gits := &remote.ProjectGits{Pool: sshPool, DB: db, Log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
-			workspaces.SetRemote(gits)
-			go gits.RunRemovals(ctx) // worktrees of tasks deleted while their host was away
-			hostTasks = &remote.Tasks{Pool: sshPool, DB: db, Stops: remote.StoredStops(db)}
-		}
 	}
 	sess, err := newSessions(ctx, db, reg, cw.watch(app), workspaces, hostTasks, app.openInboxItem, aw.Resolver(), cw.options)
 	if err != nil {
@@ -152,8 +119,97 @@ func run() int {
 	if lock != nil {
 		lock.Serve(app.bringForward)
 	}
-
 	agentsSvc := services.NewAgentService(ctx, aw.Manager, reg, app, aw.SpecList)
+	bind := []any{
+		app.appSvc,
+		services.NewProjectService(ctx, db, reg, app, app, sess.ender(), workspaces),
+		tasks,
+		services.NewSettingsService(ctx, db, reg),
+		sess.svc,
+		agentsSvc,
+		services.NewGitService(ctx, workspaces, app),
+		services.NewHostService(ctx, db, sshPool, remote.DefaultConfigPath(), app),
+		services.NewOpenService(ctx, db, workspaces, app),
+		services.NewTerminalService(ctx, app.terms, aw.Manager, aw.SpecList, workspaces),
+		services.NewHistoryService(ctx, db, reg, app),
+		services.NewInboxService(ctx, db, sess.o),
+		cw.usage,
+		cw.bound,
+	}
+	if err := runWindow(app, db, agentsSvc, sshPool, bind); err != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
+		if db != nil {
+			db.Close()
+		}
+		return cli.ExitError
+	}
+	return cli.ExitOK
+}
+
+// singleInstance takes the profile's instance lock (nil in the bindings
+// build). A second launch brings the first window forward and exits before
+// it touches the database: ok is false then, with the exit code.
+func singleInstance(dbPath string) (lock *instance.Lock, code int, ok bool) {
+	if bindingsBuild {
+		return nil, 0, true
+	}
+	lock, err := instance.Acquire(dbPath)
+	if errors.Is(err, instance.ErrRunning) {
+		if ferr := instance.BringForward(dbPath); ferr != nil {
+			fmt.Fprintf(os.Stderr, "jean-claude: %v (%v)\n", err, ferr)
+			return nil, cli.ExitError, false
+		}
+		fmt.Fprintln(os.Stderr, "jean-claude: already running with this profile: its window was brought forward")
+		return nil, cli.ExitOK, false
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
+		return nil, cli.ExitError, false
+	}
+	return lock, 0, true
+}
+
+// agentRegistry is the agents' registry, every process its backends start
+// recorded in db (reaped after a crash) and their relays and OpenCode host
+// servers kept beside it.
+func agentRegistry(ctx context.Context, aw *agentmgr.Setup, db *store.DB, dbPath string) *agent.Registry {
+	if db != nil {
+		aw.Registry.Recorder = &store.ProcessLog{DB: db} // every process the backends start, reaped after a crash
+		aw.Registry.Relays = relaysOf(ctx, db)           // OpenCode's server outlives the app too
+		// and so does its server on a host: its port and password here (0600)
+		aw.Registry.HostServers = filepath.Join(filepath.Dir(dbPath), "opencode-hosts")
+	}
+	reg := agents.NewRegistry(aw.Registry)
+	aw.Manager.WrapRegistry(ctx, reg, aw.Specs, aw.Registry)
+	return reg
+}
+
+// remoteHosts is the pool of ssh connections to remote hosts (issue 21:
+// one multiplexed connection per host, the system ssh) and the runner of
+// remote projects' agents there; nil, nil without ssh (said on stderr).
+// Projects on a host run git there.
+func remoteHosts(ctx context.Context, dbPath string, db *store.DB, workspaces *workspace.Manager) (*remote.Pool, orchestrator.Hosts) {
+	if bindingsBuild {
+		return nil, nil
+	}
+	pool, err := remote.NewPool(remote.Options{ControlDir: remote.ControlDirFor(filepath.Dir(dbPath)),
+		ConfigFile: remote.ConfigOverride(remote.DefaultConfigPath(), remote.PasswdHome())})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jean-claude: %v: remote hosts are not available\n", err)
+		return nil, nil
+	}
+	if db == nil {
+		return pool, nil
+	}
+	gits := &remote.ProjectGits{Pool: pool, DB: db, Log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	workspaces.SetRemote(gits)
+	go gits.RunRemovals(ctx) // worktrees of tasks deleted while their host was away
+	return pool, &remote.Tasks{Pool: pool, DB: db, Stops: remote.StoredStops(db)}
+}
+
+// runWindow runs the window (GTK and WebKit) until it closes, the services
+// in bind bound to the frontend.
+func runWindow(app *App, db *store.DB, agentsSvc *services.AgentService, sshPool *remote.Pool, bind []any) error {
 	app.webProcessStarted = setForWebProcess(webProcessEnv, envFuncs{os.LookupEnv, os.Setenv, os.Unsetenv})
 	// GTK and WebKit must be set up and run on one thread: the web
 	// context's memory-pressure settings (webmemory_linux.go) touch WebKit's
@@ -166,7 +222,7 @@ func run() int {
 	if p, on := webMemoryPressureFor(os.Getenv, warnStderr, gpu); on && !setWebMemoryPressure(p) {
 		warnStderr("this WebKitGTK has no memory-pressure settings: the window's web process keeps WebKit's")
 	}
-	err = wails.Run(&options.App{
+	return wails.Run(&options.App{
 		Title:     "Jean-Claude",
 		Width:     1280,
 		Height:    800,
@@ -188,22 +244,7 @@ func run() int {
 				sshPool.Close() // the ssh master connections end with the app
 			}
 		},
-		Bind: []any{
-			app.appSvc,
-			services.NewProjectService(ctx, db, reg, app, app, sess.ender(), workspaces),
-			tasks,
-			services.NewSettingsService(ctx, db, reg),
-			sess.svc,
-			agentsSvc,
-			services.NewGitService(ctx, workspaces, app),
-			services.NewHostService(ctx, db, sshPool, remote.DefaultConfigPath(), app),
-			services.NewOpenService(ctx, db, workspaces, app),
-			services.NewTerminalService(ctx, app.terms, aw.Manager, aw.SpecList, workspaces),
-			services.NewHistoryService(ctx, db, reg, app),
-			services.NewInboxService(ctx, db, sess.o),
-			cw.usage,
-			cw.bound,
-		},
+		Bind: bind,
 		EnumBind: []any{
 			agent.AllPartTypes,
 			agent.AllEventTypes,
@@ -220,12 +261,4 @@ func run() int {
 			WebviewGpuPolicy: gpu,
 		},
 	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "jean-claude: %v\n", err)
-		if db != nil {
-			db.Close()
-		}
-		return cli.ExitError
-	}
-	return cli.ExitOK
 }
