@@ -16,8 +16,9 @@ import (
 // messages raw yields after it are folded into it (their parts appended in
 // order, their metadata merged): a message stored before its normalizer
 // split turns into steps holds a whole turn, whose steps are now several
-// messages, and the stored message keeps showing the whole turn. A step's own raw data yields no later
-// assistant message, so a message stored since is rebuilt as it is.
+// messages, and the stored message keeps showing the whole turn. A step's
+// own raw data yields no later assistant message, so a message stored
+// since is rebuilt as it is.
 func Rebuild(f Format, raw []byte, id string) (Message, error) {
 	accs := map[string]*Accumulator{}
 	var later []string // assistant messages first seen after id, in order

@@ -152,7 +152,8 @@ func StartProcess(ctx context.Context, spec ProcSpec) (*Process, error) {
 }
 
 // WithTmpDir returns env (nil: this process's environment) with TMPDIR
-// set to dir, replacing any TMPDIR it had; env itself is not changed.
+// set to dir: appended last, which os/exec keeps over an earlier TMPDIR of
+// env. env itself is not changed.
 //
 // Every agent process gets a TMPDIR of its own (a PrivateDir), removed
 // once its process group is gone: agent CLIs leave files in the temporary
@@ -165,13 +166,7 @@ func WithTmpDir(env []string, dir string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, "TMPDIR="+dir)
+	return append(env[:len(env):len(env)], "TMPDIR="+dir)
 }
 
 // start starts cmd with its pipes, then its read loop and its reaper.
