@@ -15,6 +15,7 @@ const (
 	EventQueue       = "queue:updated"
 	EventRequests    = "requests:updated"
 	EventDecision    = "permission:decided"
+	EventAnswered    = "question:answered"
 	EventRenormalize = "renormalize:progress"
 )
 
@@ -61,6 +62,13 @@ type DecisionPayload struct {
 	TaskID   string                   `json:"taskId"`
 	Seq      int64                    `json:"seq"`
 	Decision store.PermissionDecision `json:"decision"`
+}
+
+// AnswerPayload is the "question:answered" payload: the user's answer to a
+// question, as stored.
+type AnswerPayload struct {
+	TaskID string               `json:"taskId"`
+	Answer store.QuestionAnswer `json:"answer"`
 }
 
 // ProgressPayload is the "renormalize:progress" payload.

@@ -218,6 +218,8 @@ type fakeSession struct {
 	closeMu sync.Once
 	ended   chan struct{}
 	waitErr error
+	// answerErr is what RespondToQuestion returns (after recording the call).
+	answerErr error
 }
 
 func (s *fakeSession) record(m string, arg any) {
@@ -249,7 +251,9 @@ func (s *fakeSession) RespondToPermission(ctx context.Context, id string, resp a
 }
 func (s *fakeSession) RespondToQuestion(ctx context.Context, id string, a agent.QuestionAnswer) error {
 	s.record("RespondToQuestion", [2]any{id, a})
-	return nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answerErr
 }
 func (s *fakeSession) SetMode(ctx context.Context, m agent.InteractionMode) error {
 	s.record("SetMode", m)

@@ -22,6 +22,7 @@
 //	task:updated         the Task DTO (Options.TaskView)
 //	queue:updated        QueuePayload {taskId, items}
 //	requests:updated     RequestsPayload {taskId, requests}
+//	question:answered    AnswerPayload {taskId, answer}
 //	renormalize:progress ProgressPayload {done, total}
 package orchestrator
 
@@ -839,11 +840,20 @@ func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID 
 	if err != nil {
 		return err
 	}
+	// The user's words first: the answer is stored in the transaction that
+	// takes the question off the pending list.
+	now := store.Now()
+	a := store.QuestionAnswer{TaskID: taskID, RequestID: requestID, ToolID: p.Request.ToolID,
+		Request: p.Request, Answers: answers, CreatedAt: now}
 	err = o.db.Tx(ctx, func(tx *txT) error {
+		var err error
+		if a, err = store.InsertQuestionAnswer(ctx, tx, a); err != nil {
+			return err
+		}
 		if err := store.RemovePending(ctx, tx, taskID, requestID); err != nil {
 			return err
 		}
-		return r.leaveWaiting(ctx, tx, t.Status, store.Now())
+		return r.leaveWaiting(ctx, tx, t.Status, now)
 	})
 	if err != nil {
 		return fmt.Errorf("orchestrator: store answer to question %s (not sent): %w", requestID, err)
@@ -856,6 +866,7 @@ func (o *Orchestrator) RespondToQuestion(ctx context.Context, taskID, requestID 
 	} else {
 		sessErr = r.sess.RespondToQuestion(ctx, requestID, agent.QuestionAnswer{Answers: answers})
 	}
+	o.emitter(taskID).other(EventAnswered, AnswerPayload{TaskID: taskID, Answer: a})
 	o.emitRequests(ctx, taskID)
 	o.emitTask(ctx, taskID)
 	if sessErr != nil && !errors.Is(sessErr, agent.ErrUnknownRequest) {
@@ -1058,6 +1069,11 @@ func (o *Orchestrator) PendingRequests(ctx context.Context, taskID string) ([]st
 // Decisions returns the task's permission decisions.
 func (o *Orchestrator) Decisions(ctx context.Context, taskID string) ([]store.PermissionDecision, error) {
 	return store.Decisions(ctx, o.db.R, taskID)
+}
+
+// QuestionAnswers returns the user's answers to the task's questions.
+func (o *Orchestrator) QuestionAnswers(ctx context.Context, taskID string) ([]store.QuestionAnswer, error) {
+	return store.QuestionAnswers(ctx, o.db.R, taskID)
 }
 
 // Queue returns the task's queued follow-ups.

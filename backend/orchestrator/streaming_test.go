@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -279,6 +280,73 @@ func TestPermissionAnswerNotSentWhenCommitFails(t *testing.T) {
 	if calls := s.callsOf("RespondToPermission"); len(calls) != 1 {
 		t.Fatalf("answer sent %d times", len(calls))
 	}
+}
+
+// TestQuestionAnswerStoredBeforeSent: the user's answer to a question is
+// stored before it is sent (commit, then act). A failing store sends
+// nothing and keeps the question pending; a stored answer is kept even when
+// its delivery fails, and the error says so.
+func TestQuestionAnswerStoredBeforeSent(t *testing.T) {
+	h, s := startT1(t, Options{Coalesce: -1})
+	ctx := context.Background()
+	q := &agent.Request{RequestID: "q1", ToolID: "toolu_q1", ToolName: "AskUserQuestion", Question: "Which color?",
+		Questions: []agent.Question{{Question: "Which color?"}, {Question: "Why?"}}}
+	s.send(agent.Event{Type: agent.EventQuestion, Request: q})
+	waitStatus(t, h.db, "t1", store.StatusWaiting)
+	if _, err := h.db.W.Exec(`CREATE TRIGGER full BEFORE INSERT ON question_answers BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	answers := [][]string{{"blue"}, {"my own words, typed"}}
+	err := h.o.RespondToQuestion(ctx, "t1", "q1", answers)
+	if err == nil || !strings.Contains(err.Error(), "disk is full") || !strings.Contains(err.Error(), "not sent") {
+		t.Fatalf("answer with a failing store: %v", err)
+	}
+	if calls := s.callsOf("RespondToQuestion"); len(calls) != 0 {
+		t.Fatalf("sent to the agent although not stored: %v", calls)
+	}
+	if p, _ := h.o.PendingRequests(ctx, "t1"); len(p) != 1 {
+		t.Fatalf("the question is no longer pending after a failed store: %+v", p)
+	}
+	waitStatus(t, h.db, "t1", store.StatusWaiting)
+	if n := len(answeredEvents(h.rec)); n != 0 {
+		t.Fatalf("%d answers emitted although none was stored", n)
+	}
+	if _, err := h.db.W.Exec(`DROP TRIGGER full`); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.answerErr = agent.ErrSessionClosed
+	s.mu.Unlock()
+	err = h.o.RespondToQuestion(ctx, "t1", "q1", answers)
+	if err == nil || !strings.Contains(err.Error(), "stored, not delivered") {
+		t.Fatalf("answer whose delivery fails: %v", err)
+	}
+	got, err := h.o.QuestionAnswers(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].RequestID != "q1" || got[0].ToolID != "toolu_q1" || len(got[0].Request.Questions) != 2 {
+		t.Fatalf("stored answers %+v", got)
+	}
+	if d := cmp.Diff(answers, got[0].Answers); d != "" {
+		t.Fatalf("stored answer differs from the user's: %s", d)
+	}
+	if calls := s.callsOf("RespondToQuestion"); len(calls) != 1 {
+		t.Fatalf("answer sent %d times, want once (after it was stored)", len(calls))
+	}
+	if ev := answeredEvents(h.rec); len(ev) != 1 || ev[0].Answer.ID != got[0].ID || !reflect.DeepEqual(ev[0].Answer.Answers, answers) {
+		t.Fatalf("answered events %+v, want the stored answer once", ev)
+	}
+}
+
+func answeredEvents(rec *recorder) []AnswerPayload {
+	var out []AnswerPayload
+	for _, e := range rec.all() {
+		if p, ok := e.Payload.(AnswerPayload); ok && e.Name == EventAnswered {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // TestFloodBoundedAndStoppable: an agent writing 200,000 lines as fast as it

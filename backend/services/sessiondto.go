@@ -8,7 +8,8 @@ import (
 
 // The SessionService's DTOs: the shapes the UI calls with and reads back.
 // Their JSON names are the store's, because the live events
-// ("queue:updated", "requests:updated", "permission:decided") still carry
+// ("queue:updated", "requests:updated", "permission:decided",
+// "question:answered") still carry
 // the store types; sessiondto_test.go holds the two to the same fields.
 
 // PermissionAnswer is the user's answer to a permission request:
@@ -67,6 +68,18 @@ type PermissionDecision struct {
 	CreatedAt int64  `json:"createdAt"`
 }
 
+// QuestionAnswer is the user's answer to a question: for each question of
+// Request, in order, the labels chosen or the text typed.
+type QuestionAnswer struct {
+	ID        int64         `json:"id"`
+	TaskID    string        `json:"taskId"`
+	RequestID string        `json:"requestId"`
+	ToolID    string        `json:"toolId,omitempty"`
+	Request   agent.Request `json:"request"`
+	Answers   [][]string    `json:"answers"`
+	CreatedAt int64         `json:"createdAt"`
+}
+
 // PermissionRule is an "always allow" rule: scope task | project, matchKind
 // exact | prefix | folder, subjectType command | path | other (which kinds
 // an edit may choose).
@@ -105,6 +118,11 @@ func permissionDecisionOf(d store.PermissionDecision) PermissionDecision {
 		Input: d.Input, Behavior: d.Behavior, Scope: d.Scope, Source: d.Source, RuleID: d.RuleID,
 		Label: d.Label, Message: d.Message, CreatedAt: d.CreatedAt,
 	}
+}
+
+func questionAnswerOf(a store.QuestionAnswer) QuestionAnswer {
+	return QuestionAnswer{ID: a.ID, TaskID: a.TaskID, RequestID: a.RequestID, ToolID: a.ToolID, Request: a.Request,
+		Answers: a.Answers, CreatedAt: a.CreatedAt}
 }
 
 func permissionRuleOf(r store.PermissionRule) PermissionRule {

@@ -40,6 +40,10 @@ func TestSessionDTOsMapEveryField(t *testing.T) {
 		Message: "m", CreatedAt: 5}
 	sameJSON(t, "PermissionDecision", d, permissionDecisionOf(d))
 
+	a := store.QuestionAnswer{ID: 2, TaskID: "t", RequestID: "q", ToolID: "tool", CreatedAt: 7,
+		Request: agent.Request{RequestID: "q", Question: "Which?"}, Answers: [][]string{{"a"}, {"typed"}}}
+	sameJSON(t, "QuestionAnswer", a, questionAnswerOf(a))
+
 	r := store.PermissionRule{ID: "rule", Scope: "task", ProjectID: "p", TaskID: "t", ToolName: "Bash",
 		MatchKind: "prefix", Pattern: "npm test", SubjectType: "command", CreatedAt: 6}
 	sameJSON(t, "PermissionRule", r, permissionRuleOf(r))

@@ -17,7 +17,8 @@ import (
 // SessionService is the frontend's handle on running agents: start, follow
 // up, answer, stop, resume, and read a task's transcript. Live changes come
 // as events ("agent:event", "task:updated", "queue:updated",
-// "requests:updated", "permission:decided", "renormalize:progress").
+// "requests:updated", "permission:decided", "question:answered",
+// "renormalize:progress").
 type SessionService struct {
 	ctx context.Context
 	o   *orchestrator.Orchestrator
@@ -131,6 +132,13 @@ func (s *SessionService) PendingRequests(taskID string) ([]PendingRequest, error
 func (s *SessionService) PermissionDecisions(taskID string) ([]PermissionDecision, error) {
 	d, err := s.o.Decisions(s.ctx, taskID)
 	return mapAll(d, permissionDecisionOf), userErr(err)
+}
+
+// QuestionAnswers returns every answer the user gave to the task's
+// questions, oldest first.
+func (s *SessionService) QuestionAnswers(taskID string) ([]QuestionAnswer, error) {
+	a, err := s.o.QuestionAnswers(s.ctx, taskID)
+	return mapAll(a, questionAnswerOf), userErr(err)
 }
 
 // PermissionRules returns the project's "always allow" rules (its tasks'

@@ -1786,6 +1786,48 @@ export namespace services {
 	        this.setupUsesShell = source["setupUsesShell"];
 	    }
 	}
+	export class QuestionAnswer {
+	    id: number;
+	    taskId: string;
+	    requestId: string;
+	    toolId?: string;
+	    request: agent.Request;
+	    answers: string[][];
+	    createdAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new QuestionAnswer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.taskId = source["taskId"];
+	        this.requestId = source["requestId"];
+	        this.toolId = source["toolId"];
+	        this.request = this.convertValues(source["request"], agent.Request);
+	        this.answers = source["answers"];
+	        this.createdAt = source["createdAt"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class QueuedMessage {
 	    id: string;
 	    taskId: string;

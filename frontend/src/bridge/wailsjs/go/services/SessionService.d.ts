@@ -23,6 +23,8 @@ export function PermissionDecisions(arg1:string):Promise<Array<services.Permissi
 
 export function PermissionRules(arg1:string):Promise<Array<services.PermissionRule>>;
 
+export function QuestionAnswers(arg1:string):Promise<Array<services.QuestionAnswer>>;
+
 export function Queue(arg1:string):Promise<Array<services.QueuedMessage>>;
 
 export function RemoveQueued(arg1:string):Promise<void>;

@@ -42,6 +42,10 @@ export function PermissionRules(arg1) {
   return window['go']['services']['SessionService']['PermissionRules'](arg1);
 }
 
+export function QuestionAnswers(arg1) {
+  return window['go']['services']['SessionService']['QuestionAnswers'](arg1);
+}
+
 export function Queue(arg1) {
   return window['go']['services']['SessionService']['Queue'](arg1);
 }

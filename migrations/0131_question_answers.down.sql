@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS question_answers;
