@@ -173,7 +173,18 @@ test("claude: a question is answered from the card", async ({ page, open, makeRe
   await card.getByRole("button", { name: /Send answer/ }).click();
   await card.waitFor({ state: "detached", timeout: 15000 });
   await view.getByTestId("result-summary").first().waitFor({ timeout: 30000 });
+  await answeredChip(view);
+  await screenshot(page, "claude-question-answered");
 });
+
+// answeredChip waits for the question tool's card to say what the user
+// answered (the answer as stored, before it was sent).
+async function answeredChip(view) {
+  const chip = view.locator('.jc-tool[data-tool-kind="ask-user"] .jc-chip.is-decision').first();
+  await chip.waitFor({ timeout: 15000 });
+  const text = await chip.textContent();
+  assert(/^answered by you: \S/.test(text), `the question's card shows the stored answer: ${text}`);
+}
 
 test("claude: the synthetic recording renders every part type", async ({ page, open, makeRepo, fakeClaude }) => {
   await open();
@@ -223,5 +234,6 @@ test("opencode: a recorded run asks a question; the answer is sent", async ({ pa
   const { classes, kinds } = await partTypes(view);
   for (const t of ["jc-part--text", "jc-tool"]) assert(classes.includes(t), `renders ${t}: ${classes}`);
   assert(kinds.includes("ask-user"), `the question tool has its card: ${kinds}`);
+  await answeredChip(view);
   await screenshot(page, "opencode-question-done");
 });

@@ -57,6 +57,7 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
     state,
   };
   const decision = part.toolId ? state.decisions.get(part.toolId) : undefined;
+  const answer = part.toolId ? state.answers.get(part.toolId) : undefined;
   const awaiting = [...state.pending.values()].find((c) => c.request.toolId && c.request.toolId === part.toolId);
   const active0 = view.state === "running" || view.state === "pending";
   const end = active0 && !awaiting ? turnEndOf(state, message.id) : undefined;
@@ -67,7 +68,7 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
   const isOpen = open ?? (R.defaultOpen?.(props) ?? false);
   const active = phase === "running";
   const now = useNow(active && view.startedAt !== undefined);
-  const worked = workedMs({ phase, startedAt: view.startedAt, endedAt: view.endedAt, answeredAt: decision?.createdAt, now });
+  const worked = workedMs({ phase, startedAt: view.startedAt, endedAt: view.endedAt, answeredAt: decision?.createdAt ?? answer?.createdAt, now });
   return (
     <div
       className={`jc-part jc-tool is-${view.state}${isOpen ? " is-open" : ""}`}
@@ -94,6 +95,11 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
             {decisionText(decision)}
           </span>
         ) : null}
+        {answer ? (
+          <span className="jc-chip is-decision" title={answerTip(answer)}>
+            {answerText(answer)}
+          </span>
+        ) : null}
         {worked !== undefined ? <span className="jc-tool__elapsed" title="Time the tool worked (waiting for you not counted)">{formatDuration(worked)}</span> : null}
         <span className="jc-chevron" aria-hidden="true" />
       </button>
@@ -104,6 +110,19 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
       ) : null}
     </div>
   );
+}
+
+type Answer = { request: { question?: string; questions?: { question: string }[] }; answers: string[][] };
+
+/** answerText: what the answer chip says ("answered by you: blue · my own words"). */
+export function answerText(a: Answer): string {
+  return `answered by you: ${a.answers.map((xs) => xs.join(", ")).join(" · ")}`;
+}
+
+/** answerTip: each question with the user's answer to it, one per line. */
+export function answerTip(a: Answer): string {
+  const qs = a.request.questions?.length ? a.request.questions.map((q) => q.question) : [a.request.question ?? ""];
+  return a.answers.map((xs, i) => `${qs[i] ?? ""}${qs[i] ? ": " : ""}${xs.join(", ")}`).join("\n");
 }
 
 type Decision = { behavior: string; scope?: string; label?: string; message?: string };

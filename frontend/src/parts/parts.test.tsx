@@ -338,6 +338,31 @@ describe("permission decisions", () => {
   });
 });
 
+describe("question answers", () => {
+  it("label the question's tool card with the user's answer, each question's on hover", async () => {
+    const { addAnswers } = await import("../timeline/state");
+    const { StaticTimeline, stateOf } = await import("./testing");
+    const { render } = await import("@testing-library/react");
+    const state = stateOf([m("a", [{ type: "tool-use", toolId: "q", toolName: "AskUserQuestion", input: { questions: [] } }])]);
+    state.pending.set("r", { kind: "question", request: { requestId: "r", toolId: "q" } as never });
+    addAnswers(state, [
+      {
+        taskId: "x",
+        requestId: "r",
+        toolId: "q",
+        request: { requestId: "r", question: "Which color?", questions: [{ question: "Which color?" }, { question: "Why?" }] } as never,
+        answers: [["blue", "green"], ["my own words"]],
+        createdAt: 1,
+      },
+    ]);
+    expect(state.pending.has("r")).toBe(false);
+    const { container } = render(<StaticTimeline state={state} />);
+    const chip = card(container, "q").querySelector(".jc-chip.is-decision")!;
+    expect(chip.textContent).toBe("answered by you: blue, green · my own words");
+    expect(chip.getAttribute("title")).toBe("Which color?: blue, green\nWhy?: my own words");
+  });
+});
+
 describe("todo updates that carry only ids", () => {
   it("take the item's text from earlier todo results", () => {
     const { container } = renderEvents(FIXTURES["claude-synthetic"].events);

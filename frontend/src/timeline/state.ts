@@ -20,6 +20,7 @@ import type {
   Part,
   PendingRequest,
   PermissionDecision,
+  QuestionAnswer,
   Request,
   Result,
   ToolState,
@@ -85,6 +86,8 @@ export interface TimelineState {
   completeOf: Map<string, Result>;
   /** Permission answers by toolId (the latest one). */
   decisions: Map<string, PermissionDecision>;
+  /** The user's answers to questions by toolId (the latest one). */
+  answers: Map<string, QuestionAnswer>;
   mode?: InteractionMode;
   /** Set while the agent waits out a rate limit; cleared when it moves on. */
   retry?: RetryInfo;
@@ -123,6 +126,7 @@ export function emptyState(): TimelineState {
     notices: [],
     pending: new Map(),
     decisions: new Map(),
+    answers: new Map(),
     completeOf: new Map(),
     lastSeq: 0,
     msgSeq: new Map(),
@@ -646,6 +650,16 @@ export function pendingCards(list: readonly PendingRequest[] | null | undefined)
     out.push({ kind, request: req });
   }
   return out;
+}
+
+/** addAnswers records the user's answers to questions on the tools that asked them. */
+export function addAnswers(s: TimelineState, as: readonly QuestionAnswer[]): void {
+  for (const a of as) {
+    s.pending.delete(a.requestId);
+    if (!a.toolId) continue;
+    s.answers.set(a.toolId, a);
+    bumpTool(s, a.toolId);
+  }
 }
 
 /** addDecisions records permission answers on the tools they answered. */

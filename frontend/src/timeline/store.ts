@@ -3,9 +3,9 @@
 // subscribers are notified once. The display rows are recomputed only when
 // the structure or a revision changed.
 
-import { addDecisions, applyEnvelopes, emptyState, loadMessages, prependMessages, setPending, type PendingCard, type TimelineState } from "./state";
+import { addAnswers, addDecisions, applyEnvelopes, emptyState, loadMessages, prependMessages, setPending, type PendingCard, type TimelineState } from "./state";
 import { toDisplayRows, type DisplayRow } from "./groups";
-import type { AgentEventEnvelope, Message, PermissionDecision } from "./types";
+import type { AgentEventEnvelope, Message, PermissionDecision, QuestionAnswer } from "./types";
 
 export type Scheduler = (cb: () => void) => void;
 
@@ -112,6 +112,11 @@ export class TimelineStore {
 
   addDecisions(ds: readonly PermissionDecision[]): void {
     addDecisions(this.state, ds);
+    this.publish(true);
+  }
+
+  addAnswers(as: readonly QuestionAnswer[]): void {
+    addAnswers(this.state, as);
     this.publish(true);
   }
 

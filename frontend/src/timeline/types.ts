@@ -248,6 +248,21 @@ export interface QueuedMessage {
   createdAt: number;
 }
 
+/**
+ * The user's answer to a question ("question:answered"), as stored before it
+ * was sent: for each question of request, in order, the labels chosen or the
+ * text typed.
+ */
+export interface QuestionAnswer {
+  id?: number;
+  taskId: string;
+  requestId: string;
+  toolId?: string;
+  request: Request;
+  answers: string[][];
+  createdAt: number;
+}
+
 /** An answer given to a permission request, by the user or by a rule ("permission:decided"). */
 export interface PermissionDecision {
   id?: number;

@@ -155,6 +155,9 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
       api.onPermissionDecided((u) => {
         if (u.taskId === taskId) store.addDecisions([u.decision]);
       }),
+      api.onQuestionAnswered((u) => {
+        if (u.taskId === taskId) store.addAnswers([u.answer]);
+      }),
       api.onTaskUpdated((t) => {
         if (t.id === taskId) setTask(t);
       }),
@@ -167,6 +170,7 @@ export function TaskView({ taskId, focus, signIn, openAgentSettings }: TaskViewP
         store.loadPage(page, pendingCards(pending));
         perfMark("jc:task-view:loaded");
         api.permissionDecisions(taskId).then((d) => alive && store.addDecisions(d), () => {});
+        api.questionAnswers(taskId).then((a) => alive && store.addAnswers(a), () => {});
         dispatchQueue({ type: "replace", items: q });
         if (t) setTask(t);
         const rows = store.getSnapshot().rows;

@@ -9,6 +9,7 @@ import type {
   InteractionMode,
   PendingRequest,
   PermissionDecision,
+  QuestionAnswer,
   QueuedMessage,
 } from "../../timeline/types";
 import type { TaskProblem } from "../../bridge/types";
@@ -23,6 +24,11 @@ export interface DecisionUpdate {
   taskId: string;
   seq: number;
   decision: PermissionDecision;
+}
+
+export interface AnswerUpdate {
+  taskId: string;
+  answer: QuestionAnswer;
 }
 
 export interface PermissionAnswer {
@@ -85,6 +91,8 @@ export interface TaskApi {
   messagePage(taskId: string, before: number, limit: number, messageId?: string): Promise<TranscriptPage>;
   pendingRequests(taskId: string): Promise<PendingRequest[]>;
   permissionDecisions(taskId: string): Promise<PermissionDecision[]>;
+  /** questionAnswers returns the user's stored answers to the task's questions. */
+  questionAnswers(taskId: string): Promise<QuestionAnswer[]>;
   queue(taskId: string): Promise<QueuedMessage[]>;
   sendMessage(taskId: string, text: string): Promise<void>;
   stop(taskId: string): Promise<void>;
@@ -104,6 +112,7 @@ export interface TaskApi {
   onQueueUpdated(cb: (u: QueueUpdate) => void): () => void;
   onRequestsUpdated(cb: (u: RequestsUpdate) => void): () => void;
   onPermissionDecided(cb: (u: DecisionUpdate) => void): () => void;
+  onQuestionAnswered(cb: (u: AnswerUpdate) => void): () => void;
 }
 
 /** wailsApi talks to the bound Go services. */
@@ -114,6 +123,7 @@ export const wailsApi: TaskApi = {
     call<TranscriptPage>(SessionService.MessagePage, "SessionService.MessagePage", id, before, limit, messageId ?? "").then((p) => ({ ...p, messages: p.messages ?? [] })),
   pendingRequests: (id) => call<PendingRequest[] | null>(SessionService.PendingRequests, "SessionService.PendingRequests", id).then((r) => r ?? []),
   permissionDecisions: (id) => call<PermissionDecision[] | null>(SessionService.PermissionDecisions, "SessionService.PermissionDecisions", id).then((d) => d ?? []),
+  questionAnswers: (id) => call<QuestionAnswer[] | null>(SessionService.QuestionAnswers, "SessionService.QuestionAnswers", id).then((a) => a ?? []),
   queue: (id) => call<QueuedMessage[] | null>(SessionService.Queue, "SessionService.Queue", id).then((q) => q ?? []),
   sendMessage: (id, text) => call<void>(SessionService.SendMessage, "SessionService.SendMessage", id, text),
   stop: (id) => call<void>(SessionService.Stop, "SessionService.Stop", id),
@@ -134,4 +144,5 @@ export const wailsApi: TaskApi = {
   onQueueUpdated: (cb) => on("queue:updated", cb),
   onRequestsUpdated: (cb) => on("requests:updated", cb),
   onPermissionDecided: (cb) => on("permission:decided", cb),
+  onQuestionAnswered: (cb) => on("question:answered", cb),
 };

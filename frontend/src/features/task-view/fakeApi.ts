@@ -2,8 +2,8 @@
 // serves a stored transcript and lets the caller emit the Wails events the
 // orchestrator would.
 
-import type { AgentEventEnvelope, Message, PendingRequest, PermissionDecision, QueuedMessage } from "../../timeline/types";
-import type { BackendInfo, DecisionUpdate, PermissionAnswer, QueueUpdate, RequestsUpdate, TaskApi, TaskInfo } from "./api";
+import type { AgentEventEnvelope, Message, PendingRequest, PermissionDecision, QuestionAnswer, QueuedMessage } from "../../timeline/types";
+import type { AnswerUpdate, BackendInfo, DecisionUpdate, PermissionAnswer, QueueUpdate, RequestsUpdate, TaskApi, TaskInfo } from "./api";
 import type { TranscriptPage } from "../../timeline/store";
 
 export interface FakeCall {
@@ -19,6 +19,7 @@ export interface FakeApi {
   emitQueue(u: QueueUpdate): void;
   emitRequests(u: RequestsUpdate): void;
   emitDecision(u: DecisionUpdate): void;
+  emitAnswer(u: AnswerUpdate): void;
 }
 
 export interface FakeSeed {
@@ -28,6 +29,7 @@ export interface FakeSeed {
   queue?: QueuedMessage[];
   backends?: BackendInfo[];
   decisions?: PermissionDecision[];
+  answers?: QuestionAnswer[];
 }
 
 export function createFakeApi(seed: FakeSeed = {}): FakeApi {
@@ -38,6 +40,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     queue: new Set<(u: QueueUpdate) => void>(),
     requests: new Set<(u: RequestsUpdate) => void>(),
     decisions: new Set<(u: DecisionUpdate) => void>(),
+    answers: new Set<(u: AnswerUpdate) => void>(),
   };
   const rec = (method: string, ...args: unknown[]) => {
     calls.push({ method, args });
@@ -56,6 +59,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     pendingRequests: () => Promise.resolve(seed.pending ?? []),
     queue: () => Promise.resolve(seed.queue ?? []),
     permissionDecisions: () => Promise.resolve(seed.decisions ?? []),
+    questionAnswers: () => Promise.resolve(seed.answers ?? []),
     sendMessage: (id, text) => rec("sendMessage", id, text),
     stop: (id) => rec("stop", id),
     respondToPermission: (id, rid, a: PermissionAnswer) => rec("respondToPermission", id, rid, a),
@@ -70,6 +74,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     onQueueUpdated: (cb) => sub(subs.queue, cb),
     onRequestsUpdated: (cb) => sub(subs.requests, cb),
     onPermissionDecided: (cb) => sub(subs.decisions, cb),
+    onQuestionAnswered: (cb) => sub(subs.answers, cb),
   };
   return {
     api,
@@ -79,6 +84,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     emitQueue: (u) => subs.queue.forEach((f) => f(u)),
     emitRequests: (u) => subs.requests.forEach((f) => f(u)),
     emitDecision: (u) => subs.decisions.forEach((f) => f(u)),
+    emitAnswer: (u) => subs.answers.forEach((f) => f(u)),
   };
 }
 

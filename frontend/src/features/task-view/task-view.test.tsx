@@ -271,6 +271,27 @@ describe("TaskView", () => {
     expect(screen.getByTestId("question-card")).toHaveTextContent("Sure?");
   });
 
+  it("shows the user's stored answers on the questions' tool cards, and a new one as it is stored", async () => {
+    const ask = (toolId: string) => ({ type: "tool-use" as const, toolId, toolName: "AskUserQuestion", input: {} });
+    const fake = createFakeApi({
+      task: { id: "t1", name: "Ask", status: "running", backend: "claude-code" },
+      messages: [{ id: "a1", role: "assistant", parts: [ask("tq1"), ask("tq2")], timestamp: "2026-11-29T10:00:00Z" }],
+      answers: [{ taskId: "t1", requestId: "q1", toolId: "tq1", request: { requestId: "q1", question: "Which color?" }, answers: [["blue"]], createdAt: 1 }],
+    });
+    const { container } = render(
+      <TaskApiContext.Provider value={fake.api}>
+        <TaskView taskId="t1" />
+      </TaskApiContext.Provider>,
+    );
+    const chip = (id: string) => container.querySelector(`[data-tool-id="${id}"] .jc-chip.is-decision`);
+    await waitFor(() => expect(chip("tq1")).toHaveTextContent("answered by you: blue"));
+    expect(chip("tq2")).toBeNull();
+    act(() => fake.emitAnswer({ taskId: "other", answer: { taskId: "other", requestId: "q2", toolId: "tq2", request: { requestId: "q2" }, answers: [["no"]], createdAt: 2 } }));
+    expect(chip("tq2")).toBeNull();
+    act(() => fake.emitAnswer({ taskId: "t1", answer: { taskId: "t1", requestId: "q2", toolId: "tq2", request: { requestId: "q2" }, answers: [["typed words"]], createdAt: 2 } }));
+    await waitFor(() => expect(chip("tq2")).toHaveTextContent("answered by you: typed words"));
+  });
+
   it("says why a host is unreachable in words, ssh's own error under Details", async () => {
     const fake = createFakeApi({
       task: { id: "t9", status: "running", statusReason: "host unreachable since 15:04:05: connection lost\nremote: relay r1: EOF" },
