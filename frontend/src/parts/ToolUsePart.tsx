@@ -115,12 +115,12 @@ export function ToolUsePart({ part, message, depth }: PartProps) {
 type Answer = { request: { question?: string; questions?: { question: string }[] }; answers: string[][] };
 
 /** answerText: what the answer chip says ("answered by you: blue · my own words"). */
-export function answerText(a: Answer): string {
+function answerText(a: Answer): string {
   return `answered by you: ${a.answers.map((xs) => xs.join(", ")).join(" · ")}`;
 }
 
 /** answerTip: each question with the user's answer to it, one per line. */
-export function answerTip(a: Answer): string {
+function answerTip(a: Answer): string {
   const qs = a.request.questions?.length ? a.request.questions.map((q) => q.question) : [a.request.question ?? ""];
   return a.answers.map((xs, i) => `${qs[i] ?? ""}${qs[i] ? ": " : ""}${xs.join(", ")}`).join("\n");
 }
