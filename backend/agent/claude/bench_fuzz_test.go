@@ -149,7 +149,22 @@ var walkedKeys = []string{"type", "uuid", "timestamp", "message", "parent_tool_u
 	"isReplay", "isCompactSummary", "cost_usd", "tool_use_result", "tool_result_meta", "error", "is_api_error_message",
 	"api_error_status", "id", "role", "model", "content", "usage", "subtype", "is_error", "result", "num_turns",
 	"duration_ms", "duration_api_ms", "total_cost_usd", "modelUsage", "permission_denials", "terminal_reason",
-	"stop_reason", "errors", "api_message_id", "event", "index", "content_block", "delta", "text", "thinking"}
+	"stop_reason", "errors", "api_message_id", "event", "index", "content_block", "delta", "text", "thinking",
+	// usage
+	"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens_details",
+	"thinking_tokens",
+	// content blocks
+	"name", "input", "tool_use_id", "source",
+	// system lines
+	"status", "permissionMode", "compact_metadata", "attempt", "max_retries", "retry_delay_ms", "error_status",
+	"tool_name", "estimated_tokens"}
+
+// walkedLevels names, by the key that leads to it, each object the fast
+// decoders walk below the line: a message, a stream event, its delta, a
+// usage and its details, a content block. A content array's elements are
+// blocks.
+var walkedLevels = map[string]bool{"message": true, "event": true, "delta": true, "usage": true,
+	"output_tokens_details": true, "content_block": true, "content": true}
 
 // exactKeys reports whether the walked levels of line only use keys that
 // encoding/json and the fast decoders match alike (no escapes, no
@@ -158,6 +173,13 @@ func exactKeys(b []byte) bool {
 	good := true
 	var check func(b []byte, depth int)
 	check = func(b []byte, depth int) {
+		if depth > 6 {
+			return
+		}
+		if len(b) > 0 && b[0] == '[' {
+			walkArray(b, func(el []byte) bool { check(el, depth+1); return true })
+			return
+		}
 		walkObject(b, func(k, v []byte) error {
 			if bytes.IndexByte(k, '\\') >= 0 {
 				good = false
@@ -167,11 +189,8 @@ func exactKeys(b []byte) bool {
 					good = false
 				}
 			}
-			switch {
-			case depth == 0 && string(k) == "message", depth == 0 && string(k) == "event":
-				check(v, 1)
-			case depth == 1 && (string(k) == "delta" || string(k) == "message"):
-				check(v, 2) // a stream event's delta, message_start's message
+			if walkedLevels[string(k)] {
+				check(v, depth+1)
 			}
 			return nil
 		})
@@ -214,6 +233,54 @@ func checkFastDecode(t *testing.T, line []byte) {
 	if len(anomsF) == 0 && len(anoms) == 0 && !reflect.DeepEqual(fs, ss) {
 		t.Fatalf("decodeStream differs:\nfast %+v\nslow %+v", fs, ss)
 	}
+	var fy, sy wireSystem
+	anomsF, errF = decodeSystem(line, &fy)
+	anoms, errS = agent.Decode(line, &sy)
+	if (errF != nil) != (errS != nil) || len(anomsF) != len(anoms) || !reflect.DeepEqual(fy, sy) {
+		t.Fatalf("decodeSystem differs:\nfast %+v %v %v\nslow %+v %v %v", fy, anomsF, errF, sy, anoms, errS)
+	}
+	checkBlocksDecode(t, line, 0)
+}
+
+// checkBlocksDecode compares, for every content array and content block in
+// the walked levels of b, decodeBlocks and decodeBlock with encoding/json's
+// decode of the same value (wireContent's own UnmarshalJSON takes the fast
+// path, so checkFastDecode's whole-line comparisons do not tell them apart).
+func checkBlocksDecode(t *testing.T, b []byte, depth int) {
+	if depth > 4 {
+		return
+	}
+	walkObject(b, func(k, v []byte) error {
+		switch string(k) {
+		case "message", "event":
+			checkBlocksDecode(t, v, depth+1)
+		case "content":
+			var slow []wireBlock
+			anoms, err := agent.Decode(v, &slow)
+			fast, ok := decodeBlocks(v)
+			if ok && (err != nil || len(anoms) > 0 || !reflect.DeepEqual(fast, slow)) {
+				t.Fatalf("decodeBlocks differs on %s:\nfast %+v\nslow %+v %v %v", v, fast, slow, anoms, err)
+			}
+			if !ok && v[0] == '[' && err == nil && len(anoms) == 0 && !hasNullElement(v) {
+				t.Fatalf("decodeBlocks refused %s that encoding/json decodes", v)
+			}
+		case "content_block":
+			var fast, slow wireBlock
+			anoms, err := agent.Decode(v, &slow)
+			if decodeBlock(v, &fast) && (err != nil || len(anoms) > 0 || !reflect.DeepEqual(fast, slow)) {
+				t.Fatalf("decodeBlock differs on %s:\nfast %+v\nslow %+v %v %v", v, fast, slow, anoms, err)
+			}
+		}
+		return nil
+	})
+}
+
+// hasNullElement: a null element decodes to an empty block with
+// encoding/json; decodeBlocks leaves such arrays to it.
+func hasNullElement(v []byte) bool {
+	found := false
+	walkArray(v, func(el []byte) bool { found = found || string(el) == "null"; return true })
+	return found
 }
 
 func (m *wireMessage) anomsOrNil() agent.Anomalies {
@@ -249,6 +316,27 @@ func TestFastDecodeEdgeCases(t *testing.T) {
 		"{\"type\":\"user\",\"uuid\":\"\xff\xfe\"}",
 		` { "type" : "user" , "uuid" : "spaced" , "message" : { "content" : [ ] } } `,
 		`{"type":"result","errors":[],"stop_reason":null,"api_error_status":429,"cost_usd":null}`,
+		// usage: odd numbers, details of another type, a usage given twice
+		`{"type":"assistant","message":{"id":"m","usage":{"input_tokens":1.5,"output_tokens":"7","cache_read_input_tokens":null,"output_tokens_details":{"thinking_tokens":1e400}}}}`,
+		`{"type":"assistant","message":{"id":"m","usage":{"input_tokens":2,"output_tokens_details":5}}}`,
+		`{"type":"assistant","message":{"id":"m","usage":{"output_tokens_details":{"thinking_tokens":3},"output_tokens_details":null}}}`,
+		`{"type":"assistant","message":{"id":"m","usage":{"input_tokens":1},"usage":{"output_tokens":2}}}`,
+		`{"type":"assistant","message":{"id":"m","usage":[1]}}`,
+		// content: a null element, a member of another type, a second content member
+		`{"type":"assistant","message":{"content":[null,{"type":"text","text":"a"}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":5,"is_error":"yes"}]}}`,
+		`{"type":"user","message":{"content":[{"type":"text","text":"a"}],"content":[{"type":"text","text":"b"},{"type":"image","source":{"x":1}}]}}`,
+		`{"type":"assistant","message":{"content":[]}}`,
+		// stream events: a content block of another shape
+		`{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"Bash","input":{}}}}`,
+		`{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":7}}}`,
+		`{"type":"stream_event","event":{"type":"message_delta","usage":{"output_tokens":9}}}`,
+		// system lines
+		`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":"10","retry_delay_ms":531.2,"error_status":529,"error":{"type":"overloaded"}}`,
+		`{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":1200.5}}`,
+		`{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":5}}`,
+		`{"type":"system","subtype":"thinking_tokens","estimated_tokens":12,"retry_delay_ms":null,"status":null}`,
+		`{"type":"system","subtype":7}`,
 	} {
 		checkFastDecode(t, []byte(l))
 	}

@@ -103,6 +103,13 @@ func raw(v []byte, dst *json.RawMessage) error {
 	return nil
 }
 
+// rawKnown keeps a value already known to be valid JSON (a member of a
+// line or array json.Valid accepted) as json.RawMessage, a copy.
+func rawKnown(v []byte, dst *json.RawMessage) error {
+	*dst = append((*dst)[:0], v...)
+	return nil
+}
+
 func boolean(v []byte, dst *bool) error {
 	switch string(v) {
 	case "true":
@@ -222,7 +229,7 @@ func decodeMessage(b []byte, m *wireMessage) error {
 				m.Usage = nil
 				return nil
 			}
-			return json.Unmarshal(v, &m.Usage)
+			return decodeUsage(v, &m.Usage)
 		}
 		return nil
 	}))
@@ -268,7 +275,7 @@ func decodeResult(line []byte, w *wireResult) error {
 				w.Usage = nil
 				return nil
 			}
-			return json.Unmarshal(v, &w.Usage)
+			return decodeUsage(v, &w.Usage)
 		case "modelUsage":
 			return json.Unmarshal(v, &w.ModelUsage)
 		case "permission_denials":
@@ -362,7 +369,7 @@ func decodeAPIEvent(b []byte, e *wireAPIEvent, anoms *agent.Anomalies) error {
 				e.Usage = nil
 				return nil
 			}
-			return json.Unmarshal(v, &e.Usage)
+			return decodeUsage(v, &e.Usage)
 		}
 		return nil
 	}))
@@ -394,4 +401,220 @@ func decodeDelta(b []byte, d *wireDelta, anoms *agent.Anomalies) error {
 		return json.Unmarshal(b, d)
 	}
 	return err
+}
+
+// decodeUsage fills *dst from a usage value as json.Unmarshal(v, dst)
+// would: null clears it, an object is decoded into it (allocated when nil),
+// member by member. Anything else, and any value that is not valid JSON,
+// goes to encoding/json itself, for its result and error.
+func decodeUsage(v []byte, dst **wireUsage) error {
+	if string(v) == "null" {
+		*dst = nil
+		return nil
+	}
+	if !json.Valid(v) || skipWS(v, 0) >= len(v) || v[skipWS(v, 0)] != '{' {
+		return json.Unmarshal(v, dst)
+	}
+	if *dst == nil {
+		*dst = new(wireUsage)
+	}
+	u := *dst
+	fallback := false
+	walkObject(v, func(k, val []byte) error {
+		switch string(k) {
+		case "input_tokens":
+			return u.InputTokens.UnmarshalJSON(val)
+		case "output_tokens":
+			return u.OutputTokens.UnmarshalJSON(val)
+		case "cache_read_input_tokens":
+			return u.CacheReadInputTokens.UnmarshalJSON(val)
+		case "cache_creation_input_tokens":
+			return u.CacheCreationInputTokens.UnmarshalJSON(val)
+		case "output_tokens_details":
+			fallback = fallback || !decodeDetails(val, u)
+		}
+		return nil
+	})
+	if fallback {
+		return json.Unmarshal(v, dst) // a member of another type: encoding/json's error
+	}
+	return nil
+}
+
+// decodeDetails decodes usage.output_tokens_details into u; false when it
+// is neither null nor an object.
+func decodeDetails(v []byte, u *wireUsage) bool {
+	if string(v) == "null" {
+		u.OutputTokensDetails = nil
+		return true
+	}
+	if v[0] != '{' {
+		return false
+	}
+	if u.OutputTokensDetails == nil {
+		u.OutputTokensDetails = new(struct {
+			ThinkingTokens agent.Int `json:"thinking_tokens"`
+		})
+	}
+	d := u.OutputTokensDetails
+	walkObject(v, func(k, val []byte) error {
+		if string(k) == "thinking_tokens" {
+			return d.ThinkingTokens.UnmarshalJSON(val)
+		}
+		return nil
+	})
+	return true
+}
+
+// decodeSystem fills w from a system line as agent.Decode(line, w) would.
+// A line that is not valid JSON, or with a member of another type than
+// declared, is decoded by agent.Decode itself (its error, or its lenient
+// decode and anomalies).
+func decodeSystem(line []byte, w *wireSystem) (agent.Anomalies, error) {
+	if json.Valid(line) {
+		ok, err := walkObject(line, w.member)
+		if ok && err == nil {
+			return nil, nil
+		}
+	}
+	*w = wireSystem{}
+	return agent.Decode(line, w)
+}
+
+// member decodes one member of a system line (an error: the member is not
+// of its declared type).
+func (w *wireSystem) member(k, v []byte) error {
+	switch string(k) {
+	case "subtype":
+		return str(v, &w.Subtype)
+	case "uuid":
+		return str(v, &w.UUID)
+	case "status":
+		return rawKnown(v, &w.Status)
+	case "permissionMode":
+		return str(v, &w.PermissionMode)
+	case "compact_metadata":
+		if string(v) == "null" {
+			w.CompactMetadata = nil
+			return nil
+		}
+		return json.Unmarshal(v, &w.CompactMetadata)
+	case "attempt":
+		return w.Attempt.UnmarshalJSON(v)
+	case "max_retries":
+		return w.MaxRetries.UnmarshalJSON(v)
+	case "retry_delay_ms":
+		return optFloat(v, &w.RetryDelayMs)
+	case "error_status":
+		return rawKnown(v, &w.ErrorStatus)
+	case "error":
+		return rawKnown(v, &w.Error)
+	case "tool_name":
+		return str(v, &w.ToolName)
+	case "tool_use_id":
+		return str(v, &w.ToolUseID)
+	case "message":
+		return rawKnown(v, &w.Message)
+	case "estimated_tokens":
+		return w.EstimatedTokens.UnmarshalJSON(v)
+	}
+	return nil
+}
+
+// optFloat decodes a *agent.Float as encoding/json does: null clears it,
+// anything else goes to Float.UnmarshalJSON (allocated when nil).
+func optFloat(v []byte, dst **agent.Float) error {
+	if string(v) == "null" {
+		*dst = nil
+		return nil
+	}
+	if *dst == nil {
+		*dst = new(agent.Float)
+	}
+	return (*dst).UnmarshalJSON(v)
+}
+
+// decodeBlocks decodes a content array of valid JSON into a new slice as
+// encoding/json would; false when an element is not an object or a member
+// is not of its declared type (the caller then decodes with encoding/json).
+func decodeBlocks(b []byte) ([]wireBlock, bool) {
+	out := []wireBlock{}
+	ok := walkArray(b, func(el []byte) bool {
+		var bl wireBlock
+		if !decodeBlock(el, &bl) {
+			return false
+		}
+		out = append(out, bl)
+		return true
+	})
+	return out, ok
+}
+
+// decodeBlock decodes one content block object of valid JSON (the caller
+// checked it) into bl;
+// false when it is not an object or a member is not of its declared type.
+func decodeBlock(b []byte, bl *wireBlock) bool {
+	ok, err := walkObject(b, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			return str(v, &bl.Type)
+		case "text":
+			return str(v, &bl.Text)
+		case "thinking":
+			return str(v, &bl.Thinking)
+		case "id":
+			return str(v, &bl.ID)
+		case "name":
+			return str(v, &bl.Name)
+		case "input":
+			return rawKnown(v, &bl.Input)
+		case "tool_use_id":
+			return str(v, &bl.ToolUseID)
+		case "content":
+			return rawKnown(v, &bl.Content)
+		case "is_error":
+			return boolean(v, &bl.IsError)
+		case "source":
+			return rawKnown(v, &bl.Source)
+		}
+		return nil
+	})
+	return ok && err == nil
+}
+
+// walkArray calls fn with each element of the JSON array b (valid JSON);
+// false when b is not an array or fn says so.
+func walkArray(b []byte, fn func(el []byte) bool) bool {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return skipWS(b, i+1) == len(b)
+	}
+	for i < len(b) {
+		var n int
+		if b[i] == '"' {
+			_, _, n = scanString(b, i)
+		} else {
+			n = skipValue(b, i)
+		}
+		if n < 0 || !fn(b[i:n]) {
+			return false
+		}
+		i = skipWS(b, n)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ']':
+			return skipWS(b, i+1) == len(b)
+		case ',':
+			i = skipWS(b, i+1)
+		default:
+			return false
+		}
+	}
+	return false
 }

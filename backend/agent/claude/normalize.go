@@ -402,7 +402,7 @@ func (n *Normalizer) system(evs []agent.Event, line []byte, subtype string) []ag
 		return evs
 	}
 	var w wireSystem
-	anoms, err := agent.Decode(line, &w)
+	anoms, err := decodeSystem(line, &w)
 	if err != nil {
 		return append(evs, malformed(line, err))
 	}

@@ -81,8 +81,11 @@ func (n *Normalizer) stream(evs []agent.Event, line []byte) []agent.Event {
 		return evs
 	case "content_block_start":
 		var b wireBlock
-		if _, err := agent.Decode(e.ContentBlock, &b); err != nil || len(e.ContentBlock) == 0 {
-			return evs
+		if !decodeBlock(e.ContentBlock, &b) { // the block is valid JSON: kept by raw or encoding/json
+			b = wireBlock{}
+			if _, err := agent.Decode(e.ContentBlock, &b); err != nil || len(e.ContentBlock) == 0 {
+				return evs
+			}
 		}
 		if a.sidx == nil {
 			a.sidx = map[int64]int{}

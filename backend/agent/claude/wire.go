@@ -116,17 +116,32 @@ func (c *wireContent) UnmarshalJSON(b []byte) error {
 		c.blocks = []wireBlock{{Type: "text", Text: s}}
 		return nil
 	}
-	a, err := agent.Decode(b, &c.blocks)
-	if err != nil {
-		return err
+	if bl, ok := c.decodeFast(b); ok {
+		c.blocks = bl
+	} else {
+		a, err := agent.Decode(b, &c.blocks)
+		if err != nil {
+			return err
+		}
+		c.anoms = a
 	}
-	c.anoms = a
 	for _, bl := range c.blocks {
 		if !knownBlock(bl.Type) {
 			return json.Unmarshal(b, &c.raws)
 		}
 	}
 	return nil
+}
+
+// decodeFast decodes a content array member by member (decodeBlocks) when
+// it is valid JSON and decoded into nothing yet; false: encoding/json's turn
+// (its errors, a lenient decode, a second content member merging into the
+// first).
+func (c *wireContent) decodeFast(b []byte) ([]wireBlock, bool) {
+	if c.blocks != nil || !json.Valid(b) {
+		return nil, false
+	}
+	return decodeBlocks(b)
 }
 
 // raw returns block i's JSON when it was kept.
