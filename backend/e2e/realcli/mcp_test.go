@@ -70,6 +70,11 @@ func TestClaudeCodeMCP(t *testing.T) {
 	if err := orch.RespondToQuestion(ctx, task.ID, q.RequestID, [][]string{{mcpAnswer}}); err != nil {
 		t.Fatal(err)
 	}
+	// The user's words are stored before they are sent (commit, then act).
+	if as, err := orch.QuestionAnswers(ctx, task.ID); err != nil || len(as) != 1 || len(as[0].Answers) != 1 ||
+		len(as[0].Answers[0]) != 1 || as[0].Answers[0][0] != mcpAnswer || as[0].RequestID != q.RequestID {
+		t.Errorf("stored answers %+v, %v; want [[%q]]", as, err, mcpAnswer)
+	}
 	h.waitFor(t, "the turn to end", 3*time.Minute, func() bool { return !h.busy() })
 	wantStatus(t, h, store.StatusCompleted)
 	msgs := h.messages(t)
