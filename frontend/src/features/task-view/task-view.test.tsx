@@ -126,6 +126,19 @@ describe("QuestionCard", () => {
     expect(onAnswer).toHaveBeenCalledWith([["Howdy"], ["Bold"]]);
   });
 
+  it("keeps the typed answer and says why when it could not be stored, then sends it again", async () => {
+    const onAnswer = vi.fn().mockRejectedValueOnce(new Error("store answer to question q1 (not sent): database or disk is full")).mockResolvedValue(undefined);
+    render(<QuestionCard request={q} active onAnswer={onAnswer} />);
+    fireEvent.change(screen.getByLabelText("Answer to: Which greeting?"), { target: { value: "Howdy, my own words" } });
+    fireEvent.click(screen.getByRole("button", { name: /Bold/ }));
+    fireEvent.click(screen.getByRole("button", { name: /Send answer/ }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("database or disk is full");
+    expect(screen.getByLabelText("Answer to: Which greeting?")).toHaveValue("Howdy, my own words");
+    fireEvent.click(screen.getByRole("button", { name: /Send answer/ }));
+    await waitFor(() => expect(onAnswer).toHaveBeenCalledTimes(2));
+    expect(onAnswer).toHaveBeenLastCalledWith([["Howdy, my own words"], ["Bold"]]);
+  });
+
   it("reads the single-question form", () => {
     expect(questionsOf({ requestId: "x", question: "Go?", options: [{ id: "y", label: "Yes" }] })).toEqual([
       { question: "Go?", options: [{ id: "y", label: "Yes" }] },
