@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"sync"
@@ -101,6 +102,7 @@ func benchParallel(b *testing.B, delay, shape string) {
 	ctx := context.Background()
 	var frames, emits, copied int
 	var elapsed, plain, unprepared, cpu, plainCPU, indexed, agentsCPU time.Duration
+	var allocated uint64 // bytes this process allocated in the timed parts
 	var lat []time.Duration
 	var ratios []float64 // each round's own ratio
 	for range b.N * *benchRounds {
@@ -132,7 +134,7 @@ func benchParallel(b *testing.B, delay, shape string) {
 		}
 		b.StartTimer()
 		stopProfile := profileTimed(b)
-		start, cpu0, elapsedBefore, agents0 := time.Now(), cpuTime(), elapsed, childrenCPU()
+		start, cpu0, elapsedBefore, agents0, alloc0 := time.Now(), cpuTime(), elapsed, childrenCPU(), totalAlloc()
 		for _, id := range ids {
 			if err := o.Start(ctx, id); err != nil {
 				b.Fatal(err)
@@ -147,6 +149,7 @@ func benchParallel(b *testing.B, delay, shape string) {
 		}
 		elapsed += time.Since(start)
 		cpu += cpuTime() - cpu0
+		allocated += totalAlloc() - alloc0
 		stopProfile()
 		// The search index of what was stored: under a flood the writer
 		// defers it (up to busySearchLag, docs/streaming.md), so most of
@@ -239,6 +242,12 @@ func benchParallel(b *testing.B, delay, shape string) {
 	b.ReportMetric(float64(agentsCPU.Microseconds())/float64(frames), "agents_cpu_us/frame")
 	b.ReportMetric(float64(plainCPU.Microseconds())/float64(frames), "plain_cpu_us/frame")
 	b.ReportMetric(float64(emits)/elapsed.Seconds(), "emits/s")
+	// Bytes this process allocated per frame (the app and the benchmark's
+	// emitter, which keeps each message's last version): the allocator's
+	// and the collector's work (~30 % of the app's CPU, docs/streaming.md
+	// twentieth pass) follows it, and unlike the CPU figures it does not
+	// move with the machine's load.
+	b.ReportMetric(float64(allocated)/float64(frames), "app_alloc_B/frame")
 	// Bytes of frames stored a second time, as messages' raw data (0 when
 	// every message names its frames: migration 0125).
 	b.ReportMetric(float64(copied)/float64(frames), "raw_copy_B/frame")
@@ -379,3 +388,10 @@ var (
 
 // benchCoalesce is the coalescing window (0: the default, 16ms).
 var benchCoalesce time.Duration
+
+// totalAlloc is the bytes this process has allocated on the heap so far.
+func totalAlloc() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
