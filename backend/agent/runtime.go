@@ -474,7 +474,8 @@ type Stream struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	norm   Normalizer
-	q      []Batch
+	q      []Batch // the queue is q[off:]: taken from its front, appended at its end (enqueue)
+	off    int
 	bytes  int
 	closed bool
 	out    chan Batch
@@ -538,7 +539,7 @@ func (s *Stream) Done() <-chan struct{} { return s.done }
 func (s *Stream) Frame(frame []byte, at time.Time) []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for !s.closed && len(s.q) > 0 && (len(s.q) >= MaxQueuedFrames || s.bytes >= MaxQueuedBytes) {
+	for !s.closed && s.queued() > 0 && (s.queued() >= MaxQueuedFrames || s.bytes >= MaxQueuedBytes) {
 		s.cond.Wait()
 	}
 	evs := s.push(frame, at)
@@ -571,13 +572,29 @@ func (s *Stream) Synth(evs ...Event) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.q = append(s.q, Batch{Format: s.format, Events: evs, ReceivedAt: time.Now()})
+	s.enqueue(Batch{Format: s.format, Events: evs, ReceivedAt: time.Now()})
 	s.cond.Broadcast()
+}
+
+// queued is the number of batches waiting to be delivered.
+func (s *Stream) queued() int { return len(s.q) - s.off }
+
+// enqueue appends b to the queue. Batches are taken from the front, so
+// when the array is full the waiting ones move to its start first:
+// appending alone would allocate a new array each time the queue reached
+// the end of its capacity (~280 bytes a frame under a flood).
+func (s *Stream) enqueue(b Batch) {
+	if len(s.q) == cap(s.q) && s.off > 0 {
+		n := copy(s.q, s.q[s.off:])
+		clear(s.q[n:])
+		s.q, s.off = s.q[:n], 0
+	}
+	s.q = append(s.q, b)
 }
 
 func (s *Stream) push(frame []byte, at time.Time) []Event {
 	evs := s.norm.Feed(frame)
-	s.q = append(s.q, Batch{Frame: frame, Format: s.format, Events: evs, ReceivedAt: at})
+	s.enqueue(Batch{Frame: frame, Format: s.format, Events: evs, ReceivedAt: at})
 	s.bytes += len(frame)
 	s.cond.Broadcast()
 	return evs
@@ -592,7 +609,7 @@ func (s *Stream) Close() {
 		return
 	}
 	if evs := s.norm.Flush(); len(evs) > 0 {
-		s.q = append(s.q, Batch{Format: s.format, Events: evs, ReceivedAt: time.Now()})
+		s.enqueue(Batch{Format: s.format, Events: evs, ReceivedAt: time.Now()})
 	}
 	s.closed = true
 	s.cond.Broadcast()
@@ -603,19 +620,21 @@ func (s *Stream) run() {
 	defer close(s.out)
 	for {
 		s.mu.Lock()
-		for len(s.q) == 0 && !s.closed {
+		for s.queued() == 0 && !s.closed {
 			s.cond.Wait()
 		}
-		if len(s.q) == 0 {
+		if s.queued() == 0 {
 			s.mu.Unlock()
 			return
 		}
-		b := s.q[0]
+		b := s.q[s.off]
 		s.mu.Unlock()
 		s.out <- b // waits for the consumer: this is where a lagging store holds the agent
 		s.mu.Lock()
-		s.q[0] = Batch{}
-		s.q = s.q[1:]
+		s.q[s.off] = Batch{}
+		if s.off++; s.off == len(s.q) {
+			s.q, s.off = s.q[:0], 0
+		}
 		s.bytes -= len(b.Frame)
 		s.cond.Broadcast()
 		s.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -41,7 +42,7 @@ func TestStreamBackpressure(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	st.mu.Lock()
-	n := len(st.q)
+	n := st.queued()
 	st.mu.Unlock()
 	if n > MaxQueuedFrames {
 		t.Fatalf("queue holds %d frames, limit %d", n, MaxQueuedFrames)
@@ -104,4 +105,45 @@ func (r *stringsR) Read(p []byte) (int, error) {
 	n := copy(p, r.s)
 	r.s = r.s[n:]
 	return n, nil
+}
+
+// TestStreamQueueKeepsOrder: frames queued while the consumer takes them
+// at another pace (the queue reaches the end of its array, the waiting
+// batches move to its start) come out once each, in order.
+func TestStreamQueueKeepsOrder(t *testing.T) {
+	st := NewStream("test", &lineNorm{})
+	const n = 20000
+	got := make(chan []string, 1)
+	go func() {
+		var out []string
+		i := 0
+		for b := range st.Events() {
+			out = append(out, string(b.Frame))
+			if i++; i%97 == 0 {
+				time.Sleep(time.Millisecond) // let the queue fill
+			}
+		}
+		got <- out
+	}()
+	for i := range n {
+		st.Frame([]byte(strconv.Itoa(i)), time.Now())
+		if i%1000 == 999 {
+			st.Synth(Event{Type: EventError, Error: "synth " + strconv.Itoa(i)})
+		}
+	}
+	st.Close()
+	out := <-got
+	want := 0
+	for _, f := range out {
+		if f == "" {
+			continue // a synthesized batch
+		}
+		if f != strconv.Itoa(want) {
+			t.Fatalf("frame %q where %d was due", f, want)
+		}
+		want++
+	}
+	if want != n || len(out) != n+n/1000 {
+		t.Fatalf("%d frames and %d batches delivered, want %d and %d", want, len(out), n, n+n/1000)
+	}
 }
