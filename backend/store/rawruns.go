@@ -51,13 +51,28 @@ func runLen(fs []RawFrame) int {
 	return n
 }
 
-// encodeRun is the meta and data of the run fs.
-func encodeRun(fs []RawFrame) (meta string, data []byte, err error) {
+// runBuffer is a runner that lends a buffer to encode a run's data into,
+// given back once the run is inserted (the driver copies a bound blob).
+type runBuffer interface {
+	takeRunBuffer() []byte
+	putRunBuffer([]byte)
+}
+
+// maxKeptRunBuffer: a larger buffer (a run with a huge frame) is not kept.
+const maxKeptRunBuffer = 1 << 20
+
+// encodeRun is the meta and data of the run fs, the data encoded into buf
+// when it is large enough.
+func encodeRun(fs []RawFrame, buf []byte) (meta string, data []byte, err error) {
 	size := 0
 	for _, f := range fs {
 		size += len(f.Data)
 	}
-	data = make([]byte, 0, size)
+	if cap(buf) >= size {
+		data = buf[:0]
+	} else {
+		data = make([]byte, 0, size)
+	}
 	m := make([]byte, 0, 2+len(fs)*12)
 	m = append(m, '[')
 	for i, f := range fs {
@@ -84,9 +99,17 @@ func encodeRun(fs []RawFrame) (meta string, data []byte, err error) {
 // insertRun stores the run fs (runLen(fs) == len(fs) > 1).
 func insertRun(ctx context.Context, q SQLRunner, fs []RawFrame) error {
 	first, last := fs[0], fs[len(fs)-1]
-	meta, data, err := encodeRun(fs)
+	var buf []byte
+	rb, lends := q.(runBuffer)
+	if lends {
+		buf = rb.takeRunBuffer()
+	}
+	meta, data, err := encodeRun(fs, buf)
 	if err == nil {
 		_, err = q.ExecContext(ctx, insertRunQuery, first.TaskID, first.Seq, last.Seq, first.Format, first.ReceivedAt, meta, data)
+	}
+	if lends && cap(data) <= maxKeptRunBuffer {
+		rb.putRunBuffer(data)
 	}
 	if err != nil {
 		return fmt.Errorf("store: insert raw frames %d..%d of task %s: %w", first.Seq, last.Seq, first.TaskID, err)

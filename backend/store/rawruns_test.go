@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,4 +207,42 @@ func TestRawFrameRunsDownMigrationExpands(t *testing.T) {
 		got = append(got, f)
 	}
 	equalFrames(t, "raw_frames after the down migration", got, want)
+}
+
+// TestRawFrameRunsWithPreparedRunner: the writer's runner (Prepared.In)
+// lends one buffer to every run of a transaction; each run is stored as it
+// was, not as the next one overwrote the buffer.
+func TestRawFrameRunsWithPreparedRunner(t *testing.T) {
+	db := openOrchTestDB(t)
+	ctx := context.Background()
+	p := NewPrepared(db.W)
+	t.Cleanup(func() { p.Close() })
+	long := runFrames(1, maxRunFrames+40, "claude-code") // a run of 256, then one of 40
+	short := runFrames(long[len(long)-1].Seq+1, 3, "wtsetup")
+	for range 2 { // the second time with the statements prepared
+		tx, err := db.W.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := p.In(tx)
+		if err := InsertRawFrames(ctx, q, long); err != nil {
+			t.Fatal(err)
+		}
+		if err := InsertRawFrames(ctx, q, short); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Warm(ctx); err != nil {
+			t.Fatal(err)
+		}
+		equalFrames(t, "RawFrames", readAll(t, db), append(slices.Clone(long), short...))
+		if _, err := db.W.Exec(`DELETE FROM raw_frame_runs`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.W.Exec(`DELETE FROM raw_frames`); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -143,6 +143,7 @@ type Prepared struct {
 	mu     sync.Mutex
 	stmts  map[string]*sql.Stmt
 	wanted map[string]bool
+	runs   []byte // the buffer raw frame runs are encoded into (runBuffer), when not lent
 }
 
 // NewPrepared returns an empty statement cache over db.
@@ -212,6 +213,22 @@ type preparedTx struct {
 	p     *Prepared
 	tx    *sql.Tx
 	bound map[*sql.Stmt]*sql.Stmt
+}
+
+// takeRunBuffer lends the Prepared's run buffer (nil while it is lent).
+func (t *preparedTx) takeRunBuffer() []byte {
+	t.p.mu.Lock()
+	defer t.p.mu.Unlock()
+	b := t.p.runs
+	t.p.runs = nil
+	return b
+}
+
+// putRunBuffer gives a run buffer back, for the next run.
+func (t *preparedTx) putRunBuffer(b []byte) {
+	t.p.mu.Lock()
+	defer t.p.mu.Unlock()
+	t.p.runs = b[:0]
 }
 
 // stmt returns query's prepared statement bound to the transaction, nil
