@@ -331,6 +331,10 @@ func TestQuestionAnswerStoredBeforeSent(t *testing.T) {
 	if d := cmp.Diff(answers, got[0].Answers); d != "" {
 		t.Fatalf("stored answer differs from the user's: %s", d)
 	}
+	var types string
+	if err := h.db.R.QueryRow(`SELECT typeof(request) || ' ' || typeof(answers) FROM question_answers`).Scan(&types); err != nil || types != "text text" {
+		t.Fatalf("stored as %q (%v), want JSON text as pending_requests holds it", types, err)
+	}
 	if calls := s.callsOf("RespondToQuestion"); len(calls) != 1 {
 		t.Fatalf("answer sent %d times, want once (after it was stored)", len(calls))
 	}

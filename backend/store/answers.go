@@ -36,7 +36,7 @@ func InsertQuestionAnswer(ctx context.Context, q SQLRunner, a QuestionAnswer) (Q
 		return a, fmt.Errorf("store: encode answer to question %s: %w", a.RequestID, err)
 	}
 	err = q.QueryRowContext(ctx, `INSERT INTO question_answers (taskId, requestId, toolId, request, answers, createdAt)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, a.TaskID, a.RequestID, a.ToolID, req, ans, a.CreatedAt).Scan(&a.ID)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, a.TaskID, a.RequestID, a.ToolID, string(req), string(ans), a.CreatedAt).Scan(&a.ID)
 	if err != nil {
 		return a, fmt.Errorf("store: insert answer to question %s: %w", a.RequestID, err)
 	}
