@@ -412,7 +412,7 @@ func decodeUsage(v []byte, dst **wireUsage) error {
 		*dst = nil
 		return nil
 	}
-	if !json.Valid(v) || skipWS(v, 0) >= len(v) || v[skipWS(v, 0)] != '{' {
+	if !json.Valid(v) || v[skipWS(v, 0)] != '{' { // valid JSON is not blank
 		return json.Unmarshal(v, dst)
 	}
 	if *dst == nil {
@@ -551,8 +551,8 @@ func decodeBlocks(b []byte) ([]wireBlock, bool) {
 }
 
 // decodeBlock decodes one content block object of valid JSON (the caller
-// checked it) into bl;
-// false when it is not an object or a member is not of its declared type.
+// checked it) into bl; false when it is not an object or a member is not of
+// its declared type.
 func decodeBlock(b []byte, bl *wireBlock) bool {
 	ok, err := walkObject(b, func(k, v []byte) error {
 		switch string(k) {
