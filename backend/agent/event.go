@@ -47,7 +47,7 @@ const (
 //	error:              Error, Fatal
 //	rate-limit:         RetryAfterMs, Attempt, MaxRetries, Error
 //	request-resolved:   Request (RequestID only)
-//	delta:              MessageID, Delta (Raw: the frame that carried it)
+//	delta:              MessageID, Delta (Raw: the frame that carried it; MessageRaw)
 type Event struct {
 	Type EventType `json:"type"`
 
@@ -88,6 +88,13 @@ type Event struct {
 	// it only appends to, and the orchestrator then takes a Raw that starts
 	// where the message's previous one started as that one grown.
 	Raw []byte `json:"-"`
+	// MessageRaw is, for a delta, the message's raw data so far ending with
+	// Raw, when the normalizer holds it in one buffer (nil otherwise): a
+	// slice of the same memory as the message event's Raw before it, so
+	// the orchestrator extends its copy of the raw data by taking this one
+	// instead of copying the frame (docs/streaming.md, twenty-first pass).
+	// The same rule as Raw: its bytes are never changed once returned.
+	MessageRaw []byte `json:"-"`
 }
 
 // eventJSON is Event without its methods, for MarshalJSON.

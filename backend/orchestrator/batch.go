@@ -236,7 +236,7 @@ func (g *group) onDelta(ev agent.Event) error {
 	if !lm.acc.Apply(*ev.Delta) {
 		return nil
 	}
-	g.appendRaw(lm, ev.Raw)
+	g.appendRaw(lm, ev.Raw, ev.MessageRaw)
 	lm.dirty = true
 	received := g.received
 	g.emits = append(g.emits, func() { g.em.delta(ev, received) })

@@ -150,16 +150,18 @@ func (g *group) dropPending(id string) {
 // what the message holds, the new frames are appended (stored as one chunk
 // at the group's end, or with the whole when the group rewrites it anyway);
 // else rawData is rewritten whole.
+//
+// lm.raw takes raw itself, capped, not a copy: an event's Raw is never
+// changed once returned (agent.Event), and a delta's frame appended later
+// is copied (appendRaw) unless the normalizer hands the whole raw data so
+// far along with it.
 func (g *group) adoptRaw(lm *liveMsg, raw []byte) {
 	p := g.pendingFor(lm)
 	p.row = true
-	if g.extends(lm, raw) {
-		add := raw[len(lm.raw):]
-		lm.raw = append(roomFor(lm.raw, len(add)), add...)
-	} else {
-		lm.raw, p.rewrite = bytes.Clone(raw), true
+	if !g.extends(lm, raw) {
+		p.rewrite = true
 	}
-	lm.src = raw
+	lm.raw, lm.src = raw[:len(raw):len(raw)], raw
 }
 
 // extends tells whether raw starts with lm.raw, reading only what came
@@ -202,17 +204,36 @@ func roomFor(b []byte, n int) []byte {
 
 // appendRaw appends a delta's frame to the message's raw data (frames are
 // newline-separated, as the normalizers join them); it is stored with the
-// group.
-func (g *group) appendRaw(lm *liveMsg, frame []byte) {
+// group. When whole (the delta's MessageRaw) is lm.raw and the frame in the
+// same memory, lm.raw takes it and nothing is copied.
+func (g *group) appendRaw(lm *liveMsg, frame, whole []byte) {
 	if len(frame) == 0 {
 		return
 	}
 	g.pendingFor(lm)
+	if g.takesWhole(lm.raw, frame, whole) {
+		lm.raw = whole[:len(whole):len(whole)]
+		return
+	}
+	g.r.o.rawCopied.Add(int64(len(frame)))
 	lm.raw = roomFor(lm.raw, 1+len(frame))
 	if len(lm.raw) > 0 && lm.raw[len(lm.raw)-1] != '\n' {
 		lm.raw = append(lm.raw, '\n')
 	}
 	lm.raw = append(lm.raw, frame...)
+}
+
+// takesWhole tells whether whole is raw, a newline and frame: then it can
+// stand for raw extended by frame. raw and whole starting at the same byte
+// are the same memory, so only their tails are compared; else (the
+// normalizer's buffer moved as it grew, a geometric number of times, or raw
+// was a copy) raw is compared once, and the next deltas share its memory.
+func (g *group) takesWhole(raw, frame, whole []byte) bool {
+	n := len(raw)
+	if n == 0 || len(whole) != n+1+len(frame) || whole[n] != '\n' || !bytes.Equal(whole[n+1:], frame) {
+		return false
+	}
+	return unsafe.SliceData(whole) == unsafe.SliceData(raw) || g.sameBytes(whole[:n], raw)
 }
 
 // flushPending stores what the group owes for each message it touched, in

@@ -201,6 +201,7 @@ type Orchestrator struct {
 	idle    *idleWatch // runs Options.IdleTrim when no turn is under way
 
 	rawCompared atomic.Int64 // bytes of messages' raw data compared with a new whole event's (tests)
+	rawCopied   atomic.Int64 // bytes of delta frames copied onto messages' raw data (tests)
 }
 
 // New returns an orchestrator. Call Recover once at startup, Renormalize in

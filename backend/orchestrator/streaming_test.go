@@ -28,6 +28,9 @@ import (
 type deltaNorm struct {
 	msgs map[string]*agent.Message
 	raw  map[string][]byte
+	// share: a delta's Raw is a slice of the message's raw data, handed
+	// along as MessageRaw (as Claude's normalizer does).
+	share bool
 }
 
 type deltaFrame struct {
@@ -50,10 +53,8 @@ func (n *deltaNorm) Feed(frame []byte) []agent.Event {
 	if f.Done {
 		return []agent.Event{{Type: agent.EventComplete, Result: &agent.Result{Text: "done"}}}
 	}
-	if len(n.raw[f.ID]) > 0 {
-		n.raw[f.ID] = append(n.raw[f.ID], '\n')
-	}
-	n.raw[f.ID] = append(n.raw[f.ID], frame...)
+	n.raw[f.ID] = agent.AppendFrame(n.raw[f.ID], frame)
+	r := n.raw[f.ID]
 	m := n.msgs[f.ID]
 	switch {
 	case m == nil:
@@ -61,15 +62,18 @@ func (n *deltaNorm) Feed(frame []byte) []agent.Event {
 		n.msgs[f.ID] = m
 	case f.Delta != "":
 		m.Parts[len(m.Parts)-1].Text += f.Delta
-		return []agent.Event{{Type: agent.EventDelta, MessageID: f.ID, Raw: frame,
-			Delta: &agent.Delta{Part: len(m.Parts) - 1, Field: agent.DeltaText, Text: f.Delta}}}
+		ev := agent.Event{Type: agent.EventDelta, MessageID: f.ID, Raw: frame,
+			Delta: &agent.Delta{Part: len(m.Parts) - 1, Field: agent.DeltaText, Text: f.Delta}}
+		if n.share {
+			ev.Raw, ev.MessageRaw = r[len(r)-len(frame):len(r):len(r)], r[:len(r):len(r)]
+		}
+		return []agent.Event{ev}
 	default:
 		m.Parts = append(m.Parts, agent.Part{Type: agent.PartToolUse, ToolID: f.Tool, ToolName: "Bash"},
 			agent.Part{Type: agent.PartText})
 	}
 	cp := *m
 	cp.Parts = append([]agent.Part(nil), m.Parts...)
-	r := n.raw[f.ID]
 	return []agent.Event{{Type: agent.EventMessage, Message: &cp, Raw: r[:len(r):len(r)]}} // append-only, as the real ones
 }
 
@@ -767,6 +771,54 @@ func TestWholeMessageAmidDeltasLinear(t *testing.T) {
 	checkRenormalized(t, got, raw)
 	checkCompared(t, h, len(raw))
 	h.rec.checkStored(t)
+}
+
+// TestDeltaFramesNotCopiedWhenShared: when a normalizer hands a delta's
+// frame along with the message's raw data so far in the same memory
+// (MessageRaw, as Claude's does), the orchestrator takes that slice as the
+// message's raw data instead of copying the frame; what is stored is the
+// same, and re-normalizes to what live stored. Without MessageRaw every
+// delta's frame is copied (the check of the counter itself).
+func TestDeltaFramesNotCopiedWhenShared(t *testing.T) {
+	for _, share := range []bool{true, false} {
+		t.Run(fmt.Sprintf("share=%v", share), func(t *testing.T) {
+			h, s := startT1(t, Options{Formats: agent.NewFormats(deltaFormat), Coalesce: -1})
+			n := &deltaNorm{msgs: map[string]*agent.Message{}, raw: map[string][]byte{}, share: share}
+			frames := []string{`{"id":"a1","text":"Hel"}`}
+			var deltaBytes int64
+			for i := range 200 {
+				f := fmt.Sprintf(`{"id":"a1","delta":"lo %d, "}`, i)
+				deltaBytes += int64(len(f))
+				frames = append(frames, f)
+				if i == 100 { // a structural change midway: the raw data is taken whole again
+					frames = append(frames, `{"id":"a1","tool":"t-1"}`)
+				}
+			}
+			streamSession(s, n, append(frames, `{"done":true}`)...)
+			waitStatus(t, h.db, "t1", store.StatusCompleted)
+			raw, _, err := store.MessageRaw(context.Background(), h.db.R, "t1", "a1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.Join(frames, "\n"); string(raw) != want {
+				t.Fatalf("raw data: %d bytes, want %d", len(raw), len(want))
+			}
+			msgs, err := store.Messages(context.Background(), h.db.R, "t1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRenormalized(t, msgs[len(msgs)-1], raw)
+			checkCompared(t, h, len(raw))
+			copied := h.o.rawCopied.Load()
+			t.Logf("copied %d bytes of %d bytes of delta frames", copied, deltaBytes)
+			if share && copied != 0 {
+				t.Errorf("copied %d bytes of delta frames, want 0 (MessageRaw taken)", copied)
+			}
+			if !share && copied != deltaBytes {
+				t.Errorf("copied %d bytes of delta frames, want all %d", copied, deltaBytes)
+			}
+		})
+	}
 }
 
 // checkCompared fails t when storing a message of size bytes of raw data

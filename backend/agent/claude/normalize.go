@@ -737,7 +737,7 @@ func (a *asmMsg) event() agent.Event {
 	}
 	a.last = agent.CloneMessage(m)
 	// Raw shares the message's append-only buffer: no copy per emission.
-	return agent.Event{Type: agent.EventMessage, Message: m, Raw: a.raw[:len(a.raw):len(a.raw)]}
+	return agent.Event{Type: agent.EventMessage, Message: m, Raw: a.rawSoFar()}
 }
 
 func (n *Normalizer) user(evs []agent.Event, line []byte) []agent.Event {

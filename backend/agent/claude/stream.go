@@ -111,7 +111,7 @@ func (n *Normalizer) stream(evs []agent.Event, line []byte) []agent.Event {
 		}
 		a.grow(k, text)
 		return append(evs, agent.Event{Type: agent.EventDelta, MessageID: id,
-			Delta: &agent.Delta{Part: k, Field: field, Text: text}, Raw: a.raw[start:len(a.raw):len(a.raw)]})
+			Delta: &agent.Delta{Part: k, Field: field, Text: text}, Raw: a.raw[start:len(a.raw):len(a.raw)], MessageRaw: a.rawSoFar()})
 	case "message_delta":
 		if u := usageOf(e.Usage, &a.anoms); u != nil {
 			a.usage = u
@@ -136,6 +136,10 @@ func (a *asmMsg) addLine(line []byte) int {
 	a.raw = agent.AppendFrame(a.raw, line) // doubling: append's 1.25× allocated ~5× a long message's raw data
 	return len(a.raw) - len(line)
 }
+
+// rawSoFar is the message's raw frames so far, capped (the message event's
+// Raw and a delta's MessageRaw).
+func (a *asmMsg) rawSoFar() []byte { return a.raw[:len(a.raw):len(a.raw)] }
 
 // grow appends text to part k's text in amortized linear time.
 func (a *asmMsg) grow(k int, text string) {
@@ -172,7 +176,7 @@ func (a *asmMsg) confirm(parts []agent.Part, start int) (deltas []agent.Event, s
 			k := len(a.parts) - 1
 			a.grow(k, p.Text)
 			return []agent.Event{{Type: agent.EventDelta, MessageID: a.id,
-				Delta: &agent.Delta{Part: k, Field: f, Text: p.Text}, Raw: a.raw[start:len(a.raw):len(a.raw)]}}, false
+				Delta: &agent.Delta{Part: k, Field: f, Text: p.Text}, Raw: a.raw[start:len(a.raw):len(a.raw)], MessageRaw: a.rawSoFar()}}, false
 		}
 	}
 	for _, p := range parts {
