@@ -186,6 +186,9 @@ func (r *run) loop() {
 	// tick: rowInterval after a group left rows to write; it is not reset by
 	// the batches that follow (a steady stream would delay it forever).
 	var tick <-chan time.Time
+	// buf: the batches' slice, kept from one group to the next (a new one
+	// grew by doubling at every group under a flood: ~270 bytes a frame).
+	var buf []agent.Batch
 	for {
 		switch {
 		case !r.dirty:
@@ -200,7 +203,7 @@ func (r *run) loop() {
 				r.finish(r.redact.Error(r.sess.Wait()))
 				return
 			}
-			bs := r.redact.Batches(gather(append(make([]agent.Batch, 0, 8), b), events, maxGroup))
+			bs := r.redact.Batches(gather(append(buf[:0], b), events, maxGroup))
 			if !r.storeRetrying(func() error { return r.handleBatches(&bs, events) }) {
 				// The task is gone: keep draining so the session can end,
 				// and let a relay forget what nobody keeps (else it waits
@@ -212,6 +215,8 @@ func (r *run) loop() {
 				r.finish(r.redact.Error(r.sess.Wait()))
 				return
 			}
+			clear(bs) // stored: what they point to is not kept for the next group
+			buf = bs[:0]
 		case <-tick:
 			tick = nil
 			r.storeRetrying(func() error { return r.flushLive() })
