@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
@@ -261,6 +262,9 @@ func benchParallel(b *testing.B, delay, shape string) {
 // benchmark's own checks and the plain insert are left out), and returns
 // what stops it.
 func profileTimed(b *testing.B) func() {
+	if prefix := os.Getenv("JC_BENCH_MEMPROFILE"); prefix != "" {
+		return memProfileTimed(b, prefix)
+	}
 	prefix := os.Getenv("JC_BENCH_CPUPROFILE")
 	if prefix == "" {
 		return func() {}
@@ -277,6 +281,27 @@ func profileTimed(b *testing.B) func() {
 }
 
 var profileRound int
+
+// memProfileTimed writes the heap profile (allocations so far) at the
+// start and at the end of a round's timed part, as prefix.N.start and
+// prefix.N.end: pprof's -base of one on the other is what the timed part
+// allocated.
+func memProfileTimed(b *testing.B, prefix string) func() {
+	profileRound++
+	write := func(suffix string) {
+		runtime.GC() // the profile is as of the last collection
+		f, err := os.Create(fmt.Sprintf("%s.%d.%s", prefix, profileRound, suffix))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write("start")
+	return func() { write("end") }
+}
 
 // sortedJSON is v as JSON with every object's keys sorted: a message's
 // metadata emitted live keeps the agent's key order, the stored one is
