@@ -507,27 +507,60 @@ func (f *fake) repeatTurn(n int) [][]byte {
 	if f.cfg.stamp {
 		stamp = " at " + stampPlaceholder
 	}
-	// Formatted, not marshaled: the fake must stay much faster than the
-	// host it benchmarks.
+	// Appended into one arena, not formatted line by line: the fake must
+	// stay much faster than the host it benchmarks.
+	var arena []byte
 	for i := 0; i < n; i++ {
-		id := fmt.Sprintf("msg_rep_%d_%d", f.next, i/3)
-		tool := fmt.Sprintf("toolu_rep_%d_%d", f.next, i/3)
-		var b []byte
-		switch i % 3 {
-		case 0:
-			b = fmt.Appendf(nil, `{"type":"assistant","message":{"id":%q,"type":"message","role":"assistant","model":"claude-fake","content":[{"type":"text","text":"Step %d%s: looking at the files."}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":%s,"uuid":%q}`,
-				id, i, stamp, sess, f.uuid())
-		case 1:
-			b = fmt.Appendf(nil, `{"type":"assistant","message":{"id":%q,"type":"message","role":"assistant","model":"claude-fake","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"ls","description":"List files"}}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":%s,"uuid":%q}`,
-				id, tool, sess, f.uuid())
-		case 2:
-			b = fmt.Appendf(nil, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":"a.txt\nb.txt","is_error":false}]},"parent_tool_use_id":null,"session_id":%s,"uuid":%q,"tool_use_result":{"stdout":"a.txt\nb.txt","stderr":"","interrupted":false}}`,
-				tool, sess, f.uuid())
+		if cap(arena)-len(arena) < 1024 { // a line is under 512 bytes
+			arena = make([]byte, 0, 1<<20)
 		}
-		out = append(out, b)
+		from := len(arena)
+		arena = f.appendRepeatLine(arena, i, sess, stamp)
+		out = append(out, arena[from:len(arena):len(arena)])
 	}
 	f.next++
 	return append(out, f.result(false))
+}
+
+// appendRepeatLine appends line i of a synthetic repeat turn: assistant
+// text, an assistant tool_use, its user tool_result, by turns.
+func (f *fake) appendRepeatLine(b []byte, i int, sess []byte, stamp string) []byte {
+	k := i / 3
+	switch i % 3 {
+	case 0:
+		b = appendRepID(append(b, `{"type":"assistant","message":{"id":"`...), "msg_rep_", f.next, k)
+		b = strconv.AppendInt(append(b, `","type":"message","role":"assistant","model":"claude-fake","content":[{"type":"text","text":"Step `...), int64(i), 10)
+		b = append(append(b, stamp...), `: looking at the files."}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":`...)
+	case 1:
+		b = appendRepID(append(b, `{"type":"assistant","message":{"id":"`...), "msg_rep_", f.next, k)
+		b = appendRepID(append(b, `","type":"message","role":"assistant","model":"claude-fake","content":[{"type":"tool_use","id":"`...), "toolu_rep_", f.next, k)
+		b = append(b, `","name":"Bash","input":{"command":"ls","description":"List files"}}],"usage":{"input_tokens":10,"output_tokens":5}},"parent_tool_use_id":null,"session_id":`...)
+	case 2:
+		b = appendRepID(append(b, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"`...), "toolu_rep_", f.next, k)
+		b = append(b, `","content":"a.txt\nb.txt","is_error":false}]},"parent_tool_use_id":null,"session_id":`...)
+	}
+	b = append(f.appendUUID(append(append(b, sess...), `,"uuid":"`...)), '"')
+	if i%3 == 2 {
+		b = append(b, `,"tool_use_result":{"stdout":"a.txt\nb.txt","stderr":"","interrupted":false}`...)
+	}
+	return append(b, '}')
+}
+
+// appendRepID appends prefix, next, "_" and k.
+func appendRepID(b []byte, prefix string, next, k int) []byte {
+	b = strconv.AppendInt(append(b, prefix...), int64(next), 10)
+	return strconv.AppendInt(append(b, '_'), int64(k), 10)
+}
+
+// appendUUID appends the next uuid (what uuid returns).
+func (f *fake) appendUUID(b []byte) []byte {
+	f.seq++
+	digits := strconv.Itoa(f.seq)
+	b = append(b, "00000000-fake-4000-8000-"...)
+	for range 12 - len(digits) {
+		b = append(b, '0')
+	}
+	return append(b, digits...)
 }
 
 func (f *fake) result(interrupted bool) []byte {
