@@ -52,9 +52,13 @@ type group struct {
 }
 
 func (r *run) newGroup(ctx context.Context, tx store.SQLRunner, now int64) *group {
+	if r.groupFrames == nil {
+		r.groupFrames = map[int64][]byte{}
+	}
+	clear(r.groupFrames)
 	return &group{r: r, ctx: ctx, tx: tx, now: now, em: r.o.emitter(r.taskID),
 		status: r.status, idle: r.idle, turnFatal: r.turnFatal, rateLimited: r.rateLimited,
-		live: map[string]*liveMsg{}, pending: map[string]*pendingRow{}, frames: map[int64][]byte{}, maxSeq: r.nextSeq - 1}
+		live: map[string]*liveMsg{}, pending: map[string]*pendingRow{}, frames: r.groupFrames, maxSeq: r.nextSeq - 1}
 }
 
 func (g *group) setTaskStatus(s store.TaskStatus, why string) {

@@ -32,6 +32,10 @@ type run struct {
 	// recent: the last recentFrames raw frames stored plain, by seq, so a
 	// message's raw data can name them instead of copying them
 	recent map[int64][]byte
+	// groupFrames is the frames map of the run's last group, cleared and
+	// taken by the next (groups run one at a time, under the task lock): a
+	// new map grew step by step at every group under a flood.
+	groupFrames map[int64][]byte
 	// leads: the first frames of the messages whose raw data was lately
 	// named from the start (a turn's prompt, Gemini's init line), by seq,
 	// at most maxLeads: a turn's later steps start their raw data with the
