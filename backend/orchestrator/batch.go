@@ -70,10 +70,79 @@ func (g *group) emit(ev agent.Event) {
 	g.emits = append(g.emits, func() { g.em.agentEvent(ev, received) })
 }
 
+// prehandle handles, before the group's transaction, the batches at the
+// head of bs whose events touch only what the run holds in memory (a
+// message that streams or a new one, and their deltas: see inMemory). The
+// single writer, which every task's transaction waits for, then only
+// stores what they changed. Their frames get the seqs storeFrames gives
+// them (from seq on, in order). It returns how many batches it handled;
+// storeBatches handles the others, in the transaction.
+func (g *group) prehandle(bs []agent.Batch, seq int64) (int, error) {
+	for i, b := range bs {
+		if b.Replayed {
+			continue // stored before the restart: no frame, nothing to handle
+		}
+		if !g.inMemory(b.Events) {
+			return i, nil
+		}
+		g.received, g.format, g.seq = receivedAt(b, g.now), b.Format, -1
+		if b.Frame != nil {
+			g.seq, seq = seq, seq+1
+			g.maxSeq = g.seq
+			g.detectLimit(b)
+		}
+		for _, ev := range b.Events {
+			if err := g.handle(ev); err != nil {
+				return i, err
+			}
+		}
+	}
+	return len(bs), nil
+}
+
+// inMemory tells whether handling evs reads and writes nothing in the
+// database: whole messages and deltas of messages the run holds in memory
+// or knows are new (liveFor reads nothing for them), and no echo of the
+// user's own message (its removal is a write).
+func (g *group) inMemory(evs []agent.Event) bool {
+	for _, ev := range evs {
+		switch ev.Type {
+		case agent.EventMessage:
+			if ev.Message == nil {
+				continue
+			}
+			if _, echo := echoOf(g.r.echo, *ev.Message); echo || !g.liveInMemory(ev.Message.ID) {
+				return false
+			}
+		case agent.EventDelta:
+			if ev.Delta != nil && ev.MessageID != "" && !g.liveInMemory(ev.MessageID) {
+				return false
+			}
+		default:
+			return false // stored as a task event, or it changes the task
+		}
+	}
+	return true
+}
+
+// liveInMemory tells whether liveFor(id) reads nothing in the database (it
+// mirrors liveFor's cases).
+func (g *group) liveInMemory(id string) bool {
+	lm, touched := g.live[id]
+	if lm != nil || (!touched && g.r.live[id] != nil) {
+		return true
+	}
+	if g.r.knownDropped {
+		return false
+	}
+	return touched || (g.r.known != nil && !g.r.known[id])
+}
+
 // storeBatches stores bs in order: their raw frames first (several rows
 // per statement), then each batch's events, handled as if its frame were
-// the last one stored.
-func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
+// the last one stored. The first pre batches were handled already
+// (prehandle).
+func (g *group) storeBatches(bs []agent.Batch, seq int64, pre int) (int64, error) {
 	seqs, next, err := g.storeFrames(bs, seq)
 	if err != nil {
 		return seq, err
@@ -86,6 +155,9 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64) (int64, error) {
 		}
 		if b.RelayID != "" {
 			relayID, relaySeq = b.RelayID, b.RelaySeq
+		}
+		if i < pre {
+			continue
 		}
 		g.received, g.format, g.seq = receivedAt(b, g.now), b.Format, seqs[i]
 		if g.seq >= 0 {

@@ -202,6 +202,7 @@ type Orchestrator struct {
 
 	rawCompared atomic.Int64 // bytes of messages' raw data compared with a new whole event's (tests)
 	rawCopied   atomic.Int64 // bytes of delta frames copied onto messages' raw data (tests)
+	prehandled  atomic.Int64 // batches handled before their group's transaction (tests)
 }
 
 // New returns an orchestrator. Call Recover once at startup, Renormalize in

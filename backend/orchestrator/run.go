@@ -315,24 +315,26 @@ func (r *run) handleBatches(pbs *[]agent.Batch, events <-chan agent.Batch) error
 	ctx := context.Background()
 	focused := o.focused.Load()
 	unlock := o.lock(r.taskID)
-	var g *group
 	var seq int64
-	err := o.writer.do(func(sqlTx *txT) error {
-		n := len(*pbs)
-		*pbs = gather(*pbs, events, maxGroup)
-		r.redact.Batches((*pbs)[n:]) // in place
-		g = r.newGroup(ctx, o.prep.In(sqlTx), store.Now())
-		var err error
-		seq, err = g.storeBatches(*pbs, r.nextSeq)
-		if err != nil {
-			g.rollback()
-		}
-		return err
-	})
+	g := r.newGroup(ctx, nil, store.Now())
+	pre, err := g.prehandle(*pbs, r.nextSeq) // outside the writer's round
+	o.prehandled.Add(int64(pre))
+	if err == nil {
+		err = o.writer.do(func(sqlTx *txT) error {
+			n := len(*pbs)
+			*pbs = gather(*pbs, events, maxGroup)
+			r.redact.Batches((*pbs)[n:]) // in place
+			g.tx = o.prep.In(sqlTx)
+			var err error
+			seq, err = g.storeBatches(*pbs, r.nextSeq, pre)
+			if err != nil {
+				g.rollback()
+			}
+			return err
+		})
+	}
 	if err != nil {
-		if g != nil {
-			g.rollback() // also when the commit itself failed
-		}
+		g.rollback() // also when the commit itself failed
 		unlock()
 		return err
 	}
