@@ -126,7 +126,7 @@ func stampWrite(ctx context.Context, q SQLRunner, w MessageWrite) (agent.Message
 // encodeWrite is the row's normalizedData, rawData, rawRefs and whether an
 // existing row keeps its raw data.
 func encodeWrite(m agent.Message, w MessageWrite) (data string, raw, refs any, keep bool, err error) {
-	b, err := json.Marshal(m)
+	b, err := appendMessageJSON(make([]byte, 0, 512), &m)
 	if err != nil {
 		return "", nil, nil, false, fmt.Errorf("store: encode message %s: %w", m.ID, err)
 	}
