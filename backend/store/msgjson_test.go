@@ -84,6 +84,6 @@ func FuzzMessageJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s1, s2 string, raw []byte, n int64) {
 		checkMessageJSON(t, agent.Message{ID: s1, Role: agent.Role(s2), Timestamp: s2, Model: s1, DurationMs: n,
 			Metadata: map[string]any{s1: s2},
-			Parts: []agent.Part{{Type: agent.PartType(s1), Text: s2, Input: raw, Content: raw, PreTokens: n, Title: s1}}})
+			Parts:    []agent.Part{{Type: agent.PartType(s1), Text: s2, Input: raw, Content: raw, PreTokens: n, Title: s1}}})
 	})
 }
