@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -37,17 +39,19 @@ func appendMessageJSON(dst []byte, m *agent.Message) ([]byte, error) {
 	}
 	dst = appendJSONString(append(dst, `,"timestamp":`...), m.Timestamp)
 	var err error
-	dst, err = appendMarshaled(dst, `,"cost":`, m.Cost, m.Cost != nil, err)
-	dst, err = appendMarshaled(dst, `,"usage":`, m.Usage, m.Usage != nil, err)
+	dst, err = appendCost(dst, `,"cost":`, m.Cost, err)
+	dst = appendUsage(dst, m.Usage)
 	dst = appendOptString(dst, `,"model":`, m.Model)
 	dst = appendOptString(dst, `,"parentToolUseId":`, m.ParentToolUseID)
 	dst = appendOptTrue(dst, `,"isSynthetic":true`, m.IsSynthetic)
 	dst = appendOptTrue(dst, `,"isError":true`, m.IsError)
 	dst = appendOptString(dst, `,"result":`, m.Result)
 	dst = appendOptInt(dst, `,"durationMs":`, m.DurationMs)
-	dst, err = appendMarshaled(dst, `,"totalCost":`, m.TotalCost, m.TotalCost != nil, err)
+	dst, err = appendCost(dst, `,"totalCost":`, m.TotalCost, err)
 	dst, err = appendMarshaled(dst, `,"modelUsage":`, m.ModelUsage, len(m.ModelUsage) > 0, err)
-	dst, err = appendMarshaled(dst, `,"metadata":`, m.Metadata, len(m.Metadata) > 0, err)
+	if len(m.Metadata) > 0 && err == nil {
+		dst, err = appendAny(append(dst, `,"metadata":`...), m.Metadata)
+	}
 	return append(dst, '}'), err
 }
 
@@ -94,6 +98,112 @@ func appendOptInt(dst []byte, key string, n int64) []byte {
 		return dst
 	}
 	return strconv.AppendInt(append(dst, key...), n, 10)
+}
+
+// appendUsage appends the "usage" member, if any.
+func appendUsage(dst []byte, u *agent.TokenUsage) []byte {
+	if u == nil {
+		return dst
+	}
+	dst = strconv.AppendInt(append(dst, `,"usage":{"inputTokens":`...), u.InputTokens, 10)
+	dst = strconv.AppendInt(append(dst, `,"outputTokens":`...), u.OutputTokens, 10)
+	dst = appendOptInt(dst, `,"cacheReadTokens":`, u.CacheReadTokens)
+	dst = appendOptInt(dst, `,"cacheCreationTokens":`, u.CacheCreationTokens)
+	dst = appendOptInt(dst, `,"reasoningTokens":`, u.ReasoningTokens)
+	return append(dst, '}')
+}
+
+// appendCost appends key and c, if any.
+func appendCost(dst []byte, key string, c *agent.CostInfo, err error) ([]byte, error) {
+	if c == nil || err != nil {
+		return dst, err
+	}
+	if dst, err = appendFloat(append(dst, key+`{"costUsd":`...), c.CostUSD); err != nil {
+		return dst, err
+	}
+	if c.TotalCostUSD != nil {
+		if dst, err = appendFloat(append(dst, `,"totalCostUsd":`...), *c.TotalCostUSD); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendFloat appends f as json.Marshal writes a float64: the shortest
+// decimal that reads back as f, in exponent form (e-7, not e-07) below
+// 1e-6 and from 1e21 on; NaN and infinities are an error.
+func appendFloat(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
+	}
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if n := len(dst); format == 'e' && n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		dst[n-2] = dst[n-1]
+		dst = dst[:n-1]
+	}
+	return dst, nil
+}
+
+// appendAny appends v as json.Marshal writes it: the kinds decoded JSON
+// and the normalizers' metadata hold (maps with their keys sorted, slices,
+// strings, numbers, booleans, null) directly, anything else by
+// json.Marshal.
+func appendAny(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case string:
+		return appendJSONString(dst, x), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case float64:
+		return appendFloat(dst, x)
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case map[string]any:
+		if x == nil {
+			return append(dst, "null"...), nil
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendAny(append(appendJSONString(dst, k), ':'), x[k]); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, '}'), nil
+	case []any:
+		if x == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendAny(dst, e); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	b, err := json.Marshal(v)
+	return append(dst, b...), err
 }
 
 // appendMarshaled appends key and json.Marshal(v) when present and no

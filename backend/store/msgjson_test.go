@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,6 +67,20 @@ func TestMessageJSONAsMarshal(t *testing.T) {
 			Title: odd, Attachments: []json.RawMessage{json.RawMessage(`{"a": 1}`)}, StructuredResult: &agent.StructuredResult{},
 			Trigger: "auto", PreTokens: 3, Subtype: odd, Status: odd}, {}}}
 	checkMessageJSON(t, full)
+	total := 0.25
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1.5, 0.1, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 1e20, 1e21, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64} {
+		full.Cost, full.TotalCost = &agent.CostInfo{CostUSD: f, TotalCostUSD: &total}, &agent.CostInfo{CostUSD: -f}
+		full.Usage = &agent.TokenUsage{InputTokens: 1, OutputTokens: -2, CacheReadTokens: 3, CacheCreationTokens: 4, ReasoningTokens: 5}
+		full.Metadata = map[string]any{"f": f, "i": 7, "i64": int64(-8), "nil": nil, "t": true, "s": odd, "<k>": []any{f, "x", map[string]any{"z": 1.0, "a": nil}},
+			"m": map[string]any{}, "l": []any{}, "nm": map[string]any(nil), "nl": []any(nil), "struct": agent.TokenUsage{InputTokens: 3}, "raw": json.RawMessage(`{"a" : 1}`)}
+		checkMessageJSON(t, full)
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		full.Cost = &agent.CostInfo{CostUSD: f}
+		checkMessageJSON(t, full) // both fail
+		full.Cost, full.Metadata = nil, map[string]any{"f": []any{f}}
+		checkMessageJSON(t, full)
+	}
 	checkMessageJSON(t, agent.Message{})
 	checkMessageJSON(t, agent.Message{Parts: []agent.Part{}})
 	bad := full
@@ -79,11 +94,12 @@ func TestMessageJSONAsMarshal(t *testing.T) {
 // FuzzMessageJSON: for any strings and raw values, appendMessageJSON
 // writes what json.Marshal writes.
 func FuzzMessageJSON(f *testing.F) {
-	f.Add("hello", "a\nb<c>", []byte(`{"a": [1, "x"]}`), int64(3))
-	f.Add("\xff\u2028", "\x00", []byte(`not json`), int64(-1))
-	f.Fuzz(func(t *testing.T, s1, s2 string, raw []byte, n int64) {
+	f.Add("hello", "a\nb<c>", []byte(`{"a": [1, "x"]}`), int64(3), 0.5)
+	f.Add("\xff\u2028", "\x00", []byte(`not json`), int64(-1), 1e-9)
+	f.Fuzz(func(t *testing.T, s1, s2 string, raw []byte, n int64, fl float64) {
 		checkMessageJSON(t, agent.Message{ID: s1, Role: agent.Role(s2), Timestamp: s2, Model: s1, DurationMs: n,
-			Metadata: map[string]any{s1: s2},
+			Cost: &agent.CostInfo{CostUSD: fl}, Usage: &agent.TokenUsage{InputTokens: n, ReasoningTokens: n},
+			Metadata: map[string]any{s1: s2, s2: []any{fl, n, map[string]any{s1: fl}}},
 			Parts:    []agent.Part{{Type: agent.PartType(s1), Text: s2, Input: raw, Content: raw, PreTokens: n, Title: s1}}})
 	})
 }
