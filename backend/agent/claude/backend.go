@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -343,7 +344,10 @@ func (s *Session) onFrame(line []byte, at time.Time, err error) {
 		s.stream.Synth(agent.Event{Type: agent.EventError, Error: "claude-code: stdout: " + err.Error(), Raw: line})
 		return
 	}
-	h, _ := scanHead(line)
+	var h head
+	if bytes.Contains(line, []byte("control_")) { // else no control message: no need to scan its head
+		h, _ = scanHead(line)
+	}
 	switch string(h.typ) {
 	case "control_request":
 		s.incomingRequest(line) // registered before anyone sees the event
