@@ -75,9 +75,10 @@ func (g *group) emit(ev agent.Event) {
 // message that streams or a new one, and their deltas: see inMemory). The
 // single writer, which every task's transaction waits for, then only
 // stores what they changed. Their frames get the seqs storeFrames gives
-// them (from seq on, in order). It returns how many batches it handled;
+// them (frameSeqs). It returns how many batches it handled;
 // storeBatches handles the others, in the transaction.
 func (g *group) prehandle(bs []agent.Batch, seq int64) (int, error) {
+	seqs, _ := frameSeqs(bs, seq)
 	for i, b := range bs {
 		if b.Replayed {
 			continue // stored before the restart: no frame, nothing to handle
@@ -85,19 +86,27 @@ func (g *group) prehandle(bs []agent.Batch, seq int64) (int, error) {
 		if !g.inMemory(b.Events) {
 			return i, nil
 		}
-		g.received, g.format, g.seq = receivedAt(b, g.now), b.Format, -1
-		if b.Frame != nil {
-			g.seq, seq = seq, seq+1
-			g.maxSeq = g.seq
-			g.detectLimit(b)
-		}
-		for _, ev := range b.Events {
-			if err := g.handle(ev); err != nil {
-				return i, err
-			}
+		if err := g.handleBatch(b, seqs[i]); err != nil {
+			return i, err
 		}
 	}
 	return len(bs), nil
+}
+
+// handleBatch handles b's events as if its frame (seq; -1: none) were the
+// last one stored.
+func (g *group) handleBatch(b agent.Batch, seq int64) error {
+	g.received, g.format, g.seq = receivedAt(b, g.now), b.Format, seq
+	if seq >= 0 {
+		g.maxSeq = seq
+		g.detectLimit(b)
+	}
+	for _, ev := range b.Events {
+		if err := g.handle(ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // inMemory tells whether handling evs reads and writes nothing in the
@@ -159,15 +168,8 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64, pre int) (int64, error
 		if i < pre {
 			continue
 		}
-		g.received, g.format, g.seq = receivedAt(b, g.now), b.Format, seqs[i]
-		if g.seq >= 0 {
-			g.maxSeq = g.seq
-			g.detectLimit(b)
-		}
-		for _, ev := range b.Events {
-			if err := g.handle(ev); err != nil {
-				return seq, err
-			}
+		if err := g.handleBatch(b, seqs[i]); err != nil {
+			return seq, err
 		}
 	}
 	if relayID != "" { // in the same transaction as the frames: stored exactly once
@@ -190,22 +192,33 @@ func (g *group) storeBatches(bs []agent.Batch, seq int64, pre int) (int64, error
 // consecutive seqs from seq and returns each batch's seq (-1: no frame)
 // and the seq of the next frame.
 func (g *group) storeFrames(bs []agent.Batch, seq int64) ([]int64, int64, error) {
-	seqs := make([]int64, len(bs))
+	seqs, next := frameSeqs(bs, seq)
 	rows := make([]store.RawFrame, 0, len(bs))
 	for i, b := range bs {
-		seqs[i] = -1
-		if b.Replayed || b.Frame == nil {
+		if seqs[i] < 0 {
 			continue
 		}
-		seqs[i] = seq
-		rows = append(rows, store.RawFrame{TaskID: g.r.taskID, Seq: seq, Format: b.Format,
+		rows = append(rows, store.RawFrame{TaskID: g.r.taskID, Seq: seqs[i], Format: b.Format,
 			Data: b.Frame, ReceivedAt: receivedAt(b, g.now).UnixMilli()})
 		if len(b.Frame) <= store.GzipThreshold {
-			g.frames[seq] = b.Frame
+			g.frames[seqs[i]] = b.Frame
 		}
-		seq++
 	}
-	return seqs, seq, store.InsertRawFrames(g.ctx, g.tx, rows)
+	return seqs, next, store.InsertRawFrames(g.ctx, g.tx, rows)
+}
+
+// frameSeqs gives each batch of bs the seq of its raw frame, consecutive
+// from seq (-1: a replayed batch, or one without a frame), and returns the
+// seq of the next frame.
+func frameSeqs(bs []agent.Batch, seq int64) ([]int64, int64) {
+	seqs := make([]int64, len(bs))
+	for i, b := range bs {
+		seqs[i] = -1
+		if !b.Replayed && b.Frame != nil {
+			seqs[i], seq = seq, seq+1
+		}
+	}
+	return seqs, seq
 }
 
 // receivedAt is when b was read (now for a synthesized batch).
